@@ -1,0 +1,26 @@
+# Every target uses the project's own virtual environment in .venv, created on demand.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test install golden bench clean
+
+run: $(STAMP)
+	$(BIN)/treasure run input/ output/
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+install: $(STAMP)
+
+# Reinstall only when the package metadata changes.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,114 @@
+"""Grid geometry shared by the island, the pirate, the hints and the agents.
+
+Everything works on numpy arrays of shape (H, W). Breadth-first search runs
+over flat indices of a grid padded with one blocked tile on every side, so a
+neighbour is always `index + offset` with no edge checks, and each BFS layer
+is a handful of vectorised operations (cost grows with the tiles reached, not
+with the number of layers times the map size).
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+Pos = tuple[int, int]
+
+
+class Direction(enum.Enum):
+    """Compass directions; the declaration order is the pirate's tie-break order."""
+
+    N = (-1, 0)
+    E = (0, 1)
+    S = (1, 0)
+    W = (0, -1)
+
+    @property
+    def dr(self) -> int:
+        return self.value[0]
+
+    @property
+    def dc(self) -> int:
+        return self.value[1]
+
+
+UNREACHABLE = -1
+
+
+def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray) -> np.ndarray:
+    """Walking distance (4-connected, over `passable`) from the nearest source.
+
+    `sources` is a list of positions or a bool mask. Unreachable tiles get
+    UNREACHABLE. Sources need not be passable themselves.
+    """
+    h, w = passable.shape
+    wp = w + 2
+    open_ = np.zeros((h + 2, wp), dtype=bool)
+    open_[1:-1, 1:-1] = passable
+    open_ = open_.ravel()
+    dist = np.full((h + 2) * wp, UNREACHABLE, dtype=np.int32)
+    if isinstance(sources, np.ndarray):
+        rows, cols = np.nonzero(sources)
+    else:
+        rows = np.array([p[0] for p in sources], dtype=np.int64)
+        cols = np.array([p[1] for p in sources], dtype=np.int64)
+    frontier = np.unique((rows + 1) * wp + (cols + 1)).astype(np.int64)
+    dist[frontier] = 0
+    offsets = np.array([-wp, 1, wp, -1], dtype=np.int64)
+    step = 0
+    while frontier.size:
+        step += 1
+        nb = (frontier[:, None] + offsets).ravel()
+        nb = nb[open_[nb] & (dist[nb] == UNREACHABLE)]
+        if not nb.size:
+            break
+        frontier = np.unique(nb)
+        dist[frontier] = step
+    return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()
+
+
+def neighbours_of(mask: np.ndarray) -> np.ndarray:
+    """Tiles with at least one 4-neighbour in `mask` (the mask itself not included unless so)."""
+    out = np.zeros_like(mask)
+    out[1:, :] |= mask[:-1, :]
+    out[:-1, :] |= mask[1:, :]
+    out[:, 1:] |= mask[:, :-1]
+    out[:, :-1] |= mask[:, 1:]
+    return out
+
+
+def manhattan_distance_to(mask: np.ndarray) -> np.ndarray:
+    """Manhattan distance from every tile to the nearest True tile of `mask`.
+
+    A separable L1 distance transform: two sweeps along rows, two along
+    columns, each vectorised across the other axis. Tiles get a huge value
+    when `mask` is empty.
+    """
+    h, w = mask.shape
+    big = h + w + 1
+    d = np.where(mask, 0, big).astype(np.int32)
+    for c in range(1, w):
+        np.minimum(d[:, c], d[:, c - 1] + 1, out=d[:, c])
+    for c in range(w - 2, -1, -1):
+        np.minimum(d[:, c], d[:, c + 1] + 1, out=d[:, c])
+    for r in range(1, h):
+        np.minimum(d[r], d[r - 1] + 1, out=d[r])
+    for r in range(h - 2, -1, -1):
+        np.minimum(d[r], d[r + 1] + 1, out=d[r])
+    return d
+
+
+def square_mask(shape: tuple[int, int], centre: Pos, radius: int) -> np.ndarray:
+    """The (2·radius+1)² square around `centre`, clipped at the map edge."""
+    m = np.zeros(shape, dtype=bool)
+    r, c = centre
+    m[max(0, r - radius): r + radius + 1, max(0, c - radius): c + radius + 1] = True
+    return m
+
+
+def manhattan_from(shape: tuple[int, int], pos: Pos) -> np.ndarray:
+    """Manhattan distance of every tile from `pos`."""
+    rows = np.abs(np.arange(shape[0]) - pos[0])
+    cols = np.abs(np.arange(shape[1]) - pos[1])
+    return rows[:, None] + cols[None, :]
