@@ -112,3 +112,17 @@ def manhattan_from(shape: tuple[int, int], pos: Pos) -> np.ndarray:
     rows = np.abs(np.arange(shape[0]) - pos[0])
     cols = np.abs(np.arange(shape[1]) - pos[1])
     return rows[:, None] + cols[None, :]
+
+
+def window_sum(values: np.ndarray, radius: int) -> np.ndarray:
+    """Sum of `values` over the (2·radius+1)² square centred on every tile (clipped).
+
+    One padded 2-D prefix sum, so the cost does not grow with the radius.
+    """
+    h, w = values.shape
+    k = radius
+    padded = np.zeros((h + 2 * k + 1, w + 2 * k + 1), dtype=np.float64 if values.dtype.kind == "f" else np.int64)
+    padded[k + 1: k + 1 + h, k + 1: k + 1 + w] = values
+    cs = padded.cumsum(0).cumsum(1)
+    e = 2 * k + 1
+    return cs[e:, e:] - cs[:h, e:] - cs[e:, :w] + cs[:h, :w]

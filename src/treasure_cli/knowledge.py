@@ -1,0 +1,110 @@
+"""What can be known from public events: the tiles that may still hold the treasure.
+
+`Knowledge` folds the public event stream into hard facts: the map (the
+treasure is on plain land), hint 1 and every verified hint, every empty scan,
+the prison once revealed, and the pirate's walk once he is free (each move
+keeps him on a shortest path to the treasure). The agents build on it, and
+the replay uses the same class to show what the agent had ruled out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treasure_cli import events as ev
+from treasure_cli.grid import Pos, square_mask
+from treasure_cli.hints import Hint
+from treasure_cli.island import Island
+
+
+class Knowledge:
+    def __init__(self, island: Island):
+        self.island = island
+        plain = island.walkable & ~island.prison
+        if island.prisons:  # the treasure is reachable from some prison
+            plain &= island.walk_distance(list(island.prisons)) >= 0
+        self.candidates: np.ndarray = plain
+        self.hints: list[Hint] = []
+        self.masks: list[np.ndarray] = []
+        self.verified: dict[int, bool] = {}
+        self.turn = 0
+        self.position: Pos | None = None
+        self.teleport_used = False
+        self.prison: Pos | None = None
+        self.pirate: Pos | None = None
+        self.pirate_steps = 0  # tiles walked since the prison
+        self.pirate_free = False
+        self._from_prison: np.ndarray | None = None
+
+    # -- queries ------------------------------------------------------------
+    @property
+    def count(self) -> int:
+        return int(self.candidates.sum())
+
+    def unverified(self) -> list[int]:
+        return [n for n in range(1, len(self.hints) + 1) if n not in self.verified]
+
+    # -- updates ------------------------------------------------------------
+    def update(self, event: ev.Event) -> None:
+        handler = getattr(self, "_on_" + type(event).__name__, None)
+        if handler is not None:
+            handler(event)
+
+    def update_all(self, events) -> None:
+        for e in events:
+            self.update(e)
+
+    def restrict(self, mask: np.ndarray) -> None:
+        self.candidates = self.candidates & mask
+
+    def _on_AgentPlaced(self, e: ev.AgentPlaced) -> None:
+        self.position = e.pos
+
+    def _on_TurnStarted(self, e: ev.TurnStarted) -> None:
+        self.turn = e.turn
+
+    def _on_HintGiven(self, e: ev.HintGiven) -> None:
+        self.hints.append(e.hint)
+        self.masks.append(e.hint.mask(self.island))
+        if e.number == 1:
+            self._learn(1, True)
+
+    def _on_HintVerified(self, e: ev.HintVerified) -> None:
+        self._learn(e.number, e.truthful)
+
+    def _learn(self, number: int, truthful: bool) -> None:
+        self.verified[number] = truthful
+        s = self.masks[number - 1]
+        self.restrict(s if truthful else ~s)
+
+    def _on_AgentMoved(self, e: ev.AgentMoved) -> None:
+        self.position = e.dst
+
+    def _on_Teleported(self, e: ev.Teleported) -> None:
+        self.position = e.dst
+        self.teleport_used = True
+
+    def _on_AreaScanned(self, e: ev.AreaScanned) -> None:
+        if not e.found:
+            self.restrict(~square_mask(self.island.shape, e.centre, e.size // 2))
+
+    def _on_PrisonRevealed(self, e: ev.PrisonRevealed) -> None:
+        self._set_prison(e.pos)
+
+    def _set_prison(self, pos: Pos) -> None:
+        if self.prison is None:
+            self.prison = pos
+            self._from_prison = self.island.walk_distance([pos])
+            self.restrict(self._from_prison >= 0)
+
+    def _on_PirateFreed(self, e: ev.PirateFreed) -> None:
+        self.pirate_free = True
+
+    def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
+        if self.pirate is None:
+            self._set_prison(e.src)  # freed before the reveal: he starts in his prison
+        self.pirate_steps += abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
+        self.pirate = e.dst
+        # He walks a shortest path: dist(prison, t) = steps walked + dist(here, t).
+        here = self.island.walk_distance([e.dst])
+        self.restrict((here >= 0) & (here == self._from_prison - self.pirate_steps))

@@ -1,0 +1,28 @@
+"""Small builders shared by the engine tests (imported as a plain module)."""
+
+from __future__ import annotations
+
+from treasure_cli.actions import Action
+from treasure_cli.mapfile import parse_map
+
+
+def island_from_grid(rows: list[str], treasure: tuple[int, int], r: int = 2, f: int = 4):
+    """Build an Island from rows of space-separated cells in map-file syntax (e.g. '0 1 1M 1P')."""
+    cells = [row.split() for row in rows]
+    width = len(cells[0])
+    header = f"{width} {len(cells)}\n{r}\n{f}\n9\n{treasure[0]} {treasure[1]}\n"
+    return parse_map(header + "\n".join(";".join(row) for row in cells) + "\n", "test-map")
+
+
+class ScriptedAgent:
+    """Plays a fixed list of actions, then large scans; records what it observed."""
+
+    def __init__(self, actions: list[Action]):
+        self.actions = list(actions)
+        self.observations = []
+
+    def act(self, obs):
+        from treasure_cli.actions import LargeScan
+
+        self.observations.append(obs)
+        return self.actions.pop(0) if self.actions else LargeScan()
