@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import ScriptedAgent
 
 from treasure_cli import events as ev
 from treasure_cli import rng

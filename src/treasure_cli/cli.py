@@ -21,7 +21,17 @@ from treasure_cli.mapfile import read_map
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT)
+class _Group(click.Group):
+    """Turns the library's TreasureError into `Error: ...` and exit status 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except TreasureError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=_Group, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="treasure")
 def cli() -> None:
     """Play, log and replay the Treasure Island logical-agent game.

@@ -146,10 +146,13 @@ Event = Union[
 EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
 
 
-def public_view(event: Event) -> Event | None:
-    """What the agent may learn from an event: no hidden setup, no hint truths."""
+def public_view(event: Event, hint_truths: bool = False) -> Event | None:
+    """What the agent may learn from an event: no hidden setup, no hint truths.
+
+    `hint_truths` keeps every hint's truth: the `oracle` bound plays that way.
+    """
     if isinstance(event, TreasureHidden):
         return None
-    if isinstance(event, HintGiven):
-        return dataclasses.replace(event, truthful=None) if event.number != 1 else event
+    if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
+        return dataclasses.replace(event, truthful=None)
     return event

@@ -25,7 +25,8 @@ from treasure_cli.events import (
     Teleported, TreasureHidden, TurnStarted, public_view,
 )
 from treasure_cli.grid import Pos
-from treasure_cli.hints import Hint, HintContext, draw_hint
+from treasure_cli.hint_draw import HintContext, draw_hint
+from treasure_cli.hints import Hint
 from treasure_cli.island import Island
 from treasure_cli.pirate import next_stop, pirate_path
 
@@ -84,7 +85,9 @@ class Game:
         map_name: str = "map",
         truth_rate: float = 0.5,
         max_turns: int | None = None,
+        hint_truths_public: bool = False,
     ):
+        """`hint_truths_public` tells the agent every hint's truth (the oracle bound only)."""
         if island.treasure is None:
             raise ValueError("the game needs an island with its treasure")
         if not 0.0 <= truth_rate <= 1.0:
@@ -96,6 +99,7 @@ class Game:
         self.agent_name = agent_name
         self.map_name = map_name
         self.truth_rate = truth_rate
+        self.hint_truths_public = hint_truths_public
         self.max_turns = max_turns if max_turns is not None else default_turn_limit(island)
         if self.max_turns < 1:
             raise ValueError("the turn limit must be at least 1")
@@ -128,7 +132,7 @@ class Game:
         return self.path[self.pirate_index]
 
     def _say(self, event: Event) -> Event:
-        seen = public_view(event)
+        seen = public_view(event, self.hint_truths_public)
         if seen is not None:
             self._news.append(seen)
         return event

@@ -66,8 +66,8 @@ class Knowledge:
     def _on_HintGiven(self, e: ev.HintGiven) -> None:
         self.hints.append(e.hint)
         self.masks.append(e.hint.mask(self.island))
-        if e.number == 1:
-            self._learn(1, True)
+        if e.truthful is not None:  # hint 1, or every hint for the oracle
+            self._learn(e.number, e.truthful)
 
     def _on_HintVerified(self, e: ev.HintVerified) -> None:
         self._learn(e.number, e.truthful)

@@ -16,11 +16,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from treasure_cli import rng as seeds
-from treasure_cli.agents import make_agent
+from treasure_cli.agents import agent_spec
 from treasure_cli.errors import TreasureError
 from treasure_cli.fileio import write_text_atomic
 from treasure_cli.game import Game
 from treasure_cli.log import format_log
+from treasure_cli.island import Island
 from treasure_cli.mapfile import read_map
 
 
@@ -58,6 +59,15 @@ def map_label(map_path: Path) -> str:
     return os.path.normpath(str(map_path)).replace(os.sep, "/")
 
 
+def build_game(island: Island, agent: str, seed: int, *, map_name: str = "map",
+               truth_rate: float = 0.5, max_turns: int | None = None) -> Game:
+    """The one way a game is set up (run, bench, live view): agent seeded from the game's seed."""
+    spec = agent_spec(agent)
+    return Game(island, spec.factory(seeds.stream(seed, seeds.AGENT)), seed, agent_name=agent,
+                map_name=map_name, truth_rate=truth_rate, max_turns=max_turns,
+                hint_truths_public=spec.sees_hint_truths)
+
+
 def play_map(map_path: Path, options: RunOptions) -> tuple[MapResult, str | None]:
     """Play one map; returns its result and its log text (None if the map is invalid)."""
     seed = seeds.map_seed(options.base_seed, map_path.name)
@@ -67,9 +77,8 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[MapResult, str | None
     except TreasureError as exc:
         return MapResult(str(map_path), None, seed, error=str(exc)), None
     start = time.perf_counter()
-    agent = make_agent(options.agent, seeds.stream(seed, seeds.AGENT))
-    game = Game(island, agent, seed, agent_name=options.agent, map_name=map_label(map_path),
-                truth_rate=options.truth_rate, max_turns=options.max_turns)
+    game = build_game(island, options.agent, seed, map_name=map_label(map_path),
+                      truth_rate=options.truth_rate, max_turns=options.max_turns)
     events = game.run()
     seconds = time.perf_counter() - start
     result = game.result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from treasure_cli.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
+from treasure_cli.actions import Action, LargeScan, Teleport, Verify, legal_moves
 from treasure_cli.game import Observation
 from treasure_cli.grid import Pos, bfs_distance, manhattan_from, window_sum
 from treasure_cli.knowledge import Knowledge
