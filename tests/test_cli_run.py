@@ -115,3 +115,15 @@ def test_options_are_checked(tmp_path):
 def test_run_help_has_an_example():
     r = CliRunner().invoke(cli, ["run", "-h"])
     assert r.exit_code == 0 and "treasure run input/ output/" in r.output
+
+
+def test_logs_are_written_atomically_with_normal_permissions(tmp_path):
+    import os
+    import stat
+
+    r = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), str(tmp_path)])
+    assert r.exit_code == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["LOG_01.txt"]  # no temp files left
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "LOG_01.txt").stat().st_mode) == 0o666 & ~umask

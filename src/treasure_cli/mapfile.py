@@ -18,6 +18,11 @@ from treasure_cli.errors import MapFormatError
 from treasure_cli.island import SEA, Island
 
 _INT = re.compile(r"[+-]?\d+")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_REGION_MAX = int(np.iinfo(np.int32).max)
+# Longer digit strings are rejected before int(), which raises ValueError
+# past Python's 4300-digit conversion limit.
+_MAX_DIGITS = 100
 _HEADER_SPLIT = re.compile(r"[\s,]+")
 _CELL = re.compile(r"(-?\d+)\s*(\S*)\s*$")
 _HEADER_FIELDS = (
@@ -35,8 +40,10 @@ class _Reader:
     def __init__(self, text: str, path: str):
         self.path = path
         self.warnings: list[str] = []
-        # (1-based line number, line text) for every non-blank line.
-        self.lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
+        # (1-based line number, line text) for every non-blank line. Split only
+        # on \n, \r\n and \r (not str.splitlines, which also breaks at \f, \x1c,
+        # U+2028...) so line numbers match what an editor shows.
+        self.lines = [(i + 1, ln) for i, ln in enumerate(_LINE_END.split(text)) if ln.strip()]
 
     def fail(self, line: int | None, col: int | None, message: str) -> MapFormatError:
         return MapFormatError(self.path, line, col, message)
@@ -63,6 +70,8 @@ class _Reader:
             for token, col in tokens:
                 if not _INT.fullmatch(token):
                     raise self.fail(number, col, f"expected a whole number for the {what}, found {token!r}")
+                if len(token) > _MAX_DIGITS:
+                    raise self.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
                 row.append(int(token))
             values.append(row)
             line_numbers.append(number)
@@ -76,10 +85,9 @@ class _Reader:
                 raise self.fail(number, 1, f"found more than {height} map rows, expected {height} (the height on line 1)")
             last = rows[-1][0] if rows else self.lines[4][0]
             raise self.fail(last, 1, f"found {len(rows)} map rows, expected {height} (the height on line 1)")
-        regions = np.zeros((height, width), dtype=np.int64)
-        mountain = np.zeros((height, width), dtype=bool)
-        prison = np.zeros((height, width), dtype=bool)
-        markers: list[tuple[int, int, int, int]] = []  # row, col, line, column
+        # Check every row's cell count before allocating: a corrupt width on
+        # line 1 must give a MapFormatError, not a huge allocation.
+        split_rows = []
         for r, (number, text) in enumerate(rows):
             cells = text.split(";")
             starts, pos = [], 0
@@ -91,6 +99,12 @@ class _Reader:
             if len(cells) != width:
                 col = starts[width] if len(cells) > width else len(text) + 1
                 raise self.fail(number, col, f"row {r} has {len(cells)} cells, expected {width} (the width on line 1)")
+            split_rows.append((number, cells, starts))
+        regions = np.zeros((height, width), dtype=np.int32)
+        mountain = np.zeros((height, width), dtype=bool)
+        prison = np.zeros((height, width), dtype=bool)
+        markers: list[tuple[int, int, int, int]] = []  # row, col, line, column
+        for r, (number, cells, starts) in enumerate(split_rows):
             for c, (cell, start) in enumerate(zip(cells, starts)):
                 stripped = cell.strip()
                 col = start + (len(cell) - len(cell.lstrip()))
@@ -101,9 +115,13 @@ class _Reader:
                         number, col,
                         f"{where}: expected a region number and an optional type M, P or T, found {stripped!r}",
                     )
+                if len(m.group(1)) > _MAX_DIGITS:
+                    raise self.fail(number, col, f"{where}: region number too long ({len(m.group(1))} characters)")
                 region, kind = int(m.group(1)), m.group(2)
                 if region < 0:
                     raise self.fail(number, col, f"{where}: region {region} is negative, expected 0 or more")
+                if region > _REGION_MAX:
+                    raise self.fail(number, col, f"{where}: region {region} is too large, expected at most {_REGION_MAX}")
                 regions[r, c] = region
                 if kind == "":
                     continue
@@ -117,8 +135,6 @@ class _Reader:
                     prison[r, c] = True
                 else:
                     markers.append((r, c, number, col))
-        if int(regions.max(initial=0)) > np.iinfo(np.int32).max:
-            raise self.fail(rows[0][0], 1, "region numbers too large")
         return regions, mountain, prison, markers
 
     def parse(self) -> Island:
@@ -141,7 +157,9 @@ class _Reader:
 
         where = f"the treasure ({tr}, {tc})"
         if not (0 <= tr < height and 0 <= tc < width):
-            raise self.fail(ln[4], 1, f"{where} is outside the {height}x{width} map")
+            raise self.fail(
+                ln[4], 1, f"{where} is outside the {width}x{height} map (rows 0-{height - 1}, columns 0-{width - 1})"
+            )
         if regions[tr, tc] == SEA:
             raise self.fail(ln[4], 1, f"{where} is on the sea, expected a plain land tile")
         if mountain[tr, tc]:
