@@ -59,15 +59,19 @@ def move_target(walkable, pos: Pos, move: Move) -> Pos | None:
     return (r, c)
 
 
+# Built once: every move value per direction, with plain-int deltas (enum lookups are slow).
+_MOVE_TABLE = [(d.value[0], d.value[1], [Move(d, n) for n in range(1, 5)]) for d in Direction]
+
+
 def legal_moves(walkable, pos: Pos) -> list[tuple[Move, Pos]]:
     """Every legal move from `pos` with its destination (N, E, S, W; 1 to 4 steps)."""
     out = []
     h, w = walkable.shape
-    for direction in Direction:
+    for dr, dc, moves in _MOVE_TABLE:
         r, c = pos
-        for steps in range(1, 5):
-            r, c = r + direction.dr, c + direction.dc
+        for move in moves:
+            r, c = r + dr, c + dc
             if not (0 <= r < h and 0 <= c < w and walkable[r, c]):
                 break
-            out.append((Move(direction, steps), (r, c)))
+            out.append((move, (r, c)))
     return out

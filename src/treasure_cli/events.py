@@ -150,8 +150,9 @@ def public_view(event: Event, hint_truths: bool = False) -> Event | None:
     """What the agent may learn from an event: no hidden setup, no hint truths.
 
     `hint_truths` keeps every hint's truth: the `oracle` bound plays that way.
+    The game's seed is withheld too: with it the hint truths could be recomputed.
     """
-    if isinstance(event, TreasureHidden):
+    if isinstance(event, (TreasureHidden, GameStarted)):
         return None
     if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
         return dataclasses.replace(event, truthful=None)

@@ -56,6 +56,7 @@ def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray) -> np.nd
     frontier = np.unique((rows + 1) * wp + (cols + 1)).astype(np.int64)
     dist[frontier] = 0
     offsets = np.array([-wp, 1, wp, -1], dtype=np.int64)
+    owner = np.empty(dist.size, dtype=np.int64)  # dedupes a layer without sorting it
     step = 0
     while frontier.size:
         step += 1
@@ -63,7 +64,9 @@ def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray) -> np.nd
         nb = nb[open_[nb] & (dist[nb] == UNREACHABLE)]
         if not nb.size:
             break
-        frontier = np.unique(nb)
+        order = np.arange(nb.size)
+        owner[nb] = order
+        frontier = nb[owner[nb] == order]
         dist[frontier] = step
     return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()
 

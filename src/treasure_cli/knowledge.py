@@ -12,14 +12,17 @@ from __future__ import annotations
 import numpy as np
 
 from treasure_cli import events as ev
-from treasure_cli.grid import Pos, square_mask
+from treasure_cli.grid import Direction, Pos, square_mask
 from treasure_cli.hints import Hint
 from treasure_cli.island import Island
+from treasure_cli.pirate import consistent_treasures
 
 
 class Knowledge:
-    def __init__(self, island: Island):
+    def __init__(self, island: Island, tie_break: bool = True):
+        """`tie_break=False` uses only "he walks a shortest path" (for comparison in the bench)."""
         self.island = island
+        self.tie_break = tie_break
         plain = island.walkable & ~island.prison
         if island.prisons:  # the treasure is reachable from some prison
             plain &= island.walk_distance(list(island.prisons)) >= 0
@@ -35,6 +38,8 @@ class Knowledge:
         self.pirate_steps = 0  # tiles walked since the prison
         self.pirate_free = False
         self._from_prison: np.ndarray | None = None
+        self._last_steps: set[Direction | None] = {None}  # the pirate's possible last direction
+        self._fields: dict[Pos, np.ndarray] = {}
 
     # -- queries ------------------------------------------------------------
     @property
@@ -55,7 +60,7 @@ class Knowledge:
             self.update(e)
 
     def restrict(self, mask: np.ndarray) -> None:
-        self.candidates = self.candidates & mask
+        self.candidates = self.candidates & mask  # a new array: callers may keep the old one
 
     def _on_AgentPlaced(self, e: ev.AgentPlaced) -> None:
         self.position = e.pos
@@ -100,11 +105,35 @@ class Knowledge:
     def _on_PirateFreed(self, e: ev.PirateFreed) -> None:
         self.pirate_free = True
 
+    def distance_from(self, pos: Pos) -> np.ndarray:
+        """Walking distance field from `pos`, cached (the pirate's moves reuse tiles)."""
+        field = self._fields.get(pos)
+        if field is None:
+            if len(self._fields) >= 32:
+                self._fields.clear()
+            field = self._fields[pos] = self.island.walk_distance([pos])
+        return field
+
     def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
         if self.pirate is None:
             self._set_prison(e.src)  # freed before the reveal: he starts in his prison
+        # He walks the rule's shortest path: keep the tiles t for which the rule
+        # would have walked exactly this move (see pirate.consistent_treasures).
+        allowed, self._last_steps = consistent_treasures(
+            self.island.walkable, self._from_prison, self.distance_from,
+            e.src, e.dst, self.pirate_steps, self._last_steps,
+        )
+        if self.tie_break:
+            self.restrict(allowed)
+        else:
+            here = self.distance_from(e.dst)
+            steps = self.pirate_steps + abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
+            self.restrict((here >= 0) & (here == self._from_prison - steps))
         self.pirate_steps += abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
         self.pirate = e.dst
-        # He walks a shortest path: dist(prison, t) = steps walked + dist(here, t).
-        here = self.island.walk_distance([e.dst])
-        self.restrict((here >= 0) & (here == self._from_prison - self.pirate_steps))
+
+    def game_goes_on(self) -> None:
+        """Called when the agent is asked to act: the pirate is not standing on the treasure."""
+        if self.pirate is not None and self.candidates[self.pirate]:
+            self.candidates = self.candidates.copy()
+            self.candidates[self.pirate] = False

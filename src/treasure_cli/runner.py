@@ -79,7 +79,10 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[MapResult, str | None
     start = time.perf_counter()
     game = build_game(island, options.agent, seed, map_name=map_label(map_path),
                       truth_rate=options.truth_rate, max_turns=options.max_turns)
-    events = game.run()
+    try:
+        events = game.run()
+    except TreasureError as exc:  # an agent's illegal action: report it, go on with the batch
+        return MapResult(str(map_path), None, seed, island.width, island.height, error=str(exc)), None
     seconds = time.perf_counter() - start
     result = game.result
     assert result is not None
