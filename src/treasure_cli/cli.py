@@ -102,6 +102,30 @@ def check(inputs: tuple[str, ...]) -> None:
 
 
 # ---------------------------------------------------------------- run
+def _view_options(f):
+    """The options of the step-through view, shared by `replay` and `run --step`."""
+    for option in reversed([
+        click.option("--no-pause", is_flag=True, help="Print every frame one after another, no keys."),
+        click.option("--turn", type=click.IntRange(min=0), metavar="N",
+                     help="Print only the frame of turn N's first step (0 = the setup)."),
+        click.option("--window", metavar="ROWSxCOLS", callback=_parse_window,
+                     help="Show this many tiles of the map [default: what fits the terminal]."),
+        click.option("--color/--no-color", default=None,
+                     help="Colour the frames [default: only on a terminal, and not when NO_COLOR is set]."),
+    ]):
+        f = option(f)
+    return f
+
+
+def _parse_window(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    parts = value.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise click.BadParameter(f"expected ROWSxCOLS such as 30x60, not {value!r}")
+    return int(parts[0]), int(parts[1])
+
+
 @cli.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
 @click.argument("output_dir", metavar="OUTPUT", type=click.Path(file_okay=False), required=False)
@@ -115,8 +139,10 @@ def check(inputs: tuple[str, ...]) -> None:
               help="Games played in parallel (logs are the same whatever the number).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead of a table.")
 @click.option("--step", is_flag=True, help="Watch one game live, one step per Enter (INPUT must be one map).")
+@_view_options
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
-        max_turns: int | None, jobs: int, as_json: bool, step: bool) -> None:
+        max_turns: int | None, jobs: int, as_json: bool, step: bool, no_pause: bool, turn: int | None,
+        window: tuple[int, int] | None, color: bool | None) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
     INPUT is a folder (every *.txt map, in name order) or one map file. A map
@@ -128,11 +154,18 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/ output/
       treasure run input/ output/ --seed 7 --jobs 2 --json
       treasure run input/MAP_01.txt output/ --agent random
+      treasure run input/MAP_01.txt --step
     """
     from treasure_cli.runner import RunOptions, run_maps
 
     if step:
-        raise click.ClickException("--step is not available yet")
+        if as_json:
+            raise click.UsageError("--json does not go with --step")
+        options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns)
+        _watch_map(Path(input_path), output_dir, options, no_pause, turn, window, color)
+        return
+    if no_pause or turn is not None or window is not None or color is not None:
+        raise click.UsageError("--no-pause, --turn, --window and --color/--no-color go with --step")
     if output_dir is None:
         raise click.UsageError("missing argument OUTPUT (the folder for the logs)")
     maps = map_files([input_path])
@@ -249,3 +282,200 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
         path = Path(output_dir) / f"MAP_{k:0{digits}d}.txt"
         write_map(make(seed + k - 1), path)
         click.echo(f"wrote {path}")
+
+
+# ---------------------------------------------------------------- bench
+def _csv(value: str, param: str, convert=str) -> tuple:
+    """Split `a,b,c` (spaces allowed) into a tuple, converting each item."""
+    items = [x.strip() for x in value.split(",") if x.strip()]
+    try:
+        out = tuple(convert(x) for x in items)
+    except ValueError:
+        out = ()
+    if not out:
+        raise click.BadParameter(f"expected a comma-separated list, got {value!r}", param_hint=param)
+    return out
+
+
+@cli.command()
+@click.option("--agents", default="logic,greedy,random", show_default=True, metavar="A,B,...",
+              help="Agents to compare: " + ", ".join(agent_names()) + ".")
+@click.option("--sizes", metavar="N,N,...", help="Square island sizes to generate [default: 16,32,64].")
+@click.option("--maps", "maps_path", type=click.Path(exists=True), metavar="DIR",
+              help="Play these map files (a folder or one file) instead of generated islands.")
+@click.option("--games", default=100, show_default=True, type=click.IntRange(min=1), metavar="N",
+              help="Games per size (per map file with --maps).")
+@click.option("--seed", default=1, show_default=True, type=int, metavar="S",
+              help="Base seed; island i of size s and its game seed derive from (S, s, i).")
+@click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0),
+              help="Chance that a hint (after the first) is true.")
+@click.option("--reveal-turn", type=click.IntRange(min=1), metavar="R",
+              help="Generated islands reveal the prison at turn R [default: random 2-4].")
+@click.option("--free-turn", type=click.IntRange(min=1), metavar="F",
+              help="Generated islands free the pirate at turn F (small F: harder) [default: r + (W+H)/8].")
+@click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
+@click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game as JSON.")
+@click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
+def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int, truth_rate: float,
+          reveal_turn: int | None, free_turn: int | None, max_turns: int | None, jobs: int | None,
+          as_json: bool, no_timing: bool) -> None:
+    """Compare agents over many seeded games; print win rate, turns and time.
+
+    Every agent plays exactly the same islands with the same game seeds, so
+    the table differs between runs with one seed only in its timing columns.
+    Win % comes with its 95 % Wilson interval; turns are over won games.
+
+    \b
+    Examples:
+      treasure bench
+      treasure bench --agents logic,greedy --sizes 32,128 --games 500 --seed 7
+      treasure bench --maps input/ --games 20 --json > bench.json
+    """
+    import os
+
+    from treasure_cli.bench import BenchOptions, run_bench, total_games
+    from treasure_cli.generate import MAX_SIDE, MIN_SIDE
+
+    names = _csv(agents, "--agents")
+    for name in names:
+        if name not in agent_names():
+            raise click.BadParameter(f"unknown agent {name!r}; choose from {', '.join(agent_names())}",
+                                     param_hint="--agents")
+    maps: tuple[str, ...] = ()
+    if maps_path is not None:
+        if sizes is not None or reveal_turn is not None or free_turn is not None:
+            raise click.UsageError("--maps plays the given maps: do not combine it with "
+                                   "--sizes, --reveal-turn or --free-turn")
+        maps = tuple(str(p) for p in map_files([maps_path]))
+        if not maps:
+            raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+    size_list = _csv(sizes or "16,32,64", "--sizes", int)
+    if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
+        raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
+    options = BenchOptions(agents=tuple(dict.fromkeys(names)), sizes=size_list, maps=maps, games=games,
+                           seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
+                           max_turns=max_turns)
+    with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,
+                           hidden=not sys.stderr.isatty()) as bar:
+        try:
+            result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update)
+        except (TreasureError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(bench_json(result, not no_timing), indent=2))
+        return
+    click.echo(bench_table(result.stats, not no_timing))
+    if not no_timing:
+        click.echo(f"{len(result.records)} games in {result.seconds:.1f} s")
+
+
+def bench_table(stats, timing: bool = True) -> str:
+    """One row per size and agent; numbers right-aligned, '-' where no game was won."""
+    head = ["size", "agent", "games", "wins", "win %", "95% CI", "mean turns", "median turns"]
+    if timing:
+        head += ["ms/game", "ms/turn"]
+    rows = [head]
+    for s in stats:
+        row = [s.size, s.agent, str(s.games), str(s.wins), f"{100 * s.win_rate:.1f}",
+               f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
+               "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}",
+               "-" if s.median_turns_win is None else f"{s.median_turns_win:.1f}"]
+        if timing:
+            row += [f"{s.median_ms_game:.2f}", f"{s.median_ms_turn:.3f}"]
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     .rstrip() for r in rows)
+
+
+def bench_json(result, timing: bool = True) -> dict:
+    """Options, per size/agent statistics and raw games; timing fields dropped without `timing`."""
+    untimed = {"seconds", "median_ms_game", "median_ms_turn"}
+
+    def clean(obj) -> dict:
+        d = dataclasses.asdict(obj)
+        return d if timing else {k: v for k, v in d.items() if k not in untimed}
+
+    out = {"options": dataclasses.asdict(result.options),
+           "stats": [clean(s) for s in result.stats],
+           "games": [clean(r) for r in result.records]}
+    if timing:
+        out["seconds"] = result.seconds
+    return out
+
+
+# ---------------------------------------------------------------- replay
+@cli.command("replay")
+@click.argument("log_path", metavar="LOG", type=click.Path(dir_okay=False))
+@click.option("--map", "map_path", type=click.Path(dir_okay=False), metavar="MAP",
+              help="The map file [default: the path recorded in the log, tried as it is, "
+                   "from the log's folder and from its parent].")
+@_view_options
+def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: int | None,
+                   window: tuple[int, int] | None, color: bool | None) -> None:
+    """Step through a game log on the map, one step per Enter.
+
+    Keys (each followed by Enter): nothing = next step, b = back one step,
+    a number = go to that turn, q = quit. The frame shows the island, the
+    agent (A), the pirate (X, once the agent knows where he is), the treasure
+    ($), the tiles the agent has ruled out (.), this step's scan (#) or hint
+    (+), and the step's log lines. Big maps show a window that follows the
+    agent.
+
+    \b
+    Examples:
+      treasure replay output/LOG_01.txt
+      treasure replay output/LOG_05.txt --window 30x60
+      treasure replay LOG_01.txt --map input/MAP_01.txt --no-pause --no-color > frames.txt
+      treasure replay output/LOG_01.txt --turn 2
+    """
+    from treasure_cli.replay import open_log
+
+    _show(open_log(log_path, map_path), no_pause, turn, window, color)
+
+
+def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, turn: int | None,
+               window: tuple[int, int] | None, color: bool | None) -> None:
+    """`run --step`: play one map while watching it; write its log too when OUTPUT is given."""
+    from treasure_cli.fileio import write_text_atomic
+    from treasure_cli.log import format_log
+    from treasure_cli.replay import live_game
+    from treasure_cli.runner import log_name
+
+    if not map_path.is_file():
+        raise click.UsageError("--step watches one game: INPUT must be a map file, not a folder")
+    warnings: list[str] = []
+    game = live_game(map_path, options, warnings)
+    for warning in warnings:
+        click.echo(warning, err=True)
+    _show(game, no_pause, turn, window, color)
+    if output_dir is not None:
+        target = Path(output_dir) / log_name(map_path)
+        write_text_atomic(target, format_log(game.finish()))  # the rest of the game is played unseen
+        click.echo(f"wrote {target}")
+
+
+def _show(game, no_pause: bool, turn: int | None, window: tuple[int, int] | None, color: bool | None) -> None:
+    from treasure_cli import replay as rp
+    from treasure_cli.render import REDRAW, Renderer, terminal_screen, use_color
+
+    if no_pause and turn is not None:
+        raise click.UsageError("give either --no-pause or --turn, not both")
+    tty = sys.stdout.isatty()
+    renderer = Renderer(game.island, color=use_color(color, sys.stdout), window=window,
+                        screen=terminal_screen() if tty else None)
+
+    def echo(text: str = "", nl: bool = True) -> None:
+        click.echo(text, nl=nl, color=True)  # the renderer already decided about colour
+
+    if turn is not None:
+        echo(rp.frame_of_turn(game, renderer, turn))
+    elif no_pause:
+        for index, frame in enumerate(rp.frames(game, renderer)):
+            echo(("\n" if index else "") + frame)
+    else:
+        stdin = sys.stdin  # what CliRunner(input=...) feeds too
+        rp.watch(game, renderer, echo=echo, read_line=stdin.readline, redraw=REDRAW if tty else None,
+                 newline_after_input=not stdin.isatty())
