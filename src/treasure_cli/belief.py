@@ -83,13 +83,16 @@ class Belief:
         cand = self.know.candidates
         if not cand.any():
             return np.zeros(cand.shape)
+        if not self._included:  # hard facts only: uniform over the candidates
+            return cand / float(cand.sum())
         top = self._log[cand].max()
         w = np.where(cand, np.exp(np.minimum(self._log - top, 0.0)), 0.0)
         return w / w.sum()
 
-    def without(self, number: int, weights: np.ndarray) -> np.ndarray:
-        """The weights as they would be without hint `number`'s soft factor (unnormalised)."""
+    def without(self, number: int, weights: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Candidate weights (at flat indices `idx`) as they would be without hint `number`'s soft factor."""
         factor = self._included.get(number)
         if factor is None:
             return weights
-        return weights * np.exp(-(factor - factor.max()))
+        f = factor.ravel()[idx]
+        return weights * np.exp(-(f - f.max()))

@@ -2,17 +2,20 @@
 
 Knowledge keeps the tiles that can still hold the treasure (hint 1, verified
 hints, empty scans, the prison, the pirate's rule-bound walk); Belief turns
-them into probabilities, counting unverified hints as soft evidence. Each
-action the agent compares, in one currency — expected actions still needed —
+them into probabilities. Each action the agent compares, in one currency —
+expected actions still needed —
 
-* verifying a hint: what the split of the probability mass is worth;
+* verifying a hint: what splitting the candidates by its answer saves;
 * the best scan plan for the rest of this turn (up to two actions, e.g. a
   large move then a large scan), found by exact union coverage of squares;
-* travelling toward the densest reachable mass, teleporting when it is far
-  and concentrated, or when the pirate is free and the race is on.
+* travelling toward the richest spot within reach, teleporting when it is
+  far and the candidates are concentrated, or when the race with the pirate
+  is on.
 
-Once the pirate is free each tile's mass is raised by how soon he would
-reach it, so the tiles he is about to step on are searched first.
+Once the pirate is free each tile's mass is raised by how soon he would reach
+it, so the tiles he is about to step on are searched first. All whole-map
+work is a few vectorised passes over the candidates' bounding box, so the
+cost per action shrinks as the candidates do.
 """
 
 from __future__ import annotations
@@ -24,57 +27,91 @@ import numpy as np
 from treasure_cli.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
 from treasure_cli.belief import Belief
 from treasure_cli.game import Observation
-from treasure_cli.grid import Pos, bfs_distance, manhattan_from, window_sum
+from treasure_cli.grid import Pos, bfs_distance
 from treasure_cli.knowledge import Knowledge
 
-SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (sets the value of a verification)
+SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (prices a verification)
 TELEPORT_MIN_DISTANCE = 10  # closer than this, walking is as good
 URGENCY = 3.0               # extra weight for tiles the free pirate reaches next turn
+TRAVEL_DISCOUNT = 8.0       # tiles of distance that halve a spot's appeal
+_PAD = 2                    # the largest scan radius
 
 
 @dataclasses.dataclass(frozen=True)
 class Features:
-    """Switches for measuring what each idea adds (`treasure bench`)."""
+    """Switches for measuring what each idea adds (`treasure bench`, docs/agent.md)."""
 
-    soft_hints: bool = True
+    soft_hints: bool = False  # measured: no gain, so off by default
     tie_break: bool = True
-    plan_two: bool = True
+    plan_two: bool = False    # measured: no clear gain for 4x the cost of an action, so off
     race: bool = True
 
 
-def _overlap(a: tuple[Pos, int], b: tuple[Pos, int]) -> tuple[int, int, int, int] | None:
-    """The rectangle where two squares (centre, radius) meet, or None."""
-    (r1, c1), k1 = a
-    (r2, c2), k2 = b
-    r0, r1_ = max(r1 - k1, r2 - k2), min(r1 + k1, r2 + k2)
-    c0, c1_ = max(c1 - k1, c2 - k2), min(c1 + k1, c2 + k2)
-    return (r0, r1_, c0, c1_) if r0 <= r1_ and c0 <= c1_ else None
+Square = tuple[Pos, int]  # centre and radius
 
 
 class _Mass:
-    """Probability mass of squares and rectangles in O(1): window sums and an integral image."""
+    """Mass of scan squares and rectangles in O(1), over the box that holds all the mass.
 
-    def __init__(self, p: np.ndarray):
-        self.h, self.w = p.shape
-        self.cs = np.zeros((self.h + 1, self.w + 1))
-        self.cs[1:, 1:] = p.cumsum(0).cumsum(1)
-        self.window = {1: window_sum(p, 1), 2: window_sum(p, 2)}
+    One integral image of the box (padded by the largest scan radius) gives
+    the mass of every 3x3 and 5x5 window and of any rectangle; outside the
+    box (grown by the radius) every window is empty.
+    """
+
+    def __init__(self, p: np.ndarray, walk: np.ndarray):
+        rows = np.flatnonzero(p.any(axis=1))
+        cols = np.flatnonzero(p.any(axis=0))
+        H, W = p.shape
+        self.r0, self.c0 = max(int(rows[0]) - _PAD, 0), max(int(cols[0]) - _PAD, 0)
+        r1, c1 = min(int(rows[-1]) + _PAD, H - 1), min(int(cols[-1]) + _PAD, W - 1)
+        box = np.s_[self.r0: r1 + 1, self.c0: c1 + 1]
+        self.h, self.w = r1 + 1 - self.r0, c1 + 1 - self.c0
+        padded = np.zeros((self.h + 2 * _PAD, self.w + 2 * _PAD))
+        padded[_PAD: _PAD + self.h, _PAD: _PAD + self.w] = p[box]
+        self.cs = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
+        self.cs[1:, 1:] = padded.cumsum(0).cumsum(1)
+        self.window = {k: self._windows(k) for k in (1, 2)}
+        self.cover = np.where(walk[box], self.window[2], 0.0)  # what a large scan sees from each tile
+
+    def _windows(self, k: int) -> np.ndarray:
+        cs, h, w = self.cs, self.h, self.w
+        lo, hi = _PAD - k, _PAD + k + 1
+        return cs[hi: hi + h, hi: hi + w] - cs[lo: lo + h, hi: hi + w] - cs[hi: hi + h, lo: lo + w] + cs[lo: lo + h, lo: lo + w]
 
     def rect(self, r0: int, r1: int, c0: int, c1: int) -> float:
-        """Mass of rows r0..r1, cols c0..c1 inclusive, clipped to the map."""
-        r0, c0 = max(r0, 0), max(c0, 0)
-        r1, c1 = min(r1, self.h - 1), min(c1, self.w - 1)
+        """Mass of map rows r0..r1, cols c0..c1 inclusive."""
+        r0, r1 = max(r0 - self.r0, 0), min(r1 - self.r0, self.h - 1)
+        c0, c1 = max(c0 - self.c0, 0), min(c1 - self.c0, self.w - 1)
         if r0 > r1 or c0 > c1:
             return 0.0
-        cs = self.cs
-        return float(cs[r1 + 1, c1 + 1] - cs[r0, c1 + 1] - cs[r1 + 1, c0] + cs[r0, c0])
+        cs, a, b = self.cs, _PAD, _PAD + 1
+        return float(cs[r1 + b, c1 + b] - cs[r0 + a, c1 + b] - cs[r1 + b, c0 + a] + cs[r0 + a, c0 + a])
 
-    def square(self, sq: tuple[Pos, int]) -> float:
-        return float(self.window[sq[1]][sq[0]])
+    def square(self, sq: Square) -> float:
+        (r, c), k = sq
+        r, c = r - self.r0, c - self.c0
+        if 0 <= r < self.h and 0 <= c < self.w:
+            return float(self.window[k][r, c])
+        return 0.0
 
-    def union(self, a: tuple[Pos, int], b: tuple[Pos, int]) -> float:
-        both = _overlap(a, b)
-        return self.square(a) + self.square(b) - (self.rect(*both) if both else 0.0)
+    def union(self, a: Square, b: Square) -> float:
+        (ra, ca), ka = a
+        (rb, cb), kb = b
+        top, bottom = max(ra - ka, rb - kb), min(ra + ka, rb + kb)
+        left, right = max(ca - ka, cb - kb), min(ca + ka, cb + kb)
+        both = self.rect(top, bottom, left, right) if top <= bottom and left <= right else 0.0
+        return self.square(a) + self.square(b) - both
+
+    def richest(self, pos: Pos, discount: float | None) -> tuple[Pos, float]:
+        """The tile whose large scan sees the most mass (discounted by distance if asked)."""
+        score = self.cover
+        if discount:
+            rows = np.abs(np.arange(self.r0, self.r0 + self.h) - pos[0])
+            cols = np.abs(np.arange(self.c0, self.c0 + self.w) - pos[1])
+            score = score / (1.0 + (rows[:, None] + cols[None, :]) / discount)
+        flat = int(np.argmax(score))
+        r, c = divmod(flat, self.w)
+        return (r + self.r0, c + self.c0), float(self.cover[r, c])
 
 
 def _n_eff(p: np.ndarray) -> float:
@@ -85,7 +122,7 @@ def _n_eff(p: np.ndarray) -> float:
 
 class LogicAgent:
     def __init__(self, rng: np.random.Generator, features: Features = Features()):
-        self.rng = rng
+        self.rng = rng  # unused: the agent is deterministic given what it sees
         self.features = features
         self.know: Knowledge | None = None
         self.belief: Belief | None = None
@@ -107,25 +144,25 @@ class LogicAgent:
         walk = obs.island.walkable
         pos = obs.position
         urgent = self._urgency(p) if self.features.race and know.pirate_free else p
-        mass = _Mass(urgent / urgent.sum())
+        mass = _Mass(urgent / urgent.sum(), walk)
 
         scan_value, scan_first, scan_actions = self._best_scan_plan(walk, pos, mass, obs.actions_left)
         if scan_value >= 1.0 - 1e-9:
             return scan_first  # this plan finds the treasure for sure
 
-        j_now = _n_eff(p) / SCAN_RATE
+        idx = np.flatnonzero(p)
+        pc = p.ravel()[idx]
+        j_now = _n_eff(pc) / SCAN_RATE
         gain_scan = j_now * (1.0 - (1.0 - scan_value) ** 2) / scan_actions if scan_value > 0 else 0.0
-        verify, gain_verify = self._best_verification(p, j_now)
+        verify, gain_verify = self._best_verification(idx, pc, j_now)
         if verify is not None and gain_verify >= max(gain_scan, 1.0):
             return verify
-
-        cover = np.where(walk, mass.window[2], 0.0)  # mass a large scan would see from each tile
-        teleport = self._teleport(obs, pos, p, cover)
+        teleport = self._teleport(obs, pos, pc, mass)
         if teleport is not None:
             return teleport
         if verify is not None and gain_verify > gain_scan and gain_verify > 0.25:
             return verify
-        return self._travel_or_scan(walk, pos, cover, scan_first, scan_value)
+        return self._travel_or_scan(walk, pos, mass, scan_first, scan_value)
 
     # ------------------------------------------------------------ pieces
     def _urgency(self, p: np.ndarray) -> np.ndarray:
@@ -145,7 +182,7 @@ class LogicAgent:
         """The plan for the rest of this turn that covers the most mass: (mass, first action, actions)."""
         here = (pos, 2)
         best = (mass.square(here), LargeScan(), 1)
-        firsts: list[tuple[Action, Pos, tuple[Pos, int] | None]] = [(LargeScan(), pos, here)]
+        firsts: list[tuple[Action, Pos, Square | None]] = [(LargeScan(), pos, here)]
         for move, dst in self._moves(walk, pos):
             covered = (dst, 1) if move.small else None
             firsts.append((move, dst, covered))
@@ -157,54 +194,50 @@ class LogicAgent:
         for first, mid, covered in firsts:
             seconds = [(mid, 2)] + [(dst, 1) for move, dst in self._moves(walk, mid) if move.small]
             for square in seconds:
-                if covered is None:
-                    value = mass.square(square)
-                elif covered == square or (covered[0] == square[0] and covered[1] <= square[1]):
-                    value = mass.square(square)  # the second square contains the first
+                if covered is None or (covered[0] == square[0] and covered[1] <= square[1]):
+                    value = mass.square(square)  # nothing scanned first, or the second square holds the first
                 else:
                     value = mass.union(covered, square)
                 if value > best[0] + 1e-12 and value > one * 1.5:  # two actions must beat one clearly
                     best = (value, first, 2)
         return best
 
-    def _best_verification(self, p: np.ndarray, j_now: float) -> tuple[Action | None, float]:
-        """The unverified hint whose answer saves the most expected actions, net of its own."""
+    def _best_verification(self, idx: np.ndarray, pc: np.ndarray, j_now: float) -> tuple[Action | None, float]:
+        """The unverified hint whose answer saves the most expected actions, net of its own.
+
+        Works on the candidates only (`idx`, their weights `pc`).
+        """
         know, belief = self.know, self.belief
         best, best_gain = None, -1.0
         for number in know.unverified():
-            s = know.masks[number - 1]
-            base = belief.without(number, p)
+            s = know.masks[number - 1].ravel()[idx]
+            base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
             t_in, t_out = float(in_s.sum()), float(out_s.sum())
             if t_in <= 0 or t_out <= 0:
                 continue  # the answer is already known from the other facts
-            m = float(p[s].sum())  # chance the hint is true, all evidence counted
+            m = float(pc[s].sum())  # chance the hint is true, all evidence counted
             after = m * _n_eff(in_s / t_in) + (1 - m) * _n_eff(out_s / t_out)
             gain = j_now - after / SCAN_RATE
             if gain > best_gain:
                 best, best_gain = Verify(number), gain
         return best, best_gain
 
-    def _teleport(self, obs: Observation, pos: Pos, p: np.ndarray, cover: np.ndarray) -> Action | None:
+    def _teleport(self, obs: Observation, pos: Pos, pc: np.ndarray, mass: _Mass) -> Action | None:
         """Jump to the richest 5x5 window when it is far and worth the one teleport."""
         if obs.teleport_used:
             return None
-        flat = int(np.argmax(cover))
-        target = (flat // cover.shape[1], flat % cover.shape[1])
-        far = abs(target[0] - pos[0]) + abs(target[1] - pos[1])
-        if far <= TELEPORT_MIN_DISTANCE:
+        target, seen = mass.richest(pos, None)
+        if abs(target[0] - pos[0]) + abs(target[1] - pos[1]) <= TELEPORT_MIN_DISTANCE:
             return None
-        concentrated = cover[target] >= 0.25 or _n_eff(p) <= 40
-        if concentrated or self.know.pirate_free:
+        if seen >= 0.25 or _n_eff(pc) <= 40 or self.know.pirate_free:
             return Teleport(target)
         return None
 
-    def _travel_or_scan(self, walk, pos: Pos, cover: np.ndarray, scan_first: Action, scan_value: float) -> Action:
+    def _travel_or_scan(self, walk, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
         """Scan here if it is half as good as the best spot in reach, else head for that spot."""
-        score = cover / (1.0 + manhattan_from(walk.shape, pos) / 8.0)
-        flat = int(np.argmax(score))
-        target = (flat // walk.shape[1], flat % walk.shape[1])
-        if scan_value > 0 and scan_value * 2 >= cover[target]:
+        target, target_mass = mass.richest(pos, TRAVEL_DISCOUNT)
+        if scan_value > 0 and scan_value * 2 >= target_mass:
             return scan_first
         moves = self._moves(walk, pos)
         if target != self._target:
