@@ -71,6 +71,20 @@ def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray) -> np.nd
     return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()
 
 
+def components(passable: np.ndarray) -> np.ndarray:
+    """Label the 4-connected pieces of `passable` 1, 2, ... (0 = not passable)."""
+    labels = np.zeros(passable.shape, dtype=np.int32)
+    todo = passable.copy()
+    label = 0
+    while todo.any():
+        label += 1
+        start = np.unravel_index(int(np.argmax(todo)), todo.shape)
+        piece = bfs_distance(passable, [(int(start[0]), int(start[1]))]) >= 0
+        labels[piece] = label
+        todo &= ~piece
+    return labels
+
+
 def neighbours_of(mask: np.ndarray) -> np.ndarray:
     """Tiles with at least one 4-neighbour in `mask` (the mask itself not included unless so)."""
     out = np.zeros_like(mask)

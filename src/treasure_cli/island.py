@@ -173,6 +173,23 @@ class Island:
         return grid.bfs_distance(self.walkable, sources)
 
     @cached_property
+    def walk_pieces(self) -> np.ndarray:
+        """The 4-connected pieces of walkable land, labelled 1, 2, ... (0: not walkable)."""
+        return _frozen(grid.components(self.walkable), np.int32)
+
+    def reach_of(self, pos: Pos) -> np.ndarray:
+        """Tiles one can walk to from `pos` (a walkable tile)."""
+        return self.walk_pieces == self.walk_pieces[pos]
+
+    @cached_property
+    def prison_reach(self) -> np.ndarray:
+        """Tiles some prison can walk to: the treasure is always one of them."""
+        if not self.prisons:
+            return self.walkable
+        labels = [self.walk_pieces[p] for p in self.prisons]
+        return _frozen(np.isin(self.walk_pieces, labels), bool)
+
+    @cached_property
     def treasure_distance(self) -> np.ndarray:
         """Walking distance of every tile to the treasure (game side only)."""
         if self.treasure is None:

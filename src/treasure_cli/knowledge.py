@@ -23,10 +23,7 @@ class Knowledge:
         """`tie_break=False` uses only "he walks a shortest path" (for comparison in the bench)."""
         self.island = island
         self.tie_break = tie_break
-        plain = island.walkable & ~island.prison
-        if island.prisons:  # the treasure is reachable from some prison
-            plain &= island.walk_distance(list(island.prisons)) >= 0
-        self.candidates: np.ndarray = plain
+        self.candidates: np.ndarray = island.walkable & ~island.prison & island.prison_reach
         self.hints: list[Hint] = []
         self.masks: list[np.ndarray] = []
         self.verified: dict[int, bool] = {}
@@ -99,8 +96,7 @@ class Knowledge:
     def _set_prison(self, pos: Pos) -> None:
         if self.prison is None:
             self.prison = pos
-            self._from_prison = self.island.walk_distance([pos])
-            self.restrict(self._from_prison >= 0)
+            self.restrict(self.island.reach_of(pos))
 
     def _on_PirateFreed(self, e: ev.PirateFreed) -> None:
         self.pirate_free = True
@@ -117,6 +113,7 @@ class Knowledge:
     def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
         if self.pirate is None:
             self._set_prison(e.src)  # freed before the reveal: he starts in his prison
+            self._from_prison = self.distance_from(self.prison)
         # He walks the rule's shortest path: keep the tiles t for which the rule
         # would have walked exactly this move (see pirate.consistent_treasures).
         allowed, self._last_steps = consistent_treasures(

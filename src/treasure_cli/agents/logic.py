@@ -209,8 +209,17 @@ class LogicAgent:
         """
         know, belief = self.know, self.belief
         best, best_gain = None, -1.0
+        uniform = not belief.soft_hints
+        n = idx.size
         for number in know.unverified():
             s = know.masks[number - 1].ravel()[idx]
+            if uniform:  # equal weights: the effective counts are plain counts
+                n_in = int(np.count_nonzero(s))
+                if 0 < n_in < n:
+                    gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
+                    if gain > best_gain:
+                        best, best_gain = Verify(number), gain
+                continue
             base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
             t_in, t_out = float(in_s.sum()), float(out_s.sum())
