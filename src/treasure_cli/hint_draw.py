@@ -41,6 +41,7 @@ a kind-1 hint is built to match directly (it always can).
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Sequence
 from functools import cached_property
 
@@ -100,6 +101,19 @@ def _big_side_range(island: Island) -> tuple[int, int]:
 
 def available_kinds(island: Island, ctx: HintContext) -> tuple[HintKind, ...]:
     """Kinds the pirate may choose now on this island, in kind order."""
+    return tuple(k for k in _island_kinds(island)
+                 if k is not HintKind.NEARER_THAN_PRISON or ctx.prison_revealed)
+
+
+# The island's part of the answer is the same every turn: keep it per island
+# (by identity; the weak reference tells a reused id from the same island).
+_KINDS_CACHE: dict[int, tuple[weakref.ref, tuple[HintKind, ...]]] = {}
+
+
+def _island_kinds(island: Island) -> tuple[HintKind, ...]:
+    hit = _KINDS_CACHE.get(id(island))
+    if hit is not None and hit[0]() is island:
+        return hit[1]
     n_land_regions = len(island.land_regions)
     out = []
     for kind in HintKind:
@@ -110,8 +124,6 @@ def available_kinds(island: Island, ctx: HintContext) -> tuple[HintKind, ...]:
         elif kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE):
             lo, hi = _rect_bounds(island, kind)
             ok = bool(_rect_size_counts(island.height, island.width, lo, hi).sum())
-        elif kind is HintKind.NEARER_THAN_PRISON:
-            ok = ctx.prison_revealed
         elif kind in (HintKind.PAIR_BOUNDARY, HintKind.ANY_BOUNDARY):
             ok = bool(island.adjacent_pairs)  # no touching regions: S would be empty
         elif kind is HintKind.NEAR_SEA:
@@ -123,10 +135,14 @@ def available_kinds(island: Island, ctx: HintContext) -> tuple[HintKind, ...]:
         elif kind is HintKind.MOUNTAIN_REGIONS:
             ok = bool(island.mountain_regions)
         else:
-            ok = True
+            ok = True  # kind 6 depends on the turn: available_kinds checks it
         if ok:
             out.append(kind)
-    return tuple(out)
+    if len(_KINDS_CACHE) > 64:
+        _KINDS_CACHE.clear()
+    kinds = tuple(out)
+    _KINDS_CACHE[id(island)] = (weakref.ref(island), kinds)
+    return kinds
 
 
 def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator) -> HintKind:

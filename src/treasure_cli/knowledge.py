@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from treasure_cli import events as ev
-from treasure_cli.grid import Direction, Pos, square_mask
+from treasure_cli.grid import Direction, Pos
 from treasure_cli.hints import Hint
 from treasure_cli.island import Island
 from treasure_cli.pirate import consistent_treasures
@@ -88,7 +88,9 @@ class Knowledge:
 
     def _on_AreaScanned(self, e: ev.AreaScanned) -> None:
         if not e.found:
-            self.restrict(~square_mask(self.island.shape, e.centre, e.size // 2))
+            (r, c), k = e.centre, e.size // 2
+            self.candidates = self.candidates.copy()  # a new array: callers may keep the old one
+            self.candidates[max(0, r - k): r + k + 1, max(0, c - k): c + k + 1] = False
 
     def _on_PrisonRevealed(self, e: ev.PrisonRevealed) -> None:
         self._set_prison(e.pos)

@@ -59,17 +59,19 @@ class _Mass:
     """
 
     def __init__(self, p: np.ndarray, walk: np.ndarray):
+        """`p`: weights (bool, int or float, not all zero); masses come out as shares of their sum."""
         rows = np.flatnonzero(p.any(axis=1))
         cols = np.flatnonzero(p.any(axis=0))
         H, W = p.shape
         self.r0, self.c0 = max(int(rows[0]) - _PAD, 0), max(int(cols[0]) - _PAD, 0)
         r1, c1 = min(int(rows[-1]) + _PAD, H - 1), min(int(cols[-1]) + _PAD, W - 1)
-        box = np.s_[self.r0: r1 + 1, self.c0: c1 + 1]
+        self.box = box = np.s_[self.r0: r1 + 1, self.c0: c1 + 1]
         self.h, self.w = r1 + 1 - self.r0, c1 + 1 - self.c0
         padded = np.zeros((self.h + 2 * _PAD, self.w + 2 * _PAD))
         padded[_PAD: _PAD + self.h, _PAD: _PAD + self.w] = p[box]
         self.cs = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
         self.cs[1:, 1:] = padded.cumsum(0).cumsum(1)
+        self.cs /= self.cs[-1, -1]
         self.window = {k: self._windows(k) for k in (1, 2)}
         self.cover = np.where(walk[box], self.window[2], 0.0)  # what a large scan sees from each tile
 
@@ -138,26 +140,33 @@ class LogicAgent:
         know = self.know
         know.update_all(obs.news)
         know.game_goes_on()
-        p = self.belief.weights()
-        if not p.any():  # cannot happen with sound knowledge; stay legal anyway
+        n = int(np.count_nonzero(know.candidates))
+        if n == 0:  # cannot happen with sound knowledge; stay legal anyway
             return LargeScan()
+        # With hard facts only every candidate weighs the same: work on the mask itself.
+        p = self.belief.weights() if self.belief.soft_hints else know.candidates
         walk = obs.island.walkable
         pos = obs.position
         urgent = self._urgency(p) if self.features.race and know.pirate_free else p
-        mass = _Mass(urgent / urgent.sum(), walk)
+        mass = _Mass(urgent, walk)
 
         scan_value, scan_first, scan_actions = self._best_scan_plan(walk, pos, mass, obs.actions_left)
         if scan_value >= 1.0 - 1e-9:
             return scan_first  # this plan finds the treasure for sure
 
-        idx = np.flatnonzero(p)
-        pc = p.ravel()[idx]
-        j_now = _n_eff(pc) / SCAN_RATE
+        if self.belief.soft_hints:
+            idx = np.flatnonzero(p)
+            pc = p.ravel()[idx]
+            n_eff = _n_eff(pc)
+            verify, gain_verify = self._best_verification(idx, pc, n_eff / SCAN_RATE)
+        else:
+            n_eff = float(n)
+            verify, gain_verify = self._best_split(mass.box, n)
+        j_now = n_eff / SCAN_RATE
         gain_scan = j_now * (1.0 - (1.0 - scan_value) ** 2) / scan_actions if scan_value > 0 else 0.0
-        verify, gain_verify = self._best_verification(idx, pc, j_now)
         if verify is not None and gain_verify >= max(gain_scan, 1.0):
             return verify
-        teleport = self._teleport(obs, pos, pc, mass)
+        teleport = self._teleport(obs, pos, n_eff, mass)
         if teleport is not None:
             return teleport
         if verify is not None and gain_verify > gain_scan and gain_verify > 0.25:
@@ -209,17 +218,8 @@ class LogicAgent:
         """
         know, belief = self.know, self.belief
         best, best_gain = None, -1.0
-        uniform = not belief.soft_hints
-        n = idx.size
         for number in know.unverified():
             s = know.masks[number - 1].ravel()[idx]
-            if uniform:  # equal weights: the effective counts are plain counts
-                n_in = int(np.count_nonzero(s))
-                if 0 < n_in < n:
-                    gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
-                    if gain > best_gain:
-                        best, best_gain = Verify(number), gain
-                continue
             base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
             t_in, t_out = float(in_s.sum()), float(out_s.sum())
@@ -232,19 +232,35 @@ class LogicAgent:
                 best, best_gain = Verify(number), gain
         return best, best_gain
 
-    def _teleport(self, obs: Observation, pos: Pos, pc: np.ndarray, mass: _Mass) -> Action | None:
+    def _best_split(self, box, n: int) -> tuple[Action | None, float]:
+        """`_best_verification` for equal weights: the effective counts are plain counts."""
+        know = self.know
+        cand = know.candidates[box]
+        j_now = n / SCAN_RATE
+        best, best_gain = None, -1.0
+        for number in know.unverified():
+            n_in = int(np.count_nonzero(cand & know.masks[number - 1][box]))
+            if 0 < n_in < n:
+                gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
+                if gain > best_gain:
+                    best, best_gain = Verify(number), gain
+        return best, best_gain
+
+    def _teleport(self, obs: Observation, pos: Pos, n_eff: float, mass: _Mass) -> Action | None:
         """Jump to the richest 5x5 window when it is far and worth the one teleport."""
         if obs.teleport_used:
             return None
         target, seen = mass.richest(pos, None)
         if abs(target[0] - pos[0]) + abs(target[1] - pos[1]) <= TELEPORT_MIN_DISTANCE:
             return None
-        if seen >= 0.25 or _n_eff(pc) <= 40 or self.know.pirate_free:
+        if seen >= 0.25 or n_eff <= 40 or self.know.pirate_free:
             return Teleport(target)
         return None
 
     def _travel_or_scan(self, walk, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
         """Scan here if it is half as good as the best spot in reach, else head for that spot."""
+        if scan_value > 0 and scan_value * 2 >= mass.cover.max():
+            return scan_first  # no spot anywhere is twice as good as scanning here
         target, target_mass = mass.richest(pos, TRAVEL_DISCOUNT)
         if scan_value > 0 and scan_value * 2 >= target_mass:
             return scan_first
