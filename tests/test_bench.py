@@ -122,7 +122,10 @@ def test_bench_json_holds_stats_and_games():
     args = ["bench", "--games", "2", "--sizes", "8,10", "--agents", "greedy,random", "--json"]
     data = json.loads(CliRunner().invoke(cli, args).output)
     assert [(s["size"], s["agent"]) for s in data["stats"]] == [
-        ("8x8", "greedy"), ("8x8", "random"), ("10x10", "greedy"), ("10x10", "random")]
+        ("8x8", "greedy"), ("8x8", "random"), ("10x10", "greedy"), ("10x10", "random"),
+        ("all", "greedy"), ("all", "random")]
+    pooled = data["stats"][-2]
+    assert pooled["games"] == 4 and pooled["wins"] == data["stats"][0]["wins"] + data["stats"][2]["wins"]
     assert len(data["games"]) == 8 and data["options"]["games"] == 2
     assert {"win_low", "win_high", "median_ms_turn", "lost_to_pirate"} <= set(data["stats"][0])
     assert "seconds" in data["games"][0] and "seconds" in data
@@ -138,7 +141,8 @@ def test_bench_on_a_folder_of_maps(tmp_path):
     args = ["bench", "--maps", str(tmp_path), "--games", "2", "--agents", "logic,random", "--json"]
     data = json.loads(CliRunner().invoke(cli, args).output)
     assert [(s["size"], s["agent"], s["games"]) for s in data["stats"]] == [
-        ("10x10", "logic", 2), ("10x10", "random", 2), ("12x12", "logic", 2), ("12x12", "random", 2)]
+        ("10x10", "logic", 2), ("10x10", "random", 2), ("12x12", "logic", 2), ("12x12", "random", 2),
+        ("all", "logic", 4), ("all", "random", 4)]
     assert {g["map"] for g in data["games"]} == {"MAP_a.txt", "MAP_b.txt"}
     assert all(g["island_seed"] is None for g in data["games"])
     # Adding a map changes no other map's games.

@@ -144,7 +144,11 @@ def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float
 
 
 def summarize(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Stats]:
-    """One Stats per (size, agent): sizes by area, agents in the given order."""
+    """One Stats per (size, agent): sizes by area, agents in the given order.
+
+    With more than one size, rows of size "all" pool every game of an agent
+    (a folder of map files of many sizes is summed up in one line each).
+    """
     groups: dict[tuple[str, str], list[GameRecord]] = {}
     for r in records:
         groups.setdefault((r.size, r.agent), []).append(r)
@@ -155,6 +159,11 @@ def summarize(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Stat
             rs = groups.get((size, agent), [])
             if rs:
                 out.append(_stats(agent, size, rs))
+    if len(sizes) > 1:
+        for agent in agents:
+            rs = [r for r in records if r.agent == agent]
+            if rs:
+                out.append(_stats(agent, "all", rs))
     return out
 
 
