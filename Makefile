@@ -25,6 +25,7 @@ clean:
 	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
-# Rewrite the golden logs on purpose (after a deliberate change of behaviour).
+# Rewrite the golden logs and replay frames on purpose (after a deliberate change of behaviour).
 golden: $(STAMP)
 	$(BIN)/treasure run input/ tests/golden/
+	TREASURE_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_replay.py
