@@ -26,3 +26,19 @@ class ScriptedAgent:
 
         self.observations.append(obs)
         return self.actions.pop(0) if self.actions else LargeScan()
+
+
+# A small valid map in canonical form: 6 columns x 5 rows; the treasure (1, 2)
+# is plain land of region 1 and both prisons reach it. Lines: header 1-5, rows 6-10.
+SMALL_MAP = """\
+6 5
+2
+5
+3
+1 2
+0; 0; 0; 0; 0; 0
+0; 1; 1; 2M; 2; 0
+0; 1P; 1; 2; 2P; 0
+0; 1; 1; 2; 2; 0
+0; 0; 0; 0; 0; 0
+"""

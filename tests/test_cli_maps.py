@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from helpers import SMALL_MAP
 
 from treasure_cli import __version__
 from treasure_cli.cli import cli
@@ -141,18 +142,7 @@ def test_generate_malformed_options(args):
 
 
 # -- check ----------------------------------------------------------------------
-GOOD = """\
-6 5
-2
-5
-3
-1 2
-0; 0; 0; 0; 0; 0
-0; 1; 1; 2M; 2; 0
-0; 1P; 1; 2; 2P; 0
-0; 1; 1; 2; 2; 0
-0; 0; 0; 0; 0; 0
-"""
+GOOD = SMALL_MAP
 GOOD_OK = "ok, 6x5, 2 land regions, 2 prisons, 1 mountain tiles, r=2 f=5"
 
 

@@ -9,26 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from helpers import SMALL_MAP
 
 from treasure_cli.errors import MapFormatError
 from treasure_cli.generate import generate_island
 from treasure_cli.island import Island
 from treasure_cli.mapfile import format_map, parse_map, read_map, write_map
 
-# 6 columns x 5 rows; the treasure (1, 2) is plain land of region 1, and both
-# prisons reach it. Line numbers: header 1-5, map rows 6-10.
-BASE = """\
-6 5
-2
-5
-3
-1 2
-0; 0; 0; 0; 0; 0
-0; 1; 1; 2M; 2; 0
-0; 1P; 1; 2; 2P; 0
-0; 1; 1; 2; 2; 0
-0; 0; 0; 0; 0; 0
-"""
+BASE = SMALL_MAP  # 6x5; header on lines 1-5, map rows on lines 6-10
 
 
 def base_island() -> Island:
