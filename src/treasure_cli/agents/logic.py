@@ -50,6 +50,15 @@ class Features:
 Square = tuple[Pos, int]  # centre and radius
 
 
+def _box(p: np.ndarray) -> tuple[slice, slice]:
+    """The rows and columns holding all of `p`'s weight, grown by the largest scan radius."""
+    rows = np.flatnonzero(p.any(axis=1))
+    cols = np.flatnonzero(p.any(axis=0))
+    h, w = p.shape
+    return (slice(max(int(rows[0]) - _PAD, 0), min(int(rows[-1]) + _PAD, h - 1) + 1),
+            slice(max(int(cols[0]) - _PAD, 0), min(int(cols[-1]) + _PAD, w - 1) + 1))
+
+
 class _Mass:
     """Mass of scan squares and rectangles in O(1), over the box that holds all the mass.
 
@@ -58,15 +67,12 @@ class _Mass:
     box (grown by the radius) every window is empty.
     """
 
-    def __init__(self, p: np.ndarray, walk: np.ndarray):
-        """`p`: weights (bool, int or float, not all zero); masses come out as shares of their sum."""
-        rows = np.flatnonzero(p.any(axis=1))
-        cols = np.flatnonzero(p.any(axis=0))
-        H, W = p.shape
-        self.r0, self.c0 = max(int(rows[0]) - _PAD, 0), max(int(cols[0]) - _PAD, 0)
-        r1, c1 = min(int(rows[-1]) + _PAD, H - 1), min(int(cols[-1]) + _PAD, W - 1)
-        self.box = box = np.s_[self.r0: r1 + 1, self.c0: c1 + 1]
-        self.h, self.w = r1 + 1 - self.r0, c1 + 1 - self.c0
+    def __init__(self, p: np.ndarray, walk: np.ndarray, box: tuple[slice, slice]):
+        """`p`: weights (bool, int or float, not all zero) inside `box` (see `_box`);
+        masses come out as shares of their sum."""
+        self.box = box
+        self.r0, self.c0 = box[0].start, box[1].start
+        self.h, self.w = box[0].stop - self.r0, box[1].stop - self.c0
         padded = np.zeros((self.h + 2 * _PAD, self.w + 2 * _PAD))
         padded[_PAD: _PAD + self.h, _PAD: _PAD + self.w] = p[box]
         self.cs = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
@@ -145,15 +151,7 @@ class LogicAgent:
             return LargeScan()
         # With hard facts only every candidate weighs the same: work on the mask itself.
         p = self.belief.weights() if self.belief.soft_hints else know.candidates
-        walk = obs.island.walkable
-        pos = obs.position
-        urgent = self._urgency(p) if self.features.race and know.pirate_free else p
-        mass = _Mass(urgent, walk)
-
-        scan_value, scan_first, scan_actions = self._best_scan_plan(walk, pos, mass, obs.actions_left)
-        if scan_value >= 1.0 - 1e-9:
-            return scan_first  # this plan finds the treasure for sure
-
+        box = _box(p)
         if self.belief.soft_hints:
             idx = np.flatnonzero(p)
             pc = p.ravel()[idx]
@@ -161,8 +159,23 @@ class LogicAgent:
             verify, gain_verify = self._best_verification(idx, pc, n_eff / SCAN_RATE)
         else:
             n_eff = float(n)
-            verify, gain_verify = self._best_split(mass.box, n)
+            verify, gain_verify = self._best_split(box, n)
         j_now = n_eff / SCAN_RATE
+        racing = self.features.race and know.pirate_free
+        if verify is not None and not racing and not self.belief.soft_hints:
+            # A scan sees at most 25 of the n equally likely tiles: if even that is
+            # worth less than the verification, skip pricing the scans.
+            c_max = min(1.0, 25.0 / n)
+            if gain_verify >= max(j_now * (1.0 - (1.0 - c_max) ** 2), 1.0):
+                return verify
+        walk = obs.island.walkable
+        pos = obs.position
+        urgent = self._urgency(p) if racing else p
+        mass = _Mass(urgent, walk, box)
+
+        scan_value, scan_first, scan_actions = self._best_scan_plan(walk, pos, mass, obs.actions_left)
+        if scan_value >= 1.0 - 1e-9:
+            return scan_first  # this plan finds the treasure for sure
         gain_scan = j_now * (1.0 - (1.0 - scan_value) ** 2) / scan_actions if scan_value > 0 else 0.0
         if verify is not None and gain_verify >= max(gain_scan, 1.0):
             return verify
@@ -191,14 +204,15 @@ class LogicAgent:
         """The plan for the rest of this turn that covers the most mass: (mass, first action, actions)."""
         here = (pos, 2)
         best = (mass.square(here), LargeScan(), 1)
-        firsts: list[tuple[Action, Pos, Square | None]] = [(LargeScan(), pos, here)]
         for move, dst in self._moves(walk, pos):
-            covered = (dst, 1) if move.small else None
-            firsts.append((move, dst, covered))
-            if covered and mass.square(covered) > best[0] + 1e-12:
-                best = (mass.square(covered), move, 1)
+            if move.small:
+                value = mass.square((dst, 1))
+                if value > best[0] + 1e-12:
+                    best = (value, move, 1)
         if actions_left < 2 or not self.features.plan_two:
             return best
+        firsts: list[tuple[Action, Pos, Square | None]] = [(LargeScan(), pos, here)]
+        firsts += [(move, dst, (dst, 1) if move.small else None) for move, dst in self._moves(walk, pos)]
         one = best[0]
         for first, mid, covered in firsts:
             seconds = [(mid, 2)] + [(dst, 1) for move, dst in self._moves(walk, mid) if move.small]
