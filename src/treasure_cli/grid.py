@@ -36,11 +36,14 @@ class Direction(enum.Enum):
 UNREACHABLE = -1
 
 
-def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray) -> np.ndarray:
+def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray,
+                 until: Pos | None = None, extra: int = 0) -> np.ndarray:
     """Walking distance (4-connected, over `passable`) from the nearest source.
 
     `sources` is a list of positions or a bool mask. Unreachable tiles get
-    UNREACHABLE. Sources need not be passable themselves.
+    UNREACHABLE. Sources need not be passable themselves. With `until`, the
+    search stops `extra` layers after reaching that tile; farther tiles are
+    left UNREACHABLE.
     """
     h, w = passable.shape
     wp = w + 2
@@ -57,8 +60,10 @@ def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray) -> np.nd
     dist[frontier] = 0
     offsets = np.array([-wp, 1, wp, -1], dtype=np.int64)
     owner = np.empty(dist.size, dtype=np.int64)  # dedupes a layer without sorting it
+    stop = None if until is None else (until[0] + 1) * wp + (until[1] + 1)
+    last = extra if stop is not None and dist[stop] != UNREACHABLE else None
     step = 0
-    while frontier.size:
+    while frontier.size and (last is None or step < last):
         step += 1
         nb = (frontier[:, None] + offsets).ravel()
         nb = nb[open_[nb] & (dist[nb] == UNREACHABLE)]
@@ -68,6 +73,8 @@ def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray) -> np.nd
         owner[nb] = order
         frontier = nb[owner[nb] == order]
         dist[frontier] = step
+        if stop is not None and last is None and dist[stop] != UNREACHABLE:
+            last = step + extra
     return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()
 
 

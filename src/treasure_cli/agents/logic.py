@@ -136,6 +136,8 @@ class LogicAgent:
         self.belief: Belief | None = None
         self._target: Pos | None = None
         self._to_target: np.ndarray | None = None
+        self._target_field: Pos | None = None  # the target `_to_target` was computed for
+        self._field_partial = False  # that field stops a few steps past where the agent stood
         self._move_cache: dict[Pos, list[tuple[Move, Pos]]] = {}
 
     # ------------------------------------------------------------------ act
@@ -288,7 +290,13 @@ class LogicAgent:
             best = min(moves, key=lambda m: (manhattan(m[1]), 0 if m[0].small else 1), default=None)
             if best is not None and manhattan(best[1]) < manhattan(pos):
                 return best[0]
-            self._target, self._to_target = target, bfs_distance(walk, [target])
+            self._target = target
+        if self._target_field != target or (self._field_partial and self._to_target[pos] < 0):
+            # Search out from the target just past the agent: the moves from here need no more.
+            # (If the search never met the agent it ran to the end: the target is out of reach.)
+            self._to_target = bfs_distance(walk, [target], until=pos, extra=4)
+            self._target_field = target
+            self._field_partial = bool(self._to_target[pos] >= 0)
         dist = self._to_target
         here = int(dist[pos])
         reachable = [(int(dist[dst]), 0 if move.small else 1, move) for move, dst in moves if dist[dst] >= 0]
