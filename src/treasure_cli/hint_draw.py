@@ -193,6 +193,10 @@ class _Drawer:
         top, left = self._int(0, h - rh), self._int(0, w - rw)
         return top, left, top + rh - 1, left + rw - 1
 
+    def not_tiles(self) -> list[Pos]:
+        """Kind 1's parameters: 1 to 12 distinct land tiles."""
+        return self.tiles_from(self.land_flat, self._int(1, min(12, self.land_flat.size)))
+
     def line(self) -> tuple[int | None, int | None]:
         u = self.rng.random()
         row = self._int(0, self.island.height - 1)
@@ -206,8 +210,7 @@ class _Drawer:
     def draw(self, kind: HintKind) -> Hint:
         isl, ctx = self.island, self.ctx
         if kind is HintKind.NOT_TILES:
-            n = self._int(1, min(12, self.land_flat.size))
-            return NotTiles(tuple(self.tiles_from(self.land_flat, n)))
+            return NotTiles(tuple(self.not_tiles()))
         if kind is HintKind.IN_REGIONS:
             return InRegions(self.regions(2, 5))
         if kind is HintKind.NOT_REGIONS:
@@ -282,6 +285,11 @@ def draw_hint(
     while kinds:
         kind = choose_kind(kinds, rng)
         for _ in range(1 if kind in _FIXED_KINDS else MAX_PARAM_DRAWS):
+            if kind is HintKind.NOT_TILES:  # the common slow case: test before building
+                tiles = drawer.not_tiles()
+                if (t not in tiles) == truthful:
+                    return NotTiles(tuple(tiles))
+                continue
             hint = drawer.draw(kind)
             if hint.holds_for(island, t) == truthful:
                 return hint
