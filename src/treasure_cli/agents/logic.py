@@ -181,7 +181,7 @@ class LogicAgent:
         gain_scan = j_now * (1.0 - (1.0 - scan_value) ** 2) / scan_actions if scan_value > 0 else 0.0
         if verify is not None and gain_verify >= max(gain_scan, 1.0):
             return verify
-        teleport = self._teleport(obs, pos, n_eff, mass)
+        teleport = self._teleport(obs, pos, n_eff, mass, scan_value)
         if teleport is not None:
             return teleport
         if verify is not None and gain_verify > gain_scan and gain_verify > 0.25:
@@ -262,14 +262,22 @@ class LogicAgent:
                     best, best_gain = Verify(number), gain
         return best, best_gain
 
-    def _teleport(self, obs: Observation, pos: Pos, n_eff: float, mass: _Mass) -> Action | None:
-        """Jump to the richest 5x5 window when it is far and worth the one teleport."""
+    def _teleport(self, obs: Observation, pos: Pos, n_eff: float, mass: _Mass,
+                  scan_value: float) -> Action | None:
+        """Jump to the richest 5x5 window when it is far and worth the one teleport.
+
+        In the race with a free pirate "far" is anything a small move cannot
+        reach, once that window holds clearly more than a scan here would see.
+        """
         if obs.teleport_used:
             return None
         target, seen = mass.richest(pos, None)
-        if abs(target[0] - pos[0]) + abs(target[1] - pos[1]) <= TELEPORT_MIN_DISTANCE:
+        far = abs(target[0] - pos[0]) + abs(target[1] - pos[1])
+        if self.know.pirate_free and self.features.race:
+            return Teleport(target) if far > 2 and seen > 1.5 * scan_value else None
+        if far <= TELEPORT_MIN_DISTANCE:
             return None
-        if seen >= 0.25 or n_eff <= 40 or self.know.pirate_free:
+        if seen >= 0.25 or n_eff <= 40:
             return Teleport(target)
         return None
 
