@@ -155,5 +155,5 @@ def public_view(event: Event, hint_truths: bool = False) -> Event | None:
     if isinstance(event, (TreasureHidden, GameStarted)):
         return None
     if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
-        return dataclasses.replace(event, truthful=None)
+        return HintGiven(event.turn, event.number, event.hint, None)
     return event

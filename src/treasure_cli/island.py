@@ -118,7 +118,11 @@ class Island:
         return self.regions == region
 
     def regions_mask(self, regions) -> np.ndarray:
-        return np.isin(self.regions, np.asarray(list(regions), dtype=np.int32))
+        """Tiles of any of `regions` (a lookup table indexed by region: faster than isin)."""
+        table = np.zeros(self.region_count, dtype=bool)
+        wanted = [r for r in regions if 0 <= r < self.region_count]
+        table[wanted] = True
+        return table[self.regions]
 
     @cached_property
     def prisons(self) -> tuple[Pos, ...]:

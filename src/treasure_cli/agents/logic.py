@@ -21,6 +21,7 @@ cost per action shrinks as the candidates do.
 from __future__ import annotations
 
 import dataclasses
+from functools import cached_property
 
 import numpy as np
 
@@ -79,7 +80,12 @@ class _Mass:
         self.cs[1:, 1:] = padded.cumsum(0).cumsum(1)
         self.cs /= self.cs[-1, -1]
         self.window = {k: self._windows(k) for k in (1, 2)}
-        self.cover = np.where(walk[box], self.window[2], 0.0)  # what a large scan sees from each tile
+        self._walk = walk
+
+    @cached_property
+    def cover(self) -> np.ndarray:
+        """What a large scan sees from each tile of the box (0 where one cannot stand)."""
+        return np.where(self._walk[self.box], self.window[2], 0.0)
 
     def _windows(self, k: int) -> np.ndarray:
         cs, h, w = self.cs, self.h, self.w
