@@ -336,3 +336,25 @@ def test_run_step_usage_errors(small_map, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     result = invoke(args)
     assert result.exit_code == 2 and message in result.output
+
+
+@pytest.mark.parametrize("agent", ["logic", "oracle"])
+def test_ruled_out_tiles_are_the_ones_the_logged_agent_knew(agent):
+    """An oracle was told every hint's truth; the replay dims what it could rule out."""
+    from treasure_cli.knowledge import Knowledge
+    from treasure_cli.runner import build_game
+
+    island = generate_island(20, 20, rng=np.random.default_rng(5))
+    game = build_game(island, agent, 3)
+    events = game.run()
+    replay = Replay(island, events)
+    index = 0
+    while replay.has_step(index + 1):
+        index += 1
+    last = replay.state(index)
+    know = Knowledge(island.public())
+    for e in events:
+        seen = ev.public_view(e, hint_truths=(agent == "oracle"))
+        if seen is not None:
+            know.update(seen)
+    assert np.array_equal(last.candidates, know.candidates)

@@ -140,6 +140,15 @@ def _clone(know: Knowledge) -> Knowledge:
     return copy_
 
 
+def _told_truths(game: ev.GameStarted | None) -> bool:
+    """Whether the logged agent was told every hint's truth (the oracle), so its
+    ruled-out tiles are shown as it saw them."""
+    from treasure_cli.agents import AGENTS
+
+    spec = AGENTS.get(game.agent) if game is not None else None
+    return bool(spec and spec.sees_hint_truths)
+
+
 class Replay:
     """The steps of one game, with the frame state after any of them.
 
@@ -260,7 +269,7 @@ class Replay:
 
     def _fold(self, know: Knowledge, truth: _Truth, event: ev.Event, number: int) -> _Truth:
         try:
-            seen = ev.public_view(event)
+            seen = ev.public_view(event, _told_truths(truth.game))
             if seen is not None:
                 know.update(seen)
             return truth.update(event)
