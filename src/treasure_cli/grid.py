@@ -123,14 +123,6 @@ def manhattan_distance_to(mask: np.ndarray) -> np.ndarray:
     return d
 
 
-def square_mask(shape: tuple[int, int], centre: Pos, radius: int) -> np.ndarray:
-    """The (2·radius+1)² square around `centre`, clipped at the map edge."""
-    m = np.zeros(shape, dtype=bool)
-    r, c = centre
-    m[max(0, r - radius): r + radius + 1, max(0, c - radius): c + radius + 1] = True
-    return m
-
-
 def manhattan_from(shape: tuple[int, int], pos: Pos) -> np.ndarray:
     """Manhattan distance of every tile from `pos`."""
     rows = np.abs(np.arange(shape[0]) - pos[0])
