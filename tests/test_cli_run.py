@@ -127,3 +127,8 @@ def test_logs_are_written_atomically_with_normal_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE((tmp_path / "LOG_01.txt").stat().st_mode) == 0o666 & ~umask
+
+
+def test_step_checks_the_agent_like_a_batch_run():
+    r = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), "--step", "--no-pause", "--agent", "psychic"])
+    assert r.exit_code == 2 and "unknown agent 'psychic'" in r.output

@@ -158,10 +158,13 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
     """
     from treasure_cli.runner import RunOptions, run_maps
 
+    if agent not in agent_names():  # checked here so --step and batch runs say it the same way
+        raise click.BadParameter(f"unknown agent {agent!r}; choose from {', '.join(agent_names())}",
+                                 param_hint="--agent")
+    options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns)
     if step:
         if as_json:
             raise click.UsageError("--json does not go with --step")
-        options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns)
         _watch_map(Path(input_path), output_dir, options, no_pause, turn, window, color)
         return
     if no_pause or turn is not None or window is not None or color is not None:
@@ -171,10 +174,6 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
     maps = map_files([input_path])
     if not maps:
         raise click.ClickException(f"no map files (*.txt) found in {input_path}")
-    if agent not in agent_names():
-        raise click.BadParameter(f"unknown agent {agent!r}; choose from {', '.join(agent_names())}",
-                                 param_hint="--agent")
-    options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns)
     show_progress = sys.stderr.isatty() and len(maps) > 1
     with click.progressbar(length=len(maps), label="playing", file=sys.stderr,
                            hidden=not show_progress) as bar:
