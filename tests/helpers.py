@@ -1,9 +1,15 @@
-"""Small builders shared by the engine tests (imported as a plain module)."""
+"""Small builders shared by the tests (imported as a plain module: pytest puts tests/ on the path)."""
 
 from __future__ import annotations
 
-from treasure_cli.actions import Action
-from treasure_cli.mapfile import parse_map
+from pathlib import Path
+
+from treasure_cli.rules.actions import Action
+from treasure_cli.formats.map_file import parse_map
+
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+GOLDEN = ROOT / "tests" / "golden"
 
 
 def island_from_grid(rows: list[str], treasure: tuple[int, int], r: int = 2, f: int = 4):
@@ -22,7 +28,7 @@ class ScriptedAgent:
         self.observations = []
 
     def act(self, obs):
-        from treasure_cli.actions import LargeScan
+        from treasure_cli.rules.actions import LargeScan
 
         self.observations.append(obs)
         return self.actions.pop(0) if self.actions else LargeScan()

@@ -16,7 +16,7 @@ import click
 from treasure_cli import __version__
 from treasure_cli.agents import agent_names
 from treasure_cli.errors import MapFormatError, TreasureError
-from treasure_cli.mapfile import read_map
+from treasure_cli.formats.map_file import read_map
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -156,7 +156,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/MAP_01.txt output/ --agent random
       treasure run input/MAP_01.txt --step
     """
-    from treasure_cli.runner import RunOptions, run_maps
+    from treasure_cli.play.runner import RunOptions, run_maps
 
     if agent not in agent_names():  # checked here so --step and batch runs say it the same way
         raise click.BadParameter(f"unknown agent {agent!r}; choose from {', '.join(agent_names())}",
@@ -211,7 +211,7 @@ def summary_table(results) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 # ---------------------------------------------------------------- generate
-# (owned by the map generator work: see generate.py)
+# (the generator itself: formats/generator.py)
 @cli.command()
 @click.option("--size", type=click.IntRange(min=5), metavar="N", help="Square map of N x N tiles (default 16).")
 @click.option("--width", type=click.IntRange(min=5), metavar="W", help="Columns (with --height).")
@@ -243,8 +243,8 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
     # Imported here so other commands do not pay for them at start-up.
     import numpy as np
 
-    from treasure_cli.generate import generate_island
-    from treasure_cli.mapfile import format_map, write_map
+    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.formats.map_file import format_map, write_map
 
     if size is not None and (width is not None or height is not None):
         raise click.UsageError("give either --size or --width and --height, not both")
@@ -334,8 +334,8 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     """
     import os
 
-    from treasure_cli.bench import BenchOptions, run_bench, total_games
-    from treasure_cli.generate import MAX_SIDE, MIN_SIDE
+    from treasure_cli.play.bench import BenchOptions, run_bench, total_games
+    from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
 
     names = _csv(agents, "--agents")
     for name in names:
@@ -430,7 +430,7 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay LOG_01.txt --map input/MAP_01.txt --no-pause --no-color > frames.txt
       treasure replay output/LOG_01.txt --turn 2
     """
-    from treasure_cli.replay import open_log
+    from treasure_cli.view.replay import open_log
 
     _show(open_log(log_path, map_path), no_pause, turn, window, color)
 
@@ -438,10 +438,10 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
 def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, turn: int | None,
                window: tuple[int, int] | None, color: bool | None) -> None:
     """`run --step`: play one map while watching it; write its log too when OUTPUT is given."""
-    from treasure_cli.fileio import write_text_atomic
-    from treasure_cli.log import format_log
-    from treasure_cli.replay import live_game
-    from treasure_cli.runner import log_name
+    from treasure_cli.formats.atomic import write_text_atomic
+    from treasure_cli.formats.game_record import format_log
+    from treasure_cli.view.replay import live_game
+    from treasure_cli.play.runner import log_name
 
     if not map_path.is_file():
         raise click.UsageError("--step watches one game: INPUT must be a map file, not a folder")
@@ -457,8 +457,8 @@ def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, 
 
 
 def _show(game, no_pause: bool, turn: int | None, window: tuple[int, int] | None, color: bool | None) -> None:
-    from treasure_cli import replay as rp
-    from treasure_cli.render import REDRAW, Renderer, terminal_screen, use_color
+    from treasure_cli.view import replay as rp
+    from treasure_cli.view.render import REDRAW, Renderer, terminal_screen, use_color
 
     if no_pause and turn is not None:
         raise click.UsageError("give either --no-pause or --turn, not both")

@@ -11,7 +11,7 @@ from treasure_cli.agents.greedy import GreedyAgent
 from treasure_cli.agents.logic import Features, LogicAgent
 from treasure_cli.agents.random_agent import RandomAgent
 from treasure_cli.errors import TreasureError
-from treasure_cli.game import Agent
+from treasure_cli.rules.game import Agent
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from treasure_cli import events as ev
-from treasure_cli.actions import Action, LargeScan, Move, Teleport, Verify, move_target
-from treasure_cli.game import Observation
-from treasure_cli.grid import Direction, Pos, bfs_distance, manhattan_from, window_sum
-from treasure_cli.knowledge import Knowledge
+from treasure_cli.rules import events as ev
+from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, move_target
+from treasure_cli.rules.game import Observation
+from treasure_cli.rules.grid import Direction, Pos, bfs_distance, manhattan_from, window_sum
+from treasure_cli.agents.knowledge import Knowledge
 
 # The only events the baseline learns from. Knowledge would also narrow the
 # candidates with the prison's reach and the pirate's shortest-path walk;

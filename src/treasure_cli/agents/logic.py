@@ -25,11 +25,11 @@ from functools import cached_property
 
 import numpy as np
 
-from treasure_cli.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
-from treasure_cli.belief import Belief
-from treasure_cli.game import Observation
-from treasure_cli.grid import Pos, bfs_distance
-from treasure_cli.knowledge import Knowledge
+from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
+from treasure_cli.agents.belief import Belief
+from treasure_cli.rules.game import Observation
+from treasure_cli.rules.grid import Pos, bfs_distance
+from treasure_cli.agents.knowledge import Knowledge
 
 SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (prices a verification)
 TELEPORT_MIN_DISTANCE = 10  # closer than this, walking is as good

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from treasure_cli.actions import Action, LargeScan, Verify, legal_moves
-from treasure_cli.game import Observation
+from treasure_cli.rules.actions import Action, LargeScan, Verify, legal_moves
+from treasure_cli.rules.game import Observation
 
 
 class RandomAgent:

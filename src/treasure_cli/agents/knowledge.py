@@ -1,0 +1,138 @@
+"""What can be known from public events: the tiles that may still hold the treasure.
+
+`Knowledge` folds the public event stream into hard facts: the map (the
+treasure is on plain land), hint 1 and every verified hint, every empty scan,
+the prison once revealed, and the pirate's walk once he is free (each move
+keeps him on a shortest path to the treasure). The agents build on it, and
+the replay uses the same class to show what the agent had ruled out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treasure_cli.rules import events as ev
+from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.hints import Hint
+from treasure_cli.rules.island import Island
+from treasure_cli.rules.pirate import consistent_treasures
+
+
+class Knowledge:
+    def __init__(self, island: Island, tie_break: bool = True):
+        """`tie_break=False` uses only "he walks a shortest path" (for comparison in the bench)."""
+        self.island = island
+        self.tie_break = tie_break
+        self.candidates: np.ndarray = island.walkable & ~island.prison & island.prison_reach
+        self.hints: list[Hint] = []
+        self.masks: list[np.ndarray] = []
+        self.verified: dict[int, bool] = {}
+        self.turn = 0
+        self.position: Pos | None = None
+        self.teleport_used = False
+        self.prison: Pos | None = None
+        self.pirate: Pos | None = None
+        self.pirate_steps = 0  # tiles walked since the prison
+        self.pirate_free = False
+        self._from_prison: np.ndarray | None = None
+        self._last_steps: set[Direction | None] = {None}  # the pirate's possible last direction
+        self._fields: dict[Pos, np.ndarray] = {}
+
+    # -- queries ------------------------------------------------------------
+    @property
+    def count(self) -> int:
+        return int(self.candidates.sum())
+
+    def unverified(self) -> list[int]:
+        return [n for n in range(1, len(self.hints) + 1) if n not in self.verified]
+
+    # -- updates ------------------------------------------------------------
+    def update(self, event: ev.Event) -> None:
+        handler = getattr(self, "_on_" + type(event).__name__, None)
+        if handler is not None:
+            handler(event)
+
+    def update_all(self, events) -> None:
+        for e in events:
+            self.update(e)
+
+    def restrict(self, mask: np.ndarray) -> None:
+        self.candidates = self.candidates & mask  # a new array: callers may keep the old one
+
+    def _on_AgentPlaced(self, e: ev.AgentPlaced) -> None:
+        self.position = e.pos
+
+    def _on_TurnStarted(self, e: ev.TurnStarted) -> None:
+        self.turn = e.turn
+
+    def _on_HintGiven(self, e: ev.HintGiven) -> None:
+        self.hints.append(e.hint)
+        self.masks.append(e.hint.mask(self.island))
+        if e.truthful is not None:  # hint 1, or every hint for the oracle
+            self._learn(e.number, e.truthful)
+
+    def _on_HintVerified(self, e: ev.HintVerified) -> None:
+        self._learn(e.number, e.truthful)
+
+    def _learn(self, number: int, truthful: bool) -> None:
+        self.verified[number] = truthful
+        s = self.masks[number - 1]
+        self.restrict(s if truthful else ~s)
+
+    def _on_AgentMoved(self, e: ev.AgentMoved) -> None:
+        self.position = e.dst
+
+    def _on_Teleported(self, e: ev.Teleported) -> None:
+        self.position = e.dst
+        self.teleport_used = True
+
+    def _on_AreaScanned(self, e: ev.AreaScanned) -> None:
+        if not e.found:
+            (r, c), k = e.centre, e.size // 2
+            self.candidates = self.candidates.copy()  # a new array: callers may keep the old one
+            self.candidates[max(0, r - k): r + k + 1, max(0, c - k): c + k + 1] = False
+
+    def _on_PrisonRevealed(self, e: ev.PrisonRevealed) -> None:
+        self._set_prison(e.pos)
+
+    def _set_prison(self, pos: Pos) -> None:
+        if self.prison is None:
+            self.prison = pos
+            self.restrict(self.island.reach_of(pos))
+
+    def _on_PirateFreed(self, e: ev.PirateFreed) -> None:
+        self.pirate_free = True
+
+    def distance_from(self, pos: Pos) -> np.ndarray:
+        """Walking distance field from `pos`, cached (the pirate's moves reuse tiles)."""
+        field = self._fields.get(pos)
+        if field is None:
+            if len(self._fields) >= 32:
+                self._fields.clear()
+            field = self._fields[pos] = self.island.walk_distance([pos])
+        return field
+
+    def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
+        if self.pirate is None:
+            self._set_prison(e.src)  # freed before the reveal: he starts in his prison
+            self._from_prison = self.distance_from(self.prison)
+        # He walks the rule's shortest path: keep the tiles t for which the rule
+        # would have walked exactly this move (see pirate.consistent_treasures).
+        allowed, self._last_steps = consistent_treasures(
+            self.island.walkable, self._from_prison, self.distance_from,
+            e.src, e.dst, self.pirate_steps, self._last_steps,
+        )
+        if self.tie_break:
+            self.restrict(allowed)
+        else:
+            here = self.distance_from(e.dst)
+            steps = self.pirate_steps + abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
+            self.restrict((here >= 0) & (here == self._from_prison - steps))
+        self.pirate_steps += abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
+        self.pirate = e.dst
+
+    def game_goes_on(self) -> None:
+        """Called when the agent is asked to act: the pirate is not standing on the treasure."""
+        if self.pirate is not None and self.candidates[self.pirate]:
+            self.candidates = self.candidates.copy()
+            self.candidates[self.pirate] = False

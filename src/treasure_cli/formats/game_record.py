@@ -1,0 +1,168 @@
+"""Game logs: events to text and text back to events.
+
+A log is three header lines — the number of event lines that follow, `WIN`
+or `LOSE`, the number of turns played — then one line per event. Each event
+type has one template below; the same template writes a line and, turned into
+a regular expression, parses it back, so `parse_log(format_log(e)) == e`.
+See docs/log-format.md for the grammar.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from treasure_cli.rules import events as ev
+from treasure_cli.errors import TreasureError
+from treasure_cli.rules.grid import Direction
+from treasure_cli.rules.hints import parse_hint
+
+# One template per event type. `{name:type}` is a field; the rest is literal.
+TEMPLATES: dict[type, str] = {
+    ev.GameStarted: "game: map {map_name:name} ({width:int}x{height:int}), seed {seed:int}, "
+                    "agent {agent:word}, truth rate {truth_rate:float}, turn limit {max_turns:int}",
+    ev.TreasureHidden: "setup: the treasure is at {treasure:pos}, the pirate is in the prison at {prison:pos}",
+    ev.AgentPlaced: "setup: the agent starts at {pos:pos}",
+    ev.ScheduleAnnounced: "setup: the prison is revealed on turn {reveal_turn:int}, "
+                          "the pirate is free from turn {free_turn:int}",
+    ev.TurnStarted: "turn {turn:int}: the turn starts",
+    ev.PrisonRevealed: "turn {turn:int}: the pirate reveals his prison at {pos:pos}",
+    ev.PirateFreed: "turn {turn:int}: the pirate is free",
+    ev.HintGiven: "turn {turn:int}: the pirate gives hint {number:int} ({truthful:truth}): {hint:hint}",
+    ev.HintAdded: "turn {turn:int}: hint {number:int} is added to the hint list, which now holds {count:int}",
+    ev.PirateMoved: "turn {turn:int}: the pirate moves from {src:pos} to {dst:pos}",
+    ev.HintVerified: "turn {turn:int}: the agent verifies hint {number:int}: it is {truthful:truth}",
+    ev.AgentMoved: "turn {turn:int}: the agent moves {direction:dir} {steps:int} from {src:pos} to {dst:pos}",
+    ev.AreaScanned: "turn {turn:int}: the agent scans the {size:int}x{size:int} square around {centre:pos}: {found:found}",
+    ev.Teleported: "turn {turn:int}: the agent teleports from {src:pos} to {dst:pos}",
+    ev.GameEnded: "turn {turn:int}: game over, {outcome:outcome}: {reason:reason}",
+}
+
+_REASONS = {
+    ev.EndReason.FOUND: "the agent's scan found the treasure",
+    ev.EndReason.PIRATE: "the pirate reached the treasure first",
+    ev.EndReason.TIMEOUT: "timeout, the turn limit was reached",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Type:
+    pattern: str
+    write: object
+    read: object
+
+
+def _read_pos(text: str):
+    r, c = re.fullmatch(r"\((\d+), (\d+)\)", text).groups()
+    return (int(r), int(c))
+
+
+_TYPES: dict[str, _Type] = {
+    "int": _Type(r"-?\d+", str, int),
+    "float": _Type(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", repr, float),
+    "word": _Type(r"\S+", str, str),
+    "name": _Type(r".+?", str, str),
+    "pos": _Type(r"\(\d+, \d+\)", lambda p: f"({p[0]}, {p[1]})", _read_pos),
+    "dir": _Type(r"[NESW]", lambda d: d.name, lambda s: Direction[s]),
+    "truth": _Type(r"true|false|unknown",
+                   lambda b: "unknown" if b is None else ("true" if b else "false"),
+                   lambda s: None if s == "unknown" else s == "true"),
+    "found": _Type(r"treasure found|empty", lambda b: "treasure found" if b else "empty",
+                   lambda s: s == "treasure found"),
+    "outcome": _Type(r"WIN|LOSE", lambda o: o.value, ev.Outcome),
+    "reason": _Type("|".join(map(re.escape, _REASONS.values())), _REASONS.__getitem__,
+                    {v: k for k, v in _REASONS.items()}.__getitem__),
+    "hint": _Type(r".+", lambda h: h.sentence(), parse_hint),
+}
+
+_FIELD = re.compile(r"\{(\w+):(\w+)\}")
+
+
+def _compile(template: str) -> tuple[re.Pattern, list[tuple[str, str]]]:
+    """Template -> anchored regex with one group per field (a repeated field is matched again)."""
+    parts, fields, seen, pos = [], [], set(), 0
+    for m in _FIELD.finditer(template):
+        parts.append(re.escape(template[pos:m.start()]))
+        name, kind = m.groups()
+        if name in seen:
+            parts.append(f"(?P={name})")
+        else:
+            parts.append(f"(?P<{name}>{_TYPES[kind].pattern})")
+            fields.append((name, kind))
+            seen.add(name)
+        pos = m.end()
+    parts.append(re.escape(template[pos:]))
+    return re.compile("".join(parts) + r"\Z"), fields
+
+
+_PARSERS = [(cls, *_compile(t)) for cls, t in TEMPLATES.items()]
+
+
+def format_event(event: ev.Event) -> str:
+    template = TEMPLATES[type(event)]
+    return _FIELD.sub(lambda m: _TYPES[m.group(2)].write(getattr(event, m.group(1))), template)
+
+
+def parse_event(line: str) -> ev.Event:
+    """One log line back to its event; ValueError if no template matches."""
+    for cls, pattern, fields in _PARSERS:
+        m = pattern.match(line)
+        if m:
+            try:
+                values = {name: _TYPES[kind].read(m.group(name)) for name, kind in fields}
+            except (ValueError, KeyError) as exc:
+                raise ValueError(f"{exc}") from None
+            return cls(**values)
+    raise ValueError(f"not a known log line: {line!r}")
+
+
+def format_log(events: list[ev.Event]) -> str:
+    """The whole log text for a finished game (its last event is GameEnded)."""
+    end = events[-1]
+    if not isinstance(end, ev.GameEnded):
+        raise ValueError("a log is written for a finished game only")
+    body = [format_event(e) for e in events]
+    return "\n".join([str(len(body)), end.outcome.value, str(end.turn), *body]) + "\n"
+
+
+class LogFormatError(TreasureError):
+    def __init__(self, path: str, line: int, message: str):
+        self.path, self.line, self.message = path, line, message
+        super().__init__(f"{path}:{line}: {message}")
+
+
+def parse_log(text: str, path: str = "<log>") -> list[ev.Event]:
+    """Log text back to events; LogFormatError names the line that is wrong."""
+    lines = text.splitlines()
+    if len(lines) < 3:
+        raise LogFormatError(path, max(1, len(lines)), "a log starts with three header lines")
+    if not lines[0].strip().isdigit():
+        raise LogFormatError(path, 1, f"expected the number of log lines, found {lines[0]!r}")
+    count = int(lines[0])
+    if count != len(lines) - 3:
+        raise LogFormatError(path, 1, f"header says {count} log lines but the file has {len(lines) - 3}")
+    if lines[1] not in ("WIN", "LOSE"):
+        raise LogFormatError(path, 2, f"expected WIN or LOSE, found {lines[1]!r}")
+    if not lines[2].strip().isdigit():
+        raise LogFormatError(path, 3, f"expected the number of turns, found {lines[2]!r}")
+    events = []
+    for number, line in enumerate(lines[3:], start=4):
+        try:
+            events.append(parse_event(line))
+        except ValueError as exc:
+            raise LogFormatError(path, number, str(exc)) from None
+    end = events[-1] if events else None
+    if not isinstance(end, ev.GameEnded):
+        raise LogFormatError(path, len(lines), "the last line must be the end of the game")
+    if end.outcome.value != lines[1] or end.turn != int(lines[2]):
+        raise LogFormatError(path, 2, "header result or turn count disagrees with the last line")
+    return events
+
+
+def read_log(path: str | Path) -> list[ev.Event]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LogFormatError(str(path), 1, f"cannot read the log: {exc}") from None
+    return parse_log(text, str(path))

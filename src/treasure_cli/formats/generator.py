@@ -1,0 +1,348 @@
+"""Random valid islands (RULES §10), built with vectorised numpy.
+
+The steps, each over flat indices of the (H, W) grid:
+
+1. land: smooth value noise minus a centre-to-edge falloff, thresholded, the
+   border forced to sea, then only the 4-connected piece holding the most
+   inland tile kept. Noise dips give bays and lakes.
+2. regions: a multi-source random flood from well-spread seeds. A tile is
+   only ever claimed from a 4-neighbour of the same region, so every region
+   is 4-connected by construction.
+3. mountains: short random walks (clusters of 1-5 tiles). Any mountain next
+   to a walkable pocket that got cut off from the main walkable area is
+   removed again, so all walkable land stays one piece; then random
+   mountains at the edge of a cluster are dropped to hit the requested count
+   exactly (freeing a tile next to walkable land disconnects nothing).
+4. treasure on a random plain walkable tile; prisons on plain tiles at some
+   walking distance from it (one BFS), so every prison reaches it.
+
+Every random draw comes from the one Generator passed in, in a fixed order,
+and only + - * / are used on floats (no exp/sin whose SIMD variants may
+differ between machines), so the same seed gives the same map everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from treasure_cli.rules import grid
+from treasure_cli.rules.island import Island
+
+MIN_SIDE = 5
+MAX_SIDE = 4096
+_ATTEMPTS = 50
+_LAND_FRACTION = 0.6  # share of the inner tiles that start as land
+_MAX_CLUSTER = 5  # tiles per mountain cluster, at most
+
+
+class _Retry(Exception):
+    """This attempt drew an unusable layout; draw again from the same stream."""
+
+
+def default_free_turn(width: int, height: int, reveal_turn: int) -> int:
+    """f = r + max(2, round((W + H) / 8)); Python's round (halves to even)."""
+    return reveal_turn + max(2, round((width + height) / 8))
+
+
+def limits(width: int, height: int) -> dict[str, int]:
+    """Largest regions / prisons / mountains a width x height map accepts."""
+    inner = (width - 2) * (height - 2)
+    return {
+        "regions": max(1, inner // 9),
+        "prisons": max(1, inner // 16),
+        "mountains": inner // 8,
+    }
+
+
+def default_counts(width: int, height: int) -> dict[str, int | None]:
+    """Counts used when an option is not given; mountains=None means 6 % of the land."""
+    lim = limits(width, height)
+    side = math.sqrt(width * height)
+    return {
+        "regions": min(lim["regions"], max(2, round(side / 3))),
+        "prisons": min(lim["prisons"], 2 + round(side / 16), 12),
+        "mountains": None,
+    }
+
+
+def generate_island(
+    width: int,
+    height: int,
+    *,
+    regions: int | None = None,
+    prisons: int | None = None,
+    mountains: int | None = None,
+    reveal_turn: int | None = None,
+    free_turn: int | None = None,
+    rng: np.random.Generator,
+) -> Island:
+    """A random valid island of `height` rows x `width` columns.
+
+    `regions` land regions (numbered 1..regions), `prisons` prison tiles,
+    exactly `mountains` mountain tiles; None picks a default scaled with the
+    size. Raises ValueError for impossible options.
+    """
+    _check_options(width, height, regions, prisons, mountains, reveal_turn, free_turn)
+    defaults = default_counts(width, height)
+    n_regions = defaults["regions"] if regions is None else regions
+    n_prisons = defaults["prisons"] if prisons is None else prisons
+    r_turn = int(rng.integers(2, 5)) if reveal_turn is None else reveal_turn
+    f_turn = default_free_turn(width, height, r_turn) if free_turn is None else free_turn
+    for _ in range(_ATTEMPTS):
+        try:
+            return _attempt(width, height, n_regions, n_prisons, mountains, r_turn, f_turn, rng)
+        except _Retry:
+            continue
+    raise ValueError(f"could not generate a {width}x{height} map with these options; try fewer regions, prisons or mountains")
+
+
+def _check_options(width, height, regions, prisons, mountains, reveal_turn, free_turn) -> None:
+    for name, value in (("width", width), ("height", height)):
+        if not MIN_SIDE <= value <= MAX_SIDE:
+            raise ValueError(f"{name} must be between {MIN_SIDE} and {MAX_SIDE}, got {value}")
+    lim = limits(width, height)
+    for name, value, low in (("regions", regions, 1), ("prisons", prisons, 1), ("mountains", mountains, 0)):
+        if value is not None and not low <= value <= lim[name]:
+            raise ValueError(f"{name} must be between {low} and {lim[name]} for a {width}x{height} map, got {value}")
+    for name, value in (("reveal turn", reveal_turn), ("free turn", free_turn)):
+        if value is not None and value < 1:
+            raise ValueError(f"the {name} must be 1 or more, got {value}")
+
+
+def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, rng) -> Island:
+    land = _land_mask(width, height, rng)
+    n_land = int(land.sum())
+    if n_mountains is None:
+        n_mountains = min(round(0.06 * n_land), limits(width, height)["mountains"])
+    # Room for every seed, and enough plain walkable tiles left for the
+    # treasure and the prisons even after the mountains.
+    if n_land < n_regions or n_land - n_mountains < 2 * (n_prisons + 1):
+        raise _Retry
+    flat_land = land.ravel()
+    labels = _grow_regions(flat_land, width, n_regions, rng)
+    mountain = _place_mountains(flat_land, width, n_mountains, rng)
+    walkable = flat_land & ~mountain
+    treasure_flat = int(rng.choice(np.flatnonzero(walkable)))
+    treasure = divmod(treasure_flat, width)
+    dist = grid.bfs_distance(walkable.reshape(height, width), [treasure]).ravel()
+    prison_flat = _pick_prisons(dist, width, height, n_prisons, rng)
+    prison = np.zeros(height * width, dtype=bool)
+    prison[prison_flat] = True
+    island = Island(
+        labels.reshape(height, width),
+        mountain.reshape(height, width),
+        prison.reshape(height, width),
+        r_turn,
+        f_turn,
+        treasure,
+    )
+    if not _verify(island, dist.reshape(height, width), n_regions, n_prisons, n_mountains):
+        raise _Retry  # the construction should rule this out; never hand out a bad map
+    return island
+
+
+# -- 1. land ------------------------------------------------------------------
+def _value_noise(height: int, width: int, cell: float, rng: np.random.Generator) -> np.ndarray:
+    """Random values on a coarse lattice, smoothly interpolated to (H, W)."""
+    gh, gw = int(height / cell) + 2, int(width / cell) + 2
+    lattice = rng.random((gh, gw), dtype=np.float32)
+    y = np.arange(height, dtype=np.float32) / np.float32(cell)
+    x = np.arange(width, dtype=np.float32) / np.float32(cell)
+    y0, x0 = y.astype(np.int64), x.astype(np.int64)
+    ty, tx = y - y0, x - x0
+    ty = ty * ty * (3 - 2 * ty)  # smoothstep: no visible lattice creases
+    tx = tx * tx * (3 - 2 * tx)
+    top = lattice[y0][:, x0] * (1 - tx) + lattice[y0][:, x0 + 1] * tx
+    bottom = lattice[y0 + 1][:, x0] * (1 - tx) + lattice[y0 + 1][:, x0 + 1] * tx
+    return top * (1 - ty)[:, None] + bottom * ty[:, None]
+
+
+def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    side = min(width, height)
+    field = np.zeros((height, width), dtype=np.float32)
+    # Octaves from about a quarter of the map down to a few tiles.
+    cell, weight = max(2.0, side / 4), np.float32(1.0)
+    while cell >= 2.0:
+        field += weight * _value_noise(height, width, cell, rng)
+        cell, weight = cell / 2, weight * np.float32(0.5)
+    # Falloff towards the edge keeps the island central with a sea margin.
+    ry = (np.arange(height, dtype=np.float32) - (height - 1) / 2) / np.float32(height / 2)
+    rx = (np.arange(width, dtype=np.float32) - (width - 1) / 2) / np.float32(width / 2)
+    field -= np.float32(1.2) * (ry[:, None] ** 2 + rx[None, :] ** 2)
+    inner = field[1:-1, 1:-1]
+    threshold = np.partition(inner.ravel(), int(inner.size * (1 - _LAND_FRACTION)))[int(inner.size * (1 - _LAND_FRACTION))]
+    land = np.zeros((height, width), dtype=bool)
+    land[1:-1, 1:-1] = inner >= threshold
+    # Keep the piece holding the most inland tile: one island, no islets.
+    depth = grid.manhattan_distance_to(~land)
+    core = np.unravel_index(int(np.argmax(depth)), land.shape)
+    land = grid.bfs_distance(land, [core]) >= 0
+    if land.sum() < 0.3 * inner.size:
+        raise _Retry
+    return land
+
+
+# -- 2. regions -----------------------------------------------------------------
+def _spread_seeds(land_idx: np.ndarray, width: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Best-candidate sampling: each seed is the farthest of a few random tries."""
+    if count > 1000:  # the greedy spread is quadratic; plain sampling is fine at this density
+        return rng.choice(land_idx, size=count, replace=False)
+    tries = rng.choice(land_idx, size=(count, 8))
+    seeds = np.empty(count, dtype=np.int64)
+    seeds[0] = tries[0, 0]
+    taken = {int(seeds[0])}
+    for k in range(1, count):
+        cand = tries[k]
+        gap = (np.abs(cand[:, None] // width - seeds[None, :k] // width)
+               + np.abs(cand[:, None] % width - seeds[None, :k] % width)).min(axis=1)
+        for j in np.argsort(-gap, kind="stable"):
+            if int(cand[j]) not in taken:
+                seeds[k] = cand[j]
+                break
+        else:  # every try was already a seed: take any free land tile
+            free = np.setdiff1d(land_idx, seeds[:k])
+            seeds[k] = free[rng.integers(free.size)]
+        taken.add(int(seeds[k]))
+    return seeds
+
+
+def _grow_regions(land: np.ndarray, width: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    # The border is sea, so land tiles' flat neighbours never wrap a row.
+    offsets = np.array([-width, 1, width, -1], dtype=np.int64)
+    labels = np.zeros(land.size, dtype=np.int32)
+    seeds = _spread_seeds(np.flatnonzero(land), width, count, rng)
+    labels[seeds] = np.arange(1, count + 1, dtype=np.int32)
+    active = seeds
+    while active.size:
+        # Only some of the frontier grows each round: ragged, uneven borders.
+        grows = rng.random(active.size) < 0.6
+        src = active[grows]
+        nb = src[:, None] + offsets
+        open_ = land[nb] & (labels[nb] == 0)
+        alive = src[open_.any(axis=1)]
+        targets = nb[open_]
+        claim = np.repeat(labels[src], 4).reshape(-1, 4)[open_]
+        # Several regions may reach one tile: a random one wins.
+        order = rng.permutation(targets.size)
+        won, first = np.unique(targets[order], return_index=True)
+        labels[won] = claim[order][first]
+        active = np.concatenate([active[~grows], alive, won])
+    if (labels[land] == 0).any():  # land is one piece, so this cannot happen
+        raise _Retry
+    return labels
+
+
+# -- 3. mountains ---------------------------------------------------------------
+def _place_mountains(land: np.ndarray, width: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    mountain = np.zeros(land.size, dtype=bool)
+    if count == 0:
+        return mountain
+    height = land.size // width
+    offsets = np.array([-width, 1, width, -1], dtype=np.int64)
+    for _ in range(8):
+        # Overshoot a little: the pocket repair and the trim only remove tiles.
+        need = count + max(1, count // 5) - int(mountain.sum())
+        if need > 0:
+            _add_clusters(mountain, land, offsets, need, rng)
+        mountain = _open_pockets(mountain, land, width, height)
+        if int(mountain.sum()) >= count:
+            return _trim(mountain, land, width, height, count, rng)
+    raise _Retry
+
+
+def _trim(mountain, land, width: int, height: int, count: int, rng) -> np.ndarray:
+    """Turn random mountains back into plain land until `count` are left.
+
+    Only mountains touching walkable land are freed, so each freed tile
+    joins the (single) walkable piece instead of becoming an island of its
+    own inside a cluster.
+    """
+    while (extra := int(mountain.sum()) - count) > 0:
+        walkable = (land & ~mountain).reshape(height, width)
+        edge = np.flatnonzero(mountain & grid.neighbours_of(walkable).ravel())
+        drop = edge if edge.size <= extra else rng.choice(edge, size=extra, replace=False)
+        mountain[drop] = False
+    return mountain
+
+
+def _add_clusters(mountain, land, offsets, need, rng) -> None:
+    """Random walks of 1.._MAX_CLUSTER tiles from random walkable seeds."""
+    free = np.flatnonzero(land & ~mountain)
+    n = min(free.size, -(-need // 2))  # clusters average a bit over 2 tiles
+    heads = rng.choice(free, size=n, replace=False)
+    steps_left = rng.integers(0, _MAX_CLUSTER, size=n)
+    mountain[heads] = True
+    for _ in range(_MAX_CLUSTER - 1):
+        nxt = heads + offsets[rng.integers(0, 4, size=n)]
+        moving = (steps_left > 0) & land[nxt]
+        heads = np.where(moving, nxt, heads)
+        mountain[heads[moving]] = True
+        steps_left -= 1
+
+
+def _open_pockets(mountain, land, width: int, height: int) -> np.ndarray:
+    """Remove mountains around walkable pockets until walkable land is one piece."""
+    for _ in range(2 * _MAX_CLUSTER):
+        walkable = (land & ~mountain).reshape(height, width)
+        main = _largest_piece(walkable)
+        pockets = walkable & ~main
+        if not pockets.any():
+            return mountain
+        mountain = mountain & ~grid.neighbours_of(pockets).ravel()
+    raise _Retry
+
+
+def _largest_piece(walkable: np.ndarray) -> np.ndarray:
+    """The largest 4-connected piece of `walkable`.
+
+    Starts from the most inland tile, which is almost always in the main
+    piece, so one BFS usually settles it; the loop only runs on odd maps.
+    """
+    rest = walkable.copy()
+    best = np.zeros_like(walkable)
+    start = np.unravel_index(int(np.argmax(grid.manhattan_distance_to(~walkable))), walkable.shape)
+    while True:
+        piece = grid.bfs_distance(walkable, [start]) >= 0
+        if piece.sum() > best.sum():
+            best = piece
+        rest &= ~piece
+        if best.sum() >= rest.sum():
+            return best
+        start = np.unravel_index(int(np.argmax(rest)), rest.shape)
+
+
+# -- 4. treasure and prisons ----------------------------------------------------
+def _pick_prisons(dist: np.ndarray, width: int, height: int, count: int, rng) -> np.ndarray:
+    """Prisons on tiles that reach the treasure, preferably not right next to it."""
+    far = max(2, (width + height) // 8)
+    for least in (far, 2, 1):
+        cand = np.flatnonzero(dist >= least)
+        if cand.size >= count:
+            return rng.choice(cand, size=count, replace=False)
+    raise _Retry
+
+
+def _verify(island: Island, dist: np.ndarray, n_regions, n_prisons, n_mountains) -> bool:
+    """Cheap checks (no extra BFS) of what the construction promises.
+
+    Region connectivity is left to the tests: checking it costs a BFS per
+    region.
+    """
+    reg = island.regions
+    border_sea = not (reg[0].any() or reg[-1].any() or reg[:, 0].any() or reg[:, -1].any())
+    t = island.treasure
+    return bool(
+        border_sea
+        and island.land_regions == tuple(range(1, n_regions + 1))
+        and int(island.prison.sum()) == n_prisons
+        and int(island.mountain.sum()) == n_mountains
+        and not (island.mountain & island.prison).any()
+        and not (island.mountain | island.prison)[~island.land].any()
+        and island.land[t] and not island.mountain[t] and not island.prison[t]
+        and (dist[island.prison] > 0).all()
+        # `dist` is the walk from the treasure: all walkable land is one piece.
+        and ((dist >= 0) == island.walkable).all()
+    )
+

@@ -1,0 +1,230 @@
+"""Read and write the Treasure Island map text format.
+
+The reader is lenient about layout (blank lines, CRLF, tabs, trailing `;`,
+comma-separated header numbers, `T` markers, a wrong region count) and strict
+about content: every problem raises MapFormatError naming the file, the 1-based
+line and column, and what was expected. Map coordinates in messages are the
+0-based (row, col) used everywhere else. The writer emits one canonical form.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from treasure_cli.errors import MapFormatError
+from treasure_cli.rules.island import SEA, Island
+
+_INT = re.compile(r"[+-]?\d+")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_REGION_MAX = int(np.iinfo(np.int32).max)
+# Longer digit strings are rejected before int(), which raises ValueError
+# past Python's 4300-digit conversion limit.
+_MAX_DIGITS = 100
+_HEADER_SPLIT = re.compile(r"[\s,]+")
+_CELL = re.compile(r"(-?\d+)\s*(\S*)\s*$")
+_HEADER_FIELDS = (
+    ("width and height", 2),
+    ("turn of the prison reveal (r)", 1),
+    ("turn of the pirate's release (f)", 1),
+    ("number of regions (R)", 1),
+    ("treasure row and column", 2),
+)
+
+
+class _Reader:
+    """One parse of one text; collects warnings, raises on the first error."""
+
+    def __init__(self, text: str, path: str):
+        self.path = path
+        self.warnings: list[str] = []
+        # (1-based line number, line text) for every non-blank line. Split only
+        # on \n, \r\n and \r (not str.splitlines, which also breaks at \f, \x1c,
+        # U+2028...) so line numbers match what an editor shows.
+        self.lines = [(i + 1, ln) for i, ln in enumerate(_LINE_END.split(text)) if ln.strip()]
+
+    def fail(self, line: int | None, col: int | None, message: str) -> MapFormatError:
+        return MapFormatError(self.path, line, col, message)
+
+    def warn(self, line: int, message: str) -> None:
+        self.warnings.append(f"{self.path}:{line}: warning: {message}")
+
+    def header(self) -> tuple[list[list[int]], list[int]]:
+        values, line_numbers = [], []
+        for index, (what, count) in enumerate(_HEADER_FIELDS):
+            if index >= len(self.lines):
+                last = self.lines[-1][0] if self.lines else 1
+                raise self.fail(last, 1, f"file ends before header line {index + 1}: expected the {what}")
+            number, text = self.lines[index]
+            tokens = [(m.group(), m.start() + 1) for m in re.finditer(r"[^\s,]+", text)]
+            if len(tokens) != count:
+                col = tokens[count][1] if len(tokens) > count else len(text) + 1
+                raise self.fail(
+                    number, col,
+                    f"expected the {what} ({count} whole number{'s' if count > 1 else ''}), "
+                    f"found {text.strip()!r}",
+                )
+            row = []
+            for token, col in tokens:
+                if not _INT.fullmatch(token):
+                    raise self.fail(number, col, f"expected a whole number for the {what}, found {token!r}")
+                if len(token) > _MAX_DIGITS:
+                    raise self.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
+                row.append(int(token))
+            values.append(row)
+            line_numbers.append(number)
+        return values, line_numbers
+
+    def grid(self, width: int, height: int):
+        rows = self.lines[5:]
+        if len(rows) != height:
+            if len(rows) > height:
+                number, _ = rows[height]
+                raise self.fail(number, 1, f"found more than {height} map rows, expected {height} (the height on line 1)")
+            last = rows[-1][0] if rows else self.lines[4][0]
+            raise self.fail(last, 1, f"found {len(rows)} map rows, expected {height} (the height on line 1)")
+        # Check every row's cell count before allocating: a corrupt width on
+        # line 1 must give a MapFormatError, not a huge allocation.
+        split_rows = []
+        for r, (number, text) in enumerate(rows):
+            cells = text.split(";")
+            starts, pos = [], 0
+            for cell in cells:
+                starts.append(pos + 1)
+                pos += len(cell) + 1
+            if len(cells) == width + 1 and not cells[-1].strip():
+                cells, starts = cells[:-1], starts[:-1]
+            if len(cells) != width:
+                col = starts[width] if len(cells) > width else len(text) + 1
+                raise self.fail(number, col, f"row {r} has {len(cells)} cells, expected {width} (the width on line 1)")
+            split_rows.append((number, cells, starts))
+        regions = np.zeros((height, width), dtype=np.int32)
+        mountain = np.zeros((height, width), dtype=bool)
+        prison = np.zeros((height, width), dtype=bool)
+        markers: list[tuple[int, int, int, int]] = []  # row, col, line, column
+        for r, (number, cells, starts) in enumerate(split_rows):
+            for c, (cell, start) in enumerate(zip(cells, starts)):
+                stripped = cell.strip()
+                col = start + (len(cell) - len(cell.lstrip()))
+                where = f"cell ({r}, {c})"
+                m = _CELL.match(stripped)
+                if not m:
+                    raise self.fail(
+                        number, col,
+                        f"{where}: expected a region number and an optional type M, P or T, found {stripped!r}",
+                    )
+                if len(m.group(1)) > _MAX_DIGITS:
+                    raise self.fail(number, col, f"{where}: region number too long ({len(m.group(1))} characters)")
+                region, kind = int(m.group(1)), m.group(2)
+                if region < 0:
+                    raise self.fail(number, col, f"{where}: region {region} is negative, expected 0 or more")
+                if region > _REGION_MAX:
+                    raise self.fail(number, col, f"{where}: region {region} is too large, expected at most {_REGION_MAX}")
+                regions[r, c] = region
+                if kind == "":
+                    continue
+                if kind not in ("M", "P", "T"):
+                    raise self.fail(number, col, f"{where}: unknown cell type {kind!r}, expected M, P, T or nothing")
+                if region == SEA:
+                    raise self.fail(number, col, f"{where}: sea (region 0) cannot be of type {kind}")
+                if kind == "M":
+                    mountain[r, c] = True
+                elif kind == "P":
+                    prison[r, c] = True
+                else:
+                    markers.append((r, c, number, col))
+        return regions, mountain, prison, markers
+
+    def parse(self) -> Island:
+        (dims, (r_turn,), (f_turn,), (declared,), (tr, tc)), ln = self.header()
+        width, height = dims
+        if width < 1 or height < 1:
+            raise self.fail(ln[0], 1, f"width and height must be at least 1, found {width} {height}")
+        if r_turn < 1:
+            raise self.fail(ln[1], 1, f"the reveal turn r must be 1 or more, found {r_turn}")
+        if f_turn < 1:
+            raise self.fail(ln[2], 1, f"the release turn f must be 1 or more, found {f_turn}")
+        regions, mountain, prison, markers = self.grid(width, height)
+
+        if len(markers) > 1:
+            r, c, number, col = markers[1]
+            raise self.fail(number, col, f"cell ({r}, {c}): a second T marker, expected at most one")
+        if markers and markers[0][:2] != (tr, tc):
+            r, c, number, col = markers[0]
+            raise self.fail(number, col, f"cell ({r}, {c}): T marker disagrees with the treasure ({tr}, {tc}) on line 5")
+
+        where = f"the treasure ({tr}, {tc})"
+        if not (0 <= tr < height and 0 <= tc < width):
+            raise self.fail(
+                ln[4], 1, f"{where} is outside the {width}x{height} map (rows 0-{height - 1}, columns 0-{width - 1})"
+            )
+        if regions[tr, tc] == SEA:
+            raise self.fail(ln[4], 1, f"{where} is on the sea, expected a plain land tile")
+        if mountain[tr, tc]:
+            raise self.fail(ln[4], 1, f"{where} is on a mountain, expected a plain land tile")
+        if prison[tr, tc]:
+            raise self.fail(ln[4], 1, f"{where} is on a prison, expected a plain land tile")
+        if not prison.any():
+            raise self.fail(self.lines[5][0], 1, "the map has no prison, expected at least one P cell")
+
+        island = Island(regions, mountain, prison, r_turn, f_turn, (tr, tc))
+        if not island.reachable_prisons:
+            raise self.fail(ln[4], 1, f"{where} cannot be reached by walking from any prison")
+        if declared != island.region_count:
+            self.warn(
+                ln[3],
+                f"R is {declared} but the regions present need {island.region_count} "
+                f"(highest region {island.region_count - 1}); using {island.region_count}",
+            )
+        return island
+
+
+def parse_map(text: str, path: str = "<map>", warnings: list[str] | None = None) -> Island:
+    """Parse map text; append any warnings to `warnings` if given."""
+    reader = _Reader(text, path)
+    island = reader.parse()
+    if warnings is not None:
+        warnings.extend(reader.warnings)
+    return island
+
+
+def read_map(path: str | Path, warnings: list[str] | None = None) -> Island:
+    """Read a map file (never modifies it)."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise MapFormatError(name, None, None, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise MapFormatError(name, line, col, "not a text file (invalid UTF-8 byte)") from None
+    return parse_map(text, name, warnings)
+
+
+def format_map(island: Island) -> str:
+    """The canonical text of a map: `"; "`-joined cells, no T marker, `\\n` ends."""
+    if island.treasure is None:
+        raise ValueError("cannot write a map without its treasure position")
+    out = [
+        f"{island.width} {island.height}",
+        str(island.reveal_turn),
+        str(island.free_turn),
+        str(island.region_count),
+        f"{island.treasure[0]} {island.treasure[1]}",
+    ]
+    suffix = np.where(island.mountain, "M", np.where(island.prison, "P", ""))
+    cells = np.char.add(island.regions.astype(str), suffix)
+    out.extend("; ".join(row) for row in cells.tolist())
+    return "\n".join(out) + "\n"
+
+
+def write_map(island: Island, path: str | Path) -> None:
+    """Write the canonical text atomically (temp file + rename)."""
+    from treasure_cli.formats.atomic import write_text_atomic
+
+    write_text_atomic(Path(path), format_map(island))

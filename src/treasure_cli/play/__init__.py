@@ -1,0 +1,1 @@
+"""Playing many games: the batch runner and the benchmark."""

@@ -1,0 +1,298 @@
+"""Benchmark: many seeded games per island size and agent, summarised.
+
+The unit of work is one island: it is generated (or read) once and every
+agent plays it with the same game seed, so the agents face exactly the same
+islands, pirates, starts and hint truths. Island i of size s gets its seed
+from (base seed, s, i) alone, so a game is a pure function of (agent, island
+seed, game seed) and the records do not depend on the number of processes or
+on which other sizes, agents or games are in the run.
+
+Only the game is timed (its setup and play), never the island generation;
+the island's cached masks are computed before the clock starts so the first
+agent to play does not pay for them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import statistics
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from treasure_cli.rules.events import Outcome
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.rules.island import Island
+from treasure_cli.formats.map_file import read_map
+from treasure_cli.play.runner import build_game
+
+Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchOptions:
+    agents: tuple[str, ...] = ("logic", "greedy", "random")
+    sizes: tuple[int, ...] = (16, 32, 64)
+    maps: tuple[str, ...] = ()  # map files to play instead of generated islands
+    games: int = 100            # per size, or per map file
+    seed: int = 1
+    truth_rate: float = 0.5
+    reveal_turn: int | None = None
+    free_turn: int | None = None
+    max_turns: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One island and its game seed; every agent plays it."""
+
+    index: int
+    width: int
+    height: int
+    game_seed: int
+    island_seed: int | None = None  # generated islands
+    map_path: str | None = None     # map files
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRecord:
+    agent: str
+    size: str          # "WxH"
+    index: int         # island number within its size (or game number on its map)
+    map: str | None    # map file name, None for a generated island
+    island_seed: int | None
+    game_seed: int
+    outcome: str       # WIN / LOSE
+    reason: str        # found / pirate / timeout
+    turns: int
+    seconds: float
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == Outcome.WIN.value
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    agent: str
+    size: str
+    games: int
+    wins: int
+    win_rate: float
+    win_low: float     # 95 % Wilson interval of the win rate
+    win_high: float
+    lost_to_pirate: int
+    timeouts: int
+    mean_turns_win: float | None    # None when no game was won
+    median_turns_win: float | None
+    median_ms_game: float
+    median_ms_turn: float
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchResult:
+    options: BenchOptions
+    stats: tuple[Stats, ...]
+    records: tuple[GameRecord, ...]
+    seconds: float  # wall time of the whole run
+
+
+# -- seeds ------------------------------------------------------------------
+def _derive(*parts: object) -> int:
+    # A stable hash (not Python's salted `hash`), as rng.map_seed does.
+    digest = hashlib.sha256(":".join(str(p) for p in ("bench", *parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1  # non-negative 63-bit
+
+
+def island_seed(base: int, size: int, index: int) -> int:
+    """Seed of island `index` of size `size`: `treasure generate --size s --seed <this>` rebuilds it."""
+    return _derive("island", base, size, index)
+
+
+def game_seed(base: int, size: int, index: int) -> int:
+    return _derive("game", base, size, index)
+
+
+def map_game_seed(base: int, map_name: str, index: int) -> int:
+    """Seed of game `index` on a map file: keyed by the file name, so adding a map changes no other."""
+    return _derive("map", base, map_name, index)
+
+
+# -- statistics --------------------------------------------------------------
+def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion; (0, 1) when there are no games.
+
+    Unlike the normal approximation it stays inside [0, 1] and is honest at
+    0 % and 100 %, which small benchmarks hit often.
+    """
+    if games <= 0:
+        return 0.0, 1.0
+    p = wins / games
+    z2 = z * z
+    centre = (p + z2 / (2 * games)) / (1 + z2 / games)
+    half = z / (1 + z2 / games) * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games))
+    # At 0 and n wins one end is exactly 0 or 1; say so instead of 0.9999999.
+    low = 0.0 if wins == 0 else max(0.0, centre - half)
+    high = 1.0 if wins == games else min(1.0, centre + half)
+    return low, high
+
+
+def summarize(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Stats]:
+    """One Stats per (size, agent): sizes by area, agents in the given order.
+
+    With more than one size, rows of size "all" pool every game of an agent
+    (a folder of map files of many sizes is summed up in one line each).
+    """
+    groups: dict[tuple[str, str], list[GameRecord]] = {}
+    for r in records:
+        groups.setdefault((r.size, r.agent), []).append(r)
+    sizes = sorted({r.size for r in records}, key=_size_key)
+    out = []
+    for size in sizes:
+        for agent in agents:
+            rs = groups.get((size, agent), [])
+            if rs:
+                out.append(_stats(agent, size, rs))
+    if len(sizes) > 1:
+        for agent in agents:
+            rs = [r for r in records if r.agent == agent]
+            if rs:
+                out.append(_stats(agent, "all", rs))
+    return out
+
+
+def _stats(agent: str, size: str, rs: list[GameRecord]) -> Stats:
+    n = len(rs)
+    won = [r.turns for r in rs if r.won]
+    low, high = wilson_interval(len(won), n)
+    return Stats(
+        agent=agent, size=size, games=n, wins=len(won), win_rate=len(won) / n, win_low=low, win_high=high,
+        lost_to_pirate=sum(r.reason == "pirate" for r in rs),
+        timeouts=sum(r.reason == "timeout" for r in rs),
+        mean_turns_win=statistics.fmean(won) if won else None,
+        median_turns_win=float(statistics.median(won)) if won else None,
+        median_ms_game=1000.0 * statistics.median(r.seconds for r in rs),
+        median_ms_turn=1000.0 * statistics.median(r.seconds / max(1, r.turns) for r in rs),
+    )
+
+
+def _size_key(label: str) -> tuple[int, int, int]:
+    w, h = (int(x) for x in label.split("x"))
+    return (w * h, h, w)
+
+
+# -- the work ----------------------------------------------------------------
+def make_tasks(options: BenchOptions) -> list[Task]:
+    """The islands to play, in record order (size by size, then index)."""
+    tasks: list[Task] = []
+    if options.maps:
+        for path in options.maps:
+            name = Path(path).name
+            for i in range(options.games):
+                tasks.append(Task(i, 0, 0, map_game_seed(options.seed, name, i), map_path=path))
+        return tasks
+    for size in sorted(set(options.sizes)):
+        for i in range(options.games):
+            tasks.append(Task(i, size, size, game_seed(options.seed, size, i),
+                              island_seed=island_seed(options.seed, size, i)))
+    return tasks
+
+
+@lru_cache(maxsize=8)
+def _read(path: str) -> Island:
+    # A worker plays many games on one map file: read and warm it once.
+    return _warm(read_map(path))
+
+
+def _warm(island: Island) -> Island:
+    for name, attr in vars(Island).items():
+        if isinstance(attr, cached_property):
+            getattr(island, name)
+    return island
+
+
+def task_island(task: Task, options: BenchOptions) -> Island:
+    if task.map_path is not None:
+        return _read(task.map_path)
+    assert task.island_seed is not None
+    return _warm(generate_island(
+        task.width, task.height, reveal_turn=options.reveal_turn, free_turn=options.free_turn,
+        rng=np.random.default_rng(task.island_seed),
+    ))
+
+
+def play_task(task: Task, options: BenchOptions) -> list[GameRecord]:
+    """Every agent plays the task's island with the task's game seed."""
+    island = task_island(task, options)
+    size = f"{island.width}x{island.height}"
+    name = Path(task.map_path).name if task.map_path is not None else None
+    records = []
+    for agent in options.agents:
+        start = time.perf_counter()
+        game = build_game(island, agent, task.game_seed, map_name=name or f"bench-{size}-{task.index}",
+                          truth_rate=options.truth_rate, max_turns=options.max_turns)
+        for _ in game.play():  # the events are not needed, only the result
+            pass
+        seconds = time.perf_counter() - start
+        result = game.result
+        assert result is not None
+        records.append(GameRecord(agent, size, task.index, name, task.island_seed, task.game_seed,
+                                  result.outcome.value, result.reason.value, result.turns, seconds))
+    return records
+
+
+def _play_all(tasks: list[Task], options: BenchOptions, jobs: int) -> Iterator[tuple[int, list[GameRecord]]]:
+    """(task position, records) as games finish, in any order."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for i, task in enumerate(tasks):
+            yield i, play_task(task, options)
+        return
+    # Largest islands first, so no big one is left running alone at the end;
+    # a bounded number in flight keeps memory flat for huge runs.
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].width * tasks[i].height)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: dict = {}
+        feed = iter(order)
+        for i in feed:
+            pending[pool.submit(play_task, tasks[i], options)] = i
+            if len(pending) >= 4 * jobs:
+                break
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield pending.pop(fut), fut.result()
+                nxt = next(feed, None)
+                if nxt is not None:
+                    pending[pool.submit(play_task, tasks[nxt], options)] = nxt
+
+
+def run_bench(options: BenchOptions, jobs: int = 1,
+              on_progress: Callable[[int], None] | None = None) -> BenchResult:
+    """Play every task; `on_progress(games)` is called as games finish."""
+    start = time.perf_counter()
+    tasks = make_tasks(options)
+    if options.maps:
+        # Fail before any work if a map cannot be read; the sizes let the
+        # pool start the largest maps first.
+        dims = {p: read_map(p).shape for p in options.maps}
+        tasks = [dataclasses.replace(t, height=dims[t.map_path][0], width=dims[t.map_path][1])
+                 if t.map_path is not None else t for t in tasks]
+    by_task: dict[int, list[GameRecord]] = {}
+    for i, records in _play_all(tasks, options, jobs):
+        by_task[i] = records
+        if on_progress is not None:
+            on_progress(len(records))
+    records = tuple(r for i in range(len(tasks)) for r in by_task[i])
+    return BenchResult(options, tuple(summarize(records, options.agents)), records,
+                       time.perf_counter() - start)
+
+
+def total_games(options: BenchOptions) -> int:
+    count = len(options.maps) if options.maps else len(set(options.sizes))
+    return count * options.games * len(options.agents)

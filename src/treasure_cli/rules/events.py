@@ -1,0 +1,159 @@
+"""The one vocabulary of a game: every step is a typed, immutable event.
+
+The engine emits these; the log writer, the live view, the replay, the
+agents' knowledge and the benchmark all consume them. `turn` is 0 for the
+events that come before turn 1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Union
+
+from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.hints import Hint
+
+
+class Outcome(enum.Enum):
+    WIN = "WIN"
+    LOSE = "LOSE"
+
+
+class EndReason(enum.Enum):
+    FOUND = "found"        # a scan covered the treasure
+    PIRATE = "pirate"      # the pirate stepped onto the treasure
+    TIMEOUT = "timeout"    # the turn limit was reached
+
+
+@dataclasses.dataclass(frozen=True)
+class GameStarted:
+    map_name: str
+    width: int
+    height: int
+    seed: int
+    agent: str
+    truth_rate: float
+    max_turns: int
+    turn: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class TreasureHidden:
+    """The hidden setup; only the log and the viewer see it, never an agent."""
+
+    treasure: Pos
+    prison: Pos
+    turn: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentPlaced:
+    pos: Pos
+    turn: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ScheduleAnnounced:
+    reveal_turn: int
+    free_turn: int
+    turn: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnStarted:
+    turn: int
+
+
+@dataclasses.dataclass(frozen=True)
+class PrisonRevealed:
+    turn: int
+    pos: Pos
+
+
+@dataclasses.dataclass(frozen=True)
+class PirateFreed:
+    turn: int
+
+
+@dataclasses.dataclass(frozen=True)
+class HintGiven:
+    """Hint `number` is said. `truthful` is None in what an agent sees."""
+
+    turn: int
+    number: int
+    hint: Hint
+    truthful: bool | None
+
+
+@dataclasses.dataclass(frozen=True)
+class HintAdded:
+    turn: int
+    number: int
+    count: int
+
+
+@dataclasses.dataclass(frozen=True)
+class PirateMoved:
+    turn: int
+    src: Pos
+    dst: Pos
+
+
+@dataclasses.dataclass(frozen=True)
+class HintVerified:
+    turn: int
+    number: int
+    truthful: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentMoved:
+    turn: int
+    direction: Direction
+    steps: int
+    src: Pos
+    dst: Pos
+
+
+@dataclasses.dataclass(frozen=True)
+class AreaScanned:
+    turn: int
+    centre: Pos
+    size: int  # side of the square: 3 after a small move, 5 for a large scan
+    found: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Teleported:
+    turn: int
+    src: Pos
+    dst: Pos
+
+
+@dataclasses.dataclass(frozen=True)
+class GameEnded:
+    turn: int
+    outcome: Outcome
+    reason: EndReason
+
+
+Event = Union[
+    GameStarted, TreasureHidden, AgentPlaced, ScheduleAnnounced, TurnStarted,
+    PrisonRevealed, PirateFreed, HintGiven, HintAdded, PirateMoved, HintVerified,
+    AgentMoved, AreaScanned, Teleported, GameEnded,
+]
+EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
+
+
+def public_view(event: Event, hint_truths: bool = False) -> Event | None:
+    """What the agent may learn from an event: no hidden setup, no hint truths.
+
+    `hint_truths` keeps every hint's truth: the `oracle` bound plays that way.
+    The game's seed is withheld too: with it the hint truths could be recomputed.
+    """
+    if isinstance(event, (TreasureHidden, GameStarted)):
+        return None
+    if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
+        return HintGiven(event.turn, event.number, event.hint, None)
+    return event

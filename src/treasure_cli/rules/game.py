@@ -1,0 +1,266 @@
+"""The engine: the only owner of the truth and the only thing that changes game state.
+
+`Game.play()` yields the game's events one by one, asking the agent for its
+actions in between. The agent is handed an Observation built from public state
+only; it never sees the treasure or the truth of a hint it has not verified.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Iterator, Mapping
+from typing import Protocol
+
+import numpy as np
+
+from treasure_cli.rules import seeds
+from treasure_cli.rules.actions import (
+    LARGE_SCAN_SIZE, SMALL_SCAN_SIZE, Action, LargeScan, Move, Teleport, Verify, move_target,
+)
+from treasure_cli.errors import IllegalActionError
+from treasure_cli.rules.events import (
+    AgentMoved, AgentPlaced, AreaScanned, EndReason, Event, GameEnded, GameStarted, HintAdded,
+    HintGiven, HintVerified, Outcome, PirateFreed, PirateMoved, PrisonRevealed, ScheduleAnnounced,
+    Teleported, TreasureHidden, TurnStarted, public_view,
+)
+from treasure_cli.rules.grid import Pos
+from treasure_cli.rules.hint_draw import HintContext, draw_hint
+from treasure_cli.rules.hints import Hint
+from treasure_cli.rules.island import Island
+from treasure_cli.rules.pirate import next_stop, pirate_path
+
+ACTIONS_PER_TURN = 2
+
+
+def default_turn_limit(island: Island) -> int:
+    return 4 * (island.width + island.height)
+
+
+@dataclasses.dataclass(frozen=True)
+class Observation:
+    """Everything the agent may know when choosing one action.
+
+    `news` holds the public events since the agent's previous action, for
+    agents that keep their own knowledge up to date incrementally.
+    """
+
+    island: Island
+    turn: int
+    actions_left: int
+    position: Pos
+    teleport_used: bool
+    hints: tuple[Hint, ...]
+    verified: Mapping[int, bool]
+    scanned: np.ndarray
+    prison: Pos | None
+    pirate: Pos | None
+    pirate_free: bool
+    truth_rate: float
+    max_turns: int
+    news: tuple[Event, ...]
+
+
+class Agent(Protocol):
+    def act(self, obs: Observation) -> Action: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    outcome: Outcome
+    reason: EndReason
+    turns: int
+
+
+class Game:
+    """One game of one agent on one island with one seed."""
+
+    def __init__(
+        self,
+        island: Island,
+        agent: Agent,
+        seed: int,
+        *,
+        agent_name: str = "agent",
+        map_name: str = "map",
+        truth_rate: float = 0.5,
+        max_turns: int | None = None,
+        hint_truths_public: bool = False,
+    ):
+        """`hint_truths_public` tells the agent every hint's truth (the oracle bound only)."""
+        if island.treasure is None:
+            raise ValueError("the game needs an island with its treasure")
+        if not 0.0 <= truth_rate <= 1.0:
+            raise ValueError(f"truth rate must be between 0 and 1, got {truth_rate}")
+        self.island = island
+        self.public_island = island.public()
+        self.agent = agent
+        self.seed = seed
+        self.agent_name = agent_name
+        self.map_name = map_name
+        self.truth_rate = truth_rate
+        self.hint_truths_public = hint_truths_public
+        self.max_turns = max_turns if max_turns is not None else default_turn_limit(island)
+        if self.max_turns < 1:
+            raise ValueError("the turn limit must be at least 1")
+        self.treasure: Pos = island.treasure
+
+        setup = seeds.stream(seed, seeds.SETUP)
+        prisons = island.reachable_prisons
+        self.prison: Pos = prisons[int(setup.integers(len(prisons)))]
+        starts = np.flatnonzero(island.walkable & ~island.prison)
+        starts = starts[starts != self.treasure[0] * island.width + self.treasure[1]]
+        if not starts.size:
+            raise ValueError("no tile for the agent to start on")
+        flat = int(starts[int(setup.integers(starts.size))])
+        self.position: Pos = (flat // island.width, flat % island.width)
+
+        self.path = pirate_path(island.walkable, island.treasure_distance, self.prison)
+        self.pirate_index = 0
+        self.turn = 0
+        self.hints: list[Hint] = []
+        self.truths: list[bool] = []
+        self.verified: dict[int, bool] = {}
+        self.scanned = np.zeros(island.shape, dtype=bool)
+        self.teleport_used = False
+        self.result: Result | None = None
+        self._news: list[Event] = []
+
+    # ------------------------------------------------------------ helpers
+    @property
+    def pirate(self) -> Pos:
+        return self.path[self.pirate_index]
+
+    def _say(self, event: Event) -> Event:
+        seen = public_view(event, self.hint_truths_public)
+        if seen is not None:
+            self._news.append(seen)
+        return event
+
+    def _end(self, outcome: Outcome, reason: EndReason) -> Event:
+        self.result = Result(outcome, reason, self.turn)
+        return self._say(GameEnded(self.turn, outcome, reason))
+
+    def observe(self, actions_left: int) -> Observation:
+        isl = self.island
+        scanned = self.scanned.copy()
+        scanned.setflags(write=False)
+        news, self._news = tuple(self._news), []
+        return Observation(
+            island=self.public_island,
+            turn=self.turn,
+            actions_left=actions_left,
+            position=self.position,
+            teleport_used=self.teleport_used,
+            hints=tuple(self.hints),
+            verified=types.MappingProxyType(dict(self.verified)),
+            scanned=scanned,
+            prison=self.prison if self.turn >= isl.reveal_turn else None,
+            pirate=self.pirate if self.turn >= isl.free_turn else None,
+            pirate_free=self.turn >= isl.free_turn,
+            truth_rate=self.truth_rate,
+            max_turns=self.max_turns,
+            news=news,
+        )
+
+    def _illegal(self, action: object, why: str) -> IllegalActionError:
+        return IllegalActionError(
+            f"turn {self.turn}: illegal action {action!r} from the agent at {self.position} "
+            f"(teleport used: {self.teleport_used}, hints: {len(self.hints)}, "
+            f"verified: {sorted(self.verified)}): {why}"
+        )
+
+    # ------------------------------------------------------------ the game
+    def play(self) -> Iterator[Event]:
+        isl = self.island
+        yield self._say(GameStarted(self.map_name, isl.width, isl.height, self.seed, self.agent_name,
+                                    self.truth_rate, self.max_turns))
+        yield self._say(TreasureHidden(self.treasure, self.prison))
+        yield self._say(AgentPlaced(self.position))
+        yield self._say(ScheduleAnnounced(isl.reveal_turn, isl.free_turn))
+        for turn in range(1, self.max_turns + 1):
+            self.turn = turn
+            yield self._say(TurnStarted(turn))
+            if turn == isl.reveal_turn:
+                yield self._say(PrisonRevealed(turn, self.prison))
+            if turn == isl.free_turn:
+                yield self._say(PirateFreed(turn))
+            yield from self._give_hint()
+            if turn >= isl.free_turn:
+                src = self.pirate
+                self.pirate_index = next_stop(self.path, self.pirate_index)
+                yield self._say(PirateMoved(turn, src, self.pirate))
+                if self.pirate == self.treasure:
+                    yield self._end(Outcome.LOSE, EndReason.PIRATE)
+                    return
+            for used in range(ACTIONS_PER_TURN):
+                for event in self._agent_action(ACTIONS_PER_TURN - used):
+                    yield event
+                if self.result is not None:
+                    yield self._end(self.result.outcome, self.result.reason)
+                    return
+        yield self._end(Outcome.LOSE, EndReason.TIMEOUT)
+
+    def run(self) -> list[Event]:
+        """Play to the end and return every event."""
+        return list(self.play())
+
+    def _give_hint(self) -> Iterator[Event]:
+        turn = self.turn
+        draw = seeds.stream(self.seed, seeds.HINTS, turn)
+        truthful = turn == 1 or bool(draw.random() < self.truth_rate)
+        ctx = HintContext(turn, self.prison, self.position, turn >= self.island.reveal_turn)
+        hint = draw_hint(self.island, self.treasure, ctx, truthful, draw)
+        self.hints.append(hint)
+        self.truths.append(truthful)
+        number = len(self.hints)
+        if number == 1:
+            self.verified[1] = True  # hint 1 is known true without costing an action
+        yield self._say(HintGiven(turn, number, hint, truthful))
+        yield self._say(HintAdded(turn, number, number))
+
+    def _agent_action(self, actions_left: int) -> Iterator[Event]:
+        action = self.agent.act(self.observe(actions_left))
+        if isinstance(action, Teleport):
+            yield from self._teleport(action)
+            action = self.agent.act(self.observe(actions_left))
+            if isinstance(action, Teleport):
+                raise self._illegal(action, "the teleport can be used only once a game")
+        if isinstance(action, Verify):
+            k = action.number
+            if not 1 <= k <= len(self.hints):
+                raise self._illegal(action, f"there is no hint {k}")
+            if k in self.verified:
+                raise self._illegal(action, f"hint {k} is already verified")
+            self.verified[k] = self.truths[k - 1]
+            yield self._say(HintVerified(self.turn, k, self.truths[k - 1]))
+        elif isinstance(action, Move):
+            dst = move_target(self.island.walkable, self.position, action)
+            if dst is None:
+                raise self._illegal(action, "a move must go 1 to 4 tiles over walkable tiles inside the map")
+            src, self.position = self.position, dst
+            yield self._say(AgentMoved(self.turn, action.direction, action.steps, src, dst))
+            if action.small:
+                yield self._scan(SMALL_SCAN_SIZE)
+        elif isinstance(action, LargeScan):
+            yield self._scan(LARGE_SCAN_SIZE)
+        else:
+            raise self._illegal(action, "not an action")
+
+    def _teleport(self, action: Teleport) -> Iterator[Event]:
+        if self.teleport_used:
+            raise self._illegal(action, "the teleport can be used only once a game")
+        r, c = action.target
+        if not (self.island.inside((r, c)) and self.island.walkable[r, c]):
+            raise self._illegal(action, "the teleport target must be a walkable tile inside the map")
+        src, self.position, self.teleport_used = self.position, (int(r), int(c)), True
+        yield self._say(Teleported(self.turn, src, self.position))
+
+    def _scan(self, size: int) -> Event:
+        r, c = self.position
+        k = size // 2
+        self.scanned[max(0, r - k): r + k + 1, max(0, c - k): c + k + 1] = True
+        found = abs(r - self.treasure[0]) <= k and abs(c - self.treasure[1]) <= k
+        if found:
+            self.result = Result(Outcome.WIN, EndReason.FOUND, self.turn)
+        return self._say(AreaScanned(self.turn, self.position, size, found))

@@ -1,0 +1,297 @@
+"""The pirate's draw of a hint (RULES §7), given whether it must be true.
+
+Parameter distributions used by `draw_hint` (all from the caller's generator):
+
+1  NOT_TILES        1–12 distinct land tiles, uniform without replacement.
+2  IN_REGIONS       2–5 distinct land regions (count uniform, then regions).
+3  NOT_REGIONS      1–3 distinct land regions.
+4  IN_RECTANGLE     a size (h, w) uniform over every size with area in
+                    [⌈25 % · W·H⌉, ⌊50 % · W·H⌋] that fits the map, then a
+                    uniform position fully inside the map.
+5  NOT_RECTANGLE    the same with area in [⌈4 %⌉ (at least 1), ⌊16 %⌋].
+6  NEARER_THAN_PRISON  no randomness: the agent's and the prison's positions
+                    at the time; only from the reveal turn r on.
+7  IN_LINE (rare)   a row (45 %), a column (45 %) or both (10 %), uniform.
+8  NOT_LINE         as 7.
+9  PAIR_BOUNDARY    a uniform pair among the adjacent land-region pairs.
+10 ANY_BOUNDARY     no parameters.
+11 NEAR_SEA         k uniform in {2, 3}.
+12 NOT_HALF (rare)  a half uniform among top/bottom (if H ≥ 2) and
+                    left/right (if W ≥ 2); top = rows < H//2, bottom =
+                    rows ≥ H − H//2, so an odd middle row is in neither.
+13 DIRECTION        one of 8 compass directions, uniform; origin the map
+                    centre (H//2, W//2), or from the reveal on the prison
+                    with probability 1/2.
+14 BETWEEN_SQUARES (rare)  big side uniform in [max(3, round(30 % · m)),
+                    max(that, round(70 % · m))], m = min(W, H), at a uniform
+                    position inside the map; small side uniform in
+                    [1, big − 2] at a uniform position inside the big
+                    square's interior (never touching its border).
+15 MOUNTAIN_REGIONS no parameters.
+
+The draw follows RULES §7: the caller has decided the truth; a kind is chosen
+by weight (rare kinds 0.5, others 1) among the kinds available now and
+possible on this island; its parameters are drawn until the statement's truth
+matches, at most MAX_PARAM_DRAWS times (once for kinds without random
+parameters). A kind that fails is dropped for this hint and a kind is chosen
+again among the rest, so at most 15 kind choices happen; if every kind fails,
+a kind-1 hint is built to match directly (it always can).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from collections.abc import Sequence
+from functools import cached_property
+
+import numpy as np
+
+from treasure_cli.rules.grid import Pos
+from treasure_cli.rules.hints import (
+    AnyBoundary, BetweenSquares, Compass, Half, Hint, HintKind, InDirection, InLine, InRectangle,
+    InRegions, MountainRegions, NearerThanPrison, NearSea, NotHalf, NotLine, NotRectangle,
+    NotRegions, NotTiles, Origin, PairBoundary,
+)
+from treasure_cli.rules.island import Island
+
+RARE_KINDS: frozenset[HintKind] = frozenset(
+    {HintKind.IN_LINE, HintKind.NOT_HALF, HintKind.BETWEEN_SQUARES}
+)
+KIND_WEIGHTS: dict[HintKind, float] = {k: 0.5 if k in RARE_KINDS else 1.0 for k in HintKind}
+MAX_PARAM_DRAWS = 30
+
+# Kinds whose parameters involve no randomness: redrawing cannot change the truth.
+_FIXED_KINDS = frozenset(
+    {HintKind.NEARER_THAN_PRISON, HintKind.ANY_BOUNDARY, HintKind.MOUNTAIN_REGIONS}
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class HintContext:
+    """What the pirate knows when he gives a hint."""
+
+    turn: int               # t, 1-based
+    prison: Pos             # the pirate's prison
+    agent: Pos              # the agent's position when the hint is given
+    prison_revealed: bool   # t >= r: enables kind 6 and the prison origin of kind 13
+
+
+def _rect_size_counts(h: int, w: int, lo: int, hi: int) -> np.ndarray:
+    """For each height 1..h, how many widths give an area in [lo, hi]."""
+    hs = np.arange(1, h + 1)
+    wmin = np.maximum(1, -(-lo // hs))
+    wmax = np.minimum(w, hi // hs)
+    return np.maximum(0, wmax - wmin + 1)
+
+
+def _rect_bounds(island: Island, kind: HintKind) -> tuple[int, int]:
+    area = island.height * island.width
+    if kind is HintKind.IN_RECTANGLE:
+        return -(-area // 4), area // 2            # 25 % .. 50 %
+    return max(1, -(-area // 25)), (4 * area) // 25  # 4 % .. 16 %
+
+
+def _big_side_range(island: Island) -> tuple[int, int]:
+    m = min(island.height, island.width)
+    lo = max(3, (3 * m + 5) // 10)  # round half up, in integers to avoid float edge cases
+    hi = max(lo, (7 * m + 5) // 10)
+    return lo, hi
+
+
+def available_kinds(island: Island, ctx: HintContext) -> tuple[HintKind, ...]:
+    """Kinds the pirate may choose now on this island, in kind order."""
+    return tuple(k for k in _island_kinds(island)
+                 if k is not HintKind.NEARER_THAN_PRISON or ctx.prison_revealed)
+
+
+# The island's part of the answer is the same every turn: keep it per island
+# (by identity; the weak reference tells a reused id from the same island).
+_KINDS_CACHE: dict[int, tuple[weakref.ref, tuple[HintKind, ...]]] = {}
+
+
+def _island_kinds(island: Island) -> tuple[HintKind, ...]:
+    hit = _KINDS_CACHE.get(id(island))
+    if hit is not None and hit[0]() is island:
+        return hit[1]
+    n_land_regions = len(island.land_regions)
+    out = []
+    for kind in HintKind:
+        if kind is HintKind.IN_REGIONS:
+            ok = n_land_regions >= 2
+        elif kind is HintKind.NOT_REGIONS:
+            ok = n_land_regions >= 1
+        elif kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE):
+            lo, hi = _rect_bounds(island, kind)
+            ok = bool(_rect_size_counts(island.height, island.width, lo, hi).sum())
+        elif kind in (HintKind.PAIR_BOUNDARY, HintKind.ANY_BOUNDARY):
+            ok = bool(island.adjacent_pairs)  # no touching regions: S would be empty
+        elif kind is HintKind.NEAR_SEA:
+            ok = bool(island.sea.any())
+        elif kind is HintKind.NOT_HALF:
+            ok = island.height >= 2 or island.width >= 2
+        elif kind is HintKind.BETWEEN_SQUARES:
+            ok = _big_side_range(island)[1] <= min(island.height, island.width)
+        elif kind is HintKind.MOUNTAIN_REGIONS:
+            ok = bool(island.mountain_regions)
+        else:
+            ok = True  # kind 6 depends on the turn: available_kinds checks it
+        if ok:
+            out.append(kind)
+    if len(_KINDS_CACHE) > 64:
+        _KINDS_CACHE.clear()
+    kinds = tuple(out)
+    _KINDS_CACHE[id(island)] = (weakref.ref(island), kinds)
+    return kinds
+
+
+def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator) -> HintKind:
+    """One kind drawn by KIND_WEIGHTS among `kinds`."""
+    if not kinds:
+        raise ValueError("no hint kind to choose from")
+    cum = np.cumsum([KIND_WEIGHTS[k] for k in kinds])
+    i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+    return kinds[min(i, len(kinds) - 1)]
+
+
+class _Drawer:
+    """Random parameters for each kind on one island, for one hint."""
+
+    def __init__(self, island: Island, ctx: HintContext, rng: np.random.Generator):
+        self.island = island
+        self.ctx = ctx
+        self.rng = rng
+
+    def _int(self, lo: int, hi: int) -> int:
+        """Uniform integer in [lo, hi], both inclusive."""
+        return int(self.rng.integers(lo, hi + 1))
+
+    @cached_property
+    def land_flat(self) -> np.ndarray:
+        return np.flatnonzero(self.island.land)
+
+    def tiles_from(self, pool: np.ndarray, n: int) -> list[Pos]:
+        picks = self.rng.choice(pool, size=n, replace=False)
+        w = self.island.width
+        return [(int(i) // w, int(i) % w) for i in picks]
+
+    def regions(self, lo: int, hi: int) -> tuple[int, ...]:
+        regs = self.island.land_regions
+        n = self._int(lo, min(hi, len(regs)))
+        return tuple(int(x) for x in self.rng.choice(regs, size=n, replace=False))
+
+    def rectangle(self, kind: HintKind) -> tuple[int, int, int, int]:
+        h, w = self.island.shape
+        lo, hi = _rect_bounds(self.island, kind)
+        cum = np.cumsum(_rect_size_counts(h, w, lo, hi))
+        # Uniform over all admissible (height, width) pairs.
+        k = self._int(0, int(cum[-1]) - 1)
+        i = int(np.searchsorted(cum, k, side="right"))
+        rh = i + 1
+        first_w = max(1, -(-lo // rh))
+        rw = first_w + k - (int(cum[i - 1]) if i else 0)
+        top, left = self._int(0, h - rh), self._int(0, w - rw)
+        return top, left, top + rh - 1, left + rw - 1
+
+    def not_tiles(self) -> list[Pos]:
+        """Kind 1's parameters: 1 to 12 distinct land tiles."""
+        return self.tiles_from(self.land_flat, self._int(1, min(12, self.land_flat.size)))
+
+    def line(self) -> tuple[int | None, int | None]:
+        u = self.rng.random()
+        row = self._int(0, self.island.height - 1)
+        col = self._int(0, self.island.width - 1)
+        if u < 0.45:
+            return row, None
+        if u < 0.90:
+            return None, col
+        return row, col
+
+    def draw(self, kind: HintKind) -> Hint:
+        isl, ctx = self.island, self.ctx
+        if kind is HintKind.NOT_TILES:
+            return NotTiles(tuple(self.not_tiles()))
+        if kind is HintKind.IN_REGIONS:
+            return InRegions(self.regions(2, 5))
+        if kind is HintKind.NOT_REGIONS:
+            return NotRegions(self.regions(1, 3))
+        if kind is HintKind.IN_RECTANGLE:
+            return InRectangle(*self.rectangle(kind))
+        if kind is HintKind.NOT_RECTANGLE:
+            return NotRectangle(*self.rectangle(kind))
+        if kind is HintKind.NEARER_THAN_PRISON:
+            return NearerThanPrison(ctx.agent, ctx.prison)
+        if kind is HintKind.IN_LINE:
+            return InLine(*self.line())
+        if kind is HintKind.NOT_LINE:
+            return NotLine(*self.line())
+        if kind is HintKind.PAIR_BOUNDARY:
+            pairs = isl.adjacent_pairs
+            return PairBoundary(*pairs[self._int(0, len(pairs) - 1)])
+        if kind is HintKind.ANY_BOUNDARY:
+            return AnyBoundary()
+        if kind is HintKind.NEAR_SEA:
+            return NearSea(self._int(2, 3))
+        if kind is HintKind.NOT_HALF:
+            halves = ([Half.TOP, Half.BOTTOM] if isl.height >= 2 else []) + (
+                [Half.LEFT, Half.RIGHT] if isl.width >= 2 else []
+            )
+            return NotHalf(halves[self._int(0, len(halves) - 1)])
+        if kind is HintKind.DIRECTION:
+            direction = list(Compass)[self._int(0, len(Compass) - 1)]
+            if ctx.prison_revealed and self.rng.random() < 0.5:
+                return InDirection(direction, ctx.prison, Origin.PRISON)
+            return InDirection(direction, (isl.height // 2, isl.width // 2), Origin.CENTRE)
+        if kind is HintKind.BETWEEN_SQUARES:
+            lo, hi = _big_side_range(isl)
+            big = self._int(lo, hi)
+            bt, bl = self._int(0, isl.height - big), self._int(0, isl.width - big)
+            small = self._int(1, big - 2)
+            # Interior rows are bt+1 .. bt+big-2; the small square must fit there.
+            st = self._int(bt + 1, bt + big - 1 - small)
+            sl = self._int(bl + 1, bl + big - 1 - small)
+            return BetweenSquares(bt, bl, big, st, sl, small)
+        if kind is HintKind.MOUNTAIN_REGIONS:
+            return MountainRegions()
+        raise AssertionError(kind)
+
+    def fallback(self, treasure: Pos, truthful: bool) -> Hint:
+        """A kind-1 hint built to have the wanted truth; it always exists."""
+        idx = treasure[0] * self.island.width + treasure[1]
+        others = self.land_flat[self.land_flat != idx]
+        if truthful:
+            if not others.size:
+                # The treasure is the only land tile: no other tile to list,
+                # but its own row is a true statement.
+                return InLine(treasure[0], None)
+            return NotTiles(tuple(self.tiles_from(others, self._int(1, min(12, others.size)))))
+        n = self._int(0, min(11, others.size))
+        return NotTiles((treasure, *self.tiles_from(others, n)))
+
+
+def draw_hint(
+    island: Island,
+    treasure: Pos,
+    ctx: HintContext,
+    truthful: bool,
+    rng: np.random.Generator,
+) -> Hint:
+    """The pirate's hint (RULES §7) whose truth about `treasure` equals `truthful`."""
+    t = (int(treasure[0]), int(treasure[1]))
+    if not island.inside(t) or not island.land[t]:
+        raise ValueError(f"the treasure {t} is not a land tile of this map")
+    drawer = _Drawer(island, ctx, rng)
+    kinds = list(available_kinds(island, ctx))
+    while kinds:
+        kind = choose_kind(kinds, rng)
+        for _ in range(1 if kind in _FIXED_KINDS else MAX_PARAM_DRAWS):
+            if kind is HintKind.NOT_TILES:  # the common slow case: test before building
+                tiles = drawer.not_tiles()
+                if (t not in tiles) == truthful:
+                    return NotTiles(tuple(tiles))
+                continue
+            hint = drawer.draw(kind)
+            if hint.holds_for(island, t) == truthful:
+                return hint
+        kinds.remove(kind)
+    return drawer.fallback(t, truthful)

@@ -1,0 +1,214 @@
+"""The island: public terrain as numpy arrays, plus the treasure when known.
+
+`Island` is an immutable value. The arrays are made read-only on creation so
+no holder (game, agent, renderer) can change the map under another. Derived
+masks are computed on first use and cached on the instance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cached_property
+
+import numpy as np
+
+from treasure_cli.rules import grid
+from treasure_cli.rules.grid import Pos
+
+SEA = 0
+
+
+def _frozen(a: np.ndarray, dtype) -> np.ndarray:
+    a = np.array(a, dtype=dtype, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Island:
+    """A Treasure Island map.
+
+    `regions` holds a region number per tile (0 = sea); `mountain` and
+    `prison` are bool masks. `reveal_turn` (r) and `free_turn` (f) are the
+    pirate's schedule. `treasure` is None in the agents' public copy.
+    """
+
+    regions: np.ndarray
+    mountain: np.ndarray
+    prison: np.ndarray
+    reveal_turn: int
+    free_turn: int
+    treasure: Pos | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "regions", _frozen(self.regions, np.int32))
+        object.__setattr__(self, "mountain", _frozen(self.mountain, bool))
+        object.__setattr__(self, "prison", _frozen(self.prison, bool))
+        if self.treasure is not None:
+            object.__setattr__(self, "treasure", (int(self.treasure[0]), int(self.treasure[1])))
+        if not (self.regions.shape == self.mountain.shape == self.prison.shape):
+            raise ValueError("regions, mountain and prison must have one shape")
+
+    # -- identity ---------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Island):
+            return NotImplemented
+        return (
+            self.reveal_turn == other.reveal_turn
+            and self.free_turn == other.free_turn
+            and self.treasure == other.treasure
+            and np.array_equal(self.regions, other.regions)
+            and np.array_equal(self.mountain, other.mountain)
+            and np.array_equal(self.prison, other.prison)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking arrays: not hashable
+
+    def public(self) -> Island:
+        """The same island without the treasure: what an agent may see.
+
+        Shares the read-only arrays and every derived mask already computed.
+        """
+        copy = dataclasses.replace(self, treasure=None)
+        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in _CACHED})
+        return copy
+
+    # -- size -------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.regions.shape  # type: ignore[return-value]
+
+    @property
+    def height(self) -> int:
+        return self.regions.shape[0]
+
+    @property
+    def width(self) -> int:
+        return self.regions.shape[1]
+
+    def inside(self, pos: Pos) -> bool:
+        return 0 <= pos[0] < self.height and 0 <= pos[1] < self.width
+
+    # -- tile masks -------------------------------------------------------
+    @cached_property
+    def sea(self) -> np.ndarray:
+        return _frozen(self.regions == SEA, bool)
+
+    @cached_property
+    def land(self) -> np.ndarray:
+        return _frozen(self.regions != SEA, bool)
+
+    @cached_property
+    def walkable(self) -> np.ndarray:
+        """Land that is not mountain; prisons are walkable."""
+        return _frozen(self.land & ~self.mountain, bool)
+
+    @cached_property
+    def region_count(self) -> int:
+        """R as the file should state it: the highest region number plus one."""
+        return int(self.regions.max()) + 1 if self.regions.size else 1
+
+    @cached_property
+    def land_regions(self) -> tuple[int, ...]:
+        """Region numbers of the land regions present, ascending."""
+        ids = np.unique(self.regions)
+        return tuple(int(i) for i in ids if i != SEA)
+
+    def region_mask(self, region: int) -> np.ndarray:
+        return self.regions == region
+
+    def regions_mask(self, regions) -> np.ndarray:
+        """Tiles of any of `regions` (a lookup table indexed by region: faster than isin)."""
+        table = np.zeros(self.region_count, dtype=bool)
+        wanted = [r for r in regions if 0 <= r < self.region_count]
+        table[wanted] = True
+        return table[self.regions]
+
+    @cached_property
+    def prisons(self) -> tuple[Pos, ...]:
+        rows, cols = np.nonzero(self.prison)
+        return tuple((int(r), int(c)) for r, c in zip(rows, cols))
+
+    @cached_property
+    def mountain_regions(self) -> tuple[int, ...]:
+        """Land regions holding at least one mountain tile."""
+        ids = np.unique(self.regions[self.mountain & self.land])
+        return tuple(int(i) for i in ids)
+
+    # -- region geometry --------------------------------------------------
+    @cached_property
+    def adjacent_pairs(self) -> tuple[tuple[int, int], ...]:
+        """Pairs (a, b), a < b, of land regions that touch 4-wise."""
+        reg = self.regions
+        pairs = []
+        for x, y in ((reg[:, :-1], reg[:, 1:]), (reg[:-1, :], reg[1:, :])):
+            touch = (x != y) & (x != SEA) & (y != SEA)
+            a, b = x[touch], y[touch]
+            pairs.append(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1))
+        allp = np.unique(np.concatenate(pairs), axis=0) if pairs else np.empty((0, 2))
+        return tuple((int(a), int(b)) for a, b in allp)
+
+    def boundary(self, a: int, b: int) -> np.ndarray:
+        """Tiles of region a with a 4-neighbour in b, and tiles of b with one in a."""
+        ma, mb = self.region_mask(a), self.region_mask(b)
+        return (ma & grid.neighbours_of(mb)) | (mb & grid.neighbours_of(ma))
+
+    @cached_property
+    def all_boundaries(self) -> np.ndarray:
+        """Land tiles with a 4-neighbour in another land region."""
+        reg = self.regions
+        out = np.zeros(reg.shape, dtype=bool)
+        for x, y, sx, sy in (
+            (reg[:, :-1], reg[:, 1:], np.s_[:, :-1], np.s_[:, 1:]),
+            (reg[:-1, :], reg[1:, :], np.s_[:-1, :], np.s_[1:, :]),
+        ):
+            touch = (x != y) & (x != SEA) & (y != SEA)
+            out[sx] |= touch
+            out[sy] |= touch
+        return _frozen(out, bool)
+
+    @cached_property
+    def sea_distance(self) -> np.ndarray:
+        """Manhattan distance of every tile to the nearest sea tile."""
+        return _frozen(grid.manhattan_distance_to(self.sea), np.int32)
+
+    def walk_distance(self, sources) -> np.ndarray:
+        """Walking distance over walkable tiles from the nearest source (-1: unreachable)."""
+        return grid.bfs_distance(self.walkable, sources)
+
+    @cached_property
+    def walk_pieces(self) -> np.ndarray:
+        """The 4-connected pieces of walkable land, labelled 1, 2, ... (0: not walkable)."""
+        return _frozen(grid.components(self.walkable), np.int32)
+
+    def reach_of(self, pos: Pos) -> np.ndarray:
+        """Tiles one can walk to from `pos` (a walkable tile)."""
+        return self.walk_pieces == self.walk_pieces[pos]
+
+    @cached_property
+    def prison_reach(self) -> np.ndarray:
+        """Tiles some prison can walk to: the treasure is always one of them."""
+        if not self.prisons:
+            return self.walkable
+        labels = [self.walk_pieces[p] for p in self.prisons]
+        return _frozen(np.isin(self.walk_pieces, labels), bool)
+
+    @cached_property
+    def treasure_distance(self) -> np.ndarray:
+        """Walking distance of every tile to the treasure (game side only)."""
+        if self.treasure is None:
+            raise ValueError("this island has no treasure position")
+        return _frozen(self.walk_distance([self.treasure]), np.int32)
+
+    @cached_property
+    def reachable_prisons(self) -> tuple[Pos, ...]:
+        """Prisons from which the treasure can be reached by walking."""
+        d = self.treasure_distance
+        return tuple(p for p in self.prisons if d[p] >= 0)
+
+
+_CACHED = {
+    name
+    for name, value in vars(Island).items()
+    if isinstance(value, cached_property) and name not in ("treasure_distance", "reachable_prisons")
+}

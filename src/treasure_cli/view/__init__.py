@@ -1,0 +1,1 @@
+"""Watching games: the step model, the terminal renderer and its key-driven driver."""

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treasure_cli.rules import events as ev
+from treasure_cli.rules import seeds as rng
+from treasure_cli.agents import make_agent
+from treasure_cli.rules.game import Game
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.rules.grid import Direction
+from treasure_cli.formats.game_record import LogFormatError, format_event, format_log, parse_event, parse_log
+
+
+def play(seed, agent="logic", size=16, **kw):
+    isl = generate_island(size, size, rng=np.random.default_rng(seed))
+    return Game(isl, make_agent(agent, rng.stream(seed, rng.AGENT)), seed, agent_name=agent,
+                map_name="maps/MAP_x.txt", **kw).run()
+
+
+def test_every_event_line_parses_back():
+    samples = [
+        ev.GameStarted("in put/MAP (1).txt", 16, 12, 123456789, "logic", 0.5, 112),
+        ev.TreasureHidden((3, 4), (10, 2)),
+        ev.AgentPlaced((0, 15)),
+        ev.ScheduleAnnounced(3, 9),
+        ev.TurnStarted(12),
+        ev.PrisonRevealed(3, (10, 2)),
+        ev.PirateFreed(9),
+        ev.HintAdded(4, 4, 4),
+        ev.PirateMoved(9, (10, 2), (9, 3)),
+        ev.HintVerified(5, 2, False),
+        ev.AgentMoved(5, Direction.W, 3, (4, 4), (4, 1)),
+        ev.AreaScanned(5, (4, 1), 3, False),
+        ev.AreaScanned(6, (0, 0), 5, True),
+        ev.Teleported(7, (4, 1), (12, 30)),
+        ev.GameEnded(7, ev.Outcome.WIN, ev.EndReason.FOUND),
+        ev.GameEnded(70, ev.Outcome.LOSE, ev.EndReason.PIRATE),
+        ev.GameEnded(71, ev.Outcome.LOSE, ev.EndReason.TIMEOUT),
+    ]
+    for e in samples:
+        line = format_event(e)
+        assert "\n" not in line
+        assert parse_event(line) == e, line
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_whole_logs_round_trip(seed):
+    events = play(seed, agent="random" if seed % 2 else "logic")
+    text = format_log(events)
+    assert parse_log(text) == events
+    lines = text.splitlines()
+    assert int(lines[0]) == len(lines) - 3
+    assert lines[1] in ("WIN", "LOSE")
+    assert int(lines[2]) == events[-1].turn
+
+
+def test_header_reads_as_the_assignment_asks():
+    events = play(3)
+    lines = format_log(events).splitlines()
+    assert lines[3].startswith("game: map maps/MAP_x.txt (16x16), seed 3, agent logic")
+    assert lines[4].startswith("setup: the treasure is at (")
+    assert lines[-1].startswith(f"turn {lines[2]}: game over, {lines[1]}: ")
+
+
+def test_damaged_logs_name_the_line():
+    text = format_log(play(1))
+    lines = text.splitlines()
+    broken = lines[:]
+    broken[7] = "turn x: the agent dances"
+    with pytest.raises(LogFormatError) as info:
+        parse_log("\n".join(broken), "L.txt")
+    assert str(info.value).startswith("L.txt:8: not a known log line: 'turn x: the agent dances'")
+    with pytest.raises(LogFormatError, match=r"^L.txt:1: header says"):
+        parse_log("\n".join(lines[:-1]), "L.txt")
+    with pytest.raises(LogFormatError, match=r"^L.txt:2: expected WIN or LOSE"):
+        parse_log("\n".join([lines[0], "MAYBE", *lines[2:]]), "L.txt")
+    with pytest.raises(LogFormatError, match=r"^L.txt:1: a log starts"):
+        parse_log("", "L.txt")
+
+
+def test_a_log_needs_a_finished_game():
+    with pytest.raises(ValueError):
+        format_log([ev.TurnStarted(1)])

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import numpy as np
+from helpers import island_from_grid
+
+from treasure_cli.rules.pirate import next_stop, pirate_path
+
+
+def test_tie_break_prefers_previous_direction_then_north_east_south_west():
+    isl = island_from_grid(
+        [
+            "1P 1 1",
+            "1 1 1",
+            "1 1 1",
+        ],
+        treasure=(2, 2),
+    )
+    path = pirate_path(isl.walkable, isl.treasure_distance, (0, 0))
+    # E before S at the start (N, E, S, W order), then keeps going E while it can.
+    assert path == [(0, 0), (0, 1), (0, 2), (1, 2), (2, 2)]
+
+
+def test_path_goes_round_mountains_and_is_shortest():
+    isl = island_from_grid(
+        [
+            "0 0 0 0 0 0",
+            "0 1P 1M 1 1 0",
+            "0 1 1M 1 1 0",
+            "0 1 1 1 1 0",
+            "0 0 0 0 0 0",
+        ],
+        treasure=(1, 3),
+    )
+    path = pirate_path(isl.walkable, isl.treasure_distance, (1, 1))
+    assert path[0] == (1, 1) and path[-1] == (1, 3)
+    assert len(path) - 1 == isl.treasure_distance[1, 1] == 6
+    for (r1, c1), (r2, c2) in zip(path, path[1:]):
+        assert abs(r1 - r2) + abs(c1 - c2) == 1
+        assert isl.walkable[r2, c2]
+    # From (2,1) going S the previous direction is kept: down to row 3 before turning E.
+    assert path[:4] == [(1, 1), (2, 1), (3, 1), (3, 2)]
+
+
+def test_two_tiles_a_turn_then_one_when_one_remains():
+    path = [(0, 0), (0, 1), (0, 2), (0, 3)]
+    assert next_stop(path, 0) == 2
+    assert next_stop(path, 2) == 3
+    assert next_stop(path, 3) == 3
+
+
+def test_unreachable_treasure_is_refused():
+    walk = np.array([[True, False, True]])
+    dist = np.array([[-1, -1, 0]])
+    try:
+        pirate_path(walk, dist, (0, 0))
+    except ValueError as exc:
+        assert "cannot be reached" in str(exc)
+    else:
+        raise AssertionError("expected ValueError")
