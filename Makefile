@@ -28,4 +28,4 @@ clean:
 # Rewrite the golden logs and replay frames on purpose (after a deliberate change of behaviour).
 golden: $(STAMP)
 	$(BIN)/treasure run input/ tests/golden/
-	TREASURE_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests/view/test_replay.py
+	TREASURE_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests/view/test_steps.py

@@ -430,7 +430,7 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay LOG_01.txt --map input/MAP_01.txt --no-pause --no-color > frames.txt
       treasure replay output/LOG_01.txt --turn 2
     """
-    from treasure_cli.view.replay import open_log
+    from treasure_cli.view.sources import open_log
 
     _show(open_log(log_path, map_path), no_pause, turn, window, color)
 
@@ -440,7 +440,7 @@ def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, 
     """`run --step`: play one map while watching it; write its log too when OUTPUT is given."""
     from treasure_cli.formats.atomic import write_text_atomic
     from treasure_cli.formats.game_record import format_log
-    from treasure_cli.view.replay import live_game
+    from treasure_cli.view.sources import live_game
     from treasure_cli.play.runner import log_name
 
     if not map_path.is_file():
@@ -457,7 +457,7 @@ def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, 
 
 
 def _show(game, no_pause: bool, turn: int | None, window: tuple[int, int] | None, color: bool | None) -> None:
-    from treasure_cli.view import replay as rp
+    from treasure_cli.view import terminal as rp
     from treasure_cli.view.render import REDRAW, Renderer, terminal_screen, use_color
 
     if no_pause and turn is not None:

@@ -27,7 +27,7 @@ from termcolor import colored
 from treasure_cli.rules.island import Island
 
 if TYPE_CHECKING:
-    from treasure_cli.view.replay import FrameState
+    from treasure_cli.view.steps import FrameState
 
 # Tile kinds, in the order later ones are drawn over earlier ones.
 OUT, LAND, SEA, MOUNTAIN, PRISON, TREASURE, PIRATE, AGENT = range(8)

@@ -26,7 +26,7 @@ from treasure_cli.rules.hints import InRectangle, NotRegions, NotTiles
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import parse_map, write_map
 from treasure_cli.view.render import Renderer, follow, strip_ansi
-from treasure_cli.view.replay import Replay, starts_step
+from treasure_cli.view.steps import Replay, starts_step
 
 UPDATE = bool(os.environ.get("TREASURE_UPDATE_GOLDEN"))
 ESC = "\x1b["

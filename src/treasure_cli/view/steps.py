@@ -23,19 +23,16 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from treasure_cli.agents.knowledge import Knowledge
+from treasure_cli.formats.game_record import LogFormatError, format_event
 from treasure_cli.rules import events as ev
-from treasure_cli.errors import TreasureError
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.island import Island
-from treasure_cli.agents.knowledge import Knowledge
-from treasure_cli.formats.game_record import LogFormatError, format_event, read_log
-from treasure_cli.formats.map_file import read_map
-from treasure_cli.view.render import Renderer
+
 
 _SETUP = (ev.GameStarted, ev.TreasureHidden, ev.AgentPlaced, ev.ScheduleAnnounced)
 _TURN_OPENING = (ev.PrisonRevealed, ev.PirateFreed, ev.HintGiven, ev.HintAdded)
@@ -130,7 +127,7 @@ def _clone(know: Knowledge) -> Knowledge:
 
     Containers are copied; numpy arrays are shared, because Knowledge
     replaces its arrays (`candidates = candidates & mask`) instead of
-    writing into them — tests/view/test_replay.py checks that going back gives
+    writing into them — tests/view/test_steps.py checks that going back gives
     the same tiles as a fresh fold.
     """
     copy_ = copy.copy(know)
@@ -298,131 +295,3 @@ class Replay:
             scan=scan, hint=hint, hint_mask=know.masks[hint - 1] if hint is not None else None,
             hint_sentence=sentence, outcome=truth.outcome,
         )
-
-
-# ------------------------------------------------------------------ opening a log
-def find_map(log_path: Path, recorded: str, given: str | None = None) -> Path:
-    """The map of a log: `given` (--map), else the recorded path as it is, from the log's folder, or its parent's."""
-    if given is not None:
-        if not Path(given).is_file():
-            raise TreasureError(f"{given}: no such map file")
-        return Path(given)
-    rec = Path(recorded)
-    options = [rec] if rec.is_absolute() else [rec, log_path.parent / rec, log_path.parent.parent / rec]
-    tried: list[str] = []
-    for option in options:
-        if option.is_file():
-            return option
-        if str(option) not in tried:
-            tried.append(str(option))
-    raise TreasureError(f"{log_path}: cannot find the map {recorded} recorded in the log "
-                        f"(tried {', '.join(tried)}); give it with --map")
-
-
-def check_events(events: list[ev.Event], island: Island, path: str) -> None:
-    """Cheap checks that a parsed log (GameStarted first) belongs to this map; the error names the line."""
-    def fail(i: int, message: str) -> LogFormatError:
-        return LogFormatError(path, i + HEADER_LINES + 1, message)
-
-    start = events[0]
-    if (start.width, start.height) != (island.width, island.height):
-        raise fail(0, f"the log is for a {start.width}x{start.height} map, but the map given is "
-                      f"{island.width}x{island.height}")
-    hints = 0
-    for i, e in enumerate(events):
-        for field in dataclasses.fields(e):
-            value = getattr(e, field.name)
-            if isinstance(value, tuple) and len(value) == 2 and not island.inside(value):
-                raise fail(i, f"{field.name} {value} is outside the {island.width}x{island.height} map")
-        if isinstance(e, ev.TreasureHidden) and island.treasure is not None and e.treasure != island.treasure:
-            raise fail(i, f"the log's treasure {e.treasure} is not the map's {island.treasure}: is it the right map?")
-        if isinstance(e, ev.HintGiven):
-            hints += 1
-            if e.number != hints:
-                raise fail(i, f"expected hint {hints}, found hint {e.number}")
-        if isinstance(e, ev.HintVerified) and not 1 <= e.number <= hints:
-            raise fail(i, f"hint {e.number} is verified before it was given")
-
-
-def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
-    """A log file ready to step through; TreasureError (naming file and line) when it cannot be."""
-    log_path = Path(log_path)
-    events = read_log(log_path)
-    start = events[0]
-    if not isinstance(start, ev.GameStarted):
-        raise LogFormatError(str(log_path), HEADER_LINES + 1, "the first event must be the start of the game")
-    island = read_map(find_map(log_path, start.map_name, map_path))
-    check_events(events, island, str(log_path))
-    return Replay(island, events, path=str(log_path))
-
-
-def live_game(map_path: Path, options, warnings: list[str] | None = None) -> Replay:
-    """A game played as it is watched, with the seeds and names of `treasure run` (same log)."""
-    from treasure_cli.rules import seeds as rng
-    from treasure_cli.play.runner import build_game, map_label
-
-    island = read_map(map_path, warnings)
-    game = build_game(island, options.agent, rng.map_seed(options.base_seed, map_path.name),
-                      map_name=map_label(map_path), truth_rate=options.truth_rate,
-                      max_turns=options.max_turns)
-    return Replay(island, game.play())
-
-
-# ------------------------------------------------------------------ showing it
-PROMPT = "[Enter] next step  [b] back  [number] go to that turn  [q] quit: "
-END_PROMPT = "game over.  [Enter] or [q] quit  [b] back  [number] go to that turn: "
-
-
-def frames(replay: Replay, renderer: Renderer) -> Iterator[str]:
-    """Every frame of the game, in order (--no-pause)."""
-    index = 0
-    while replay.has_step(index):
-        yield renderer.frame(replay.state(index))
-        index += 1
-
-
-def frame_of_turn(replay: Replay, renderer: Renderer, turn: int) -> str:
-    """The frame of the first step of `turn` (--turn N; 0 is the setup)."""
-    index = replay.step_of_turn(turn)
-    if index is None:
-        raise TreasureError(f"there is no turn {turn}: the game ended on turn {replay.last_turn()}")
-    return renderer.frame(replay.state(index))
-
-
-def watch(replay: Replay, renderer: Renderer, *, echo: Callable[..., None], read_line: Callable[[], str],
-          redraw: str | None = None, newline_after_input: bool = False) -> int:
-    """The interactive loop: one frame, one line of input. Returns the step it stopped on.
-
-    `redraw` is written before each frame to draw it in place on a terminal
-    (None prints frames one after another). Input is whole lines, so it works
-    the same from a keyboard, a pipe or a test; end of input quits.
-    """
-    index, message = 0, ""
-    while True:
-        frame = renderer.frame(replay.state(index))
-        at_end = replay.is_last(index)
-        echo((redraw or "") + frame)
-        if message:
-            echo(message)
-        echo(END_PROMPT if at_end else PROMPT, nl=False)
-        line = read_line()
-        if newline_after_input or not line:
-            echo("")  # end the prompt line: nobody's Enter did it
-        key, message = line.strip().lower(), ""
-        if not line or key in ("q", "quit") or (key == "" and at_end):
-            return index
-        if key == "":
-            index += 1
-        elif key == "b":
-            if index == 0:
-                message = "this is the first step"
-            index = max(0, index - 1)
-        elif key.isdigit():
-            target = replay.step_of_turn(int(key))
-            if target is None:
-                message = f"there is no turn {int(key)}: the game ended on turn {replay.last_turn()}"
-            else:
-                index = target
-                renderer.reset()
-        else:
-            message = f"unknown key {line.strip()!r}: press Enter, b, a turn number or q"

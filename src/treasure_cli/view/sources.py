@@ -1,0 +1,80 @@
+"""Where a game's steps come from: a log file (checked against its map) or a game being played."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from treasure_cli.errors import TreasureError
+from treasure_cli.formats.game_record import LogFormatError, read_log
+from treasure_cli.formats.map_file import read_map
+from treasure_cli.rules import events as ev
+from treasure_cli.rules.island import Island
+from treasure_cli.view.steps import HEADER_LINES, Replay
+
+
+def find_map(log_path: Path, recorded: str, given: str | None = None) -> Path:
+    """The map of a log: `given` (--map), else the recorded path as it is, from the log's folder, or its parent's."""
+    if given is not None:
+        if not Path(given).is_file():
+            raise TreasureError(f"{given}: no such map file")
+        return Path(given)
+    rec = Path(recorded)
+    options = [rec] if rec.is_absolute() else [rec, log_path.parent / rec, log_path.parent.parent / rec]
+    tried: list[str] = []
+    for option in options:
+        if option.is_file():
+            return option
+        if str(option) not in tried:
+            tried.append(str(option))
+    raise TreasureError(f"{log_path}: cannot find the map {recorded} recorded in the log "
+                        f"(tried {', '.join(tried)}); give it with --map")
+
+
+def check_events(events: list[ev.Event], island: Island, path: str) -> None:
+    """Cheap checks that a parsed log (GameStarted first) belongs to this map; the error names the line."""
+    def fail(i: int, message: str) -> LogFormatError:
+        return LogFormatError(path, i + HEADER_LINES + 1, message)
+
+    start = events[0]
+    if (start.width, start.height) != (island.width, island.height):
+        raise fail(0, f"the log is for a {start.width}x{start.height} map, but the map given is "
+                      f"{island.width}x{island.height}")
+    hints = 0
+    for i, e in enumerate(events):
+        for field in dataclasses.fields(e):
+            value = getattr(e, field.name)
+            if isinstance(value, tuple) and len(value) == 2 and not island.inside(value):
+                raise fail(i, f"{field.name} {value} is outside the {island.width}x{island.height} map")
+        if isinstance(e, ev.TreasureHidden) and island.treasure is not None and e.treasure != island.treasure:
+            raise fail(i, f"the log's treasure {e.treasure} is not the map's {island.treasure}: is it the right map?")
+        if isinstance(e, ev.HintGiven):
+            hints += 1
+            if e.number != hints:
+                raise fail(i, f"expected hint {hints}, found hint {e.number}")
+        if isinstance(e, ev.HintVerified) and not 1 <= e.number <= hints:
+            raise fail(i, f"hint {e.number} is verified before it was given")
+
+
+def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
+    """A log file ready to step through; TreasureError (naming file and line) when it cannot be."""
+    log_path = Path(log_path)
+    events = read_log(log_path)
+    start = events[0]
+    if not isinstance(start, ev.GameStarted):
+        raise LogFormatError(str(log_path), HEADER_LINES + 1, "the first event must be the start of the game")
+    island = read_map(find_map(log_path, start.map_name, map_path))
+    check_events(events, island, str(log_path))
+    return Replay(island, events, path=str(log_path))
+
+
+def live_game(map_path: Path, options, warnings: list[str] | None = None) -> Replay:
+    """A game played as it is watched, with the seeds and names of `treasure run` (same log)."""
+    from treasure_cli.rules import seeds as rng
+    from treasure_cli.play.runner import build_game, map_label
+
+    island = read_map(map_path, warnings)
+    game = build_game(island, options.agent, rng.map_seed(options.base_seed, map_path.name),
+                      map_name=map_label(map_path), truth_rate=options.truth_rate,
+                      max_turns=options.max_turns)
+    return Replay(island, game.play())
