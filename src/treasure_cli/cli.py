@@ -2,11 +2,12 @@
 
 Each command's docstring is its help text. Expected failures are
 TreasureError and come out as `Error: ...` with a non-zero exit status.
+The library is imported inside each command, so `--version` and `--help`
+load neither numpy nor the engine.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -14,9 +15,8 @@ from pathlib import Path
 import click
 
 from treasure_cli import __version__
-from treasure_cli.agents import agent_names
+from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.errors import MapFormatError, TreasureError
-from treasure_cli.formats.map_file import read_map
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -77,6 +77,8 @@ def check(inputs: tuple[str, ...]) -> None:
       treasure check input/
       treasure check MAP_01.txt other/MAP_07.txt
     """
+    from treasure_cli.formats.map_file import read_map
+
     paths = map_files(inputs)
     if not paths:
         raise click.ClickException("no map files (*.txt) found in " + ", ".join(inputs))
@@ -126,42 +128,62 @@ def _parse_window(ctx: click.Context, param: click.Parameter, value: str | None)
     return int(parts[0]), int(parts[1])
 
 
+def _agent_spec(value: str, option: str = "--agent") -> str:
+    """Resolve an agent spec once, so a bad one is a usage error before any game."""
+    from treasure_cli.agents.registry import resolve
+    from treasure_cli.errors import AgentLoadError
+
+    try:
+        return resolve(value).spec
+    except AgentLoadError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from None
+
+
+_GAME_TIMEOUT = click.option(
+    "--game-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+    help="A game still running after SECONDS fails (the agent is named); the other games go on.")
+
+
 @cli.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
 @click.argument("output_dir", metavar="OUTPUT", type=click.Path(file_okay=False), required=False)
-@click.option("--agent", default="logic", show_default=True, help="Agent to play: " + ", ".join(agent_names()) + ".")
+@click.option("--agent", default="logic", show_default=True, callback=lambda ctx, param, value: _agent_spec(value),
+              metavar="SPEC",
+              help=f"The agent: {SPEC_HELP}.")
 @click.option("--seed", default=0, show_default=True, type=int,
               help="Base seed; each map's seed is derived from it and the map's file name.")
 @click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0),
               help="Chance that a hint (after the first) is true.")
 @click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
+@_GAME_TIMEOUT
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Games played in parallel (logs are the same whatever the number).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead of a table.")
 @click.option("--step", is_flag=True, help="Watch one game live, one step per Enter (INPUT must be one map).")
 @_view_options
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
-        max_turns: int | None, jobs: int, as_json: bool, step: bool, no_pause: bool, turn: int | None,
-        window: tuple[int, int] | None, color: bool | None) -> None:
+        max_turns: int | None, game_timeout: float | None, jobs: int, as_json: bool, step: bool,
+        no_pause: bool, turn: int | None, window: tuple[int, int] | None, color: bool | None) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
     INPUT is a folder (every *.txt map, in name order) or one map file. A map
-    that cannot be read is reported and skipped; the others still run, and
-    the exit status is 1 if any map failed.
+    that cannot be read, or a game the agent fails (it raises, takes an
+    illegal action or runs past --game-timeout), is reported and gets no log;
+    the others still run, and the exit status is 1 if any game failed.
 
     \b
     Examples:
       treasure run input/ output/
       treasure run input/ output/ --seed 7 --jobs 2 --json
       treasure run input/MAP_01.txt output/ --agent random
+      treasure run input/ output/ --agent ./my_agent.py:MyAgent --game-timeout 5
       treasure run input/MAP_01.txt --step
     """
     from treasure_cli.play.runner import RunOptions, run_maps
+    from treasure_cli.play.tables import as_dict, run_table
 
-    if agent not in agent_names():  # checked here so --step and batch runs say it the same way
-        raise click.BadParameter(f"unknown agent {agent!r}; choose from {', '.join(agent_names())}",
-                                 param_hint="--agent")
-    options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns)
+    options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
+                         game_timeout=game_timeout)
     if step:
         if as_json:
             raise click.UsageError("--json does not go with --step")
@@ -177,38 +199,21 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
     show_progress = sys.stderr.isatty() and len(maps) > 1
     with click.progressbar(length=len(maps), label="playing", file=sys.stderr,
                            hidden=not show_progress) as bar:
-        def progress(result):
-            if result.error:
-                click.echo(f"Error: {result.error}", err=True)
-            for warning in result.warnings:
+        def progress(record):
+            if record.error:
+                click.echo(f"Error: {record.error}", err=True)
+            for warning in record.warnings:
                 click.echo(warning, err=True)
             bar.update(1)
 
-        results = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress)
+        records = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress)
     if as_json:
-        click.echo(json.dumps([dataclasses.asdict(r) for r in results], indent=2))
+        click.echo(json.dumps([as_dict(r) for r in records], indent=2))
     else:
-        click.echo(summary_table(results))
-    if any(r.error for r in results):
+        click.echo(run_table(records))
+    if any(r.failed for r in records):
         sys.exit(1)
 
-
-def summary_table(results) -> str:
-    """Fixed-width table: map, size, result, turns, seconds; then totals."""
-    rows = [("map", "size", "result", "turns", "seconds")]
-    for r in results:
-        if r.error:
-            rows.append((Path(r.map_path).name, "-", "ERROR", "-", "-"))
-        else:
-            result = r.outcome + (f" ({r.reason})" if r.reason != "found" else "")
-            rows.append((Path(r.map_path).name, f"{r.width}x{r.height}", result, str(r.turns), f"{r.seconds:.3f}"))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(w) if i < 3 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-             for row in rows]
-    played = [r for r in results if not r.error]
-    wins = sum(r.outcome == "WIN" for r in played)
-    lines.append(f"{len(played)} played, {wins} won, {len(played) - wins} lost, {len(results) - len(played)} failed")
-    return "\n".join(line.rstrip() for line in lines)
 
 # ---------------------------------------------------------------- generate
 # (the generator itself: formats/generator.py)
@@ -298,7 +303,7 @@ def _csv(value: str, param: str, convert=str) -> tuple:
 
 @cli.command()
 @click.option("--agents", default="logic,greedy,random", show_default=True, metavar="A,B,...",
-              help="Agents to compare: " + ", ".join(agent_names()) + ".")
+              help=f"Agents to compare, comma-separated; each is {SPEC_HELP}.")
 @click.option("--sizes", metavar="N,N,...", help="Square island sizes to generate [default: 16,32,64].")
 @click.option("--maps", "maps_path", type=click.Path(exists=True), metavar="DIR",
               help="Play these map files (a folder or one file) instead of generated islands.")
@@ -313,13 +318,14 @@ def _csv(value: str, param: str, convert=str) -> tuple:
 @click.option("--free-turn", type=click.IntRange(min=1), metavar="F",
               help="Generated islands free the pirate at turn F (small F: harder) [default: r + (W+H)/8].")
 @click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
+@_GAME_TIMEOUT
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
               help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
 @click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game as JSON.")
 @click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
 def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int, truth_rate: float,
-          reveal_turn: int | None, free_turn: int | None, max_turns: int | None, jobs: int | None,
-          as_json: bool, no_timing: bool) -> None:
+          reveal_turn: int | None, free_turn: int | None, max_turns: int | None, game_timeout: float | None,
+          jobs: int | None, as_json: bool, no_timing: bool) -> None:
     """Compare agents over many seeded games; print win rate, turns and time.
 
     Every agent plays exactly the same islands with the same game seeds, so
@@ -335,13 +341,10 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     import os
 
     from treasure_cli.play.bench import BenchOptions, run_bench, total_games
+    from treasure_cli.play.tables import bench_json, bench_table
     from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
 
-    names = _csv(agents, "--agents")
-    for name in names:
-        if name not in agent_names():
-            raise click.BadParameter(f"unknown agent {name!r}; choose from {', '.join(agent_names())}",
-                                     param_hint="--agents")
+    names = tuple(_agent_spec(name, "--agents") for name in _csv(agents, "--agents"))
     maps: tuple[str, ...] = ()
     if maps_path is not None:
         if sizes is not None or reveal_turn is not None or free_turn is not None:
@@ -355,12 +358,12 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
     options = BenchOptions(agents=tuple(dict.fromkeys(names)), sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
-                           max_turns=max_turns)
+                           max_turns=max_turns, game_timeout=game_timeout)
     with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,
                            hidden=not sys.stderr.isatty()) as bar:
         try:
             result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update)
-        except (TreasureError, ValueError) as exc:
+        except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(bench_json(result, not no_timing), indent=2))
@@ -370,39 +373,36 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
         click.echo(f"{len(result.records)} games in {result.seconds:.1f} s")
 
 
-def bench_table(stats, timing: bool = True) -> str:
-    """One row per size and agent; numbers right-aligned, '-' where no game was won."""
-    head = ["size", "agent", "games", "wins", "win %", "95% CI", "mean turns", "median turns"]
-    if timing:
-        head += ["ms/game", "ms/turn"]
-    rows = [head]
-    for s in stats:
-        row = [s.size, s.agent, str(s.games), str(s.wins), f"{100 * s.win_rate:.1f}",
-               f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
-               "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}",
-               "-" if s.median_turns_win is None else f"{s.median_turns_win:.1f}"]
-        if timing:
-            row += [f"{s.median_ms_game:.2f}", f"{s.median_ms_turn:.3f}"]
-        rows.append(row)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     .rstrip() for r in rows)
+# ---------------------------------------------------------------- check-agent
+@cli.command("check-agent")
+@click.argument("spec", metavar="SPEC")
+@click.option("--games", default=6, show_default=True, type=click.IntRange(min=1), metavar="N",
+              help="Small seeded games to play (each twice, to compare).")
+@click.option("--seed", default=0, show_default=True, type=int, metavar="S", help="Seed of the games.")
+@click.option("--game-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              metavar="SECONDS", help="A game still running after SECONDS fails the check.")
+def check_agent_command(spec: str, games: int, seed: int, game_timeout: float) -> None:
+    """Check that an agent keeps the contract, before running it on real maps.
 
+    SPEC is what --agent takes: a built-in name, package.module:Class,
+    path/to/file.py:Class, or an installed plugin's name. The check plays
+    a few small seeded games, each twice, and reports whether the agent
+    loads, takes only legal actions without raising, plays the same game
+    from the same seed, and how long an action takes. Exit status 1 if a
+    check fails.
 
-def bench_json(result, timing: bool = True) -> dict:
-    """Options, per size/agent statistics and raw games; timing fields dropped without `timing`."""
-    untimed = {"seconds", "median_ms_game", "median_ms_turn"}
+    \b
+    Examples:
+      treasure check-agent examples/densest_scan.py:DensestScan
+      treasure check-agent mypackage.agents:Clever --games 20
+    """
+    from treasure_cli.play.conformance import check_agent
 
-    def clean(obj) -> dict:
-        d = dataclasses.asdict(obj)
-        return d if timing else {k: v for k, v in d.items() if k not in untimed}
-
-    out = {"options": dataclasses.asdict(result.options),
-           "stats": [clean(s) for s in result.stats],
-           "games": [clean(r) for r in result.records]}
-    if timing:
-        out["seconds"] = result.seconds
-    return out
+    checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout)
+    for check in checks:
+        click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
+    if not all(check.ok for check in checks):
+        sys.exit(1)
 
 
 # ---------------------------------------------------------------- replay
@@ -438,10 +438,8 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
 def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, turn: int | None,
                window: tuple[int, int] | None, color: bool | None) -> None:
     """`run --step`: play one map while watching it; write its log too when OUTPUT is given."""
-    from treasure_cli.formats.atomic import write_text_atomic
-    from treasure_cli.formats.game_record import format_log
+    from treasure_cli.play.runner import write_log
     from treasure_cli.view.sources import live_game
-    from treasure_cli.play.runner import log_name
 
     if not map_path.is_file():
         raise click.UsageError("--step watches one game: INPUT must be a map file, not a folder")
@@ -451,8 +449,7 @@ def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, 
         click.echo(warning, err=True)
     _show(game, no_pause, turn, window, color)
     if output_dir is not None:
-        target = Path(output_dir) / log_name(map_path)
-        write_text_atomic(target, format_log(game.finish()))  # the rest of the game is played unseen
+        target = write_log(Path(output_dir), map_path, game.finish())  # the rest is played unseen
         click.echo(f"wrote {target}")
 
 

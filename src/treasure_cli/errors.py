@@ -26,5 +26,38 @@ class MapFormatError(TreasureError):
         return ":".join(parts)
 
 
-class IllegalActionError(TreasureError):
+class AgentLoadError(TreasureError):
+    """An agent spec (`--agent`) names nothing that can be built into an agent."""
+
+
+class AgentError(TreasureError):
+    """An agent failed its game: the game cannot go on. `kind` says how, for tables."""
+
+    kind = "agent-error"
+
+    def __init__(self, turn: int, message: str):
+        self.turn = turn
+        self.message = message
+        super().__init__(f"turn {turn}: {message}")
+
+
+class IllegalActionError(AgentError):
     """An agent asked for an action the rules forbid; this is a bug in the agent."""
+
+    kind = "illegal-action"
+
+
+class AgentCrashError(AgentError):
+    """An agent's own code raised an exception (in `act` or `reset`)."""
+
+    kind = "agent-error"
+
+
+class GameTimeout(BaseException):
+    """A game ran past its time limit (`--game-timeout`).
+
+    A BaseException, like KeyboardInterrupt, so that an agent's own
+    `except Exception:` cannot swallow it and keep the game running.
+    """
+
+    kind = "game-timeout"

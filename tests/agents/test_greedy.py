@@ -12,7 +12,7 @@ from treasure_cli.agents.greedy import _last_direction
 from treasure_cli.play.bench import BenchOptions, run_bench
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.grid import Direction
-from treasure_cli.play.runner import build_game
+from treasure_cli.play.games import build_game
 
 
 @settings(max_examples=60, deadline=None)

@@ -16,7 +16,7 @@ COMMANDS = sorted(cli.commands)
 
 
 def test_the_commands_are_the_ones_users_know():
-    assert COMMANDS == ["bench", "check", "generate", "replay", "run"]
+    assert COMMANDS == ["bench", "check", "check-agent", "generate", "replay", "run"]
 
 
 @pytest.mark.parametrize("name", COMMANDS)

@@ -77,7 +77,7 @@ def test_a_broken_map_fails_alone(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["LOG_01.txt", "LOG_island.txt"]
     table = r.output.splitlines()
     assert table[-1].startswith("2 played, ") and table[-1].endswith(" 1 failed")
-    assert any(line.startswith("MAP_02.txt") and "ERROR" in line for line in table)
+    assert any(line.startswith("MAP_02.txt") and "failed (bad-map)" in line for line in table)
 
 
 def test_json_summary_and_table(tmp_path):
@@ -86,8 +86,8 @@ def test_json_summary_and_table(tmp_path):
     rows = json.loads(r.output)
     assert len(rows) == 1
     row = rows[0]
-    assert row["outcome"] in ("WIN", "LOSE") and row["width"] == 16 and row["error"] is None
-    assert Path(row["log_path"]).name == "LOG_01.txt"
+    assert row["outcome"] in ("WIN", "LOSE") and row["size"] == "16x16" and row["error"] is None
+    assert Path(row["log"]).name == "LOG_01.txt"
     log = (tmp_path / "LOG_01.txt").read_text().splitlines()
     assert log[1] == row["outcome"] and int(log[2]) == row["turns"]
 

@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treasure_cli.rules import events as ev
-from treasure_cli.agents import agent_names
+from treasure_cli.agents.registry import agent_names
 from treasure_cli.errors import MapFormatError
 from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.formats.map_file import parse_map
-from treasure_cli.play.runner import build_game
+from treasure_cli.play.games import build_game
 
 
 def foreign_map_text(seed: int) -> str:

@@ -4,9 +4,7 @@ import numpy as np
 import pytest
 
 from treasure_cli.rules import events as ev
-from treasure_cli.rules import seeds as rng
-from treasure_cli.agents import make_agent
-from treasure_cli.rules.game import Game
+from treasure_cli.play.games import build_game
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.grid import Direction
 from treasure_cli.formats.game_record import LogFormatError, format_event, format_log, parse_event, parse_log
@@ -14,8 +12,7 @@ from treasure_cli.formats.game_record import LogFormatError, format_event, forma
 
 def play(seed, agent="logic", size=16, **kw):
     isl = generate_island(size, size, rng=np.random.default_rng(seed))
-    return Game(isl, make_agent(agent, rng.stream(seed, rng.AGENT)), seed, agent_name=agent,
-                map_name="maps/MAP_x.txt", **kw).run()
+    return build_game(isl, agent, seed, map_name="maps/MAP_x.txt", **kw).run()
 
 
 def test_every_event_line_parses_back():

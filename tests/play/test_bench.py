@@ -10,12 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from treasure_cli.play import bench
-from treasure_cli.agents import agent_names
-from treasure_cli.play.bench import BenchOptions, GameRecord, make_tasks, run_bench, task_island, wilson_interval
+from treasure_cli.agents.registry import agent_names
+from treasure_cli.play.bench import BenchOptions, make_tasks, run_bench, task_island, wilson_interval
+from treasure_cli.play.records import GameRecord
 from treasure_cli.cli import cli
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import format_map, write_map
-from treasure_cli.play.runner import build_game
+from treasure_cli.play.games import build_game
 
 SMALL = BenchOptions(agents=("random", "greedy", "logic"), sizes=(12, 10), games=4, seed=5)
 
@@ -48,7 +49,7 @@ def test_wilson_interval_is_exact_at_the_ends_and_uninformative_without_games():
 
 def test_summary_counts_turns_over_won_games_only():
     def rec(outcome, reason, turns):
-        return GameRecord("logic", "8x8", 0, None, 1, 2, outcome, reason, turns, 0.01 * turns)
+        return GameRecord("logic", "bench-8x8-0", "8x8", 2, outcome, reason, turns, 0.01 * turns)
 
     [s] = bench.summarize([rec("WIN", "found", 3), rec("WIN", "found", 6), rec("LOSE", "pirate", 20),
                            rec("LOSE", "timeout", 64)], ["logic"])
@@ -72,7 +73,7 @@ def test_every_agent_plays_the_same_islands_and_setups():
     records = run_bench(SMALL).records
     by_island: dict[tuple[str, int], set] = {}
     for r in records:
-        by_island.setdefault((r.size, r.index), set()).add((r.island_seed, r.game_seed))
+        by_island.setdefault((r.size, r.index), set()).add((r.island_seed, r.seed))
     assert len(by_island) == 2 * 4 and all(len(v) == 1 for v in by_island.values())
     for task in make_tasks(SMALL)[:3]:
         island = task_island(task, SMALL)
@@ -102,7 +103,7 @@ def test_bench_table_layout():
     assert result.exit_code == 0, result.output
     assert result.output == (
         "size   agent   games  wins  win %      95% CI  mean turns  median turns\n"
-        "12x12  random      3     3  100.0  43.9-100.0         3.7           4.0\n"
+        "12x12  random      3     3  100.0  43.9-100.0         2.3           3.0\n"
         "12x12  greedy      3     3  100.0  43.9-100.0         2.0           2.0\n"
     )
     again = CliRunner().invoke(cli, args + ["--jobs", "2"])
@@ -148,8 +149,8 @@ def test_bench_on_a_folder_of_maps(tmp_path):
     # Adding a map changes no other map's games.
     write_map(generate_island(8, 8, rng=np.random.default_rng(3)), tmp_path / "MAP_c.txt")
     more = json.loads(CliRunner().invoke(cli, args).output)
-    old = {(g["map"], g["index"], g["agent"]): (g["game_seed"], g["outcome"], g["turns"]) for g in data["games"]}
-    new = {(g["map"], g["index"], g["agent"]): (g["game_seed"], g["outcome"], g["turns"]) for g in more["games"]}
+    old = {(g["map"], g["index"], g["agent"]): (g["seed"], g["outcome"], g["turns"]) for g in data["games"]}
+    new = {(g["map"], g["index"], g["agent"]): (g["seed"], g["outcome"], g["turns"]) for g in more["games"]}
     assert all(new[k] == v for k, v in old.items())
 
 
@@ -163,8 +164,8 @@ def test_bench_rejects_a_broken_map(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--agents", "x"], "Error: Invalid value for --agents: unknown agent 'x'; "
-                            "choose from " + ", ".join(agent_names())),
+        (["--agents", "x"], "Error: Invalid value for --agents: unknown agent 'x'; give a built-in name ("
+                            + ", ".join(agent_names()) + "), package.module:Class, path/to/file.py:Class"),
         (["--agents", "logic,oracle,nope"], "unknown agent 'nope'"),
         (["--sizes", "16,abc"], "Error: Invalid value for --sizes"),
         (["--sizes", "3"], "sizes must be between 5 and 4096"),

@@ -65,7 +65,7 @@ def test_scan_covering_the_treasure_wins_at_once():
     assert isinstance(events[-1], ev.GameEnded)
     assert events[-1].outcome is ev.Outcome.WIN and events[-1].reason is ev.EndReason.FOUND
     assert events[-2] == ev.AreaScanned(1, (2, 5), 5, True)
-    assert game.result.turns == 1
+    assert game.result.turn == 1
 
 
 def test_small_move_scans_three_by_three_and_large_move_does_not():
@@ -137,11 +137,10 @@ def test_observation_hides_the_truth():
 
 def test_same_seed_same_events_other_seed_other_events():
     isl = island_from_grid(ROWS, (1, 6))
-    from treasure_cli.agents import make_agent
-    from treasure_cli.rules import seeds as rng
+    from treasure_cli.play.games import build_game
 
     def play(seed):
-        return Game(isl, make_agent("random", rng.stream(seed, rng.AGENT)), seed, max_turns=30).run()
+        return build_game(isl, "random", seed, max_turns=30).run()
 
     assert play(11) == play(11)
     assert play(11) != play(12)

@@ -7,12 +7,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treasure_cli.rules import events as ev
-from treasure_cli.agents import agent_names
+from treasure_cli.agents.registry import agent_names
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.rules.pirate import pirate_path
-from treasure_cli.play.runner import build_game
+from treasure_cli.play.games import build_game
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

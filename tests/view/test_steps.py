@@ -342,7 +342,7 @@ def test_run_step_usage_errors(small_map, tmp_path, monkeypatch, args, message):
 def test_ruled_out_tiles_are_the_ones_the_logged_agent_knew(agent):
     """An oracle was told every hint's truth; the replay dims what it could rule out."""
     from treasure_cli.agents.knowledge import Knowledge
-    from treasure_cli.play.runner import build_game
+    from treasure_cli.play.games import build_game
 
     island = generate_island(20, 20, rng=np.random.default_rng(5))
     game = build_game(island, agent, 3)

@@ -23,10 +23,9 @@ import math
 import numpy as np
 
 from treasure_cli.rules.hint_draw import MAX_PARAM_DRAWS
-from treasure_cli.rules.hints import HintKind
+from treasure_cli.rules.hints import FIXED_KINDS, HintKind
 from treasure_cli.agents.knowledge import Knowledge
 
-_FIXED = {HintKind.NEARER_THAN_PRISON, HintKind.ANY_BOUNDARY, HintKind.MOUNTAIN_REGIONS}
 
 
 def _accept(s: float) -> float:
@@ -39,7 +38,7 @@ def _accept(s: float) -> float:
 def hint_log_factors(kind: HintKind, q: float, truth_rate: float) -> tuple[float, float]:
     """Log-likelihood of hearing the hint for a tile inside S and for one outside."""
     p = truth_rate
-    if kind in _FIXED:
+    if kind in FIXED_KINDS:
         inside, outside = p, 1.0 - p
     else:
         inside, outside = p * _accept(q), (1.0 - p) * _accept(1.0 - q)

@@ -20,8 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from treasure_cli.rules import events as ev
-from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, move_target
-from treasure_cli.rules.game import Observation
+from treasure_cli.rules.actions import (
+    LARGE_SCAN_SIZE, Action, LargeScan, Move, Teleport, Verify, move_target, scan_square,
+)
+from treasure_cli.rules.observation import Observation
 from treasure_cli.rules.grid import Direction, Pos, bfs_distance, manhattan_from, window_sum
 from treasure_cli.agents.knowledge import Knowledge
 
@@ -35,8 +37,7 @@ _LEARNS_FROM = (
 
 
 class GreedyAgent:
-    def __init__(self, rng: np.random.Generator):
-        self.rng = rng  # unused: the baseline is deterministic given what it sees
+    def __init__(self) -> None:
         self.know: Knowledge | None = None
         self.pirate_dir: Direction | None = None
         self._target: Pos | None = None
@@ -83,8 +84,7 @@ class GreedyAgent:
             return Verify(unverified[0])
         cand = know.candidates
         pos = obs.position
-        r, c = pos
-        if cand[max(0, r - 2): r + 3, max(0, c - 2): c + 3].any():
+        if cand[scan_square(pos, LARGE_SCAN_SIZE)].any():
             return LargeScan()
         walk = obs.island.walkable
         if self._reach is None or not self._reach[pos]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from treasure_cli.rules import events as ev
+from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
@@ -88,9 +89,8 @@ class Knowledge:
 
     def _on_AreaScanned(self, e: ev.AreaScanned) -> None:
         if not e.found:
-            (r, c), k = e.centre, e.size // 2
             self.candidates = self.candidates.copy()  # a new array: callers may keep the old one
-            self.candidates[max(0, r - k): r + k + 1, max(0, c - k): c + k + 1] = False
+            self.candidates[scan_square(e.centre, e.size)] = False
 
     def _on_PrisonRevealed(self, e: ev.PrisonRevealed) -> None:
         self._set_prison(e.pos)
@@ -130,6 +130,15 @@ class Knowledge:
             self.restrict((here >= 0) & (here == self._from_prison - steps))
         self.pirate_steps += abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
         self.pirate = e.dst
+
+    def observe(self, obs) -> None:
+        """Fold in what an Observation brings: its news, and that the game goes on.
+
+        An agent that keeps a Knowledge calls this once at the start of every
+        `act(obs)`; it is all the feeding a Knowledge needs.
+        """
+        self.update_all(obs.news)
+        self.game_goes_on()
 
     def game_goes_on(self) -> None:
         """Called when the agent is asked to act: the pirate is not standing on the treasure."""

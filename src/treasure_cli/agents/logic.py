@@ -27,7 +27,7 @@ import numpy as np
 
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
 from treasure_cli.agents.belief import Belief
-from treasure_cli.rules.game import Observation
+from treasure_cli.rules.observation import Observation
 from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.agents.knowledge import Knowledge
 
@@ -135,9 +135,9 @@ def _n_eff(p: np.ndarray) -> float:
 
 
 class LogicAgent:
-    def __init__(self, rng: np.random.Generator, features: Features = Features()):
-        self.rng = rng  # unused: the agent is deterministic given what it sees
-        self.features = features
+    def __init__(self, features: Features | None = None, **switches: bool):
+        """`switches` are Features fields, e.g. LogicAgent(race=False)."""
+        self.features = dataclasses.replace(features or Features(), **switches)
         self.know: Knowledge | None = None
         self.belief: Belief | None = None
         self._target: Pos | None = None
@@ -152,8 +152,7 @@ class LogicAgent:
             self.know = Knowledge(obs.island, tie_break=self.features.tie_break)
             self.belief = Belief(self.know, obs.truth_rate, soft_hints=self.features.soft_hints)
         know = self.know
-        know.update_all(obs.news)
-        know.game_goes_on()
+        know.observe(obs)
         n = int(np.count_nonzero(know.candidates))
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
             return LargeScan()

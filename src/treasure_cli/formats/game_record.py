@@ -10,18 +10,20 @@ See docs/log-format.md for the grammar.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
 from treasure_cli.rules import events as ev
 from treasure_cli.errors import TreasureError
-from treasure_cli.rules.grid import Direction
+from treasure_cli.rules.grid import Direction, format_pos
 from treasure_cli.rules.hints import parse_hint
 
 # One template per event type. `{name:type}` is a field; the rest is literal.
 TEMPLATES: dict[type, str] = {
-    ev.GameStarted: "game: map {map_name:name} ({width:int}x{height:int}), seed {seed:int}, "
-                    "agent {agent:word}, truth rate {truth_rate:float}, turn limit {max_turns:int}",
+    ev.GameStarted: "game: map {map_name:text} ({width:int}x{height:int}), seed {seed:int}, "
+                    "agent {agent:text}, truth rate {truth_rate:float}, turn limit {max_turns:int}"
+                    "{hint_truths_shown:told}",
     ev.TreasureHidden: "setup: the treasure is at {treasure:pos}, the pirate is in the prison at {prison:pos}",
     ev.AgentPlaced: "setup: the agent starts at {pos:pos}",
     ev.ScheduleAnnounced: "setup: the prison is revealed on turn {reveal_turn:int}, "
@@ -38,6 +40,14 @@ TEMPLATES: dict[type, str] = {
     ev.Teleported: "turn {turn:int}: the agent teleports from {src:pos} to {dst:pos}",
     ev.GameEnded: "turn {turn:int}: game over, {outcome:outcome}: {reason:reason}",
 }
+
+HEADER_LINES = 3  # line count, WIN/LOSE, turns; event i (0-based) is on line event_line(i)
+
+
+def event_line(index: int) -> int:
+    """The 1-based line of a log that holds event `index` (0-based)."""
+    return index + HEADER_LINES + 1
+
 
 _REASONS = {
     ev.EndReason.FOUND: "the agent's scan found the treasure",
@@ -58,12 +68,33 @@ def _read_pos(text: str):
     return (int(r), int(c))
 
 
+# A name (map path, agent spec) is written bare when that reads back unambiguously,
+# else in double quotes with backslash escapes, so any string survives the trip.
+_BARE = re.compile(r'[^\s"\\]+')
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+
+
+def _write_text(value: str) -> str:
+    if _BARE.fullmatch(value) and value.isprintable():
+        return value
+    return json.dumps(value)  # ASCII only: no raw line separator or lone surrogate gets out
+
+
+def _read_text(text: str) -> str:
+    if text.startswith('"'):
+        return json.loads(text)
+    return text
+
+
+_TOLD = ", the agent is told every hint's truth"
+
+
 _TYPES: dict[str, _Type] = {
     "int": _Type(r"-?\d+", str, int),
     "float": _Type(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", repr, float),
-    "word": _Type(r"\S+", str, str),
-    "name": _Type(r".+?", str, str),
-    "pos": _Type(r"\(\d+, \d+\)", lambda p: f"({p[0]}, {p[1]})", _read_pos),
+    "text": _Type(_QUOTED + r'|[^\s"\\]+', _write_text, _read_text),
+    "told": _Type(f"(?:{re.escape(_TOLD)})?", lambda told: _TOLD if told else "", bool),
+    "pos": _Type(r"\(\d+, \d+\)", format_pos, _read_pos),
     "dir": _Type(r"[NESW]", lambda d: d.name, lambda s: Direction[s]),
     "truth": _Type(r"true|false|unknown",
                    lambda b: "unknown" if b is None else ("true" if b else "false"),
@@ -140,14 +171,14 @@ def parse_log(text: str, path: str = "<log>") -> list[ev.Event]:
     if not lines[0].strip().isdigit():
         raise LogFormatError(path, 1, f"expected the number of log lines, found {lines[0]!r}")
     count = int(lines[0])
-    if count != len(lines) - 3:
-        raise LogFormatError(path, 1, f"header says {count} log lines but the file has {len(lines) - 3}")
+    if count != len(lines) - HEADER_LINES:
+        raise LogFormatError(path, 1, f"header says {count} log lines but the file has {len(lines) - HEADER_LINES}")
     if lines[1] not in ("WIN", "LOSE"):
         raise LogFormatError(path, 2, f"expected WIN or LOSE, found {lines[1]!r}")
     if not lines[2].strip().isdigit():
         raise LogFormatError(path, 3, f"expected the number of turns, found {lines[2]!r}")
     events = []
-    for number, line in enumerate(lines[3:], start=4):
+    for number, line in enumerate(lines[HEADER_LINES:], start=event_line(0)):
         try:
             events.append(parse_event(line))
         except ValueError as exc:

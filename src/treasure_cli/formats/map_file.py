@@ -23,7 +23,6 @@ _REGION_MAX = int(np.iinfo(np.int32).max)
 # Longer digit strings are rejected before int(), which raises ValueError
 # past Python's 4300-digit conversion limit.
 _MAX_DIGITS = 100
-_HEADER_SPLIT = re.compile(r"[\s,]+")
 _CELL = re.compile(r"(-?\d+)\s*(\S*)\s*$")
 _HEADER_FIELDS = (
     ("width and height", 2),

@@ -15,22 +15,22 @@ agent to play does not pay for them.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import statistics
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from functools import cached_property, lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from treasure_cli.rules.events import Outcome
 from treasure_cli.formats.generator import generate_island
-from treasure_cli.rules.island import Island
 from treasure_cli.formats.map_file import read_map
-from treasure_cli.play.runner import build_game
+from treasure_cli.play.executor import run_tasks
+from treasure_cli.play.games import play_game
+from treasure_cli.play.records import LOSE, GameRecord
+from treasure_cli.rules import seeds
+from treasure_cli.rules.island import Island
 
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
 
@@ -46,6 +46,7 @@ class BenchOptions:
     reveal_turn: int | None = None
     free_turn: int | None = None
     max_turns: int | None = None
+    game_timeout: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,24 +62,6 @@ class Task:
 
 
 @dataclasses.dataclass(frozen=True)
-class GameRecord:
-    agent: str
-    size: str          # "WxH"
-    index: int         # island number within its size (or game number on its map)
-    map: str | None    # map file name, None for a generated island
-    island_seed: int | None
-    game_seed: int
-    outcome: str       # WIN / LOSE
-    reason: str        # found / pirate / timeout
-    turns: int
-    seconds: float
-
-    @property
-    def won(self) -> bool:
-        return self.outcome == Outcome.WIN.value
-
-
-@dataclasses.dataclass(frozen=True)
 class Stats:
     agent: str
     size: str
@@ -88,7 +71,8 @@ class Stats:
     win_low: float     # 95 % Wilson interval of the win rate
     win_high: float
     lost_to_pirate: int
-    timeouts: int
+    timeouts: int      # lost at the turn limit
+    failed: int        # the agent failed (raised, illegal action, time limit): never a loss
     mean_turns_win: float | None    # None when no game was won
     median_turns_win: float | None
     median_ms_game: float
@@ -104,24 +88,18 @@ class BenchResult:
 
 
 # -- seeds ------------------------------------------------------------------
-def _derive(*parts: object) -> int:
-    # A stable hash (not Python's salted `hash`), as rng.map_seed does.
-    digest = hashlib.sha256(":".join(str(p) for p in ("bench", *parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1  # non-negative 63-bit
-
-
 def island_seed(base: int, size: int, index: int) -> int:
     """Seed of island `index` of size `size`: `treasure generate --size s --seed <this>` rebuilds it."""
-    return _derive("island", base, size, index)
+    return seeds.derive("bench", "island", base, size, index)
 
 
 def game_seed(base: int, size: int, index: int) -> int:
-    return _derive("game", base, size, index)
+    return seeds.derive("bench", "game", base, size, index)
 
 
 def map_game_seed(base: int, map_name: str, index: int) -> int:
     """Seed of game `index` on a map file: keyed by the file name, so adding a map changes no other."""
-    return _derive("map", base, map_name, index)
+    return seeds.derive("bench", "map", base, map_name, index)
 
 
 # -- statistics --------------------------------------------------------------
@@ -170,15 +148,17 @@ def summarize(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Stat
 def _stats(agent: str, size: str, rs: list[GameRecord]) -> Stats:
     n = len(rs)
     won = [r.turns for r in rs if r.won]
+    played = [r for r in rs if not r.failed] or rs  # a failed game's time says nothing
     low, high = wilson_interval(len(won), n)
     return Stats(
         agent=agent, size=size, games=n, wins=len(won), win_rate=len(won) / n, win_low=low, win_high=high,
         lost_to_pirate=sum(r.reason == "pirate" for r in rs),
-        timeouts=sum(r.reason == "timeout" for r in rs),
+        timeouts=sum(r.outcome == LOSE and r.reason == "timeout" for r in rs),
+        failed=sum(r.failed for r in rs),
         mean_turns_win=statistics.fmean(won) if won else None,
         median_turns_win=float(statistics.median(won)) if won else None,
-        median_ms_game=1000.0 * statistics.median(r.seconds for r in rs),
-        median_ms_turn=1000.0 * statistics.median(r.seconds / max(1, r.turns) for r in rs),
+        median_ms_game=1000.0 * statistics.median(r.seconds for r in played),
+        median_ms_turn=1000.0 * statistics.median(r.seconds / max(1, r.turns) for r in played),
     )
 
 
@@ -207,69 +187,28 @@ def make_tasks(options: BenchOptions) -> list[Task]:
 @lru_cache(maxsize=8)
 def _read(path: str) -> Island:
     # A worker plays many games on one map file: read and warm it once.
-    return _warm(read_map(path))
-
-
-def _warm(island: Island) -> Island:
-    for name, attr in vars(Island).items():
-        if isinstance(attr, cached_property):
-            getattr(island, name)
-    return island
+    return read_map(path).precompute()
 
 
 def task_island(task: Task, options: BenchOptions) -> Island:
     if task.map_path is not None:
         return _read(task.map_path)
     assert task.island_seed is not None
-    return _warm(generate_island(
+    return generate_island(
         task.width, task.height, reveal_turn=options.reveal_turn, free_turn=options.free_turn,
         rng=np.random.default_rng(task.island_seed),
-    ))
+    ).precompute()
 
 
 def play_task(task: Task, options: BenchOptions) -> list[GameRecord]:
     """Every agent plays the task's island with the task's game seed."""
     island = task_island(task, options)
-    size = f"{island.width}x{island.height}"
     name = Path(task.map_path).name if task.map_path is not None else None
-    records = []
-    for agent in options.agents:
-        start = time.perf_counter()
-        game = build_game(island, agent, task.game_seed, map_name=name or f"bench-{size}-{task.index}",
-                          truth_rate=options.truth_rate, max_turns=options.max_turns)
-        for _ in game.play():  # the events are not needed, only the result
-            pass
-        seconds = time.perf_counter() - start
-        result = game.result
-        assert result is not None
-        records.append(GameRecord(agent, size, task.index, name, task.island_seed, task.game_seed,
-                                  result.outcome.value, result.reason.value, result.turns, seconds))
-    return records
-
-
-def _play_all(tasks: list[Task], options: BenchOptions, jobs: int) -> Iterator[tuple[int, list[GameRecord]]]:
-    """(task position, records) as games finish, in any order."""
-    if jobs <= 1 or len(tasks) <= 1:
-        for i, task in enumerate(tasks):
-            yield i, play_task(task, options)
-        return
-    # Largest islands first, so no big one is left running alone at the end;
-    # a bounded number in flight keeps memory flat for huge runs.
-    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].width * tasks[i].height)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending: dict = {}
-        feed = iter(order)
-        for i in feed:
-            pending[pool.submit(play_task, tasks[i], options)] = i
-            if len(pending) >= 4 * jobs:
-                break
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                yield pending.pop(fut), fut.result()
-                nxt = next(feed, None)
-                if nxt is not None:
-                    pending[pool.submit(play_task, tasks[nxt], options)] = nxt
+    label = name or f"bench-{island.width}x{island.height}-{task.index}"
+    return [play_game(island, agent, task.game_seed, map_name=label, truth_rate=options.truth_rate,
+                      max_turns=options.max_turns, game_timeout=options.game_timeout, keep_events=False,
+                      index=task.index, island_seed=task.island_seed)[0]
+            for agent in options.agents]
 
 
 def run_bench(options: BenchOptions, jobs: int = 1,
@@ -283,9 +222,11 @@ def run_bench(options: BenchOptions, jobs: int = 1,
         dims = {p: read_map(p).shape for p in options.maps}
         tasks = [dataclasses.replace(t, height=dims[t.map_path][0], width=dims[t.map_path][1])
                  if t.map_path is not None else t for t in tasks]
+    # Largest islands first, so no big one is left running alone at the end.
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].width * tasks[i].height)
     by_task: dict[int, list[GameRecord]] = {}
-    for i, records in _play_all(tasks, options, jobs):
-        by_task[i] = records
+    for k, records in run_tasks(play_task, [(tasks[i], options) for i in order], jobs):
+        by_task[order[k]] = records
         if on_progress is not None:
             on_progress(len(records))
     records = tuple(r for i in range(len(tasks)) for r in by_task[i])

@@ -1,6 +1,6 @@
 """Batch play: one game per map file, logs written atomically, results summarised.
 
-Workers are pure: each plays one map and returns its summary and log text;
+Workers are pure: each plays one map and returns its record and log text;
 the parent writes the files, so a crash never leaves half a log and the
 output is the same whatever the number of processes.
 """
@@ -10,42 +10,27 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from treasure_cli.rules import seeds
-from treasure_cli.agents import agent_spec
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
-from treasure_cli.rules.game import Game
 from treasure_cli.formats.game_record import format_log
-from treasure_cli.rules.island import Island
 from treasure_cli.formats.map_file import read_map
+from treasure_cli.play.executor import run_tasks
+from treasure_cli.play.games import failed, play_game
+from treasure_cli.play.records import GameRecord
+from treasure_cli.rules import seeds
+from treasure_cli.rules.events import Event
 
 
 @dataclasses.dataclass(frozen=True)
 class RunOptions:
-    agent: str = "logic"
+    agent: str = "logic"                 # an agent spec (see agents/registry.py)
     base_seed: int = 0
     truth_rate: float = 0.5
     max_turns: int | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class MapResult:
-    map_path: str
-    log_path: str | None
-    seed: int
-    width: int = 0
-    height: int = 0
-    outcome: str = ""     # WIN / LOSE, empty when the map failed
-    reason: str = ""      # found / pirate / timeout
-    turns: int = 0
-    seconds: float = 0.0
-    error: str | None = None
-    warnings: tuple[str, ...] = ()
+    game_timeout: float | None = None    # seconds; a game past it fails
 
 
 def log_name(map_path: Path) -> str:
@@ -59,65 +44,44 @@ def map_label(map_path: Path) -> str:
     return os.path.normpath(str(map_path)).replace(os.sep, "/")
 
 
-def build_game(island: Island, agent: str, seed: int, *, map_name: str = "map",
-               truth_rate: float = 0.5, max_turns: int | None = None) -> Game:
-    """The one way a game is set up (run, bench, live view): agent seeded from the game's seed."""
-    spec = agent_spec(agent)
-    return Game(island, spec.factory(seeds.stream(seed, seeds.AGENT)), seed, agent_name=agent,
-                map_name=map_name, truth_rate=truth_rate, max_turns=max_turns,
-                hint_truths_public=spec.sees_hint_truths)
+def game_seed(map_path: Path, options: RunOptions) -> int:
+    return seeds.map_seed(options.base_seed, map_path.name)
 
 
-def play_map(map_path: Path, options: RunOptions) -> tuple[MapResult, str | None]:
-    """Play one map; returns its result and its log text (None if the map is invalid)."""
-    seed = seeds.map_seed(options.base_seed, map_path.name)
+def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | None]:
+    """Play one map; returns its record and its log text (None if the game could not be played)."""
+    seed = game_seed(map_path, options)
+    label = map_label(map_path)
     warnings: list[str] = []
     try:
         island = read_map(map_path, warnings)
     except TreasureError as exc:
-        return MapResult(str(map_path), None, seed, error=str(exc)), None
-    start = time.perf_counter()
-    game = build_game(island, options.agent, seed, map_name=map_label(map_path),
-                      truth_rate=options.truth_rate, max_turns=options.max_turns)
-    try:
-        events = game.run()
-    except TreasureError as exc:  # an agent's illegal action: report it, go on with the batch
-        return MapResult(str(map_path), None, seed, island.width, island.height, error=str(exc)), None
-    seconds = time.perf_counter() - start
-    result = game.result
-    assert result is not None
-    return MapResult(
-        str(map_path), None, seed, island.width, island.height, result.outcome.value,
-        result.reason.value, result.turns, seconds, None, tuple(warnings),
-    ), format_log(events)
+        return failed(options.agent, label, seed, "bad-map", str(exc)), None
+    record, events = play_game(island, options.agent, seed, map_name=label, truth_rate=options.truth_rate,
+                               max_turns=options.max_turns, game_timeout=options.game_timeout,
+                               warnings=tuple(warnings))
+    return record, (format_log(events) if events is not None else None)
 
 
-def _play_star(args: tuple[Path, RunOptions]) -> tuple[MapResult, str | None]:
-    return play_map(*args)
+def write_log(out_dir: Path, map_path: Path, events: Sequence[Event]) -> Path:
+    """Write the log of a finished game on `map_path` into `out_dir`, atomically."""
+    target = out_dir / log_name(map_path)
+    write_text_atomic(target, format_log(list(events)))
+    return target
 
 
-def run_maps(
-    maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1,
-    on_result: Callable[[MapResult], None] | None = None,
-) -> list[MapResult]:
-    """Play every map, write OUTPUT/LOG_<id>.txt for each valid one, return results in input order."""
+def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1,
+             on_result: Callable[[GameRecord], None] | None = None, *,
+             start_method: str | None = None) -> list[GameRecord]:
+    """Play every map, write OUTPUT/LOG_<id>.txt for each game played, return records in input order."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    results = []
-    for result, text in _results(maps, options, jobs):
+    records: dict[int, GameRecord] = {}
+    for i, (record, text) in run_tasks(play_map, [(p, options) for p in maps], jobs, start_method=start_method):
         if text is not None:
-            target = out_dir / log_name(Path(result.map_path))
+            target = out_dir / log_name(maps[i])
             write_text_atomic(target, text)
-            result = dataclasses.replace(result, log_path=str(target))
+            record = dataclasses.replace(record, log=str(target))
         if on_result is not None:
-            on_result(result)
-        results.append(result)
-    return results
-
-
-def _results(maps: list[Path], options: RunOptions, jobs: int) -> Iterator[tuple[MapResult, str | None]]:
-    if jobs <= 1 or len(maps) <= 1:
-        for path in maps:
-            yield play_map(path, options)
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(_play_star, [(p, options) for p in maps])
+            on_result(record)
+        records[i] = record
+    return [records[i] for i in range(len(maps))]

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Union
+from typing import TYPE_CHECKING, Union
+
+import numpy as np
 
 from treasure_cli.rules.grid import Direction, Pos
+
+if TYPE_CHECKING:
+    from treasure_cli.rules.observation import Observation
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +51,19 @@ SMALL_SCAN_SIZE = 3
 LARGE_SCAN_SIZE = 5
 
 
+def scan_square(centre: Pos, size: int) -> tuple[slice, slice]:
+    """The rows and columns a scan of side `size` around `centre` covers (clipped at the map edge)."""
+    r, c = centre
+    k = size // 2
+    return np.s_[max(0, r - k): r + k + 1, max(0, c - k): c + k + 1]
+
+
+def in_scan(centre: Pos, size: int, pos: Pos) -> bool:
+    """Whether a scan of side `size` around `centre` covers the tile `pos`."""
+    k = size // 2
+    return abs(pos[0] - centre[0]) <= k and abs(pos[1] - centre[1]) <= k
+
+
 def move_target(walkable, pos: Pos, move: Move) -> Pos | None:
     """Where `move` ends from `pos`, or None if it leaves the map or crosses a blocked tile."""
     if not 1 <= move.steps <= 4:
@@ -75,3 +93,19 @@ def legal_moves(walkable, pos: Pos) -> list[tuple[Move, Pos]]:
                 break
             out.append((move, (r, c)))
     return out
+
+
+def legal_actions(obs: Observation, *, teleports: bool = True) -> list[Action]:
+    """Every action the game accepts now: verifications, the large scan, every legal move,
+    and (while it is unused) a teleport to every walkable tile.
+
+    The teleports are one per walkable tile, so on a large map they are most
+    of the list; `teleports=False` leaves them out.
+    """
+    actions: list[Action] = [Verify(n) for n in range(1, len(obs.hints) + 1) if n not in obs.verified]
+    actions.append(LargeScan())
+    actions += [move for move, _ in legal_moves(obs.island.walkable, obs.position)]
+    if teleports and not obs.teleport_used:
+        rows, cols = np.nonzero(obs.island.walkable)
+        actions += [Teleport((int(r), int(c))) for r, c in zip(rows, cols)]
+    return actions

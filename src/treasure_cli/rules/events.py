@@ -35,6 +35,7 @@ class GameStarted:
     agent: str
     truth_rate: float
     max_turns: int
+    hint_truths_shown: bool = False  # the agent was told every hint's truth (the oracle bound)
     turn: int = 0
 
 
@@ -143,7 +144,6 @@ Event = Union[
     PrisonRevealed, PirateFreed, HintGiven, HintAdded, PirateMoved, HintVerified,
     AgentMoved, AreaScanned, Teleported, GameEnded,
 ]
-EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
 
 
 def public_view(event: Event, hint_truths: bool = False) -> Event | None:

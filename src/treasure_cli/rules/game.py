@@ -7,27 +7,26 @@ only; it never sees the treasure or the truth of a hint it has not verified.
 
 from __future__ import annotations
 
-import dataclasses
 import types
-from collections.abc import Iterator, Mapping
-from typing import Protocol
+from collections.abc import Iterator
 
 import numpy as np
 
+from treasure_cli.errors import AgentCrashError, IllegalActionError, TreasureError
 from treasure_cli.rules import seeds
 from treasure_cli.rules.actions import (
-    LARGE_SCAN_SIZE, SMALL_SCAN_SIZE, Action, LargeScan, Move, Teleport, Verify, move_target,
+    LARGE_SCAN_SIZE, SMALL_SCAN_SIZE, LargeScan, Move, Teleport, Verify, in_scan, move_target, scan_square,
 )
-from treasure_cli.errors import IllegalActionError
 from treasure_cli.rules.events import (
     AgentMoved, AgentPlaced, AreaScanned, EndReason, Event, GameEnded, GameStarted, HintAdded,
     HintGiven, HintVerified, Outcome, PirateFreed, PirateMoved, PrisonRevealed, ScheduleAnnounced,
     Teleported, TreasureHidden, TurnStarted, public_view,
 )
-from treasure_cli.rules.grid import Pos
+from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hint_draw import HintContext, draw_hint
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.observation import Agent, Observation
 from treasure_cli.rules.pirate import next_stop, pirate_path
 
 ACTIONS_PER_TURN = 2
@@ -35,41 +34,6 @@ ACTIONS_PER_TURN = 2
 
 def default_turn_limit(island: Island) -> int:
     return 4 * (island.width + island.height)
-
-
-@dataclasses.dataclass(frozen=True)
-class Observation:
-    """Everything the agent may know when choosing one action.
-
-    `news` holds the public events since the agent's previous action, for
-    agents that keep their own knowledge up to date incrementally.
-    """
-
-    island: Island
-    turn: int
-    actions_left: int
-    position: Pos
-    teleport_used: bool
-    hints: tuple[Hint, ...]
-    verified: Mapping[int, bool]
-    scanned: np.ndarray
-    prison: Pos | None
-    pirate: Pos | None
-    pirate_free: bool
-    truth_rate: float
-    max_turns: int
-    news: tuple[Event, ...]
-
-
-class Agent(Protocol):
-    def act(self, obs: Observation) -> Action: ...
-
-
-@dataclasses.dataclass(frozen=True)
-class Result:
-    outcome: Outcome
-    reason: EndReason
-    turns: int
 
 
 class Game:
@@ -123,8 +87,9 @@ class Game:
         self.verified: dict[int, bool] = {}
         self.scanned = np.zeros(island.shape, dtype=bool)
         self.teleport_used = False
-        self.result: Result | None = None
+        self.result: GameEnded | None = None  # set once the game is over
         self._news: list[Event] = []
+        self._found = False
 
     # ------------------------------------------------------------ helpers
     @property
@@ -138,8 +103,8 @@ class Game:
         return event
 
     def _end(self, outcome: Outcome, reason: EndReason) -> Event:
-        self.result = Result(outcome, reason, self.turn)
-        return self._say(GameEnded(self.turn, outcome, reason))
+        self.result = GameEnded(self.turn, outcome, reason)
+        return self._say(self.result)
 
     def observe(self, actions_left: int) -> Observation:
         isl = self.island
@@ -165,7 +130,7 @@ class Game:
 
     def _illegal(self, action: object, why: str) -> IllegalActionError:
         return IllegalActionError(
-            f"turn {self.turn}: illegal action {action!r} from the agent at {self.position} "
+            self.turn, f"illegal action {action!r} from the agent at {self.position} "
             f"(teleport used: {self.teleport_used}, hints: {len(self.hints)}, "
             f"verified: {sorted(self.verified)}): {why}"
         )
@@ -173,8 +138,11 @@ class Game:
     # ------------------------------------------------------------ the game
     def play(self) -> Iterator[Event]:
         isl = self.island
+        reset = getattr(self.agent, "reset", None)
+        if reset is not None:
+            self._call(reset, seeds.agent_seed(self.seed))
         yield self._say(GameStarted(self.map_name, isl.width, isl.height, self.seed, self.agent_name,
-                                    self.truth_rate, self.max_turns))
+                                    self.truth_rate, self.max_turns, self.hint_truths_public))
         yield self._say(TreasureHidden(self.treasure, self.prison))
         yield self._say(AgentPlaced(self.position))
         yield self._say(ScheduleAnnounced(isl.reveal_turn, isl.free_turn))
@@ -194,10 +162,9 @@ class Game:
                     yield self._end(Outcome.LOSE, EndReason.PIRATE)
                     return
             for used in range(ACTIONS_PER_TURN):
-                for event in self._agent_action(ACTIONS_PER_TURN - used):
-                    yield event
-                if self.result is not None:
-                    yield self._end(self.result.outcome, self.result.reason)
+                yield from self._agent_action(ACTIONS_PER_TURN - used)
+                if self._found:
+                    yield self._end(Outcome.WIN, EndReason.FOUND)
                     return
         yield self._end(Outcome.LOSE, EndReason.TIMEOUT)
 
@@ -219,23 +186,33 @@ class Game:
         yield self._say(HintGiven(turn, number, hint, truthful))
         yield self._say(HintAdded(turn, number, number))
 
+    def _call(self, method, *args):
+        """Run the agent's code; its exceptions end the game as the agent's failure."""
+        try:
+            return method(*args)
+        except TreasureError:
+            raise
+        except Exception as exc:
+            raise AgentCrashError(self.turn, f"the agent raised {type(exc).__name__}: {exc}") from exc
+
     def _agent_action(self, actions_left: int) -> Iterator[Event]:
-        action = self.agent.act(self.observe(actions_left))
+        action = self._call(self.agent.act, self.observe(actions_left))
         if isinstance(action, Teleport):
             yield from self._teleport(action)
-            action = self.agent.act(self.observe(actions_left))
+            action = self._call(self.agent.act, self.observe(actions_left))
             if isinstance(action, Teleport):
                 raise self._illegal(action, "the teleport can be used only once a game")
         if isinstance(action, Verify):
             k = action.number
-            if not 1 <= k <= len(self.hints):
+            if not isinstance(k, int) or not 1 <= k <= len(self.hints):
                 raise self._illegal(action, f"there is no hint {k}")
             if k in self.verified:
                 raise self._illegal(action, f"hint {k} is already verified")
             self.verified[k] = self.truths[k - 1]
             yield self._say(HintVerified(self.turn, k, self.truths[k - 1]))
         elif isinstance(action, Move):
-            dst = move_target(self.island.walkable, self.position, action)
+            well_formed = isinstance(action.direction, Direction) and isinstance(action.steps, int)
+            dst = move_target(self.island.walkable, self.position, action) if well_formed else None
             if dst is None:
                 raise self._illegal(action, "a move must go 1 to 4 tiles over walkable tiles inside the map")
             src, self.position = self.position, dst
@@ -250,17 +227,16 @@ class Game:
     def _teleport(self, action: Teleport) -> Iterator[Event]:
         if self.teleport_used:
             raise self._illegal(action, "the teleport can be used only once a game")
-        r, c = action.target
+        try:
+            r, c = (int(x) for x in action.target)
+        except (TypeError, ValueError):
+            raise self._illegal(action, "the teleport target must be a (row, col) pair") from None
         if not (self.island.inside((r, c)) and self.island.walkable[r, c]):
             raise self._illegal(action, "the teleport target must be a walkable tile inside the map")
-        src, self.position, self.teleport_used = self.position, (int(r), int(c)), True
+        src, self.position, self.teleport_used = self.position, (r, c), True
         yield self._say(Teleported(self.turn, src, self.position))
 
     def _scan(self, size: int) -> Event:
-        r, c = self.position
-        k = size // 2
-        self.scanned[max(0, r - k): r + k + 1, max(0, c - k): c + k + 1] = True
-        found = abs(r - self.treasure[0]) <= k and abs(c - self.treasure[1]) <= k
-        if found:
-            self.result = Result(Outcome.WIN, EndReason.FOUND, self.turn)
-        return self._say(AreaScanned(self.turn, self.position, size, found))
+        self.scanned[scan_square(self.position, size)] = True
+        self._found = in_scan(self.position, size, self.treasure)
+        return self._say(AreaScanned(self.turn, self.position, size, self._found))

@@ -16,6 +16,11 @@ import numpy as np
 Pos = tuple[int, int]
 
 
+def format_pos(pos: Pos) -> str:
+    """A position as every text of the program writes it: `(row, col)`."""
+    return f"({pos[0]}, {pos[1]})"
+
+
 class Direction(enum.Enum):
     """Compass directions; the declaration order is the pirate's tie-break order."""
 

@@ -49,7 +49,7 @@ import numpy as np
 
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import (
-    AnyBoundary, BetweenSquares, Compass, Half, Hint, HintKind, InDirection, InLine, InRectangle,
+    FIXED_KINDS, AnyBoundary, BetweenSquares, Compass, Half, Hint, HintKind, InDirection, InLine, InRectangle,
     InRegions, MountainRegions, NearerThanPrison, NearSea, NotHalf, NotLine, NotRectangle,
     NotRegions, NotTiles, Origin, PairBoundary,
 )
@@ -61,10 +61,6 @@ RARE_KINDS: frozenset[HintKind] = frozenset(
 KIND_WEIGHTS: dict[HintKind, float] = {k: 0.5 if k in RARE_KINDS else 1.0 for k in HintKind}
 MAX_PARAM_DRAWS = 30
 
-# Kinds whose parameters involve no randomness: redrawing cannot change the truth.
-_FIXED_KINDS = frozenset(
-    {HintKind.NEARER_THAN_PRISON, HintKind.ANY_BOUNDARY, HintKind.MOUNTAIN_REGIONS}
-)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -284,7 +280,7 @@ def draw_hint(
     kinds = list(available_kinds(island, ctx))
     while kinds:
         kind = choose_kind(kinds, rng)
-        for _ in range(1 if kind in _FIXED_KINDS else MAX_PARAM_DRAWS):
+        for _ in range(1 if kind in FIXED_KINDS else MAX_PARAM_DRAWS):
             if kind is HintKind.NOT_TILES:  # the common slow case: test before building
                 tiles = drawer.not_tiles()
                 if (t not in tiles) == truthful:

@@ -20,11 +20,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from treasure_cli.rules.grid import Pos
+from treasure_cli.rules.grid import Pos, format_pos
 from treasure_cli.rules.island import Island
 
 __all__ = [
-    "HintKind", "Hint", "Compass", "Half", "Origin",
+    "HintKind", "FIXED_KINDS", "Hint", "Compass", "Half", "Origin",
     "NotTiles", "InRegions", "NotRegions", "InRectangle", "NotRectangle",
     "NearerThanPrison", "InLine", "NotLine", "PairBoundary", "AnyBoundary",
     "NearSea", "NotHalf", "InDirection", "BetweenSquares", "MountainRegions",
@@ -50,6 +50,10 @@ class HintKind(enum.IntEnum):
     DIRECTION = 13
     BETWEEN_SQUARES = 14
     MOUNTAIN_REGIONS = 15
+
+
+# Kinds whose statement has no random parameters: redrawing cannot change its truth.
+FIXED_KINDS = frozenset({HintKind.NEARER_THAN_PRISON, HintKind.ANY_BOUNDARY, HintKind.MOUNTAIN_REGIONS})
 
 
 class Compass(enum.Enum):
@@ -92,10 +96,6 @@ _FLAGS = re.ASCII | re.IGNORECASE  # ASCII: `\d` must not accept other scripts' 
 
 def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(text, _FLAGS)
-
-
-def _fmt_pos(p: Pos) -> str:
-    return f"({p[0]}, {p[1]})"
 
 
 def _parse_positions(text: str) -> tuple[Pos, ...]:
@@ -222,7 +222,7 @@ class NotTiles(Hint):
 
     def sentence(self) -> str:
         lead = "this tile" if len(self.tiles) == 1 else "any of these tiles"
-        return f"the treasure is not on {lead}: " + ", ".join(map(_fmt_pos, self.tiles))
+        return f"the treasure is not on {lead}: " + ", ".join(map(format_pos, self.tiles))
 
     @classmethod
     def _from_match(cls, m: re.Match[str]) -> Hint:
@@ -303,7 +303,7 @@ class _Rectangle(_Geometric):
         return in_rows & (cols >= self.left) & (cols <= self.right)
 
     def _corners(self) -> str:
-        return f"from {_fmt_pos((self.top, self.left))} to {_fmt_pos((self.bottom, self.right))}"
+        return f"from {format_pos((self.top, self.left))} to {format_pos((self.bottom, self.right))}"
 
     @classmethod
     def _from_match(cls, m: re.Match[str]) -> Hint:
@@ -358,8 +358,8 @@ class NearerThanPrison(_Geometric):
 
     def sentence(self) -> str:
         return (
-            f"you at {_fmt_pos(self.agent)} are nearer to the treasure "
-            f"than the prison at {_fmt_pos(self.prison)} is"
+            f"you at {format_pos(self.agent)} are nearer to the treasure "
+            f"than the prison at {format_pos(self.prison)} is"
         )
 
     @classmethod
@@ -601,7 +601,7 @@ class InDirection(_Geometric):
     def sentence(self) -> str:
         return (
             f"the treasure is to the {self.direction.value} of the "
-            f"{self.origin_kind.value} at {_fmt_pos(self.origin)}"
+            f"{self.origin_kind.value} at {format_pos(self.origin)}"
         )
 
     @classmethod
@@ -653,7 +653,7 @@ class BetweenSquares(_Geometric):
 
     def sentence(self) -> str:
         def corners(top: int, left: int, side: int) -> str:
-            return f"from {_fmt_pos((top, left))} to {_fmt_pos((top + side - 1, left + side - 1))}"
+            return f"from {format_pos((top, left))} to {format_pos((top + side - 1, left + side - 1))}"
 
         return (
             f"the treasure is in the square {corners(self.big_top, self.big_left, self.big_side)} "

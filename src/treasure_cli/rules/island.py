@@ -73,6 +73,14 @@ class Island:
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in _CACHED})
         return copy
 
+    def precompute(self) -> Island:
+        """Compute every cached mask now (before a timed game, or before sharing); returns self."""
+        for name in _CACHED:
+            getattr(self, name)
+        if self.treasure is not None:
+            self.reachable_prisons
+        return self
+
     # -- size -------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, int]:

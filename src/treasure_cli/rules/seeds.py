@@ -3,8 +3,9 @@
 A game draws from independent streams keyed by purpose (and turn), all made
 from its seed. Keying the hints by turn keeps the pirate's truth-or-lie
 sequence the same whatever the agent does, so agents are compared on the same
-games. Batch seeds mix the base seed with the map's file name (a stable hash,
-not Python's salted `hash`), so adding a map changes no other map's log.
+games. Seeds for batches and benchmarks are `derive`d from their parts with a
+stable hash (not Python's salted `hash`), so adding a map or a size changes
+no other game.
 """
 
 from __future__ import annotations
@@ -20,6 +21,17 @@ def stream(seed: int, purpose: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed & (2**63 - 1), purpose, *keys])
 
 
+def derive(*parts: object) -> int:
+    """A non-negative 63-bit seed from any parts, the same on every machine and run."""
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
 def map_seed(base_seed: int, map_name: str) -> int:
-    digest = hashlib.sha256(f"{base_seed}:{map_name}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1  # a non-negative 63-bit int
+    """The game seed of a map in a batch."""
+    return derive(base_seed, map_name)
+
+
+def agent_seed(game_seed: int) -> int:
+    """The seed an agent's `reset(seed)` is given: its own stream of the game's seed."""
+    return int(stream(game_seed, AGENT).integers(2**63))

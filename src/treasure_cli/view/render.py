@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from termcolor import colored
 
+from treasure_cli.rules.actions import scan_square
+from treasure_cli.rules.grid import format_pos
 from treasure_cli.rules.island import Island
 
 if TYPE_CHECKING:
@@ -234,9 +236,9 @@ class Renderer:
         if state.hint_mask is not None:
             mark[state.hint_mask[win] & isl.land[win]] = HINT_MARK
         if state.scan is not None:
-            (r, c), k = state.scan[0], state.scan[1] // 2
-            top, left = max(r - k - view.top, 0), max(c - k - view.left, 0)
-            mark[top:max(r + k + 1 - view.top, 0), left:max(c + k + 1 - view.left, 0)] = SCAN_MARK
+            rows, cols = scan_square(*state.scan)  # map coordinates: shift them into the window
+            mark[max(rows.start - view.top, 0):max(rows.stop - view.top, 0),
+                 max(cols.start - view.left, 0):max(cols.stop - view.left, 0)] = SCAN_MARK
         return kind, hue, mark
 
     def tiles(self, state: FrameState, view: Viewport) -> list[str]:
@@ -309,7 +311,7 @@ class Renderer:
 
 
 def _pos(p: tuple[int, int] | None) -> str:
-    return "?" if p is None else f"({p[0]}, {p[1]})"
+    return "?" if p is None else format_pos(p)
 
 
 def _truth(t: bool | None) -> str:

@@ -6,11 +6,13 @@ import dataclasses
 from pathlib import Path
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.formats.game_record import LogFormatError, read_log
+from treasure_cli.formats.game_record import LogFormatError, event_line, read_log
 from treasure_cli.formats.map_file import read_map
+from treasure_cli.play.games import build_game
+from treasure_cli.play.runner import RunOptions, game_seed, map_label
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.island import Island
-from treasure_cli.view.steps import HEADER_LINES, Replay
+from treasure_cli.view.steps import Replay
 
 
 def find_map(log_path: Path, recorded: str, given: str | None = None) -> Path:
@@ -34,7 +36,7 @@ def find_map(log_path: Path, recorded: str, given: str | None = None) -> Path:
 def check_events(events: list[ev.Event], island: Island, path: str) -> None:
     """Cheap checks that a parsed log (GameStarted first) belongs to this map; the error names the line."""
     def fail(i: int, message: str) -> LogFormatError:
-        return LogFormatError(path, i + HEADER_LINES + 1, message)
+        return LogFormatError(path, event_line(i), message)
 
     start = events[0]
     if (start.width, start.height) != (island.width, island.height):
@@ -62,19 +64,15 @@ def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
     events = read_log(log_path)
     start = events[0]
     if not isinstance(start, ev.GameStarted):
-        raise LogFormatError(str(log_path), HEADER_LINES + 1, "the first event must be the start of the game")
+        raise LogFormatError(str(log_path), event_line(0), "the first event must be the start of the game")
     island = read_map(find_map(log_path, start.map_name, map_path))
     check_events(events, island, str(log_path))
     return Replay(island, events, path=str(log_path))
 
 
-def live_game(map_path: Path, options, warnings: list[str] | None = None) -> Replay:
+def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = None) -> Replay:
     """A game played as it is watched, with the seeds and names of `treasure run` (same log)."""
-    from treasure_cli.rules import seeds as rng
-    from treasure_cli.play.runner import build_game, map_label
-
     island = read_map(map_path, warnings)
-    game = build_game(island, options.agent, rng.map_seed(options.base_seed, map_path.name),
-                      map_name=map_label(map_path), truth_rate=options.truth_rate,
-                      max_turns=options.max_turns)
+    game = build_game(island, options.agent, game_seed(map_path, options), map_name=map_label(map_path),
+                      truth_rate=options.truth_rate, max_turns=options.max_turns)
     return Replay(island, game.play())

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from treasure_cli.agents.knowledge import Knowledge
-from treasure_cli.formats.game_record import LogFormatError, format_event
+from treasure_cli.formats.game_record import LogFormatError, event_line, format_event
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.island import Island
@@ -36,7 +36,6 @@ from treasure_cli.rules.island import Island
 
 _SETUP = (ev.GameStarted, ev.TreasureHidden, ev.AgentPlaced, ev.ScheduleAnnounced)
 _TURN_OPENING = (ev.PrisonRevealed, ev.PirateFreed, ev.HintGiven, ev.HintAdded)
-HEADER_LINES = 3  # a log's event i is on line i + HEADER_LINES + 1
 
 
 def starts_step(prev: ev.Event | None, event: ev.Event) -> bool:
@@ -135,15 +134,6 @@ def _clone(know: Knowledge) -> Knowledge:
         if isinstance(value, (list, dict, set)):
             setattr(copy_, name, copy.copy(value))
     return copy_
-
-
-def _told_truths(game: ev.GameStarted | None) -> bool:
-    """Whether the logged agent was told every hint's truth (the oracle), so its
-    ruled-out tiles are shown as it saw them."""
-    from treasure_cli.agents import AGENTS
-
-    spec = AGENTS.get(game.agent) if game is not None else None
-    return bool(spec and spec.sees_hint_truths)
 
 
 class Replay:
@@ -266,13 +256,13 @@ class Replay:
 
     def _fold(self, know: Knowledge, truth: _Truth, event: ev.Event, number: int) -> _Truth:
         try:
-            seen = ev.public_view(event, _told_truths(truth.game))
+            seen = ev.public_view(event, truth.game is not None and truth.game.hint_truths_shown)
             if seen is not None:
                 know.update(seen)
             return truth.update(event)
         except (IndexError, KeyError, ValueError, TypeError) as exc:
             where = self.path or "<game>"
-            raise LogFormatError(where, number + HEADER_LINES + 1,
+            raise LogFormatError(where, event_line(number),
                                  f"this event does not fit the map or the game so far: {exc}") from None
 
     def _frame(self, index: int, know: Knowledge, truth: _Truth) -> FrameState:

@@ -1,0 +1,102 @@
+"""`treasure check-agent`: does an agent keep the contract? (As Gymnasium's `check_env`
+tells an environment's author at once what it gets wrong.)
+
+It plays a handful of small seeded games and reports whether the agent can be
+built, takes only legal actions (never raising), plays the same game twice
+from one seed, and how long an action takes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import time
+
+import numpy as np
+
+from treasure_cli.agents.registry import resolve
+from treasure_cli.errors import AgentError, GameTimeout, TreasureError
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.play.games import time_limit
+from treasure_cli.rules import seeds
+from treasure_cli.rules.game import Game
+
+SIZES = (10, 16, 24)
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+class _Timed:
+    """Wraps an agent and times every act()."""
+
+    def __init__(self, agent, times: list[float]):
+        self.agent, self.times = agent, times
+        if hasattr(agent, "reset"):
+            self.reset = agent.reset
+
+    def act(self, obs):
+        start = time.perf_counter()
+        try:
+            return self.agent.act(obs)
+        finally:
+            self.times.append(time.perf_counter() - start)
+
+
+def _play(spec, island, seed: int, times: list[float], game_timeout: float):
+    agent = _Timed(spec.build(), times)
+    game = Game(island, agent, seed, agent_name=spec.spec, hint_truths_public=spec.sees_hint_truths)
+    with time_limit(game_timeout):
+        events = game.run()
+    return events, game.result
+
+
+def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float = 30.0) -> list[Check]:
+    """Run the checks; each Check says whether it passed and what was seen."""
+    try:
+        spec = resolve(agent)
+        spec.build()
+    except TreasureError as exc:
+        return [Check("loads", False, str(exc))]
+    except Exception as exc:
+        return [Check("loads", False, f"building the agent raised {type(exc).__name__}: {exc}")]
+    checks = [Check("loads", True, f"{agent} builds an agent with act(obs)")]
+    times: list[float] = []
+    outcomes: list[str] = []
+    problems: list[str] = []
+    differs: list[str] = []
+    for i in range(games):
+        size = SIZES[i % len(SIZES)]
+        island = generate_island(size, size, rng=np.random.default_rng(seeds.derive("check-agent", seed, i)))
+        game_seed = seeds.derive("check-agent-game", seed, i)
+        where = f"game {i + 1} ({size}x{size}, seed {game_seed})"
+        try:
+            first, end = _play(spec, island, game_seed, times, game_timeout)
+            second, _ = _play(spec, island, game_seed, [], game_timeout)
+        except AgentError as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        except GameTimeout:
+            problems.append(f"{where}: ran past {game_timeout:g} s")
+            continue
+        outcomes.append(end.outcome.value)
+        if first != second:
+            step = next((k for k, (a, b) in enumerate(zip(first, second)) if a != b),
+                        min(len(first), len(second)))
+            differs.append(f"{where}: the two plays part at event {step + 1}")
+    played = len(outcomes)
+    checks.append(Check("legal actions", not problems,
+                        f"{played} of {games} games played to the end ({outcomes.count('WIN')} won)"
+                        + "".join(f"\n    {p}" for p in problems)))
+    checks.append(Check("deterministic", played > 0 and not differs,
+                        "the same seed gave the same game, event for event" if played and not differs
+                        else "no game to compare" if not played else "; ".join(differs)))
+    if times:
+        ms = sorted(1000 * t for t in times)
+        checks.append(Check("time per action", True,
+                            f"median {statistics.median(ms):.3f} ms, slowest {ms[-1]:.3f} ms over {len(ms)} actions"))
+    return checks

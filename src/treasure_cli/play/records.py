@@ -1,0 +1,35 @@
+"""The one record of a played (or failed) game, shared by `run`, `bench` and their tables."""
+
+from __future__ import annotations
+
+import dataclasses
+
+WIN, LOSE, FAILED = "WIN", "LOSE", "failed"
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRecord:
+    """One game of one agent. A game that failed is never a LOSE: `outcome` is "failed",
+    `reason` says how (bad-map, agent-error, illegal-action, game-timeout) and `error` why."""
+
+    agent: str             # the agent spec as given
+    map: str               # the map file, or "bench-<W>x<H>-<index>" for a generated island
+    size: str              # "WxH"; "" when the map could not be read
+    seed: int              # the game seed
+    outcome: str           # WIN, LOSE or failed
+    reason: str            # found / pirate / timeout for a played game, the failure's kind otherwise
+    turns: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+    index: int = 0                   # the game's number on its island size (bench)
+    island_seed: int | None = None   # generated islands (bench)
+    log: str | None = None           # the log file written (run)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == WIN
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == FAILED

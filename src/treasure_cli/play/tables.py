@@ -1,0 +1,81 @@
+"""Records and statistics as text: fixed-width tables and JSON-ready dicts.
+
+One aligner serves every table, so `run` and `bench` line up their columns
+the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from treasure_cli.play.records import GameRecord
+
+
+def align(rows: Sequence[Sequence[str]], left: int) -> str:
+    """Columns padded to their widest cell; the first `left` columns left-aligned, the rest right."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) if i < left else cell.rjust(w)
+                               for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+                     for row in rows)
+
+
+def run_table(records: Sequence[GameRecord]) -> str:
+    """Map, size, result, turns, seconds per game; then the totals line."""
+    rows = [("map", "size", "result", "turns", "seconds")]
+    for r in records:
+        name = Path(r.map).name
+        if r.failed:
+            rows.append((name, r.size or "-", f"failed ({r.reason})", "-", "-"))
+        else:
+            result = r.outcome + (f" ({r.reason})" if r.reason != "found" else "")
+            rows.append((name, r.size, result, str(r.turns), f"{r.seconds:.3f}"))
+    return align(rows, 3) + "\n" + totals_line(records)
+
+
+def totals_line(records: Sequence[GameRecord]) -> str:
+    played = [r for r in records if not r.failed]
+    wins = sum(r.won for r in played)
+    return f"{len(played)} played, {wins} won, {len(played) - wins} lost, {len(records) - len(played)} failed"
+
+
+def bench_table(stats, timing: bool = True) -> str:
+    """One row per size and agent; '-' where no game was won."""
+    head = ["size", "agent", "games", "wins", "win %", "95% CI", "mean turns", "median turns"]
+    any_failed = any(s.failed for s in stats)
+    if any_failed:
+        head.append("failed")
+    if timing:
+        head += ["ms/game", "ms/turn"]
+    rows = [head]
+    for s in stats:
+        row = [s.size, s.agent, str(s.games), str(s.wins), f"{100 * s.win_rate:.1f}",
+               f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
+               "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}",
+               "-" if s.median_turns_win is None else f"{s.median_turns_win:.1f}"]
+        if any_failed:
+            row.append(str(s.failed))
+        if timing:
+            row += [f"{s.median_ms_game:.2f}", f"{s.median_ms_turn:.3f}"]
+        rows.append(row)
+    return align(rows, 2)
+
+
+_UNTIMED = {"seconds", "median_ms_game", "median_ms_turn"}
+
+
+def as_dict(obj, timing: bool = True) -> dict:
+    """A dataclass as a JSON-ready dict; without `timing`, the fields that vary run to run are left out."""
+    d = dataclasses.asdict(obj)
+    return d if timing else {k: v for k, v in d.items() if k not in _UNTIMED}
+
+
+def bench_json(result, timing: bool = True) -> dict:
+    """Options, per size/agent statistics and every game."""
+    out = {"options": dataclasses.asdict(result.options),
+           "stats": [as_dict(s, timing) for s in result.stats],
+           "games": [as_dict(r, timing) for r in result.records]}
+    if timing:
+        out["seconds"] = result.seconds
+    return out
