@@ -1,0 +1,108 @@
+"""Agent specs: built-in names, module:Class, file.py:Class, plugins; and what a bad spec says."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from treasure_cli.agents import registry
+from treasure_cli.agents.registry import agent_names, resolve
+from treasure_cli.errors import AgentLoadError
+
+AGENT_SOURCE = textwrap.dedent("""
+    from treasure_cli import LargeScan
+
+    class Scanner:
+        def act(self, obs):
+            return LargeScan()
+
+    def make():
+        return Scanner()
+
+    NOT_CALLABLE = 3
+
+    class NoAct:
+        pass
+""")
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    resolve.cache_clear()
+    yield
+    resolve.cache_clear()
+
+
+def test_builtin_names_resolve_to_agents():
+    for name in ("logic", "greedy", "random", "oracle", "logic-no-race"):
+        agent = resolve(name).build()
+        assert callable(agent.act)
+    assert resolve("oracle").sees_hint_truths and not resolve("logic").sees_hint_truths
+    assert resolve("logic-no-race").build().features.race is False
+
+
+def test_a_file_spec_loads_the_class_or_a_factory(tmp_path):
+    path = tmp_path / "my agents" / "scan.py"
+    path.parent.mkdir()
+    path.write_text(AGENT_SOURCE)
+    for attr in ("Scanner", "make"):
+        spec = resolve(f"{path}:{attr}")
+        assert spec.spec == f"{path}:{attr}"
+        assert type(spec.build()).__name__ == "Scanner"
+
+
+def test_a_module_spec_imports_from_the_path(tmp_path, monkeypatch):
+    (tmp_path / "student_pkg").mkdir()
+    (tmp_path / "student_pkg" / "__init__.py").write_text("")
+    (tmp_path / "student_pkg" / "agents.py").write_text(AGENT_SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert type(resolve("student_pkg.agents:Scanner").build()).__name__ == "Scanner"
+
+
+def test_an_installed_plugin_is_found_by_its_entry_point(tmp_path, monkeypatch):
+    (tmp_path / "plugin_agents.py").write_text(AGENT_SOURCE)
+    info = tmp_path / "plugin_agents-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plugin-agents\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[treasure_cli.agents]\nscanner = plugin_agents:Scanner\n"
+                                           "logic = plugin_agents:Scanner\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "scanner" in agent_names()
+    assert type(resolve("scanner").build()).__name__ == "Scanner"
+    assert type(resolve("logic").build()).__name__ == "LogicAgent"  # a built-in name wins
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("nope", "unknown agent 'nope'; give a built-in name"),
+    ("{dir}/missing.py:Scanner", "no such file"),
+    ("{dir}/agent.py:Missing", "has no 'Missing'"),
+    ("{dir}/agent.py:NOT_CALLABLE", "is not a class or a function"),
+    ("{dir}/agent.py:not a name", "is not a Python name"),
+    ("{dir}/broken.py:Scanner", "loading '{dir}/broken.py' raised ZeroDivisionError"),
+    ("no_such_module_here:Agent", "cannot import 'no_such_module_here'"),
+    ("", "empty"),
+])
+def test_a_bad_spec_says_what_is_wrong(tmp_path, spec, message):
+    (tmp_path / "agent.py").write_text(AGENT_SOURCE)
+    (tmp_path / "broken.py").write_text("1 / 0\n")
+    with pytest.raises(AgentLoadError) as info:
+        resolve(spec.format(dir=tmp_path))
+    assert message.format(dir=tmp_path) in str(info.value)
+
+
+def test_an_object_without_act_is_refused_when_built(tmp_path):
+    (tmp_path / "agent.py").write_text(AGENT_SOURCE)
+    with pytest.raises(AgentLoadError, match="NoAct has no act"):
+        resolve(f"{tmp_path}/agent.py:NoAct").build()
+
+
+def test_the_registry_imports_no_agent_until_asked():
+    import subprocess
+    import sys
+
+    code = ("import sys; from treasure_cli.agents import registry; from treasure_cli.cli import cli; "
+            "print('numpy' in sys.modules, 'treasure_cli.agents.logic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+    assert registry.PLUGIN_GROUP == "treasure_cli.agents"

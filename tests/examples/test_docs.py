@@ -1,0 +1,65 @@
+"""docs/writing-an-agent.md shows real output: its agents are run here and compared with what it prints."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT
+
+from treasure_cli.cli import cli
+
+DOC = (ROOT / "docs" / "writing-an-agent.md").read_text()
+FILES = dict(re.findall(r"```python\n# file: (\S+)\n(.*?)```", DOC, flags=re.S))
+SHOWN = re.findall(r"```\n\$ (treasure [^\n]+)\n(.*?)```", DOC, flags=re.S)
+
+
+def shown(command: str) -> str:
+    return next(out for cmd, out in SHOWN if cmd == command)
+
+
+@pytest.fixture
+def user_dir(tmp_path, monkeypatch):
+    for name, source in FILES.items():
+        (tmp_path / name).write_text(source)
+    shutil.copytree(ROOT / "input", tmp_path / "input")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def invoke(command: str):
+    return CliRunner().invoke(cli, command.split()[1:])
+
+
+def untimed(text: str) -> str:
+    return re.sub(r"\d+\.\d{3}", "#", text)
+
+
+def test_the_doc_shows_its_files_and_commands():
+    assert set(FILES) == {"first.py", "my_agent.py"} and len(SHOWN) == 4
+
+
+def test_check_agent_prints_what_the_doc_shows(user_dir):
+    command = "treasure check-agent ./first.py:Scanner"
+    result = invoke(command)
+    assert result.exit_code == 0
+    assert untimed(result.output) == untimed(shown(command))
+
+
+def test_run_and_bench_print_what_the_doc_shows(user_dir):
+    command = "treasure run input/ out/ --agent ./my_agent.py:MyAgent --jobs 2"
+    result = invoke(command)
+    assert result.exit_code == 0, result.output
+    assert untimed(result.output) == untimed(shown(command))
+    head = "".join((user_dir / "out" / "LOG_01.txt").read_text().splitlines(keepends=True)[:4])
+    assert head == _head_block()
+    command = "treasure bench --agents logic,./my_agent.py:MyAgent --sizes 16,32,64 --games 200 --seed 1 --no-timing"
+    result = invoke(command)
+    assert result.exit_code == 0, result.output
+    assert result.output == shown(command)
+
+
+def _head_block() -> str:
+    return re.search(r"```\n\$ head -4 out/LOG_01.txt\n(.*?)```", DOC, flags=re.S).group(1)

@@ -1,0 +1,136 @@
+"""A user's agent is untrusted code: it runs like ours, and when it fails only its own game fails."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT
+
+from treasure_cli.cli import cli
+from treasure_cli.formats.game_record import read_log
+from treasure_cli.play.runner import RunOptions, run_maps
+
+SHIPPED = sorted((ROOT / "input").glob("MAP_*.txt"))[:3]  # 16x16, 32x32, 64x64
+
+# Each agent misbehaves on 16x16 islands only and plays like `logic` elsewhere.
+AGENTS = textwrap.dedent("""
+    import time
+
+    from treasure_cli import LargeScan, Move, Direction
+    from treasure_cli.agents.logic import LogicAgent
+
+    class Raises(LogicAgent):
+        def act(self, obs):
+            if obs.island.width == 16 and obs.turn == 3:
+                raise RuntimeError("boom")
+            return super().act(obs)
+
+    class Sleeps(LogicAgent):
+        def act(self, obs):
+            if obs.island.width == 16:
+                while True:
+                    try:
+                        time.sleep(60)
+                    except Exception:  # a careless agent: the time limit must still stop it
+                        pass
+            return super().act(obs)
+
+    class Illegal(LogicAgent):
+        def act(self, obs):
+            if obs.island.width == 16:
+                return Move(Direction.N, 9)
+            return super().act(obs)
+""")
+
+
+@pytest.fixture
+def maps(tmp_path):
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    for path in SHIPPED:
+        shutil.copy(path, folder / path.name)
+    (tmp_path / "agents.py").write_text(AGENTS)
+    return folder
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_file_agent_plays_in_worker_processes_as_in_one(tmp_path, start_method):
+    options = RunOptions(agent=str(ROOT / "examples" / "densest_scan.py") + ":DensestScan")
+    one = run_maps(SHIPPED, tmp_path / "one", options, jobs=1)
+    two = run_maps(SHIPPED, tmp_path / "two", options, jobs=2, start_method=start_method)
+    assert [r.outcome for r in one] == [r.outcome for r in two] and not any(r.failed for r in one)
+    for path in (tmp_path / "one").iterdir():
+        assert path.read_text() == (tmp_path / "two" / path.name).read_text()
+    start = read_log(tmp_path / "one" / "LOG_01.txt")[0]
+    assert start.agent == options.agent  # the spec as given, so a replay needs no import
+
+
+@pytest.mark.parametrize(("agent", "kind", "cause", "extra"), [
+    ("Raises", "agent-error", "turn 3: the agent raised RuntimeError: boom", []),
+    ("Sleeps", "game-timeout", "the game ran past its 0.5 s limit", ["--game-timeout", "0.5"]),
+    ("Illegal", "illegal-action", "illegal action Move(direction=<Direction.N: (-1, 0)>, steps=9)", []),
+])
+def test_a_failing_agent_fails_its_game_and_the_others_go_on(maps, tmp_path, agent, kind, cause, extra):
+    spec = f"{tmp_path / 'agents.py'}:{agent}"
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, ["run", str(maps), str(out), "--agent", spec, "--jobs", "2", *extra])
+    assert r.exit_code == 1, r.output
+    [error] = [line for line in r.stderr.splitlines() if line.startswith("Error:")]
+    assert error.startswith(f"Error: {maps / 'MAP_01.txt'}: agent {spec} failed: ")
+    assert cause in error
+    assert sorted(p.name for p in out.iterdir()) == ["LOG_02.txt", "LOG_03.txt"]  # no log, not even a half one
+    table = r.stdout.splitlines()
+    assert any(line.startswith("MAP_01.txt") and f"failed ({kind})" in line for line in table)
+    assert table[-1].startswith("2 played, ") and table[-1].endswith(", 1 failed")
+    j = CliRunner().invoke(cli, ["run", str(maps), str(out), "--agent", spec, "--json", *extra])
+    row = json.loads(j.stdout)[0]
+    assert (row["outcome"], row["reason"], row["log"]) == ("failed", kind, None)
+
+
+def test_a_failed_game_counts_as_failed_in_the_bench_never_as_a_loss(tmp_path):
+    (tmp_path / "agents.py").write_text(AGENTS)
+    spec = f"{tmp_path / 'agents.py'}:Raises"
+    r = CliRunner().invoke(cli, ["bench", "--agents", f"logic,{spec}", "--sizes", "16,20", "--games", "3",
+                                 "--json", "--jobs", "1"])
+    assert r.exit_code == 0, r.output
+    stats = {(s["size"], s["agent"]): s for s in json.loads(r.output)["stats"]}
+    failing = stats[("16x16", spec)]
+    assert failing["failed"] + failing["wins"] == 3 and failing["failed"] >= 1
+    assert failing["lost_to_pirate"] == failing["timeouts"] == 0
+    assert stats[("20x20", spec)]["failed"] == 0
+    games = [g for g in json.loads(r.output)["games"] if g["outcome"] == "failed"]
+    assert games and all(g["reason"] == "agent-error" and "turn 3" in g["error"] for g in games)
+
+
+def test_check_agent_passes_a_good_agent_and_names_what_a_bad_one_gets_wrong(tmp_path):
+    good = CliRunner().invoke(cli, ["check-agent", str(ROOT / "examples" / "raw_observation.py") + ":RawObservation"])
+    assert good.exit_code == 0, good.output
+    assert [line.split(":")[0] for line in good.output.splitlines() if not line.startswith(" ")] == [
+        "ok    loads", "ok    legal actions", "ok    deterministic", "ok    time per action"]
+    (tmp_path / "bad.py").write_text(textwrap.dedent("""
+        import random
+        from treasure_cli import legal_actions
+
+        class Unseeded:  # draws from the global generator, not from reset(seed)
+            def act(self, obs):
+                return random.choice(legal_actions(obs, teleports=False))
+    """))
+    bad = CliRunner().invoke(cli, ["check-agent", f"{tmp_path / 'bad.py'}:Unseeded", "--games", "3"])
+    assert bad.exit_code == 1
+    assert "FAIL  deterministic: game 1 (10x10, seed" in bad.output and "the two plays part at event" in bad.output
+    (tmp_path / "agents.py").write_text(AGENTS)
+    raises = CliRunner().invoke(cli, ["check-agent", f"{tmp_path / 'agents.py'}:Raises", "--games", "2"])
+    assert raises.exit_code == 1 and "FAIL  legal actions" in raises.output
+    assert "the agent raised RuntimeError: boom" in raises.output
+    missing = CliRunner().invoke(cli, ["check-agent", "nope"])
+    assert missing.exit_code == 1 and "FAIL  loads: unknown agent 'nope'" in missing.output
+
+
+def test_an_unknown_agent_is_a_usage_error_for_run_and_step(tmp_path):
+    for extra in ([str(tmp_path)], ["--step"]):
+        r = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), *extra, "--agent", "./nowhere.py:A"])
+        assert r.exit_code == 2 and "Invalid value for --agent: agent './nowhere.py:A': no such file" in r.output

@@ -1,0 +1,70 @@
+"""The public API: every name in treasure_cli.__all__ resolves, and legal_actions is the game's rule."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import treasure_cli
+from treasure_cli import Game, IllegalActionError, LargeScan, Move, Teleport, legal_actions
+from treasure_cli.formats.generator import generate_island
+
+
+def test_every_public_name_resolves():
+    for name in treasure_cli.__all__:
+        assert getattr(treasure_cli, name) is not None, name
+    assert treasure_cli.read_game_log.__name__ == "read_log"
+    assert treasure_cli.actions.Verify is treasure_cli.Verify
+
+
+def test_importing_the_package_and_asking_the_version_load_no_numpy():
+    code = ("import sys, treasure_cli; from treasure_cli.cli import main; sys.argv = ['treasure', '--version']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint('numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [f"treasure, version {treasure_cli.__version__}", "False"]
+
+
+class Uniform:
+    """Picks any action legal_actions offers, teleports included, and checks the game agrees."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.offered = 0
+
+    def act(self, obs):
+        options = legal_actions(obs)
+        assert (not obs.teleport_used) == any(isinstance(a, Teleport) for a in options)
+        assert LargeScan() in options
+        self.offered += len(options)
+        return options[int(self.rng.integers(len(options)))]
+
+
+@settings(max_examples=25, deadline=None)
+@given(size=st.integers(8, 20), seed=st.integers(0, 10**6))
+def test_the_game_accepts_every_action_legal_actions_offers(size, seed):
+    island = generate_island(size, size, rng=np.random.default_rng(seed))
+    agent = Uniform(seed)
+    Game(island, agent, seed).run()  # would raise IllegalActionError on any refused action
+    assert agent.offered > 0
+
+
+def test_a_move_legal_actions_leaves_out_is_refused():
+    island = generate_island(12, 12, rng=np.random.default_rng(3))
+
+    class Probe:
+        def act(self, obs):
+            missing = [Move(d, n) for d in treasure_cli.Direction for n in range(1, 5)
+                       if Move(d, n) not in legal_actions(obs)]
+            assert missing, "some move is always blocked at the start on a 12x12 island with sea around it"
+            return missing[0]
+
+    try:
+        Game(island, Probe(), 1).run()
+    except IllegalActionError as exc:
+        assert exc.turn == 1
+    else:
+        raise AssertionError("the game accepted a move legal_actions left out")
