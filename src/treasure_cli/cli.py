@@ -44,6 +44,12 @@ def cli() -> None:
     """
 
 
+class Refusal(click.ClickException):
+    """The command refuses to start: nothing was done (exit status 2, like a usage error)."""
+
+    exit_code = 2
+
+
 def main() -> None:
     """Console entry point."""
     cli(prog_name="treasure")
@@ -158,18 +164,27 @@ _GAME_TIMEOUT = click.option(
 @_GAME_TIMEOUT
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Games played in parallel (logs are the same whatever the number).")
+@click.option("--log-name", "naming", type=click.Choice(["id", "stem"]), default="id", show_default=True,
+              help="Log file names: id = LOG_<id>.txt for MAP_<id>.txt (LOG_<stem>.txt otherwise); "
+                   "stem = always LOG_<stem>.txt.")
+@click.option("--no-clobber", is_flag=True,
+              help="Refuse to run (nothing played) if a log this run would write already exists.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead of a table.")
 @click.option("--step", is_flag=True, help="Watch one game live, one step per Enter (INPUT must be one map).")
 @_view_options
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
-        max_turns: int | None, game_timeout: float | None, jobs: int, as_json: bool, step: bool,
-        no_pause: bool, turn: int | None, window: tuple[int, int] | None, color: bool | None) -> None:
+        max_turns: int | None, game_timeout: float | None, jobs: int, naming: str, no_clobber: bool,
+        as_json: bool, step: bool, no_pause: bool, turn: int | None, window: tuple[int, int] | None,
+        color: bool | None) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
     INPUT is a folder (every *.txt map, in name order) or one map file. A map
     that cannot be read, or a game the agent fails (it raises, takes an
     illegal action or runs past --game-timeout), is reported and gets no log;
-    the others still run, and the exit status is 1 if any game failed.
+    the others still run, and the exit status is 1 if any game failed. If two
+    maps would write the same log (MAP_1.txt and map_1.txt), nothing is
+    played (exit status 2). Logs of an earlier run are replaced, and the
+    summary says how many; --no-clobber refuses instead.
 
     \b
     Examples:
@@ -179,7 +194,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/ output/ --agent ./my_agent.py:MyAgent --game-timeout 5
       treasure run input/MAP_01.txt --step
     """
-    from treasure_cli.play.runner import RunOptions, run_maps
+    from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
     from treasure_cli.play.tables import as_dict, run_table
 
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
@@ -196,6 +211,14 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
     maps = map_files([input_path])
     if not maps:
         raise click.ClickException(f"no map files (*.txt) found in {input_path}")
+    try:
+        replaced = existing_logs(maps, Path(output_dir), naming)
+    except TreasureError as exc:
+        raise Refusal(str(exc)) from None
+    if replaced and no_clobber:
+        shown = ", ".join(p.name for p in replaced[:5]) + (", ..." if len(replaced) > 5 else "")
+        raise Refusal(f"--no-clobber: {len(replaced)} of the logs this run would write already exist in "
+                      f"{output_dir} ({shown}); nothing was played")
     show_progress = sys.stderr.isatty() and len(maps) > 1
     with click.progressbar(length=len(maps), label="playing", file=sys.stderr,
                            hidden=not show_progress) as bar:
@@ -206,11 +229,13 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
                 click.echo(warning, err=True)
             bar.update(1)
 
-        records = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress)
+        records = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress, naming=naming)
     if as_json:
         click.echo(json.dumps([as_dict(r) for r in records], indent=2))
     else:
         click.echo(run_table(records))
+        if replaced:
+            click.echo(f"{len(replaced)} log{'s' if len(replaced) > 1 else ''} of an earlier run replaced in {output_dir}")
     if any(r.failed for r in records):
         sys.exit(1)
 

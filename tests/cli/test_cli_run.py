@@ -92,7 +92,8 @@ def test_json_summary_and_table(tmp_path):
     assert log[1] == row["outcome"] and int(log[2]) == row["turns"]
 
     r = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), str(tmp_path)])
-    header, line, total = r.output.splitlines()
+    header, line, total, replaced = r.output.splitlines()
+    assert replaced == f"1 log of an earlier run replaced in {tmp_path}"
     assert header.split() == ["map", "size", "result", "turns", "seconds"]
     assert line.split()[:2] == ["MAP_01.txt", "16x16"]
     assert total.startswith("1 played, ")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -33,10 +34,36 @@ class RunOptions:
     game_timeout: float | None = None    # seconds; a game past it fails
 
 
-def log_name(map_path: Path) -> str:
-    """LOG_<id>.txt for MAP_<id>.txt, LOG_<stem>.txt for any other name."""
-    m = re.fullmatch(r"MAP_?(.+)", map_path.stem, flags=re.IGNORECASE)
-    return f"LOG_{m.group(1) if m else map_path.stem}.txt"
+NAMINGS = ("id", "stem")
+# MAP_<id> or MAP<digit...>, any case: `maple.txt` keeps its whole stem.
+_MAP_ID = re.compile(r"MAP_(.+)|MAP(\d.*)", flags=re.IGNORECASE)
+
+
+def log_name(map_path: Path, naming: str = "id") -> str:
+    """The log's file name: with "id", LOG_<id>.txt for MAP_<id>.txt (and MAP<digits>...),
+    LOG_<stem>.txt for any other name; with "stem", always LOG_<stem>.txt."""
+    m = _MAP_ID.fullmatch(map_path.stem) if naming == "id" else None
+    return f"LOG_{(m.group(1) or m.group(2)) if m else map_path.stem}.txt"
+
+
+def plan_logs(maps: Sequence[Path], naming: str = "id") -> list[str]:
+    """Every map's log name; TreasureError naming the maps if two would share one.
+
+    Names are compared as a case-insensitive file system compares them
+    (casefolded, Unicode-normalised), so a run never writes one log over another.
+    """
+    names = [log_name(m, naming) for m in maps]
+    seen: dict[str, list[Path]] = {}
+    for path, name in zip(maps, names):
+        seen.setdefault(unicodedata.normalize("NFC", name).casefold(), []).append(path)
+    clashes = [paths for paths in seen.values() if len(paths) > 1]
+    if clashes:
+        said = "; ".join(", ".join(str(p) for p in paths[:-1]) + f" and {paths[-1]} would "
+                         + ("both" if len(paths) == 2 else "all") + f" write {log_name(paths[0], naming)}"
+                         for paths in clashes)
+        hint = " (try --log-name stem)" if naming == "id" else ""
+        raise TreasureError(f"maps would write the same log, so nothing was played: {said}{hint}")
+    return names
 
 
 def map_label(map_path: Path) -> str:
@@ -63,22 +90,31 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
     return record, (format_log(events) if events is not None else None)
 
 
-def write_log(out_dir: Path, map_path: Path, events: Sequence[Event]) -> Path:
+def write_log(out_dir: Path, map_path: Path, events: Sequence[Event], naming: str = "id") -> Path:
     """Write the log of a finished game on `map_path` into `out_dir`, atomically."""
-    target = out_dir / log_name(map_path)
+    target = out_dir / log_name(map_path, naming)
     write_text_atomic(target, format_log(list(events)))
     return target
 
 
+def existing_logs(maps: Sequence[Path], out_dir: Path, naming: str = "id") -> list[Path]:
+    """The logs a run would replace."""
+    return [out_dir / name for name in plan_logs(maps, naming) if (out_dir / name).exists()]
+
+
 def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1,
              on_result: Callable[[GameRecord], None] | None = None, *,
-             start_method: str | None = None) -> list[GameRecord]:
-    """Play every map, write OUTPUT/LOG_<id>.txt for each game played, return records in input order."""
+             naming: str = "id", start_method: str | None = None) -> list[GameRecord]:
+    """Play every map, write a log for each game played, return records in input order.
+
+    Refuses before playing anything if two maps would write the same log.
+    """
+    names = plan_logs(maps, naming)
     out_dir.mkdir(parents=True, exist_ok=True)
     records: dict[int, GameRecord] = {}
     for i, (record, text) in run_tasks(play_map, [(p, options) for p in maps], jobs, start_method=start_method):
         if text is not None:
-            target = out_dir / log_name(maps[i])
+            target = out_dir / names[i]
             write_text_atomic(target, text)
             record = dataclasses.replace(record, log=str(target))
         if on_result is not None:
