@@ -5,6 +5,10 @@ comma-separated header numbers, `T` markers, a wrong region count) and strict
 about content: every problem raises MapFormatError naming the file, the 1-based
 line and column, and what was expected. Map coordinates in messages are the
 0-based (row, col) used everywhere else. The writer emits one canonical form.
+
+The grid is read twice over only when it is unusual: a vectorised pass over
+the rows' bytes handles the common text, and anything it does not recognise
+is re-read cell by cell by the precise path, which owns every message.
 """
 
 from __future__ import annotations
@@ -32,12 +36,90 @@ _HEADER_FIELDS = (
     ("treasure row and column", 2),
 )
 
+# -- fast grid path -----------------------------------------------------------
+# The common map is ASCII digits, `;`, spaces, tabs and M/P/T. The fast path
+# reads such rows with a few numpy passes over their bytes; the moment it sees
+# anything else (another character, a missing number, a wrong cell count, a
+# type on the sea...) it gives up and the precise per-cell path re-reads the
+# grid, so every message is the precise path's own.
+_WS, _DIG, _SEP, _KIND, _EOL, _BAD = range(6)
+_CLASS = np.full(256, _BAD, dtype=np.uint8)
+_CLASS[[ord(" "), ord("\t")]] = _WS
+_CLASS[ord("0"): ord("9") + 1] = _DIG
+_CLASS[ord(";")] = _SEP
+_CLASS[[ord("M"), ord("P"), ord("T")]] = _KIND
+_CLASS[ord("\n")] = _EOL
+# _FOLLOWS[a, b]: a token of class b may come next after one of class a, spaces
+# aside. Every cell is a number then at most one type letter; a row may end
+# with one `;`. Digits of one number must also touch (checked separately).
+_FOLLOWS = np.zeros((6, 6), dtype=bool)
+_FOLLOWS[[_EOL, _SEP], _DIG] = True
+_FOLLOWS[_DIG, [_DIG, _KIND, _SEP, _EOL]] = True
+_FOLLOWS[_KIND, [_SEP, _EOL]] = True
+_FOLLOWS[_SEP, _EOL] = True
+_FAST_DIGITS = 10  # longer numbers (leading zeros, huge regions) go the precise way
+_CHUNK_CHARS = 1 << 20  # rows are parsed in slices of about this much text: bounded temporaries
+
+
+def _fast_rows(texts: list[str], width: int):
+    """Regions and type letters of the map rows `texts`, or None if anything is unusual.
+
+    Returns (values, after, t_cols): the region of every cell in row-major
+    order, the byte right after each region number (M, P, T, `;` or newline)
+    and, for each T cell, its 1-based column in its line.
+    """
+    joined = "\n".join(texts) + "\n"
+    if not joined.isascii():
+        return None
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    cls = _CLASS[raw]
+    if cls.max() == _BAD:
+        return None
+    solid = cls != _WS
+    tok, tcls = raw[solid], cls[solid]  # the text with spaces and tabs removed
+    prev = np.empty_like(tcls)
+    prev[0], prev[1:] = _EOL, tcls[:-1]
+    if not _FOLLOWS[prev, tcls].all():
+        return None
+    dig = tcls == _DIG
+    # "1 2" looks like "12" once spaces are gone: the raw text must have as
+    # many digit-after-digit pairs as the squeezed one.
+    raw_dig = cls == _DIG
+    if np.count_nonzero(dig[1:] & dig[:-1]) != np.count_nonzero(raw_dig[1:] & raw_dig[:-1]):
+        return None
+    starts = np.flatnonzero(dig & (prev != _DIG))
+    if starts.size != width * len(texts):
+        return None
+    rows_end = np.flatnonzero(tcls == _EOL)  # one per row
+    per_row = np.diff(np.searchsorted(starts, rows_end), prepend=0)
+    if (per_row != width).any():
+        return None
+    ends = np.flatnonzero(dig[:-1] & ~dig[1:])  # last digit of each number
+    lengths = ends - starts + 1
+    longest = int(lengths.max())
+    if longest > _FAST_DIGITS:
+        return None
+    values = tok[starts].astype(np.int64) - ord("0")
+    for k in range(1, longest):  # Horner, one digit position at a time
+        more = lengths > k
+        values[more] = values[more] * 10 + (tok[starts[more] + k].astype(np.int64) - ord("0"))
+    if int(values.max()) > _REGION_MAX:
+        return None
+    after = tok[ends + 1]
+    t_cells = np.flatnonzero(after == ord("T"))
+    t_cols = []
+    if t_cells.size:  # rare: the column of a T marker, as the precise path reports it
+        first = np.flatnonzero(solid)[starts[t_cells]]
+        t_cols = [int(pos) - joined.rfind("\n", 0, int(pos)) for pos in first]
+    return values, after, t_cols
+
 
 class _Reader:
     """One parse of one text; collects warnings, raises on the first error."""
 
-    def __init__(self, text: str, path: str):
+    def __init__(self, text: str, path: str, fast: bool = True):
         self.path = path
+        self.fast = fast  # False: the precise per-cell grid path only (tests compare the two)
         self.warnings: list[str] = []
         # (1-based line number, line text) for every non-blank line. Split only
         # on \n, \r\n and \r (not str.splitlines, which also breaks at \f, \x1c,
@@ -84,6 +166,43 @@ class _Reader:
                 raise self.fail(number, 1, f"found more than {height} map rows, expected {height} (the height on line 1)")
             last = rows[-1][0] if rows else self.lines[4][0]
             raise self.fail(last, 1, f"found {len(rows)} map rows, expected {height} (the height on line 1)")
+        if self.fast:
+            result = self.fast_grid(rows, width, height)
+            if result is not None:
+                return result
+        return self.precise_grid(rows, width, height)
+
+    def fast_grid(self, rows: list[tuple[int, str]], width: int, height: int):
+        """The grid from vectorised passes over the rows' bytes; None when the precise path must decide."""
+        chunks, start, size = [], 0, 0
+        for end, (_, text) in enumerate(rows, 1):
+            size += len(text)
+            if size >= _CHUNK_CHARS or end == height:
+                chunks.append((start, end))
+                start, size = end, 0
+        regions = kinds = None
+        markers: list[tuple[int, int, int, int]] = []
+        for lo, hi in chunks:
+            parsed = _fast_rows([text for _, text in rows[lo:hi]], width)
+            if parsed is None:
+                return None
+            values, after, t_cols = parsed
+            if regions is None:  # every row has `width` cells: the size is now bounded by the text
+                regions = np.empty((height, width), dtype=np.int32)
+                kinds = np.empty((height, width), dtype=np.uint8)
+            regions[lo:hi].flat = values
+            kinds[lo:hi].flat = after
+            t_cells = np.flatnonzero(after == ord("T"))
+            for cell, col in zip(t_cells.tolist(), t_cols):
+                r, c = lo + cell // width, cell % width
+                markers.append((r, c, rows[r][0], col))
+        typed = (kinds == ord("M")) | (kinds == ord("P")) | (kinds == ord("T"))
+        if (regions[typed] == SEA).any():
+            return None
+        return regions, kinds == ord("M"), kinds == ord("P"), markers
+
+    def precise_grid(self, rows: list[tuple[int, str]], width: int, height: int):
+        """One cell at a time, stopping at the first problem with its exact position."""
         # Check every row's cell count before allocating: a corrupt width on
         # line 1 must give a MapFormatError, not a huge allocation.
         split_rows = []
