@@ -84,6 +84,7 @@ def check(inputs: tuple[str, ...]) -> None:
       treasure check MAP_01.txt other/MAP_07.txt
     """
     from treasure_cli.formats.map_file import read_map
+    from treasure_cli.rules.game import unplayable
 
     paths = map_files(inputs)
     if not paths:
@@ -99,6 +100,11 @@ def check(inputs: tuple[str, ...]) -> None:
             continue
         for w in warnings:
             click.echo(w)
+        problem = unplayable(island)
+        if problem is not None:
+            failed += 1
+            click.echo(f"{path}: {problem}")
+            continue
         click.echo(
             f"{path}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
             f"{len(island.prisons)} prisons, {int(island.mountain.sum())} mountain tiles, "
@@ -390,12 +396,16 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
             result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update)
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
+    for problem in result.skipped:
+        click.echo(f"Error: {problem} (left out of the bench)", err=True)
     if as_json:
         click.echo(json.dumps(bench_json(result, not no_timing), indent=2))
-        return
-    click.echo(bench_table(result.stats, not no_timing))
-    if not no_timing:
-        click.echo(f"{len(result.records)} games in {result.seconds:.1f} s")
+    else:
+        click.echo(bench_table(result.stats, not no_timing))
+        if not no_timing:
+            click.echo(f"{len(result.records)} games in {result.seconds:.1f} s")
+    if result.skipped:
+        sys.exit(1)
 
 
 # ---------------------------------------------------------------- check-agent

@@ -26,6 +26,10 @@ class MapFormatError(TreasureError):
         return ":".join(parts)
 
 
+class UnplayableMapError(TreasureError):
+    """A valid map on which no game can start (e.g. no tile for the agent)."""
+
+
 class AgentLoadError(TreasureError):
     """An agent spec (`--agent`) names nothing that can be built into an agent."""
 

@@ -158,7 +158,22 @@ def test_bench_rejects_a_broken_map(tmp_path):
     (tmp_path / "MAP_x.txt").write_text("5 5\n2\n4\n")
     result = CliRunner().invoke(cli, ["bench", "--maps", str(tmp_path), "--games", "1"])
     assert result.exit_code == 1
-    assert result.output.startswith(f"Error: {tmp_path / 'MAP_x.txt'}:")
+    assert result.output.startswith(f"Error: no map could be played:\n{tmp_path / 'MAP_x.txt'}:")
+
+
+def test_bench_leaves_out_maps_it_cannot_play_and_benches_the_rest(tmp_path):
+    (tmp_path / "MAP_bad.txt").write_text("5 5\n2\n4\n")
+    # valid, but the only walkable tiles are the prison and the treasure
+    (tmp_path / "MAP_tiny.txt").write_text("4 3\n2\n4\n2\n1 1\n0;0;0;0\n0;1;1P;0\n0;0;0;0\n")
+    write_map(generate_island(10, 10, rng=np.random.default_rng(1)), tmp_path / "MAP_ok.txt")
+    result = CliRunner().invoke(cli, ["bench", "--maps", str(tmp_path), "--games", "2", "--agents", "logic",
+                                      "--no-timing"])
+    assert result.exit_code == 1
+    assert f"Error: {tmp_path / 'MAP_bad.txt'}:" in result.stderr
+    assert f"Error: {tmp_path / 'MAP_tiny.txt'}: no tile for the agent to start on" in result.stderr
+    assert result.stdout.splitlines()[1].startswith("10x10  logic      2")
+    check = CliRunner().invoke(cli, ["check", str(tmp_path / "MAP_tiny.txt")])
+    assert check.exit_code == 1 and "no tile for the agent to start on" in check.output
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,9 @@ from treasure_cli.formats.map_file import read_map
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import LOSE, GameRecord
+from treasure_cli.errors import TreasureError
 from treasure_cli.rules import seeds
+from treasure_cli.rules.game import unplayable
 from treasure_cli.rules.island import Island
 
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
@@ -85,6 +87,7 @@ class BenchResult:
     stats: tuple[Stats, ...]
     records: tuple[GameRecord, ...]
     seconds: float  # wall time of the whole run
+    skipped: tuple[str, ...] = ()  # why each map that could not be played was left out
 
 
 # -- seeds ------------------------------------------------------------------
@@ -215,13 +218,28 @@ def run_bench(options: BenchOptions, jobs: int = 1,
               on_progress: Callable[[int], None] | None = None) -> BenchResult:
     """Play every task; `on_progress(games)` is called as games finish."""
     start = time.perf_counter()
+    skipped: list[str] = []
+    if options.maps:
+        # Maps that cannot be played are left out and reported, as `run` does;
+        # the sizes let the pool start the largest maps first.
+        dims = {}
+        for path in options.maps:
+            try:
+                island = read_map(path)
+            except TreasureError as exc:
+                skipped.append(str(exc))
+                continue
+            problem = unplayable(island)
+            if problem is not None:
+                skipped.append(f"{path}: {problem}")
+                continue
+            dims[path] = island.shape
+        options = dataclasses.replace(options, maps=tuple(p for p in options.maps if p in dims))
+        if not options.maps:
+            raise TreasureError("no map could be played:\n" + "\n".join(skipped))
     tasks = make_tasks(options)
     if options.maps:
-        # Fail before any work if a map cannot be read; the sizes let the
-        # pool start the largest maps first.
-        dims = {p: read_map(p).shape for p in options.maps}
-        tasks = [dataclasses.replace(t, height=dims[t.map_path][0], width=dims[t.map_path][1])
-                 if t.map_path is not None else t for t in tasks]
+        tasks = [dataclasses.replace(t, height=dims[t.map_path][0], width=dims[t.map_path][1]) for t in tasks]
     # Largest islands first, so no big one is left running alone at the end.
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i].width * tasks[i].height)
     by_task: dict[int, list[GameRecord]] = {}
@@ -231,7 +249,7 @@ def run_bench(options: BenchOptions, jobs: int = 1,
             on_progress(len(records))
     records = tuple(r for i in range(len(tasks)) for r in by_task[i])
     return BenchResult(options, tuple(summarize(records, options.agents)), records,
-                       time.perf_counter() - start)
+                       time.perf_counter() - start, tuple(skipped))
 
 
 def total_games(options: BenchOptions) -> int:

@@ -15,7 +15,9 @@ import time
 from collections.abc import Iterator
 
 from treasure_cli.agents.registry import resolve
-from treasure_cli.errors import AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError
+from treasure_cli.errors import (
+    AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
+)
 from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
@@ -85,6 +87,8 @@ def play_game(island: Island, agent: str, seed: int, *, map_name: str, truth_rat
         turn = game.turn if game is not None else 0
         return failed(agent, map_name, seed, GameTimeout.kind,
                       f"turn {turn}: the game ran past its {game_timeout:g} s limit", size, **record), None
+    except UnplayableMapError as exc:
+        return failed(agent, map_name, seed, "bad-map", f"{map_name}: {exc}", size, **record), None
     except TreasureError as exc:
         return failed(agent, map_name, seed, "agent-error", str(exc), size, **record), None
     seconds = time.perf_counter() - start

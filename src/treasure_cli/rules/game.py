@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from treasure_cli.errors import AgentCrashError, IllegalActionError, TreasureError
+from treasure_cli.errors import AgentCrashError, IllegalActionError, TreasureError, UnplayableMapError
 from treasure_cli.rules import seeds
 from treasure_cli.rules.actions import (
     LARGE_SCAN_SIZE, SMALL_SCAN_SIZE, LargeScan, Move, Teleport, Verify, in_scan, move_target, scan_square,
@@ -30,6 +30,18 @@ from treasure_cli.rules.observation import Agent, Observation
 from treasure_cli.rules.pirate import next_stop, pirate_path
 
 ACTIONS_PER_TURN = 2
+NO_START = "no tile for the agent to start on: every walkable tile is a prison or the treasure"
+
+
+def start_tiles(island: Island) -> np.ndarray:
+    """Flat indices of the tiles the agent may start on (RULES §4): walkable, no prison, not the treasure."""
+    starts = np.flatnonzero(island.walkable & ~island.prison)
+    return starts[starts != island.treasure[0] * island.width + island.treasure[1]]
+
+
+def unplayable(island: Island) -> str | None:
+    """Why no game can start on this (valid) map, or None: what `check` and `run` both say."""
+    return None if start_tiles(island).size else NO_START
 
 
 def default_turn_limit(island: Island) -> int:
@@ -72,10 +84,9 @@ class Game:
         setup = seeds.stream(seed, seeds.SETUP)
         prisons = island.reachable_prisons
         self.prison: Pos = prisons[int(setup.integers(len(prisons)))]
-        starts = np.flatnonzero(island.walkable & ~island.prison)
-        starts = starts[starts != self.treasure[0] * island.width + self.treasure[1]]
+        starts = start_tiles(island)
         if not starts.size:
-            raise ValueError("no tile for the agent to start on")
+            raise UnplayableMapError(NO_START)
         flat = int(starts[int(setup.integers(starts.size))])
         self.position: Pos = (flat // island.width, flat % island.width)
 
