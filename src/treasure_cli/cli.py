@@ -28,7 +28,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except TreasureError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(printable(str(exc))) from exc
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)
@@ -42,6 +42,14 @@ def cli() -> None:
       treasure check MAP_x.txt
       treasure run input/ output/
     """
+
+
+def printable(text: str) -> str:
+    """`text` safe for any output stream: line breaks inside a line and bytes of a
+    file name that are not UTF-8 come out as backslash escapes."""
+    lines = [line.encode("utf-8", "backslashreplace").decode("utf-8") for line in text.split("\n")]
+    return "\n".join(line if line.isprintable() else line.encode("unicode_escape").decode("ascii")
+                     for line in lines)
 
 
 class Refusal(click.ClickException):
@@ -96,19 +104,19 @@ def check(inputs: tuple[str, ...]) -> None:
             island = read_map(path, warnings)
         except MapFormatError as exc:
             failed += 1
-            click.echo(str(exc))
+            click.echo(printable(str(exc)))
             continue
         for w in warnings:
-            click.echo(w)
+            click.echo(printable(w))
         problem = unplayable(island)
         if problem is not None:
             failed += 1
-            click.echo(f"{path}: {problem}")
+            click.echo(printable(f"{path}: {problem}"))
             continue
         click.echo(
             f"{path}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
             f"{len(island.prisons)} prisons, {int(island.mountain.sum())} mountain tiles, "
-            f"r={island.reveal_turn} f={island.free_turn}"
+            f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
         )
     if failed:
         click.echo(f"{failed} of {len(paths)} maps invalid", err=True)
@@ -230,9 +238,9 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
                            hidden=not show_progress) as bar:
         def progress(record):
             if record.error:
-                click.echo(f"Error: {record.error}", err=True)
+                click.echo(printable(f"Error: {record.error}"), err=True)
             for warning in record.warnings:
-                click.echo(warning, err=True)
+                click.echo(printable(warning), err=True)
             bar.update(1)
 
         records = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress, naming=naming)
@@ -397,7 +405,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
     for problem in result.skipped:
-        click.echo(f"Error: {problem} (left out of the bench)", err=True)
+        click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
     if as_json:
         click.echo(json.dumps(bench_json(result, not no_timing), indent=2))
     else:
@@ -481,7 +489,7 @@ def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, 
     warnings: list[str] = []
     game = live_game(map_path, options, warnings)
     for warning in warnings:
-        click.echo(warning, err=True)
+        click.echo(printable(warning), err=True)
     _show(game, no_pause, turn, window, color)
     if output_dir is not None:
         target = write_log(Path(output_dir), map_path, game.finish())  # the rest is played unseen

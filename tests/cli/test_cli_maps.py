@@ -28,7 +28,7 @@ def ok_line(path: Path | str, island: Island) -> str:
     return (
         f"{path}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
         f"{len(island.prisons)} prisons, {int(island.mountain.sum())} mountain tiles, "
-        f"r={island.reveal_turn} f={island.free_turn}"
+        f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
     )
 
 
@@ -143,7 +143,7 @@ def test_generate_malformed_options(args):
 
 # -- check ----------------------------------------------------------------------
 GOOD = SMALL_MAP
-GOOD_OK = "ok, 6x5, 2 land regions, 2 prisons, 1 mountain tiles, r=2 f=5"
+GOOD_OK = f"ok, 6x5, 2 land regions, 2 prisons, 1 mountain tiles, r=2 f=5, digest {parse_map(SMALL_MAP).digest}"
 
 
 def test_check_valid_files(tmp_path):

@@ -55,7 +55,8 @@ def test_whole_logs_round_trip(seed):
 def test_header_reads_as_the_assignment_asks():
     events = play(3)
     lines = format_log(events).splitlines()
-    assert lines[3].startswith("game: map maps/MAP_x.txt (16x16), seed 3, agent logic")
+    digest = generate_island(16, 16, rng=np.random.default_rng(3)).digest
+    assert lines[3].startswith(f"game: map maps/MAP_x.txt (16x16, digest {digest}), seed 3, agent logic")
     assert lines[4].startswith("setup: the treasure is at (")
     assert lines[-1].startswith(f"turn {lines[2]}: game over, {lines[1]}: ")
 

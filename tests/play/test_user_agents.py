@@ -25,7 +25,7 @@ AGENTS = textwrap.dedent("""
 
     class Raises(LogicAgent):
         def act(self, obs):
-            if obs.island.width == 16 and obs.turn == 3:
+            if obs.island.width == 16 and obs.turn == 1 and obs.actions_left == 1:
                 raise RuntimeError("boom")
             return super().act(obs)
 
@@ -70,7 +70,7 @@ def test_a_file_agent_plays_in_worker_processes_as_in_one(tmp_path, start_method
 
 
 @pytest.mark.parametrize(("agent", "kind", "cause", "extra"), [
-    ("Raises", "agent-error", "turn 3: the agent raised RuntimeError: boom", []),
+    ("Raises", "agent-error", "turn 1: the agent raised RuntimeError: boom", []),
     ("Sleeps", "game-timeout", "the game ran past its 0.5 s limit", ["--game-timeout", "0.5"]),
     ("Illegal", "illegal-action", "illegal action Move(direction=<Direction.N: (-1, 0)>, steps=9)", []),
 ])
@@ -103,7 +103,7 @@ def test_a_failed_game_counts_as_failed_in_the_bench_never_as_a_loss(tmp_path):
     assert failing["lost_to_pirate"] == failing["timeouts"] == 0
     assert stats[("20x20", spec)]["failed"] == 0
     games = [g for g in json.loads(r.output)["games"] if g["outcome"] == "failed"]
-    assert games and all(g["reason"] == "agent-error" and "turn 3" in g["error"] for g in games)
+    assert games and all(g["reason"] == "agent-error" and "turn 1" in g["error"] for g in games)
 
 
 def test_check_agent_passes_a_good_agent_and_names_what_a_bad_one_gets_wrong(tmp_path):

@@ -21,7 +21,7 @@ from treasure_cli.rules.hints import parse_hint
 
 # One template per event type. `{name:type}` is a field; the rest is literal.
 TEMPLATES: dict[type, str] = {
-    ev.GameStarted: "game: map {map_name:text} ({width:int}x{height:int}), seed {seed:int}, "
+    ev.GameStarted: "game: map {map_name:text} ({width:int}x{height:int}{map_digest:digest}), seed {seed:int}, "
                     "agent {agent:text}, truth rate {truth_rate:float}, turn limit {max_turns:int}"
                     "{hint_truths_shown:told}",
     ev.TreasureHidden: "setup: the treasure is at {treasure:pos}, the pirate is in the prison at {prison:pos}",
@@ -74,7 +74,12 @@ _BARE = re.compile(r'[^\s"\\]+')
 _QUOTED = r'"(?:[^"\\]|\\.)*"'
 
 
-def _write_text(value: str) -> str:
+def quote_name(value: str) -> str:
+    """A name as the log writes it: bare when safe, else quoted and escaped (ASCII, one line).
+
+    Tables and frames show names this way too, so a newline or a byte that is
+    not UTF-8 in a file name cannot break a line or an output stream.
+    """
     if _BARE.fullmatch(value) and value.isprintable():
         return value
     return json.dumps(value)  # ASCII only: no raw line separator or lone surrogate gets out
@@ -92,7 +97,9 @@ _TOLD = ", the agent is told every hint's truth"
 _TYPES: dict[str, _Type] = {
     "int": _Type(r"-?\d+", str, int),
     "float": _Type(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", repr, float),
-    "text": _Type(_QUOTED + r'|[^\s"\\]+', _write_text, _read_text),
+    "text": _Type(_QUOTED + r'|[^\s"\\]+', quote_name, _read_text),
+    "digest": _Type(r"(?:, digest [0-9a-f]{16})?", lambda d: f", digest {d}" if d else "",
+                     lambda s: s.removeprefix(", digest ")),
     "told": _Type(f"(?:{re.escape(_TOLD)})?", lambda told: _TOLD if told else "", bool),
     "pos": _Type(r"\(\d+, \d+\)", format_pos, _read_pos),
     "dir": _Type(r"[NESW]", lambda d: d.name, lambda s: Direction[s]),

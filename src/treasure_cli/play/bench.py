@@ -100,9 +100,9 @@ def game_seed(base: int, size: int, index: int) -> int:
     return seeds.derive("bench", "game", base, size, index)
 
 
-def map_game_seed(base: int, map_name: str, index: int) -> int:
-    """Seed of game `index` on a map file: keyed by the file name, so adding a map changes no other."""
-    return seeds.derive("bench", "map", base, map_name, index)
+def map_game_seed(base: int, map_digest: str, index: int) -> int:
+    """Seed of game `index` on a map file: keyed by the map's content, not its name."""
+    return seeds.derive("bench", "map", base, map_digest, index)
 
 
 # -- statistics --------------------------------------------------------------
@@ -171,14 +171,19 @@ def _size_key(label: str) -> tuple[int, int, int]:
 
 
 # -- the work ----------------------------------------------------------------
-def make_tasks(options: BenchOptions) -> list[Task]:
-    """The islands to play, in record order (size by size, then index)."""
+def make_tasks(options: BenchOptions, maps: dict[str, Island] | None = None) -> list[Task]:
+    """The islands to play, in record order (size by size, then index; or map by map).
+
+    `maps` holds the island of every map file in `options.maps` (read once by the caller).
+    """
     tasks: list[Task] = []
     if options.maps:
+        assert maps is not None
         for path in options.maps:
-            name = Path(path).name
+            island = maps[path]
             for i in range(options.games):
-                tasks.append(Task(i, 0, 0, map_game_seed(options.seed, name, i), map_path=path))
+                tasks.append(Task(i, island.width, island.height, map_game_seed(options.seed, island.digest, i),
+                                  map_path=path))
         return tasks
     for size in sorted(set(options.sizes)):
         for i in range(options.games):
@@ -222,7 +227,7 @@ def run_bench(options: BenchOptions, jobs: int = 1,
     if options.maps:
         # Maps that cannot be played are left out and reported, as `run` does;
         # the sizes let the pool start the largest maps first.
-        dims = {}
+        islands: dict[str, Island] = {}
         for path in options.maps:
             try:
                 island = read_map(path)
@@ -233,13 +238,14 @@ def run_bench(options: BenchOptions, jobs: int = 1,
             if problem is not None:
                 skipped.append(f"{path}: {problem}")
                 continue
-            dims[path] = island.shape
-        options = dataclasses.replace(options, maps=tuple(p for p in options.maps if p in dims))
+            islands[path] = island
+        options = dataclasses.replace(options, maps=tuple(p for p in options.maps if p in islands))
         if not options.maps:
             raise TreasureError("no map could be played:\n" + "\n".join(skipped))
-    tasks = make_tasks(options)
-    if options.maps:
-        tasks = [dataclasses.replace(t, height=dims[t.map_path][0], width=dims[t.map_path][1]) for t in tasks]
+        tasks = make_tasks(options, islands)
+        del islands  # the workers read their maps themselves
+    else:
+        tasks = make_tasks(options)
     # Largest islands first, so no big one is left running alone at the end.
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i].width * tasks[i].height)
     by_task: dict[int, list[GameRecord]] = {}

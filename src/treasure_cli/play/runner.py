@@ -23,6 +23,7 @@ from treasure_cli.play.games import failed, play_game
 from treasure_cli.play.records import GameRecord
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import Event
+from treasure_cli.rules.island import Island
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,19 +72,20 @@ def map_label(map_path: Path) -> str:
     return os.path.normpath(str(map_path)).replace(os.sep, "/")
 
 
-def game_seed(map_path: Path, options: RunOptions) -> int:
-    return seeds.map_seed(options.base_seed, map_path.name)
+def game_seed(island: Island, options: RunOptions) -> int:
+    """A map's game seed: from the base seed and the map's content, not its name or folder."""
+    return seeds.map_seed(options.base_seed, island.digest)
 
 
 def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | None]:
     """Play one map; returns its record and its log text (None if the game could not be played)."""
-    seed = game_seed(map_path, options)
     label = map_label(map_path)
     warnings: list[str] = []
     try:
         island = read_map(map_path, warnings)
     except TreasureError as exc:
-        return failed(options.agent, label, seed, "bad-map", str(exc)), None
+        return failed(options.agent, label, 0, "bad-map", str(exc)), None
+    seed = game_seed(island, options)
     record, events = play_game(island, options.agent, seed, map_name=label, truth_rate=options.truth_rate,
                                max_turns=options.max_turns, game_timeout=options.game_timeout,
                                warnings=tuple(warnings))

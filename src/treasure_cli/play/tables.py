@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from treasure_cli.formats.game_record import quote_name
 from treasure_cli.play.records import GameRecord
 
 
@@ -25,7 +26,7 @@ def run_table(records: Sequence[GameRecord]) -> str:
     """Map, size, result, turns, seconds per game; then the totals line."""
     rows = [("map", "size", "result", "turns", "seconds")]
     for r in records:
-        name = Path(r.map).name
+        name = quote_name(Path(r.map).name)
         if r.failed:
             rows.append((name, r.size or "-", f"failed ({r.reason})", "-", "-"))
         else:

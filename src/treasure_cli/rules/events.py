@@ -36,6 +36,7 @@ class GameStarted:
     truth_rate: float
     max_turns: int
     hint_truths_shown: bool = False  # the agent was told every hint's truth (the oracle bound)
+    map_digest: str = ""             # Island.digest of the map played ("" in hand-made events)
     turn: int = 0
 
 

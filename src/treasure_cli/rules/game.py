@@ -153,7 +153,7 @@ class Game:
         if reset is not None:
             self._call(reset, seeds.agent_seed(self.seed))
         yield self._say(GameStarted(self.map_name, isl.width, isl.height, self.seed, self.agent_name,
-                                    self.truth_rate, self.max_turns, self.hint_truths_public))
+                                    self.truth_rate, self.max_turns, self.hint_truths_public, isl.digest))
         yield self._say(TreasureHidden(self.treasure, self.prison))
         yield self._say(AgentPlaced(self.position))
         yield self._say(ScheduleAnnounced(isl.reveal_turn, isl.free_turn))

@@ -8,6 +8,7 @@ masks are computed on first use and cached on the instance.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from functools import cached_property
 
 import numpy as np
@@ -72,6 +73,20 @@ class Island:
         copy = dataclasses.replace(self, treasure=None)
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in _CACHED})
         return copy
+
+    @cached_property
+    def digest(self) -> str:
+        """16 hex digits of SHA-256 over the map's content (size, schedule, treasure, every tile).
+
+        The same map gives the same digest whatever its file is called, where
+        it lives, or how its text is laid out; it keys a batch game's seed and
+        ties a log to its map.
+        """
+        h = hashlib.sha256(f"{self.width}x{self.height};{self.reveal_turn};{self.free_turn};"
+                           f"{self.treasure}".encode())
+        for tiles in (self.regions.astype("<i4"), self.mountain, self.prison):
+            h.update(np.ascontiguousarray(tiles).tobytes())
+        return h.hexdigest()[:16]
 
     def precompute(self) -> Island:
         """Compute every cached mask now (before a timed game, or before sharing); returns self."""
@@ -218,5 +233,5 @@ class Island:
 _CACHED = {
     name
     for name, value in vars(Island).items()
-    if isinstance(value, cached_property) and name not in ("treasure_distance", "reachable_prisons")
+    if isinstance(value, cached_property) and name not in ("treasure_distance", "reachable_prisons", "digest")
 }

@@ -4,8 +4,9 @@ A game draws from independent streams keyed by purpose (and turn), all made
 from its seed. Keying the hints by turn keeps the pirate's truth-or-lie
 sequence the same whatever the agent does, so agents are compared on the same
 games. Seeds for batches and benchmarks are `derive`d from their parts with a
-stable hash (not Python's salted `hash`), so adding a map or a size changes
-no other game.
+stable hash (not Python's salted `hash`): a map's game seed comes from the
+base seed and the map's content digest, so adding a map changes no other
+game, and renaming or moving a map does not change its own.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ def derive(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def map_seed(base_seed: int, map_name: str) -> int:
-    """The game seed of a map in a batch."""
-    return derive(base_seed, map_name)
+def map_seed(base_seed: int, map_digest: str) -> int:
+    """The game seed of a map in a batch: from the base seed and the map's content digest."""
+    return derive(base_seed, map_digest)
 
 
 def agent_seed(game_seed: int) -> int:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from termcolor import colored
 
+from treasure_cli.formats.game_record import quote_name
 from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import format_pos
 from treasure_cli.rules.island import Island
@@ -196,7 +197,8 @@ class Renderer:
 
     def heading(self, state: FrameState, view: Viewport) -> list[str]:
         isl, game = self.island, state.game
-        title = f"{game.map_name} ({isl.width}x{isl.height}), seed {game.seed}, agent {game.agent}" if game else "?"
+        title = (f"{quote_name(game.map_name)} ({isl.width}x{isl.height}), seed {game.seed}, "
+                 f"agent {quote_name(game.agent)}") if game else "?"
         total = f" of {state.total - 1}" if state.total is not None else ""  # steps count from 0, the setup
         where = f"step {state.index}{total}, turn {state.turn}"
         if state.total is None:

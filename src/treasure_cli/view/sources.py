@@ -42,6 +42,9 @@ def check_events(events: list[ev.Event], island: Island, path: str) -> None:
     if (start.width, start.height) != (island.width, island.height):
         raise fail(0, f"the log is for a {start.width}x{start.height} map, but the map given is "
                       f"{island.width}x{island.height}")
+    if start.map_digest and start.map_digest != island.digest:
+        raise fail(0, f"the map has changed since this game was played (its digest is now {island.digest}, "
+                      f"the log says {start.map_digest}): give the map it was played on with --map")
     hints = 0
     for i, e in enumerate(events):
         for field in dataclasses.fields(e):
@@ -73,6 +76,6 @@ def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
 def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = None) -> Replay:
     """A game played as it is watched, with the seeds and names of `treasure run` (same log)."""
     island = read_map(map_path, warnings)
-    game = build_game(island, options.agent, game_seed(map_path, options), map_name=map_label(map_path),
+    game = build_game(island, options.agent, game_seed(island, options), map_name=map_label(map_path),
                       truth_rate=options.truth_rate, max_turns=options.max_turns)
     return Replay(island, game.play())
