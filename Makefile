@@ -9,7 +9,9 @@ STAMP  := $(VENV)/.installed
 run: $(STAMP)
 	$(BIN)/treasure run input/ output/
 
+# The browser tests drive Debian's chromium (never a downloaded browser build).
 test: $(STAMP)
+	command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 	$(BIN)/python -m pytest
 
 install: $(STAMP)
@@ -18,7 +20,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,plot]'
 	touch $(STAMP)
 
 clean:

@@ -186,10 +186,12 @@ _GAME_TIMEOUT = click.option(
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead of a table.")
 @click.option("--step", is_flag=True, help="Watch one game live, one step per Enter (INPUT must be one map).")
 @_view_options
+@click.option("--html", "html_pages", is_flag=True,
+              help="Also write OUTPUT/LOG_<id>.html, a page to watch each game in a browser.")
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
         max_turns: int | None, game_timeout: float | None, jobs: int, naming: str, no_clobber: bool,
         as_json: bool, step: bool, no_pause: bool, turn: int | None, window: tuple[int, int] | None,
-        color: bool | None) -> None:
+        color: bool | None, html_pages: bool = False) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
     INPUT is a folder (every *.txt map, in name order) or one map file. A map
@@ -207,6 +209,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/MAP_01.txt output/ --agent random
       treasure run input/ output/ --agent ./my_agent.py:MyAgent --game-timeout 5
       treasure run input/MAP_01.txt --step
+      treasure run input/ output/ --html
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
     from treasure_cli.play.tables import as_dict, run_table
@@ -244,6 +247,10 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
             bar.update(1)
 
         records = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress, naming=naming)
+    if html_pages:
+        from treasure_cli.view.page import pages_beside_logs
+
+        pages_beside_logs(records)
     if as_json:
         click.echo(json.dumps([as_dict(r) for r in records], indent=2))
     else:
@@ -362,9 +369,14 @@ def _csv(value: str, param: str, convert=str) -> tuple:
               help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
 @click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game as JSON.")
 @click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="REPORT.html",
+              help="Also write a page of charts and the table (needs: pip install 'treasure-cli[plot]').")
+@click.option("--from-json", "from_json", type=click.Path(exists=True, dir_okay=False), metavar="BENCH.json",
+              help="Play nothing: chart a run saved with --json (give --html).")
 def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int, truth_rate: float,
           reveal_turn: int | None, free_turn: int | None, max_turns: int | None, game_timeout: float | None,
-          jobs: int | None, as_json: bool, no_timing: bool) -> None:
+          jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
+          from_json: str | None = None) -> None:
     """Compare agents over many seeded games; print win rate, turns and time.
 
     Every agent plays exactly the same islands with the same game seeds, so
@@ -376,8 +388,14 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
       treasure bench
       treasure bench --agents logic,greedy --sizes 32,128 --games 500 --seed 7
       treasure bench --maps input/ --games 20 --json > bench.json
+      treasure bench --sizes 16,32,64 --games 200 --html report.html
+      treasure bench --from-json bench.json --html report.html
     """
     import os
+
+    if from_json is not None:
+        _bench_report_from(from_json, html_path)
+        return
 
     from treasure_cli.play.bench import BenchOptions, run_bench, total_games
     from treasure_cli.play.tables import bench_json, bench_table
@@ -406,6 +424,11 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
             raise click.ClickException(str(exc)) from None
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
+    if html_path is not None:
+        from treasure_cli.view.report import write_report
+
+        write_report(json.loads(json.dumps(bench_json(result, not no_timing))), html_path)
+        click.echo(f"wrote {html_path}", err=True)
     if as_json:
         click.echo(json.dumps(bench_json(result, not no_timing), indent=2))
     else:
@@ -414,6 +437,20 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
             click.echo(f"{len(result.records)} games in {result.seconds:.1f} s")
     if result.skipped:
         sys.exit(1)
+
+
+def _bench_report_from(json_path: str, html_path: str | None) -> None:
+    """`bench --from-json`: the report of a run saved with --json."""
+    from treasure_cli.view.report import write_report
+
+    if html_path is None:
+        raise click.UsageError("--from-json makes a report: give --html REPORT.html")
+    try:
+        data = json.loads(Path(json_path).read_text(encoding="utf-8"))
+        data["stats"], data["games"]  # noqa: B018 - the two parts the report needs
+    except (ValueError, KeyError, TypeError) as exc:
+        raise click.ClickException(f"{json_path}: not a file written by `treasure bench --json` ({exc})") from None
+    click.echo(f"wrote {write_report(data, html_path)}")
 
 
 # ---------------------------------------------------------------- check-agent
@@ -455,8 +492,13 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float) -
               help="The map file [default: the path recorded in the log, tried as it is, "
                    "from the log's folder and from its parent].")
 @_view_options
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="PAGE.html",
+              help="Write the game as one self-contained web page instead of showing it.")
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False), metavar="FILE.svg",
+              help="Write one frame (--turn N's first step; default the last step) as an SVG picture.")
 def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: int | None,
-                   window: tuple[int, int] | None, color: bool | None) -> None:
+                   window: tuple[int, int] | None, color: bool | None, html_path: str | None = None,
+                   svg_path: str | None = None) -> None:
     """Step through a game log on the map, one step per Enter.
 
     Keys (each followed by Enter): nothing = next step, b = back one step,
@@ -472,10 +514,28 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay output/LOG_05.txt --window 30x60
       treasure replay LOG_01.txt --map input/MAP_01.txt --no-pause --no-color > frames.txt
       treasure replay output/LOG_01.txt --turn 2
+      treasure replay output/LOG_01.txt --html game.html
+      treasure replay output/LOG_01.txt --turn 2 --svg turn2.svg
     """
     from treasure_cli.view.sources import open_log
 
+    if html_path is not None or svg_path is not None:
+        _export(open_log(log_path, map_path), html_path, svg_path, turn)
+        return
     _show(open_log(log_path, map_path), no_pause, turn, window, color)
+
+
+def _export(game, html_path: str | None, svg_path: str | None, turn: int | None) -> None:
+    """`replay --html/--svg`: write files from the step model instead of showing frames."""
+    from treasure_cli.view.page import write_page, write_svg
+
+    if html_path is not None:
+        click.echo(f"wrote {write_page(game, html_path)}")
+    if svg_path is not None:
+        index = game.last_step() if turn is None else game.step_of_turn(turn)
+        if index is None:
+            raise click.UsageError(f"the game ended before turn {turn}")
+        click.echo(f"wrote {write_svg(game, index, svg_path)}")
 
 
 def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, turn: int | None,

@@ -42,3 +42,14 @@ def test_version_and_top_level_help():
 
 def test_readme_shows_the_two_setup_commands():
     assert "make run" in README and "make test" in README
+
+
+def test_the_pictures_the_docs_show_are_in_the_repository():
+    import re
+
+    for doc in (ROOT / "README.md", ROOT / "docs" / "replay.md", ROOT / "docs" / "bench.md"):
+        pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", doc.read_text(encoding="utf-8"))
+        for picture in pictures:
+            assert (doc.parent / picture).is_file(), (doc.name, picture)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/img/replay-page.png" in readme and "docs/img/bench-win-rate.svg" in readme

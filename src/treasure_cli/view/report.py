@@ -1,0 +1,204 @@
+"""`treasure bench --html`: the benchmark as one self-contained page of charts and the table.
+
+The charts are drawn by matplotlib with its SVG backend and put inline in
+the page, so the page needs no network and no script. matplotlib is an
+optional extra (`pip install 'treasure-cli[plot]'`): only this report needs
+it, and it is imported here alone, when a report is asked for.
+
+The input is what `treasure bench --json` prints (`bench_json`), so a saved
+run can be charted again later without playing it again.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+import types
+from collections import defaultdict
+from pathlib import Path
+
+from treasure_cli.errors import TreasureError
+from treasure_cli.formats.atomic import write_text_atomic
+from treasure_cli.play.tables import bench_table
+
+PLOT_MISSING = ("the bench report draws its charts with matplotlib, which is not installed: "
+                "pip install 'treasure-cli[plot]'")
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f")
+CHARTS = ("win-rate", "turns", "time")
+
+
+def _figure():
+    try:
+        import matplotlib
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise TreasureError(PLOT_MISSING) from None
+    matplotlib.rcParams["svg.fonttype"] = "none"   # text stays text: smaller, and no embedded glyphs
+    matplotlib.rcParams["svg.hashsalt"] = "treasure"  # the same ids every time
+    return Figure(figsize=(7.2, 3.6), layout="constrained")
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    text = buf.getvalue()
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)  # the licence block: not needed inline
+    return text[text.index("<svg"):]  # drop the XML prolog and doctype: the SVG goes inline
+
+
+def _side(size: str) -> float:
+    """Tiles per side of a "WxH" size (the square root of the area for non-square maps)."""
+    try:
+        w, h = (int(x) for x in size.lower().split("x"))
+    except ValueError:
+        return float("nan")
+    return math.sqrt(w * h)
+
+
+def _order(data: dict) -> tuple[list[str], list[str]]:
+    stats = data["stats"]
+    agents = list(dict.fromkeys(s["agent"] for s in stats))
+    # per size only: the "all" rows of the table have no place on a size axis
+    sizes = sorted((s for s in dict.fromkeys(s["size"] for s in stats) if not math.isnan(_side(s))), key=_side)
+    return agents, sizes
+
+
+def win_chart(data: dict) -> str:
+    agents, sizes = _order(data)
+    fig = _figure()
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(agents))
+    by = {(s["agent"], s["size"]): s for s in data["stats"]}
+    for a, agent in enumerate(agents):
+        xs, ys, lo, hi = [], [], [], []
+        for i, size in enumerate(sizes):
+            s = by.get((agent, size))
+            if s is None or not s["games"]:
+                continue
+            xs.append(i + (a - (len(agents) - 1) / 2) * width)
+            ys.append(100 * s["win_rate"])
+            lo.append(100 * (s["win_rate"] - s["win_low"]))
+            hi.append(100 * (s["win_high"] - s["win_rate"]))
+        ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=agent, color=COLOURS[a % len(COLOURS)])
+    ax.set_xticks(range(len(sizes)), sizes)
+    ax.set_ylim(0, 122)
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_xlabel("island size")
+    ax.set_ylabel("games won (%)")
+    ax.set_title("Win rate by size and agent (bars: 95 % Wilson interval)")
+    ax.legend(fontsize=8, ncols=min(4, len(agents)), loc="upper center")
+    ax.grid(axis="y", alpha=0.3)
+    return _svg(fig)
+
+
+def turns_chart(data: dict) -> str:
+    agents, sizes = _order(data)
+    turns: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for g in data["games"]:
+        if g["outcome"] == "WIN":
+            turns[(g["agent"], g["size"])].append(g["turns"])
+    fig = _figure()
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(agents))
+    for a, agent in enumerate(agents):
+        pos = [i + (a - (len(agents) - 1) / 2) * width for i, size in enumerate(sizes) if turns[(agent, size)]]
+        values = [turns[(agent, size)] for size in sizes if turns[(agent, size)]]
+        if not values:
+            continue
+        colour = COLOURS[a % len(COLOURS)]
+        ax.boxplot(values, positions=pos, widths=width * 0.8, patch_artist=True, manage_ticks=False,
+                   boxprops={"facecolor": colour, "alpha": 0.6}, medianprops={"color": "black"},
+                   flierprops={"markersize": 3})
+        ax.plot([], [], "s", color=colour, label=agent)  # a legend entry per agent
+    ax.set_xticks(range(len(sizes)), sizes)
+    ax.set_xlim(-0.6, len(sizes) - 0.4)
+    ax.set_xlabel("island size")
+    ax.set_ylabel("turns to win")
+    ax.set_title("Turns to win (won games; box: quartiles, whiskers: 1.5 IQR)")
+    ax.legend(fontsize=8, ncols=min(4, len(agents)))
+    ax.grid(axis="y", alpha=0.3)
+    return _svg(fig)
+
+
+def time_chart(data: dict) -> str | None:
+    """Seconds per game against the side, log-log; None when the run was saved without timing."""
+    games = [g for g in data["games"] if "seconds" in g and g["outcome"] != "failed" and g["seconds"] > 0]
+    if not games:
+        return None
+    agents, _ = _order(data)
+    fig = _figure()
+    ax = fig.add_subplot()
+    for a, agent in enumerate(agents):
+        mine = [g for g in games if g["agent"] == agent]
+        if not mine:
+            continue
+        colour = COLOURS[a % len(COLOURS)]
+        ax.scatter([_side(g["size"]) for g in mine], [1000 * g["seconds"] for g in mine], s=6, alpha=0.25,
+                   color=colour, linewidths=0)
+        sides = sorted({_side(g["size"]) for g in mine})
+        medians = []
+        for side in sides:
+            ms = sorted(1000 * g["seconds"] for g in mine if _side(g["size"]) == side)
+            medians.append(ms[len(ms) // 2] if len(ms) % 2 else (ms[len(ms) // 2 - 1] + ms[len(ms) // 2]) / 2)
+        ax.plot(sides, medians, "o-", color=colour, label=f"{agent} (median)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    every = sorted({_side(g["size"]) for g in games})
+    ax.set_xticks(every, [f"{x:g}" for x in every])
+    ax.minorticks_off()
+    ax.set_xlabel("island side (tiles, log scale)")
+    ax.set_ylabel("ms per game (log scale)")
+    ax.set_title("Time per game by size (dots: games, lines: medians)")
+    ax.legend(fontsize=8)
+    ax.grid(which="both", alpha=0.3)
+    return _svg(fig)
+
+
+_STYLE = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:20px auto;max-width:1000px;color:#222;padding:0 12px}
+h1{font-size:22px}h2{font-size:17px;margin-top:26px}
+figure{margin:10px 0}figure svg{max-width:100%;height:auto}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}
+th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f4f4f4}
+td:nth-child(-n+2),th:nth-child(-n+2){text-align:left}
+pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
+.note{color:#666}
+"""
+
+
+def _table_html(data: dict, timing: bool) -> str:
+    stats = [types.SimpleNamespace(**{"median_ms_game": 0.0, "median_ms_turn": 0.0, **s}) for s in data["stats"]]
+    text = bench_table(stats, timing)
+    rows = [line.split("  ") for line in text.splitlines()]
+    rows = [[cell.strip() for cell in row if cell.strip()] for row in rows]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows[1:])
+    return f'<table id="bench-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def report_html(data: dict) -> str:
+    """The whole report page from a `bench_json` dict."""
+    timing = any("seconds" in g for g in data["games"])
+    opts = data.get("options", {})
+    charts = [("win-rate", "Win rate", win_chart(data)), ("turns", "Turns to win", turns_chart(data))]
+    time_svg = time_chart(data)
+    parts = [f'<figure id="chart-{key}" class="chart"><h2>{title}</h2>{svg}</figure>' for key, title, svg in charts]
+    if time_svg is None:
+        parts.append('<figure id="chart-time" class="chart"><h2>Time per game</h2>'
+                     '<p class="note">This run was saved without timing (--no-timing).</p></figure>')
+    else:
+        parts.append(f'<figure id="chart-time" class="chart"><h2>Time per game</h2>{time_svg}</figure>')
+    summary = ", ".join(f"{k} {v}" for k, v in opts.items() if v not in (None, (), []))
+    seconds = f" in {data['seconds']:.1f} s" if "seconds" in data else ""
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>treasure bench</title>'
+            f"<style>{_STYLE}</style></head><body><h1>treasure bench</h1>"
+            f'<p class="note">{len(data["games"])} games{seconds}; {html.escape(summary)}</p>'
+            + "".join(parts) + "<h2>Table</h2>" + _table_html(data, timing) + "</body></html>\n")
+
+
+def write_report(data: dict, path: str | Path) -> Path:
+    path = Path(path)
+    write_text_atomic(path, report_html(data))
+    return path

@@ -1,0 +1,108 @@
+"""The page exporter: its data decodes back to the step model's frames; the SVG frame; the CLI options."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from helpers import GOLDEN, ROOT
+
+from treasure_cli.cli import cli
+from treasure_cli.view.page import page_data, page_html, runs, value_runs
+from treasure_cli.view.sources import open_log
+
+LOG = GOLDEN / "LOG_03.txt"
+MAP = ROOT / "input" / "MAP_03.txt"
+
+
+def decode_runs(r: list[int], size: int) -> np.ndarray:
+    out = np.zeros(size, dtype=bool)
+    k = 0
+    for gap, length in zip(r[0::2], r[1::2]):
+        k += gap
+        out[k:k + length] = True
+        k += length
+    return out
+
+
+def decode_values(r: list[int]) -> np.ndarray:
+    return np.concatenate([np.full(n, v) for v, n in zip(r[0::2], r[1::2])])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_runs_round_trip(seed):
+    rng = np.random.default_rng(seed)
+    mask = rng.random((7, 9)) < 0.4
+    assert np.array_equal(decode_runs(runs(mask), 63).reshape(7, 9), mask)
+    values = rng.integers(0, 3, (5, 6))
+    assert np.array_equal(decode_values(value_runs(values)).reshape(5, 6), values)
+
+
+def test_page_data_replays_every_frame_of_the_step_model():
+    replay = open_log(LOG, str(MAP))
+    data = page_data(replay)
+    w, size = replay.island.width, replay.island.regions.size
+    steps = data["steps"]
+    assert len(steps["turn"]) == replay.last_step() + 1
+    assert np.array_equal(decode_values(data["regions"]).reshape(replay.island.shape), replay.island.regions)
+    cand = np.zeros(size, dtype=bool)
+    for i in range(len(steps["turn"])):
+        st = replay.state(i)
+        out, back = decode_runs(steps["out"][i], size), decode_runs(steps["back"][i], size)
+        cand = out if i == 0 else (cand & ~out) | back
+        assert np.array_equal(cand.reshape(replay.island.shape), st.candidates), i
+        assert steps["turn"][i] == st.turn
+        assert steps["agent"][i] == (-1 if st.agent is None else st.agent[0] * w + st.agent[1])
+        assert steps["lines"][i] == list(st.lines)
+        if st.hint_mask is not None:
+            mask = decode_runs(data["masks"][steps["mask"][i]], size).reshape(replay.island.shape)
+            assert np.array_equal(mask, st.hint_mask & replay.island.land)
+
+
+def test_page_is_self_contained_and_small():
+    text = page_html(open_log(LOG, str(MAP)))
+    assert len(text.encode()) <= 300_000  # a 64x64 game
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
+    assert "@import" not in text and "url(" not in text
+    data = json.loads(re.search(r'<script id="game-data" type="application/json">(.*?)</script>', text, re.S)[1])
+    assert data["width"] == 64 and data["steps"]["lines"][-1][-1].startswith("turn ")
+
+
+def test_replay_html_and_svg_options(tmp_path):
+    page, svg = tmp_path / "g.html", tmp_path / "t2.svg"
+    result = CliRunner().invoke(cli, ["replay", str(LOG), "--map", str(MAP), "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    assert page.stat().st_size > 10_000 and "wrote" in result.output
+    result = CliRunner().invoke(cli, ["replay", str(LOG), "--map", str(MAP), "--turn", "2", "--svg", str(svg)])
+    assert result.exit_code == 0, result.output
+    text = svg.read_text()
+    assert text.startswith("<svg") and text.rstrip().endswith("</svg>")
+    replay = open_log(LOG, str(MAP))
+    st = replay.state(replay.step_of_turn(2))
+    assert f"step {st.index} of" in text and "turn 2" in text
+    # the agent's tile is drawn in the agent's colour at its row and column
+    r, c = st.agent
+    assert re.search(rf'<rect x="{c}" y="{r}" width="1" height="1" fill="#e3201b"', text)
+    assert len(text) < 120_000
+
+
+def test_svg_of_a_turn_after_the_end_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(cli, ["replay", str(LOG), "--map", str(MAP), "--turn", "999",
+                                      "--svg", str(tmp_path / "x.svg")])
+    assert result.exit_code == 2 and "ended before turn 999" in result.output
+
+
+def test_run_html_writes_a_page_beside_each_log(tmp_path):
+    maps = tmp_path / "maps"
+    maps.mkdir()
+    for name in ("MAP_01.txt", "MAP_02.txt"):
+        shutil.copy(ROOT / "input" / name, maps / name)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["run", str(maps), str(out), "--html"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["LOG_01.html", "LOG_01.txt", "LOG_02.html", "LOG_02.txt"]
+    assert "LOG_02.txt" in (out / "LOG_02.html").read_text() or "MAP_02" in (out / "LOG_02.html").read_text()

@@ -1,0 +1,65 @@
+"""`bench --html` and `bench --from-json --html`: the report, and the message when matplotlib is missing."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from treasure_cli.cli import cli
+
+BENCH = ["bench", "--agents", "logic,random", "--sizes", "16,24", "--games", "6", "--jobs", "1"]
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bench")
+    result = CliRunner().invoke(cli, BENCH + ["--json"])
+    assert result.exit_code == 0, result.output
+    (folder / "bench.json").write_text(result.output)
+    return folder / "bench.json"
+
+
+def test_report_from_a_saved_run_has_every_chart_and_the_table(saved, tmp_path):
+    report = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, ["bench", "--from-json", str(saved), "--html", str(report)])
+    assert result.exit_code == 0, result.output
+    text = report.read_text()
+    for chart in ("win-rate", "turns", "time"):
+        assert f'id="chart-{chart}"' in text
+    assert text.count("<svg") == 3
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//|url\((?!#)|@import""", text)  # nothing to fetch
+    data = json.loads(saved.read_text())
+    for s in data["stats"]:
+        assert f"<td>{s['size']}</td><td>{s['agent']}</td><td>{s['games']}</td><td>{s['wins']}</td>" in text
+
+
+def test_bench_html_writes_the_report_beside_the_table(tmp_path):
+    report = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, BENCH + ["--no-timing", "--html", str(report)])
+    assert result.exit_code == 0, result.output
+    assert "win %" in result.output  # the table is still printed
+    text = report.read_text()
+    assert text.count("<svg") == 2 and "without timing" in text
+
+
+def test_missing_matplotlib_says_how_to_install_it(saved, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now raises ImportError
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    result = CliRunner().invoke(cli, ["bench", "--from-json", str(saved), "--html", str(tmp_path / "r.html")])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: ")
+    assert "pip install 'treasure-cli[plot]'" in result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_from_json_needs_html_and_a_bench_file(saved, tmp_path):
+    result = CliRunner().invoke(cli, ["bench", "--from-json", str(saved)])
+    assert result.exit_code == 2 and "--html" in result.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    result = CliRunner().invoke(cli, ["bench", "--from-json", str(bad), "--html", str(tmp_path / "r.html")])
+    assert result.exit_code == 1 and "not a file written by `treasure bench --json`" in result.output
