@@ -8,7 +8,7 @@ only; it never sees the treasure or the truth of a hint it has not verified.
 from __future__ import annotations
 
 import types
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import numpy as np
 
@@ -207,10 +207,10 @@ class Game:
             raise AgentCrashError(self.turn, f"the agent raised {type(exc).__name__}: {exc}") from exc
 
     def _agent_action(self, actions_left: int) -> Iterator[Event]:
-        action = self._call(self.agent.act, self.observe(actions_left))
+        action = yield from self._ask(actions_left)
         if isinstance(action, Teleport):
             yield from self._teleport(action)
-            action = self._call(self.agent.act, self.observe(actions_left))
+            action = yield from self._ask(actions_left)
             if isinstance(action, Teleport):
                 raise self._illegal(action, "the teleport can be used only once a game")
         if isinstance(action, Verify):
@@ -234,6 +234,16 @@ class Game:
             yield self._scan(LARGE_SCAN_SIZE)
         else:
             raise self._illegal(action, "not an action")
+
+    def _ask(self, actions_left: int) -> Generator[object, object, object]:
+        """The agent's next action: here, the answer of its `act`, with nothing yielded.
+
+        A generator so that a driver can take the agent's place without a thread:
+        `treasure_cli.gym` overrides it to yield a request out of `play()` and be
+        sent the action, so its environment runs this very engine one action at a time.
+        """
+        return self._call(self.agent.act, self.observe(actions_left))
+        yield  # unreachable: makes this method a generator
 
     def _teleport(self, action: Teleport) -> Iterator[Event]:
         if self.teleport_used:
