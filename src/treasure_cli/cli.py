@@ -9,6 +9,9 @@ load neither numpy nor the engine.
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import sys
 from pathlib import Path
 
@@ -16,19 +19,48 @@ import click
 
 from treasure_cli import __version__
 from treasure_cli.agents.registry import SPEC_HELP
-from treasure_cli.errors import MapFormatError, TreasureError
+from treasure_cli.errors import MapFormatError, OutputBusyError, TreasureError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+INTERRUPTED, TERMINATED, CLOSED_PIPE = 130, 143, 141  # the exit statuses a shell gives for these
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C, so no temporary file or worker is left behind."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 class _Group(click.Group):
-    """Turns the library's TreasureError into `Error: ...` and exit status 1."""
+    """One place for every way a command ends other than success.
+
+    TreasureError and any OSError (a folder that is a file, a full disk, no
+    permission) become `Error: ...` with status 1; Ctrl-C and SIGTERM exit
+    130 and 143 after the command has cleaned up; a closed pipe (`| head`)
+    is not an error and exits as the shell would, 141, without a message.
+    """
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except TreasureError as exc:
             raise click.ClickException(printable(str(exc))) from exc
+        except BrokenPipeError:
+            sys.stdout = open(os.devnull, "w")  # the interpreter's last flush must not fail again
+            ctx.exit(CLOSED_PIPE)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(INTERRUPTED)
+        except Terminated:
+            click.echo("terminated", err=True)
+            ctx.exit(TERMINATED)
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(printable(where + (exc.strerror or str(exc)))) from exc
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)
@@ -60,6 +92,7 @@ class Refusal(click.ClickException):
 
 def main() -> None:
     """Console entry point."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
     cli(prog_name="treasure")
 
 
@@ -142,10 +175,17 @@ def _view_options(f):
 def _parse_window(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
-    parts = value.lower().split("x")
-    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+    m = re.fullmatch(r"\s*([0-9]{1,5})\s*[xX]\s*([0-9]{1,5})\s*", value)  # ASCII digits: not ² or ٣
+    if m is None or not int(m[1]) > 0 < int(m[2]):
         raise click.BadParameter(f"expected ROWSxCOLS such as 30x60, not {value!r}")
-    return int(parts[0]), int(parts[1])
+    return int(m[1]), int(m[2])
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """FloatRange lets nan through (every comparison with nan is false)."""
+    if value is not None and value != value:
+        raise click.BadParameter("nan is not a number here")
+    return value
 
 
 def _agent_spec(value: str, option: str = "--agent") -> str:
@@ -172,7 +212,7 @@ _GAME_TIMEOUT = click.option(
               help=f"The agent: {SPEC_HELP}.")
 @click.option("--seed", default=0, show_default=True, type=int,
               help="Base seed; each map's seed is derived from it and the map's file name.")
-@click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0),
+@click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0), callback=_finite,
               help="Chance that a hint (after the first) is true.")
 @click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
 @_GAME_TIMEOUT
@@ -237,16 +277,25 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
         raise Refusal(f"--no-clobber: {len(replaced)} of the logs this run would write already exist in "
                       f"{output_dir} ({shown}); nothing was played")
     show_progress = sys.stderr.isatty() and len(maps) > 1
+    written = 0
     with click.progressbar(length=len(maps), label="playing", file=sys.stderr,
                            hidden=not show_progress) as bar:
         def progress(record):
+            nonlocal written
+            written += record.log is not None
             if record.error:
                 click.echo(printable(f"Error: {record.error}"), err=True)
             for warning in record.warnings:
                 click.echo(printable(warning), err=True)
             bar.update(1)
 
-        records = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress, naming=naming)
+        try:
+            records = run_maps(maps, Path(output_dir), options, jobs=jobs, on_result=progress, naming=naming)
+        except OutputBusyError as exc:
+            raise Refusal(printable(str(exc))) from None
+        except (KeyboardInterrupt, Terminated):
+            click.echo(f"\nstopped: {written} of {len(maps)} logs written in {output_dir}, each one whole", err=True)
+            raise
     if html_pages:
         from treasure_cli.view.page import pages_beside_logs
 
@@ -357,7 +406,7 @@ def _csv(value: str, param: str, convert=str) -> tuple:
               help="Games per size (per map file with --maps).")
 @click.option("--seed", default=1, show_default=True, type=int, metavar="S",
               help="Base seed; island i of size s and its game seed derive from (S, s, i).")
-@click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0),
+@click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0), callback=_finite,
               help="Chance that a hint (after the first) is true.")
 @click.option("--reveal-turn", type=click.IntRange(min=1), metavar="R",
               help="Generated islands reveal the prison at turn R [default: random 2-4].")
@@ -410,7 +459,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
         maps = tuple(str(p) for p in map_files([maps_path]))
         if not maps:
             raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
-    size_list = _csv(sizes or "16,32,64", "--sizes", int)
+    size_list = _csv("16,32,64" if sizes is None else sizes, "--sizes", int)
     if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
     options = BenchOptions(agents=tuple(dict.fromkeys(names)), sizes=size_list, maps=maps, games=games,
@@ -575,6 +624,7 @@ def _show(game, no_pause: bool, turn: int | None, window: tuple[int, int] | None
         for index, frame in enumerate(rp.frames(game, renderer)):
             echo(("\n" if index else "") + frame)
     else:
-        stdin = sys.stdin  # what CliRunner(input=...) feeds too
-        rp.watch(game, renderer, echo=echo, read_line=stdin.readline, redraw=REDRAW if tty else None,
-                 newline_after_input=not stdin.isatty())
+        stdin = sys.stdin  # what CliRunner(input=...) feeds too; None when it was closed (<&-)
+        read_line = stdin.readline if stdin is not None else (lambda: "")
+        rp.watch(game, renderer, echo=echo, read_line=read_line, redraw=REDRAW if tty else None,
+                 newline_after_input=stdin is None or not stdin.isatty())

@@ -30,6 +30,10 @@ class UnplayableMapError(TreasureError):
     """A valid map on which no game can start (e.g. no tile for the agent)."""
 
 
+class OutputBusyError(TreasureError):
+    """Another run holds the output folder."""
+
+
 class AgentLoadError(TreasureError):
     """An agent spec (`--agent`) names nothing that can be built into an agent."""
 

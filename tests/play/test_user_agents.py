@@ -119,9 +119,9 @@ def test_check_agent_passes_a_good_agent_and_names_what_a_bad_one_gets_wrong(tmp
             def act(self, obs):
                 return random.choice(legal_actions(obs, teleports=False))
     """))
-    bad = CliRunner().invoke(cli, ["check-agent", f"{tmp_path / 'bad.py'}:Unseeded", "--games", "3"])
+    bad = CliRunner().invoke(cli, ["check-agent", f"{tmp_path / 'bad.py'}:Unseeded", "--games", "6"])
     assert bad.exit_code == 1
-    assert "FAIL  deterministic: game 1 (10x10, seed" in bad.output and "the two plays part at event" in bad.output
+    assert "FAIL  deterministic: game " in bad.output and "the two plays part at event" in bad.output
     (tmp_path / "agents.py").write_text(AGENTS)
     raises = CliRunner().invoke(cli, ["check-agent", f"{tmp_path / 'agents.py'}:Raises", "--games", "2"])
     assert raises.exit_code == 1 and "FAIL  legal actions" in raises.output

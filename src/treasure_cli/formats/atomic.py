@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
 
 
+TEMP_SUFFIX = ".tmp"
+
+
+def temp_prefix(name: str) -> str:
+    """Temp files for `name` are `.<name>.<random>.tmp`: hidden, and recognisable as ours."""
+    return f".{name}."
+
+
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` to a temp file beside `path`, then rename it into place."""
+    """Write `text` to a temp file beside `path`, then rename it into place.
+
+    On any failure (a full disk, no permission, an interruption) the temp file
+    is removed and `path` keeps what it held before.
+    """
+    if str(path) in ("", ".") or path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    for folder in (path.parent, *path.parent.parents):
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "is a file, not a folder", str(folder))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 from treasure_cli.rules import events as ev
@@ -64,7 +66,7 @@ class _Type:
 
 
 def _read_pos(text: str):
-    r, c = re.fullmatch(r"\((\d+), (\d+)\)", text).groups()
+    r, c = re.fullmatch(r"\(([0-9]+), ([0-9]+)\)", text).groups()
     return (int(r), int(c))
 
 
@@ -95,13 +97,13 @@ _TOLD = ", the agent is told every hint's truth"
 
 
 _TYPES: dict[str, _Type] = {
-    "int": _Type(r"-?\d+", str, int),
-    "float": _Type(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", repr, float),
+    "int": _Type(r"-?[0-9]{1,19}", str, int),  # a seed is 63 bits: no field needs more digits
+    "float": _Type(r"-?[0-9]{1,20}(?:\.[0-9]{1,20})?(?:e-?[0-9]{1,3})?", repr, float),
     "text": _Type(_QUOTED + r'|[^\s"\\]+', quote_name, _read_text),
     "digest": _Type(r"(?:, digest [0-9a-f]{16})?", lambda d: f", digest {d}" if d else "",
                      lambda s: s.removeprefix(", digest ")),
     "told": _Type(f"(?:{re.escape(_TOLD)})?", lambda told: _TOLD if told else "", bool),
-    "pos": _Type(r"\(\d+, \d+\)", format_pos, _read_pos),
+    "pos": _Type(r"\([0-9]{1,9}, [0-9]{1,9}\)", format_pos, _read_pos),
     "dir": _Type(r"[NESW]", lambda d: d.name, lambda s: Direction[s]),
     "truth": _Type(r"true|false|unknown",
                    lambda b: "unknown" if b is None else ("true" if b else "false"),
@@ -152,7 +154,7 @@ def parse_event(line: str) -> ev.Event:
             except (ValueError, KeyError) as exc:
                 raise ValueError(f"{exc}") from None
             return cls(**values)
-    raise ValueError(f"not a known log line: {line!r}")
+    raise ValueError(f"not a known log line: {_shown(line)}")
 
 
 def format_log(events: list[ev.Event]) -> str:
@@ -170,37 +172,80 @@ class LogFormatError(TreasureError):
         super().__init__(f"{path}:{line}: {message}")
 
 
+MAX_LINE = 65_536      # characters; the longest real line (a kind-1 hint, a long quoted path) is far shorter
+MAX_LOG_BYTES = 1 << 30  # a 4096x4096 game's log is a few MB
+
+
+def _count(text: str) -> int | None:
+    """A header number: ASCII digits only, and short enough to be one."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
+
+
+def _shown(line: str) -> str:
+    return repr(line if len(line) <= 80 else line[:80] + "...")
+
+
 def parse_log(text: str, path: str = "<log>") -> list[ev.Event]:
-    """Log text back to events; LogFormatError names the line that is wrong."""
-    lines = text.splitlines()
+    """Log text back to events; LogFormatError names the line that is wrong.
+
+    Lines end at \n only (a \r before it is dropped), so a character such as
+    U+2028 inside a line cannot shift the count.
+    """
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
     if len(lines) < 3:
         raise LogFormatError(path, max(1, len(lines)), "a log starts with three header lines")
-    if not lines[0].strip().isdigit():
-        raise LogFormatError(path, 1, f"expected the number of log lines, found {lines[0]!r}")
-    count = int(lines[0])
+    for number, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE:
+            raise LogFormatError(path, number, f"the line is {len(line)} characters long; no log line is "
+                                               f"longer than {MAX_LINE}")
+    count = _count(lines[0])
+    if count is None:
+        raise LogFormatError(path, 1, f"expected the number of log lines, found {_shown(lines[0])}")
     if count != len(lines) - HEADER_LINES:
         raise LogFormatError(path, 1, f"header says {count} log lines but the file has {len(lines) - HEADER_LINES}")
     if lines[1] not in ("WIN", "LOSE"):
-        raise LogFormatError(path, 2, f"expected WIN or LOSE, found {lines[1]!r}")
-    if not lines[2].strip().isdigit():
-        raise LogFormatError(path, 3, f"expected the number of turns, found {lines[2]!r}")
+        raise LogFormatError(path, 2, f"expected WIN or LOSE, found {_shown(lines[1])}")
+    turns = _count(lines[2])
+    if turns is None:
+        raise LogFormatError(path, 3, f"expected the number of turns, found {_shown(lines[2])}")
     events = []
     for number, line in enumerate(lines[HEADER_LINES:], start=event_line(0)):
         try:
-            events.append(parse_event(line))
+            event = parse_event(line)
         except ValueError as exc:
             raise LogFormatError(path, number, str(exc)) from None
+        if events and isinstance(events[-1], ev.GameEnded):
+            raise LogFormatError(path, number - 1, "the game ends here, but the log goes on")
+        events.append(event)
     end = events[-1] if events else None
     if not isinstance(end, ev.GameEnded):
         raise LogFormatError(path, len(lines), "the last line must be the end of the game")
-    if end.outcome.value != lines[1] or end.turn != int(lines[2]):
+    if end.outcome.value != lines[1] or end.turn != turns:
         raise LogFormatError(path, 2, "header result or turn count disagrees with the last line")
     return events
 
 
 def read_log(path: str | Path) -> list[ev.Event]:
+    """Read a log file: a regular file of bounded size, as UTF-8."""
+    name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LogFormatError(str(path), 1, f"cannot read the log: {exc}") from None
-    return parse_log(text, str(path))
+        with open(path, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise LogFormatError(name, 1, "cannot read the log: not a regular file")
+            if info.st_size > MAX_LOG_BYTES:
+                raise LogFormatError(name, 1, f"cannot read the log: {info.st_size} bytes is more than any log")
+            text = fh.read(MAX_LOG_BYTES + 1).decode("utf-8")
+    except OSError as exc:
+        raise LogFormatError(name, 1, f"cannot read the log: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise LogFormatError(name, text_line(exc), "cannot read the log: it is not UTF-8 text") from None
+    return parse_log(text, name)
+
+
+def text_line(exc: UnicodeDecodeError) -> int:
+    """The 1-based line of the first byte that is not UTF-8."""
+    return exc.object.count(b"\n", 0, exc.start) + 1

@@ -13,7 +13,9 @@ is re-read cell by cell by the precise path, which owns every message.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -308,11 +310,47 @@ def parse_map(text: str, path: str = "<map>", warnings: list[str] | None = None)
     return island
 
 
+_HEAD_BYTES = 4096
+_CELL_BYTES = 64  # the most one tile may take: padding, a long region number, a type, the `;`
+
+
+def _read_bounded(path: str | Path, name: str) -> bytes:
+    """The bytes of a regular file no larger than the size on its first line allows.
+
+    So /dev/zero, a pipe or a huge file with a small header is refused at
+    once instead of read without bound.
+    """
+    with open(path, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise MapFormatError(name, None, None, "cannot read the file: not a regular file")
+        head = fh.read(_HEAD_BYTES)
+        dims = _first_line_dims(head)
+        if dims is None:  # the parser will say what is wrong with the header
+            return head + fh.read(16 * _HEAD_BYTES)
+        width, height = dims
+        limit = _HEAD_BYTES + (width + 1) * height * _CELL_BYTES
+        if info.st_size > limit:
+            raise MapFormatError(name, 1, 1, f"the file has {info.st_size} bytes, more than a {width}x{height} "
+                                             f"map can take ({limit}): is line 1 right?")
+        return head + fh.read()
+
+
+def _first_line_dims(head: bytes) -> tuple[int, int] | None:
+    for line in head.splitlines():
+        if line.strip():
+            parts = re.split(rb"[\s,]+", line.strip().removeprefix(b"\xef\xbb\xbf"))
+            if len(parts) == 2 and all(p.isdigit() and len(p) <= 9 for p in parts):
+                return int(parts[0]), int(parts[1])
+            return None
+    return None
+
+
 def read_map(path: str | Path, warnings: list[str] | None = None) -> Island:
     """Read a map file (never modifies it)."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = _read_bounded(path, name)
     except OSError as exc:
         raise MapFormatError(name, None, None, f"cannot read the file: {exc.strerror or exc}") from None
     try:

@@ -18,9 +18,10 @@ import dataclasses
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -171,25 +172,45 @@ def _size_key(label: str) -> tuple[int, int, int]:
 
 
 # -- the work ----------------------------------------------------------------
-def make_tasks(options: BenchOptions, maps: dict[str, Island] | None = None) -> list[Task]:
+class MapInfo(NamedTuple):
+    """What the task list needs of a map file; workers read the map itself."""
+
+    width: int
+    height: int
+    digest: str
+
+
+def make_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) -> list[Task]:
     """The islands to play, in record order (size by size, then index; or map by map).
 
     `maps` holds the island of every map file in `options.maps` (read once by the caller).
     """
-    tasks: list[Task] = []
+    return [task for _, task in sorted(iter_tasks(options, maps), key=lambda pt: pt[0])]
+
+
+def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) -> Iterator[tuple[int, Task]]:
+    """(position in record order, task), made as they are needed, largest islands first
+    so no big one is left running alone at the end."""
+    games = options.games
     if options.maps:
         assert maps is not None
-        for path in options.maps:
+        groups = [(maps[p].width * maps[p].height, rank, p) for rank, p in enumerate(options.maps)]
+        for _, rank, path in sorted(groups, key=lambda g: -g[0]):
             island = maps[path]
-            for i in range(options.games):
-                tasks.append(Task(i, island.width, island.height, map_game_seed(options.seed, island.digest, i),
-                                  map_path=path))
-        return tasks
-    for size in sorted(set(options.sizes)):
-        for i in range(options.games):
-            tasks.append(Task(i, size, size, game_seed(options.seed, size, i),
-                              island_seed=island_seed(options.seed, size, i)))
-    return tasks
+            for i in range(games):
+                yield rank * games + i, Task(i, island.width, island.height,
+                                             map_game_seed(options.seed, island.digest, i), map_path=path)
+        return
+    sizes = sorted(set(options.sizes))
+    for rank in reversed(range(len(sizes))):
+        size = sizes[rank]
+        for i in range(games):
+            yield rank * games + i, Task(i, size, size, game_seed(options.seed, size, i),
+                                         island_seed=island_seed(options.seed, size, i))
+
+
+def _play_at(position: int, task: Task, options: BenchOptions) -> tuple[int, list[GameRecord]]:
+    return position, play_task(task, options)
 
 
 @lru_cache(maxsize=8)
@@ -227,7 +248,7 @@ def run_bench(options: BenchOptions, jobs: int = 1,
     if options.maps:
         # Maps that cannot be played are left out and reported, as `run` does;
         # the sizes let the pool start the largest maps first.
-        islands: dict[str, Island] = {}
+        islands: dict[str, MapInfo] = {}
         for path in options.maps:
             try:
                 island = read_map(path)
@@ -238,22 +259,20 @@ def run_bench(options: BenchOptions, jobs: int = 1,
             if problem is not None:
                 skipped.append(f"{path}: {problem}")
                 continue
-            islands[path] = island
+            islands[path] = MapInfo(island.width, island.height, island.digest)  # not the island: memory
         options = dataclasses.replace(options, maps=tuple(p for p in options.maps if p in islands))
         if not options.maps:
             raise TreasureError("no map could be played:\n" + "\n".join(skipped))
-        tasks = make_tasks(options, islands)
-        del islands  # the workers read their maps themselves
+        tasks = iter_tasks(options, {p: islands[p] for p in options.maps})
     else:
-        tasks = make_tasks(options)
-    # Largest islands first, so no big one is left running alone at the end.
-    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].width * tasks[i].height)
+        tasks = iter_tasks(options)
+    count = (len(options.maps) if options.maps else len(set(options.sizes))) * options.games
     by_task: dict[int, list[GameRecord]] = {}
-    for k, records in run_tasks(play_task, [(tasks[i], options) for i in order], jobs):
-        by_task[order[k]] = records
+    for _, (position, records) in run_tasks(_play_at, ((p, t, options) for p, t in tasks), jobs, count=count):
+        by_task[position] = records
         if on_progress is not None:
             on_progress(len(records))
-    records = tuple(r for i in range(len(tasks)) for r in by_task[i])
+    records = tuple(r for i in range(count) for r in by_task[i])
     return BenchResult(options, tuple(summarize(records, options.agents)), records,
                        time.perf_counter() - start, tuple(skipped))
 

@@ -2,39 +2,63 @@
 
 `run`, `bench` and `check-agent` hand their work here as pure tasks (a
 function and its arguments, all plain values) and get results back as
-they finish. The pool is bounded in what it holds in flight, so huge runs
-keep memory flat, and never starts more workers than there is work.
+they finish. The pool never starts more workers than there is work, holds
+a bounded number of tasks in flight (huge runs keep memory flat, and tasks
+may come from a generator), and never outlives the process that started
+it: an exception, Ctrl-C or SIGTERM in the parent ends the workers at
+once, and on Linux a worker also ends if the parent is killed outright.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import multiprocessing
+import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+PR_SET_PDEATHSIG = 1
+
+
+def _worker_start() -> None:
+    """Leave interruptions to the parent, and die with it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the whole group: the parent cleans up
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # not the parent's handler, inherited by fork
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *,
-              start_method: str | None = None) -> Iterator[tuple[int, T]]:
+              start_method: str | None = None, count: int | None = None) -> Iterator[tuple[int, T]]:
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
     workers start ("fork", "spawn", "forkserver"; default: the platform's).
+    `count` is the number of tasks when `tasks` is a generator (it caps the
+    workers without reading the generator ahead).
     """
-    tasks = list(tasks)
-    workers = min(jobs, len(tasks))
+    if count is None:
+        tasks = list(tasks)
+        count = len(tasks)
+    workers = min(jobs, count)
+    feed = enumerate(tasks)
     if workers <= 1:
-        for i, task in enumerate(tasks):
+        for i, task in feed:
             yield i, fn(*task)
         return
     context = multiprocessing.get_context(start_method) if start_method else None
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start)
+    try:
         pending: dict[Any, int] = {}
-        feed = iter(range(len(tasks)))
-        for i in feed:
-            pending[pool.submit(fn, *tasks[i])] = i
+        for i, task in feed:
+            pending[pool.submit(fn, *task)] = i
             if len(pending) >= 4 * workers:
                 break
         while pending:
@@ -43,4 +67,17 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *,
                 yield pending.pop(future), future.result()
                 nxt = next(feed, None)
                 if nxt is not None:
-                    pending[pool.submit(fn, *tasks[nxt])] = nxt
+                    pending[pool.submit(fn, *nxt[1])] = nxt[0]
+    except BaseException:
+        _stop_now(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """End the workers without waiting for the games they are playing."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for child in multiprocessing.active_children():
+        child.terminate()
+    for child in multiprocessing.active_children():
+        child.join(timeout=5)

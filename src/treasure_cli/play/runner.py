@@ -7,20 +7,23 @@ output is the same whatever the number of processes.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import os
 import re
+import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from treasure_cli.errors import TreasureError
-from treasure_cli.formats.atomic import write_text_atomic
+from treasure_cli.errors import OutputBusyError, TreasureError
+from treasure_cli.formats.atomic import TEMP_SUFFIX, temp_prefix, write_text_atomic
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import read_map
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import failed, play_game
-from treasure_cli.play.records import GameRecord
+from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.island import Island
@@ -112,14 +115,75 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
     Refuses before playing anything if two maps would write the same log.
     """
     names = plan_logs(maps, naming)
-    out_dir.mkdir(parents=True, exist_ok=True)
     records: dict[int, GameRecord] = {}
-    for i, (record, text) in run_tasks(play_map, [(p, options) for p in maps], jobs, start_method=start_method):
-        if text is not None:
-            target = out_dir / names[i]
-            write_text_atomic(target, text)
-            record = dataclasses.replace(record, log=str(target))
-        if on_result is not None:
-            on_result(record)
-        records[i] = record
+    with output_lock(out_dir):
+        remove_stale_temp_files(out_dir)
+        for i, (record, text) in run_tasks(play_map, [(p, options) for p in maps], jobs,
+                                           start_method=start_method):
+            if text is not None:
+                record = _keep(record, text, out_dir / names[i])
+            if on_result is not None:
+                on_result(record)
+            records[i] = record
     return [records[i] for i in range(len(maps))]
+
+
+def _keep(record: GameRecord, text: str, target: Path) -> GameRecord:
+    """Write one log; a write that fails (full disk, a folder in the way) fails that game only."""
+    try:
+        write_text_atomic(target, text)
+    except OSError as exc:
+        cause = exc.strerror or str(exc)
+        return dataclasses.replace(record, outcome=FAILED, reason="write-error",
+                                   error=f"{target}: cannot write the log: {cause}")
+    return dataclasses.replace(record, log=str(target))
+
+
+LOCK_NAME = ".treasure-run.lock"
+
+
+@contextlib.contextmanager
+def output_lock(out_dir: Path) -> Iterator[None]:
+    """Hold the output folder for one run at a time; a second run is refused, naming the first.
+
+    An advisory lock (flock) on a hidden file: the system drops it when the
+    holder ends, however it ends, so a crashed run never blocks the next. The
+    file is removed at the end; a run that locked a file just removed (its
+    inode no longer at the path) tries again, so two runs never both hold it.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / LOCK_NAME
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise OutputBusyError(f"{out_dir} is in use by another treasure run ({holder}); "
+                                  "wait for it to finish or choose another folder") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}".encode(), 0)
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        os.close(fd)  # closing drops the lock
+
+
+def remove_stale_temp_files(out_dir: Path) -> int:
+    """Delete temp files an interrupted run of this program left (only its own `.LOG_*.tmp`)."""
+    removed = 0
+    for stale in out_dir.glob(temp_prefix("LOG_*") + "*" + TEMP_SUFFIX):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+            removed += 1
+    return removed

@@ -705,6 +705,8 @@ def parse_hint(text: str) -> Hint:
     if not isinstance(text, str):
         raise ValueError(f"a hint sentence must be a string, got {type(text).__name__}")
     norm = " ".join(text.split())
+    if re.search(r"[0-9]{11,}", norm):  # past any region number or map size; numpy would overflow
+        raise ValueError(f"bad hint {text[:80]!r}: a number in it is too long")
     for cls in HINT_CLASSES.values():
         m = cls._PATTERN.fullmatch(norm)
         if m is not None:

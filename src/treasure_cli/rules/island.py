@@ -142,6 +142,8 @@ class Island:
 
     def regions_mask(self, regions) -> np.ndarray:
         """Tiles of any of `regions` (a lookup table indexed by region: faster than isin)."""
+        if self.region_count > 4 * self.regions.size:  # sparse numbers (foreign maps): no huge table
+            return np.isin(self.regions, list(regions))
         table = np.zeros(self.region_count, dtype=bool)
         wanted = [r for r in regions if 0 <= r < self.region_count]
         table[wanted] = True

@@ -164,7 +164,7 @@ def page_data(replay: Replay) -> dict:
                   if game else f"{w}x{island.height}"),
         "width": w, "height": island.height,
         "terrain": value_runs(terrain), "regions": value_runs(island.regions),
-        "hues": region_hues(island).tolist(),
+        "hues": {str(region): hue for region, hue in region_hues(island).items()},  # by region number
         "treasure": _flat(final.treasure if final else None, w),
         "outcome": None if outcome is None else final.lines[-1],  # the log's game-over line
         "plain": renderer.plain,

@@ -87,8 +87,8 @@ def paint(text: str, style: Style, color: bool) -> str:
     return colored(text, fg, bg, list(attrs) or None, force_color=True)
 
 
-def region_hues(island: Island) -> np.ndarray:
-    """A colour index per region number so that touching regions differ.
+def region_hues(island: Island) -> dict[int, int]:
+    """A colour index per region number (sea included) so that touching regions differ.
 
     Greedy colouring, regions with most neighbours first: island maps are
     near-planar, so a handful of indices is enough in practice; any index
@@ -99,13 +99,22 @@ def region_hues(island: Island) -> np.ndarray:
     for a, b in island.adjacent_pairs:
         neighbours[a].add(b)
         neighbours[b].add(a)
-    hue = np.zeros(island.region_count, dtype=np.int16)
-    done: set[int] = set()
+    hue: dict[int, int] = {0: 0}
     for region in sorted(neighbours, key=lambda r: (-len(neighbours[r]), r)):
-        taken = {int(hue[n]) for n in neighbours[region] if n in done}
+        taken = {hue[n] for n in neighbours[region] if n in hue}
         hue[region] = next(i for i in range(len(taken) + 1) if i not in taken)
-        done.add(region)
     return hue
+
+
+def tile_hues(island: Island, hues: dict[int, int]) -> np.ndarray:
+    """The colour index of every tile, as an (H, W) array.
+
+    A lookup by sorted region number, not a table indexed by it: region
+    numbers near 2**31 in a foreign map must not cost a table that large.
+    """
+    ids = np.array(sorted(hues), dtype=np.int64)
+    values = np.array([hues[int(i)] for i in ids], dtype=np.int16)
+    return values[np.searchsorted(ids, island.regions)]
 
 
 # ------------------------------------------------------------------ the window
@@ -167,7 +176,7 @@ class Renderer:
         self.color = color
         self.window = window
         self.screen = screen
-        self.hues = region_hues(island)
+        self.hues = tile_hues(island, region_hues(island))
         self.gutter = len(str(island.height - 1))
         self.plain = int((island.walkable & ~island.prison).sum())  # the tiles that could hold a treasure
         self.view: Viewport | None = None
@@ -233,7 +242,7 @@ class Renderer:
         for pos, k in points:
             if pos is not None and 0 <= pos[0] - view.top < view.rows and 0 <= pos[1] - view.left < view.cols:
                 kind[pos[0] - view.top, pos[1] - view.left] = k
-        hue = self.hues[isl.regions[win]]
+        hue = self.hues[win]
         mark = np.zeros(kind.shape, dtype=np.int8)
         if state.hint_mask is not None:
             mark[state.hint_mask[win] & isl.land[win]] = HINT_MARK

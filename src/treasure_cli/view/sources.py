@@ -11,6 +11,7 @@ from treasure_cli.formats.map_file import read_map
 from treasure_cli.play.games import build_game
 from treasure_cli.play.runner import RunOptions, game_seed, map_label
 from treasure_cli.rules import events as ev
+from treasure_cli.rules.actions import LARGE_SCAN_SIZE, SMALL_SCAN_SIZE
 from treasure_cli.rules.island import Island
 from treasure_cli.view.steps import Replay
 
@@ -45,20 +46,57 @@ def check_events(events: list[ev.Event], island: Island, path: str) -> None:
     if start.map_digest and start.map_digest != island.digest:
         raise fail(0, f"the map has changed since this game was played (its digest is now {island.digest}, "
                       f"the log says {start.map_digest}): give the map it was played on with --map")
-    hints = 0
+    _check_story(events, island, fail)
+
+
+def _check_story(events: list[ev.Event], island: Island, fail) -> None:
+    """What a log claims, checked against the map and the rules a watcher can check:
+    positions on the map, turns in order, moves that go where they say, scans of a
+    real size, hints given and verified in order, one teleport, the game over once."""
+    hints, verified, turn, teleports = 0, set(), 0, 0
+    agent: tuple[int, int] | None = None
     for i, e in enumerate(events):
         for field in dataclasses.fields(e):
             value = getattr(e, field.name)
             if isinstance(value, tuple) and len(value) == 2 and not island.inside(value):
                 raise fail(i, f"{field.name} {value} is outside the {island.width}x{island.height} map")
+        if i > 0 and isinstance(e, ev.GameStarted):
+            raise fail(i, "a second start of the game")
         if isinstance(e, ev.TreasureHidden) and island.treasure is not None and e.treasure != island.treasure:
             raise fail(i, f"the log's treasure {e.treasure} is not the map's {island.treasure}: is it the right map?")
+        if isinstance(e, ev.AgentPlaced):
+            agent = e.pos
+        if isinstance(e, ev.TurnStarted):
+            if e.turn != turn + 1:
+                raise fail(i, f"turn {e.turn} starts after turn {turn}")
+            turn = e.turn
+        elif e.turn != turn:
+            raise fail(i, f"an event of turn {e.turn} during turn {turn}")
         if isinstance(e, ev.HintGiven):
             hints += 1
             if e.number != hints:
                 raise fail(i, f"expected hint {hints}, found hint {e.number}")
-        if isinstance(e, ev.HintVerified) and not 1 <= e.number <= hints:
-            raise fail(i, f"hint {e.number} is verified before it was given")
+        if isinstance(e, ev.HintVerified):
+            if not 1 <= e.number <= hints or e.number in verified:
+                raise fail(i, f"hint {e.number} cannot be verified here (hints given: {hints}, "
+                              f"verified: {sorted(verified)})")
+            verified.add(e.number)
+        if isinstance(e, ev.AreaScanned) and e.centre != agent:
+            raise fail(i, f"a scan around {e.centre}, but the agent is at {agent}")
+        if isinstance(e, ev.AreaScanned) and e.size not in (SMALL_SCAN_SIZE, LARGE_SCAN_SIZE):
+            raise fail(i, f"a scan of side {e.size}; scans are {SMALL_SCAN_SIZE}x{SMALL_SCAN_SIZE} or "
+                          f"{LARGE_SCAN_SIZE}x{LARGE_SCAN_SIZE}")
+        if isinstance(e, ev.AgentMoved):
+            dst = (e.src[0] + e.direction.dr * e.steps, e.src[1] + e.direction.dc * e.steps)
+            if not 1 <= e.steps <= 4 or dst != e.dst or e.src != agent:
+                raise fail(i, f"the agent at {agent} cannot move {e.direction.name} {e.steps} "
+                              f"from {e.src} to {e.dst}")
+            agent = e.dst
+        if isinstance(e, ev.Teleported):
+            teleports += 1
+            if teleports > 1 or e.src != agent:
+                raise fail(i, "a second teleport" if teleports > 1 else f"the agent is at {agent}, not {e.src}")
+            agent = e.dst
 
 
 def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:

@@ -260,7 +260,7 @@ class Replay:
             if seen is not None:
                 know.update(seen)
             return truth.update(event)
-        except (IndexError, KeyError, ValueError, TypeError) as exc:
+        except (IndexError, KeyError, ValueError, TypeError, OverflowError, MemoryError) as exc:
             where = self.path or "<game>"
             raise LogFormatError(where, event_line(number),
                                  f"this event does not fit the map or the game so far: {exc}") from None

@@ -57,10 +57,10 @@ def watch(replay: Replay, renderer: Renderer, *, echo: Callable[..., None], read
             if index == 0:
                 message = "this is the first step"
             index = max(0, index - 1)
-        elif key.isdigit():
-            target = replay.step_of_turn(int(key))
+        elif key.isascii() and key.isdigit():  # ASCII: "²".isdigit() is true too
+            target = replay.step_of_turn(int(key)) if len(key) <= 9 else None
             if target is None:
-                message = f"there is no turn {int(key)}: the game ended on turn {replay.last_turn()}"
+                message = f"there is no turn {key}: the game ended on turn {replay.last_turn()}"
             else:
                 index = target
                 renderer.reset()
