@@ -304,8 +304,10 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
         click.echo(json.dumps([as_dict(r) for r in records], indent=2))
     else:
         click.echo(run_table(records))
-        if replaced:
-            click.echo(f"{len(replaced)} log{'s' if len(replaced) > 1 else ''} of an earlier run replaced in {output_dir}")
+        rewritten = {str(path) for path in replaced} & {r.log for r in records if r.log}
+        if rewritten:
+            n = len(rewritten)
+            click.echo(f"{n} log{'s' if n > 1 else ''} of an earlier run replaced in {output_dir}")
     if any(r.failed for r in records):
         sys.exit(1)
 
@@ -346,6 +348,8 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
     from treasure_cli.formats.generator import generate_island
     from treasure_cli.formats.map_file import format_map, write_map
 
+    if output == "":
+        raise click.BadParameter("the file name is empty", param_hint="-o/--output")
     if size is not None and (width is not None or height is not None):
         raise click.UsageError("give either --size or --width and --height, not both")
     if (width is None) != (height is None):
@@ -625,6 +629,11 @@ def _show(game, no_pause: bool, turn: int | None, window: tuple[int, int] | None
             echo(("\n" if index else "") + frame)
     else:
         stdin = sys.stdin  # what CliRunner(input=...) feeds too; None when it was closed (<&-)
-        read_line = stdin.readline if stdin is not None else (lambda: "")
+        def read_line() -> str:
+            try:
+                return stdin.readline() if stdin is not None else ""
+            except (OSError, ValueError):  # a closed or broken standard input: the end of input
+                return ""
+
         rp.watch(game, renderer, echo=echo, read_line=read_line, redraw=REDRAW if tty else None,
                  newline_after_input=stdin is None or not stdin.isatty())

@@ -11,6 +11,14 @@ from pathlib import Path
 TEMP_SUFFIX = ".tmp"
 
 
+def ensure_folder(folder: Path) -> None:
+    """Create `folder` and its parents; a file in the way is named in the error."""
+    for part in (folder, *folder.parents):
+        if part.exists() and not part.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "is a file, not a folder", str(part))
+    folder.mkdir(parents=True, exist_ok=True)
+
+
 def temp_prefix(name: str) -> str:
     """Temp files for `name` are `.<name>.<random>.tmp`: hidden, and recognisable as ours."""
     return f".{name}."
@@ -24,10 +32,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     """
     if str(path) in ("", ".") or path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-    for folder in (path.parent, *path.parent.parents):
-        if folder.exists() and not folder.is_dir():
-            raise NotADirectoryError(errno.ENOTDIR, "is a file, not a folder", str(folder))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_folder(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from treasure_cli.errors import OutputBusyError, TreasureError
-from treasure_cli.formats.atomic import TEMP_SUFFIX, temp_prefix, write_text_atomic
+from treasure_cli.formats.atomic import TEMP_SUFFIX, ensure_folder, temp_prefix, write_text_atomic
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import read_map
 from treasure_cli.play.executor import run_tasks
@@ -151,7 +151,7 @@ def output_lock(out_dir: Path) -> Iterator[None]:
     file is removed at the end; a run that locked a file just removed (its
     inode no longer at the path) tries again, so two runs never both hold it.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
+    ensure_folder(out_dir)
     path = out_dir / LOCK_NAME
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)

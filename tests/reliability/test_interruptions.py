@@ -1,0 +1,128 @@
+"""Ctrl-C, SIGTERM and a second run at once: never a half log, never a stray worker, a clear word."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import ROOT
+
+from treasure_cli.formats.game_record import read_log
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.formats.map_file import write_map
+
+TREASURE = [sys.executable, "-m", "treasure_cli"]
+
+
+SLOW = ("import time\nfrom treasure_cli.agents.logic import LogicAgent\n\n"
+        "class Slow(LogicAgent):  # the logic agent, slowed so a run lasts long enough to interrupt\n"
+        "    def act(self, obs):\n        time.sleep(0.02)\n        return super().act(obs)\n")
+
+
+@pytest.fixture(scope="module")
+def maps(tmp_path_factory) -> tuple[Path, dict[str, str], str]:
+    """Twelve 64x64 maps, a slow agent, and the logs an uninterrupted run writes."""
+    root = tmp_path_factory.mktemp("maps")
+    folder = root / "in"
+    for i in range(12):
+        write_map(generate_island(64, 64, rng=np.random.default_rng(100 + i)), folder / f"MAP_{i:02d}.txt")
+    (root / "slow.py").write_text(SLOW)
+    agent = f"{root / 'slow.py'}:Slow"
+    subprocess.run([*TREASURE, "run", str(folder), str(root / "ref"), "--jobs", "2", "--agent", agent],
+                   check=True, capture_output=True)
+    return folder, {p.name: p.read_text() for p in (root / "ref").iterdir()}, agent
+
+
+def gone(marker: str, seconds: float = 10.0) -> bool:
+    """Whether every process naming `marker` has ended (waiting a little: a loaded machine is slow to reap)."""
+    deadline = time.monotonic() + seconds
+    while workers_of(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return workers_of(marker) == []
+
+
+def workers_of(marker: str) -> list[int]:
+    """Processes whose command line names `marker` (the run and any worker it forked)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.parametrize("trial", range(8))
+def test_an_interrupted_run_leaves_only_whole_logs_and_no_worker(maps, tmp_path, trial):
+    folder, reference, agent = maps
+    out = tmp_path / f"out-{trial}"
+    sig = (signal.SIGINT, signal.SIGTERM)[trial % 2]
+    proc = subprocess.Popen([*TREASURE, "run", str(folder), str(out), "--jobs", "2", "--agent", agent],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = time.monotonic()
+    while not (out / ".treasure-run.lock").exists() and time.monotonic() - started < 30:
+        time.sleep(0.01)  # the run holds its folder: it is playing
+    time.sleep(random.Random(trial).uniform(0.0, 2.0))
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal")  # the machine was quick this time
+    assert proc.returncode == (130 if sig == signal.SIGINT else 143), (proc.returncode, err)
+    assert "Traceback" not in err
+    written = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    assert f"stopped: {len(written)} of 12 logs written in {out}, each one whole" in err, err
+    for name in written:
+        assert (out / name).read_text() == reference[name]  # whole, and the very game of a full run
+        read_log(out / name)
+    assert gone(str(out))
+    again = subprocess.run([*TREASURE, "run", str(folder), str(out), "--jobs", "2", "--agent", agent],
+                           capture_output=True, text=True)
+    assert again.returncode == 0
+    assert {p.name: p.read_text() for p in out.iterdir()} == reference
+
+
+def test_a_second_run_into_the_same_folder_is_refused_while_the_first_runs(maps, tmp_path):
+    folder, reference, agent = maps
+    out = tmp_path / "out"
+    first = subprocess.Popen([*TREASURE, "run", str(folder), str(out), "--agent", agent],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not (out / ".treasure-run.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second = subprocess.run([*TREASURE, "run", str(folder), str(out), "--seed", "9"], capture_output=True, text=True)
+    first.communicate(timeout=300)
+    assert first.returncode == 0
+    assert second.returncode == 2
+    assert f"Error: {out} is in use by another treasure run (pid {first.pid}, started " in second.stderr
+    assert {p.name: p.read_text() for p in out.iterdir()} == reference  # only the first run's games
+
+
+def test_a_rerun_removes_temp_files_an_interrupted_run_left(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".LOG_01.txt.k2j3h4.tmp").write_text("half a log")
+    (out / ".notes.tmp").write_text("not ours")
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
+    subprocess.run([*TREASURE, "run", str(tmp_path / "MAP_01.txt"), str(out)], check=True, capture_output=True)
+    assert sorted(p.name for p in out.iterdir()) == [".notes.tmp", "LOG_01.txt"]
+
+
+def test_workers_end_with_a_parent_that_is_killed_outright(maps, tmp_path):
+    folder, _, agent = maps
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([*TREASURE, "run", str(folder), str(out), "--jobs", "2", "--agent", agent],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert gone(str(out))
