@@ -153,9 +153,9 @@ class Store:
                 raise
 
     # -- writing -------------------------------------------------------------
-    def add(self, row: Row) -> None:
-        """Record a finished game (a game already recorded is left as it is)."""
-        self._pending.append(row)
+    def add(self, *rows: Row) -> None:
+        """Record finished games (a game already recorded is left as it is)."""
+        self._pending.extend(rows)
         if len(self._pending) >= self.batch or time.monotonic() - self._last_commit >= self.interval:
             self.flush()
 

@@ -86,6 +86,29 @@ def play_entry(entry: Entry) -> Row:
                record.seconds, __version__, now())
 
 
+def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
+    """The task handed to the executor: play a few games (see `_chunks`), their rows."""
+    return [play_entry(e) for e in entries]
+
+
+def _chunks(todo: list[Entry], by_game: bool) -> list[tuple[Entry, ...]]:
+    """The tasks, largest maps first (so no big one is left running alone at the end).
+
+    Locally a task is one game seed on one map for every agent still to play
+    it (bench's unit: the map is parsed once and a game of a 32x32 map, a few
+    milliseconds, is not outweighed by handing it to a process). On Dask
+    (`by_game` false) a task is one game, so a lost worker costs the fewest.
+    """
+    if not by_game:
+        chunks = [(e,) for e in todo]
+    else:
+        groups: dict[tuple, list[Entry]] = {}
+        for e in todo:
+            groups.setdefault((e.map_digest, e.seed), []).append(e)
+        chunks = [tuple(g) for g in groups.values()]
+    return sorted(chunks, key=lambda c: -len(c[0].map_text))
+
+
 @dataclasses.dataclass(frozen=True)
 class TournamentResult:
     options: BenchOptions
@@ -157,16 +180,15 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         already = len({e.key for e in entries} & done)
         todo = [e for e in entries if e.key not in done]
         todo = list({e.key: e for e in todo}.values())  # a map given twice is one game
-        # Largest maps first, so no big one is left running alone at the end.
-        todo.sort(key=lambda e: -len(e.map_text))
         if on_plan is not None:
             on_plan(len(todo), already)
         played = 0
-        for _, row in run_tasks(play_entry, [(e,) for e in todo], jobs, scheduler=scheduler):
-            store.add(row)
-            played += 1
+        for _, rows in run_tasks(play_entries, [(chunk,) for chunk in _chunks(todo, scheduler is None)], jobs,
+                                 scheduler=scheduler):
+            store.add(*rows)  # committed at once: only the games in flight are ever at risk
+            played += len(rows)
             if on_progress is not None:
-                on_progress(1)
+                on_progress(len(rows))
         store.flush()
         by_key = {r.key: r for r in store.rows(settings_key(options.truth_rate, options.max_turns,
                                                              options.game_timeout))}
