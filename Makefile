@@ -20,7 +20,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,plot,gym]'
+	$(BIN)/python -m pip install --quiet -e '.[test,plot,gym,dask]'
 	touch $(STAMP)
 
 clean:

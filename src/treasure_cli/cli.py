@@ -426,10 +426,22 @@ def _csv(value: str, param: str, convert=str) -> tuple:
               help="Also write a page of charts and the table (needs: pip install 'treasure-cli[plot]').")
 @click.option("--from-json", "from_json", type=click.Path(exists=True, dir_okay=False), metavar="BENCH.json",
               help="Play nothing: chart a run saved with --json (give --html).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), metavar="RESULTS.sqlite",
+              help="Record every finished game in this SQLite results store (with --maps); a rerun plays "
+                   "only the games it does not hold yet.")
+@click.option("--report", is_flag=True,
+              help="Play nothing: rank the agents of --db by win % with paired sign tests "
+                   "(table, --json or --html).")
+@click.option("--all-versions", is_flag=True,
+              help="With --report: one row per version of an agent's code, not only its latest.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Play the games on this Dask cluster (tcp://host:8786) instead of local processes "
+                   "(with --db; needs: pip install 'treasure-cli[dask]').")
 def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int, truth_rate: float,
           reveal_turn: int | None, free_turn: int | None, max_turns: int | None, game_timeout: float | None,
           jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
-          from_json: str | None = None) -> None:
+          from_json: str | None = None, db_path: str | None = None, report: bool = False,
+          all_versions: bool = False, scheduler: str | None = None) -> None:
     """Compare agents over many seeded games; print win rate, turns and time.
 
     Every agent plays exactly the same islands with the same game seeds, so
@@ -443,11 +455,18 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
       treasure bench --maps input/ --games 20 --json > bench.json
       treasure bench --sizes 16,32,64 --games 200 --html report.html
       treasure bench --from-json bench.json --html report.html
+      treasure bench --agents logic,students/ann.py:Agent --maps hidden/ --games 5 --db results.sqlite
+      treasure bench --maps hidden/ --games 5 --db results.sqlite --scheduler tcp://10.0.0.5:8786
+      treasure bench --db results.sqlite --report
+      treasure bench --db results.sqlite --report --all-versions --html leaderboard.html
     """
     import os
 
     if from_json is not None:
         _bench_report_from(from_json, html_path)
+        return
+    if report or all_versions:
+        _bench_leaderboard(db_path, report, all_versions, truth_rate, max_turns, game_timeout, as_json, html_path)
         return
 
     from treasure_cli.play.bench import BenchOptions, run_bench, total_games
@@ -469,6 +488,9 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     options = BenchOptions(agents=tuple(dict.fromkeys(names)), sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
                            max_turns=max_turns, game_timeout=game_timeout)
+    if db_path is not None or scheduler is not None:
+        _bench_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path)
+        return
     with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,
                            hidden=not sys.stderr.isatty()) as bar:
         try:
@@ -490,6 +512,80 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
             click.echo(f"{len(result.records)} games in {result.seconds:.1f} s")
     if result.skipped:
         sys.exit(1)
+
+
+def _bench_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
+                      no_timing: bool, html_path: str | None) -> None:
+    """`bench --db`: play the games the store does not hold yet, then show every game of the command."""
+    from treasure_cli.play.bench import BenchResult, summarize
+    from treasure_cli.play.tables import bench_json, bench_table
+    from treasure_cli.play.tournament import as_record, run_tournament
+
+    if db_path is None:
+        raise click.UsageError("--scheduler plays a tournament into a results store: give --db RESULTS.sqlite")
+    if not options.maps:
+        raise click.UsageError("--db records games on map files: give --maps DIR")
+    if scheduler is not None and options.game_timeout is not None:
+        raise click.UsageError("--game-timeout does not work with --scheduler: Dask plays games in worker "
+                               "threads, where the time-limit signal cannot interrupt them")
+    bar_box: list = []
+
+    def plan(to_play: int, already: int) -> None:
+        if already:
+            click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
+                       f"{to_play} to play", err=True)
+        bar_box.append(click.progressbar(length=to_play, label="playing", file=sys.stderr,
+                                         hidden=not sys.stderr.isatty()))
+        bar_box[0].__enter__()
+
+    try:
+        result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
+                                on_progress=lambda n: bar_box[0].update(n))
+    finally:
+        if bar_box:
+            bar_box[0].__exit__(None, None, None)
+    for problem in result.skipped:
+        click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
+    records = tuple(as_record(r) for r in result.rows)
+    bench_result = BenchResult(result.options, tuple(summarize(records, result.options.agents)), records,
+                               result.seconds, result.skipped)
+    if html_path is not None:
+        from treasure_cli.view.report import write_report
+
+        write_report(json.loads(json.dumps(bench_json(bench_result, not no_timing))), html_path)
+        click.echo(f"wrote {html_path}", err=True)
+    if as_json:
+        click.echo(json.dumps(bench_json(bench_result, not no_timing), indent=2))
+    else:
+        click.echo(bench_table(bench_result.stats, not no_timing))
+        if not no_timing:
+            click.echo(f"{result.played} games played in {result.seconds:.1f} s, {result.already} already in "
+                       f"{db_path}")
+    if result.skipped:
+        sys.exit(1)
+
+
+def _bench_leaderboard(db_path: str | None, report: bool, all_versions: bool, truth_rate: float,
+                       max_turns: int | None, game_timeout: float | None, as_json: bool,
+                       html_path: str | None) -> None:
+    """`bench --db --report`: rank the agents of a results store."""
+    from treasure_cli.play.store import settings_key
+    from treasure_cli.play.tournament import leaderboard_json, leaderboard_table, report_data, store_leaderboard
+
+    if not report:
+        raise click.UsageError("--all-versions goes with --report")
+    if db_path is None:
+        raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
+    board = store_leaderboard(db_path, settings_key(truth_rate, max_turns, game_timeout), all_versions)
+    if html_path is not None:
+        from treasure_cli.view.report import write_report
+
+        write_report(report_data(board, db_path), html_path)
+        click.echo(f"wrote {html_path}", err=True)
+    if as_json:
+        click.echo(json.dumps(leaderboard_json(board), indent=2))
+    else:
+        click.echo(printable(leaderboard_table(board)))
 
 
 def _bench_report_from(json_path: str, html_path: str | None) -> None:

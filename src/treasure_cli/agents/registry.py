@@ -25,6 +25,7 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+import types
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -116,6 +117,85 @@ def resolve(spec: str) -> AgentSpec:
             raise AgentLoadError(f"agent {spec!r}: the plugin's entry point is not callable")
         return AgentSpec(spec, target, f"plugin from {plugin.value}")
     raise AgentLoadError(f"unknown agent {spec!r}; give {SPEC_HELP}")
+
+
+def is_file_spec(spec: str) -> bool:
+    """Whether `spec` names a Python file (path/to/file.py:Class) rather than a module or a name."""
+    where, colon, _ = spec.strip().rpartition(":")
+    return bool(colon) and spec.strip() not in BUILTIN and (
+        where.endswith(".py") or "/" in where or "\\" in where)
+
+
+def load_source(spec: str, source: bytes) -> AgentSpec:
+    """The AgentSpec of the file agent `spec` (path/to/file.py:Class) built from the file's bytes.
+
+    For machines that do not have the file (a Dask worker): the caller reads
+    the file once and sends its bytes with each game. The module gets a
+    private name from the bytes' hash, so two versions of one file never mix
+    and each version is executed once per process.
+    """
+    spec = spec.strip()
+    where, _, attr = spec.rpartition(":")
+    name = "treasure_cli_shipped_agent_" + hashlib.sha256(source).hexdigest()[:16]
+    module = sys.modules.get(name)
+    if module is None:
+        module = types.ModuleType(name)
+        module.__file__ = where  # what tracebacks and error messages show
+        sys.modules[name] = module  # dataclasses and pickle look classes up here
+        try:
+            exec(compile(source, where, "exec"), module.__dict__)
+        except Exception as exc:
+            del sys.modules[name]
+            raise AgentLoadError(f"agent {spec!r}: loading {where!r} raised {type(exc).__name__}: {exc}") from None
+    return AgentSpec(spec, _callable(module, attr, spec))
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentCode:
+    """Which code an agent spec stands for, to tell a resubmitted agent from the one already played."""
+
+    digest: str                  # "file:<sha256>", "module:<sha256>" or "package:<name>==<version>"
+    source: bytes | None = None  # a file agent's bytes, to send to machines without the file
+
+
+def agent_code(spec: str) -> AgentCode:
+    """The digest of the code behind `spec` (resolve it first, so a bad spec fails there).
+
+    * path/to/file.py:Class: SHA-256 of the file's bytes (16 hex digits), and the bytes;
+    * package.module:Class: SHA-256 of the module's own source file (not of what it imports);
+    * a built-in: the version of treasure-cli; a plugin: its distribution's name and version.
+    """
+    spec = spec.strip()
+    if spec in BUILTIN:
+        from treasure_cli import __version__
+
+        return AgentCode(f"package:treasure-cli=={__version__}")
+    if ":" in spec:
+        where, _, _ = spec.rpartition(":")
+        if is_file_spec(spec):
+            data = Path(where).expanduser().read_bytes()
+            return AgentCode("file:" + hashlib.sha256(data).hexdigest()[:16], data)
+        module = _import_module(where, spec)
+        origin = getattr(module, "__file__", None)
+        if origin and Path(origin).is_file():
+            return AgentCode("module:" + hashlib.sha256(Path(origin).read_bytes()).hexdigest()[:16])
+        return AgentCode("package:" + _distribution(where.partition(".")[0]))
+    plugin = _plugins().get(spec)
+    if plugin is not None:
+        dist = getattr(plugin, "dist", None)
+        if dist is not None:
+            return AgentCode(f"package:{dist.metadata['Name']}=={dist.version}")
+        return AgentCode("package:" + _distribution(plugin.value.partition(":")[0].partition(".")[0]))
+    raise AgentLoadError(f"unknown agent {spec!r}; give {SPEC_HELP}")
+
+
+def _distribution(top_level: str) -> str:
+    """`name==version` of the installed distribution that provides a top-level package, or `top_level==?`."""
+    from importlib.metadata import packages_distributions, version
+
+    for name in packages_distributions().get(top_level, []):
+        return f"{name}=={version(name)}"
+    return f"{top_level}==?"
 
 
 def _plugins() -> dict:

@@ -1,4 +1,4 @@
-"""Where games are played: in this process, or in a pool of worker processes.
+"""Where games are played: in this process, in a pool of worker processes, or on a Dask cluster.
 
 `run`, `bench` and `check-agent` hand their work here as pure tasks (a
 function and its arguments, all plain values) and get results back as
@@ -7,6 +7,11 @@ a bounded number of tasks in flight (huge runs keep memory flat, and tasks
 may come from a generator), and never outlives the process that started
 it: an exception, Ctrl-C or SIGTERM in the parent ends the workers at
 once, and on Linux a worker also ends if the parent is killed outright.
+
+With `scheduler` (a Dask scheduler's address) the same tasks go to a
+Dask distributed cluster instead; dask is an optional extra, imported only
+then. A worker that dies costs only its tasks in flight: Dask runs them
+again elsewhere.
 """
 
 from __future__ import annotations
@@ -21,8 +26,12 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
+from treasure_cli.errors import TreasureError
+
 T = TypeVar("T")
 PR_SET_PDEATHSIG = 1
+DASK_MISSING = ("playing on a Dask cluster needs dask.distributed, which is not installed: "
+                "pip install 'treasure-cli[dask]'")
 
 
 def _worker_start() -> None:
@@ -35,15 +44,20 @@ def _worker_start() -> None:
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *,
-              start_method: str | None = None, count: int | None = None) -> Iterator[tuple[int, T]]:
+def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, start_method: str | None = None,
+              count: int | None = None, scheduler: str | None = None) -> Iterator[tuple[int, T]]:
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
     workers start ("fork", "spawn", "forkserver"; default: the platform's).
     `count` is the number of tasks when `tasks` is a generator (it caps the
-    workers without reading the generator ahead).
+    workers without reading the generator ahead). `scheduler`
+    ("tcp://host:8786") sends the tasks to that Dask cluster instead (`jobs`
+    is then ignored: the cluster's threads decide); `fn` must be importable there.
     """
+    if scheduler is not None:
+        yield from _dask_tasks(fn, enumerate(tasks), scheduler)
+        return
     if count is None:
         tasks = list(tasks)
         count = len(tasks)
@@ -81,3 +95,35 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
         child.terminate()
     for child in multiprocessing.active_children():
         child.join(timeout=5)
+
+
+def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address: str) -> Iterator[tuple[int, T]]:
+    """run_tasks on a Dask cluster: bounded in flight, results as they finish."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise TreasureError(DASK_MISSING) from None
+    try:
+        client = Client(address, timeout=10, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise TreasureError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    with client:
+        threads = sum(client.nthreads().values()) or 1
+        pending: dict[Any, int] = {}
+        for i, task in feed:
+            pending[client.submit(fn, *task, pure=False)] = i
+            if len(pending) >= 4 * threads + 4:
+                break
+        if not pending:
+            return
+        running = as_completed(list(pending), loop=client.loop)
+        for future in running:
+            i = pending.pop(future)
+            result = future.result()
+            future.release()
+            yield i, result
+            nxt = next(feed, None)
+            if nxt is not None:
+                new = client.submit(fn, *nxt[1], pure=False)
+                pending[new] = nxt[0]
+                running.add(new)

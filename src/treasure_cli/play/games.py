@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from treasure_cli.agents.registry import resolve
+from treasure_cli.agents.registry import AgentSpec, resolve
 from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
@@ -24,10 +24,11 @@ from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
 
 
-def build_game(island: Island, agent: str, seed: int, *, map_name: str = "map",
+def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str = "map",
                truth_rate: float = 0.5, max_turns: int | None = None) -> Game:
-    """The one way a game is set up (run, bench, live view): `agent` is a spec string."""
-    spec = resolve(agent)
+    """The one way a game is set up (run, bench, live view): `agent` is a spec string
+    (or an AgentSpec already resolved, such as a file agent sent to a Dask worker)."""
+    spec = agent if isinstance(agent, AgentSpec) else resolve(agent)
     try:
         player = spec.build()
     except AgentLoadError:
@@ -63,7 +64,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def play_game(island: Island, agent: str, seed: int, *, map_name: str, truth_rate: float = 0.5,
+def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str, truth_rate: float = 0.5,
               max_turns: int | None = None, game_timeout: float | None = None,
               keep_events: bool = True, **record: object) -> tuple[GameRecord, list[Event] | None]:
     """Play one game; its record and (with `keep_events`) its events, None if it failed.
@@ -71,12 +72,13 @@ def play_game(island: Island, agent: str, seed: int, *, map_name: str, truth_rat
     `record` adds fields to the GameRecord (index, island_seed, warnings).
     """
     size = f"{island.width}x{island.height}"
+    spec, agent = agent, (agent.spec if isinstance(agent, AgentSpec) else agent)
     start = time.perf_counter()
     game: Game | None = None
     events: list[Event] = []
     try:
         with time_limit(game_timeout):
-            game = build_game(island, agent, seed, map_name=map_name, truth_rate=truth_rate,
+            game = build_game(island, spec, seed, map_name=map_name, truth_rate=truth_rate,
                               max_turns=max_turns)
             for event in game.play():
                 if keep_events:

@@ -1,0 +1,216 @@
+"""The results store of a tournament: every finished game, one row, in SQLite.
+
+`treasure bench --db results.sqlite` writes here as games finish and reads
+here first, so a rerun of the same command plays only what is missing: a
+Ctrl-C, a crash or a killed machine costs at most the games in flight.
+
+A game is keyed by what decides its result: the agent spec, the digest of
+the agent's code, the game settings (truth rate, turn limit, time limit),
+the map's content digest and the game seed. A resubmitted agent (new code
+digest) is therefore played again, in rows of its own; the old rows stay.
+
+The file uses WAL mode (readers never block the writer, a killed writer
+leaves the file consistent) and `synchronous=NORMAL` (a commit survives the
+process being killed; only a power cut can lose the last commits). Its
+schema version is `PRAGMA user_version`; `PRAGMA application_id` marks the
+file as a results store, so another SQLite file is refused, not altered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from treasure_cli.errors import TreasureError
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x54524553  # "TRES"
+
+# MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
+MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE games (
+        id              INTEGER PRIMARY KEY,
+        agent           TEXT    NOT NULL,  -- the agent spec as given
+        agent_digest    TEXT    NOT NULL,  -- file:<sha256> | module:<sha256> | package:<name>==<version>
+        settings        TEXT    NOT NULL,  -- JSON: truth_rate, max_turns, game_timeout
+        map_path        TEXT    NOT NULL,  -- as given on the command line (informative)
+        map_digest      TEXT    NOT NULL,  -- the map's content digest (part of the key)
+        game_index      INTEGER NOT NULL,  -- game i on this map
+        seed            INTEGER NOT NULL,  -- the game seed
+        size            TEXT    NOT NULL,  -- WxH
+        outcome         TEXT    NOT NULL CHECK (outcome IN ('WIN', 'LOSE', 'failed')),
+        reason          TEXT    NOT NULL,  -- found / pirate / timeout, or the failure's kind
+        error           TEXT,              -- why a failed game failed
+        turns           INTEGER NOT NULL,
+        seconds         REAL    NOT NULL,
+        program_version TEXT    NOT NULL,  -- the treasure-cli that played it
+        finished_at     TEXT    NOT NULL,  -- UTC, ISO 8601
+        UNIQUE (agent, agent_digest, settings, map_digest, seed)
+    );
+    CREATE INDEX games_by_game ON games (settings, map_digest, seed);
+    """,
+}
+
+COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
+           "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at")
+KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One finished game as stored."""
+
+    agent: str
+    agent_digest: str
+    settings: str
+    map_path: str
+    map_digest: str
+    game_index: int
+    seed: int
+    size: str
+    outcome: str
+    reason: str
+    error: str | None
+    turns: int
+    seconds: float
+    program_version: str
+    finished_at: str = ""
+    id: int | None = None
+
+    @property
+    def key(self) -> tuple:
+        return tuple(getattr(self, k) for k in KEY)
+
+
+def settings_key(truth_rate: float, max_turns: int | None, game_timeout: float | None) -> str:
+    """The game settings as the canonical JSON text stored in each row."""
+    return json.dumps({"truth_rate": float(truth_rate), "max_turns": max_turns,
+                       "game_timeout": None if game_timeout is None else float(game_timeout)}, sort_keys=True)
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class Store:
+    """An open results store. Rows added are committed in bounded batches
+    (`batch` rows or `interval` seconds, whichever comes first; 1 row by default)."""
+
+    def __init__(self, path: str | Path, *, batch: int = 1, interval: float = 1.0, create: bool = True):
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise TreasureError(f"{path}: no such results store")
+        if self.path.exists() and self.path.is_dir():
+            raise TreasureError(f"{path}: is a folder, not a results store")
+        self.batch, self.interval = max(1, batch), interval
+        self._pending: list[Row] = []
+        self._last_commit = time.monotonic()
+        try:
+            self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            raise TreasureError(f"{path}: not a results store ({exc})") from None
+
+    def _open(self) -> None:
+        db = self.db
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        if version == 0:
+            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise TreasureError(f"{self.path}: an SQLite file that is not a results store of treasure-cli; "
+                                    "give a new file name")
+        elif app != APPLICATION_ID:
+            raise TreasureError(f"{self.path}: an SQLite file that is not a results store of treasure-cli "
+                                f"(application_id {app:#x}); give a new file name")
+        if version > SCHEMA_VERSION:
+            from treasure_cli import __version__
+
+            raise TreasureError(f"{self.path}: written by a newer treasure-cli (store schema {version}; "
+                                f"treasure-cli {__version__} reads schemas up to {SCHEMA_VERSION}): "
+                                "upgrade treasure-cli to use it")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if version < SCHEMA_VERSION:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                # Someone else may have migrated it while this one waited for the lock.
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    for statement in _statements(MIGRATIONS[step]):
+                        db.execute(statement)
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    # -- writing -------------------------------------------------------------
+    def add(self, *rows: Row) -> None:
+        """Record finished games (a game already recorded is left as it is)."""
+        self._pending.extend(rows)
+        if len(self._pending) >= self.batch or time.monotonic() - self._last_commit >= self.interval:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            names = ", ".join(COLUMNS)
+            marks = ", ".join("?" for _ in COLUMNS)
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany(f"INSERT OR IGNORE INTO games ({names}) VALUES ({marks})",
+                                    [tuple(getattr(r, c) for c in COLUMNS) for r in self._pending])
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self._pending.clear()
+        self._last_commit = time.monotonic()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- reading -------------------------------------------------------------
+    def keys(self, settings: str | None = None) -> set[tuple]:
+        """The key of every game recorded (with these settings)."""
+        sql = f"SELECT {', '.join(KEY)} FROM games" + (" WHERE settings = ?" if settings is not None else "")
+        return set(self.db.execute(sql, () if settings is None else (settings,)).fetchall())
+
+    def rows(self, settings: str | None = None) -> list[Row]:
+        """Every row (with these settings), in the order they were recorded."""
+        sql = f"SELECT {', '.join(COLUMNS)}, id FROM games" + (" WHERE settings = ?" if settings is not None else "")
+        return [Row(*r) for r in self.db.execute(sql + " ORDER BY id", () if settings is None else (settings,))]
+
+    def settings_seen(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT settings FROM games ORDER BY settings")]
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT count(*) FROM games").fetchone()[0]
+
+
+def _statements(script: str) -> Iterable[str]:
+    """The statements of a migration script, one by one (so they run inside one transaction)."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        yield buffer.strip()

@@ -1,0 +1,363 @@
+"""A tournament: many agents on many map files, every game recorded in a results store.
+
+`treasure bench --maps DIR --db results.sqlite` plays here. Game i on a map
+is the same game as in a plain `treasure bench --maps` (its seed comes from
+the base seed, the map's content digest and i), so both give the same
+results; the tournament also records each game in the store (play/store.py)
+as it finishes and skips every game the store already holds.
+
+Each game is one pure task, an `Entry` carrying all it needs (the agent
+spec, a file agent's source bytes, the map's text, the seed and settings),
+so it can be played in this process, in a local pool or on a Dask worker
+that has no copy of the files (play/executor.py decides where).
+
+The leaderboard ranks the agents of a store by win % and compares every
+two agents on the games both played (an exact sign test), so agents whose
+difference could be luck share a rank.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+from treasure_cli.agents.registry import agent_code, load_source
+from treasure_cli.errors import TreasureError
+from treasure_cli.formats.map_file import parse_map
+from treasure_cli.play.bench import BenchOptions, map_game_seed, summarize, wilson_interval
+from treasure_cli.play.executor import run_tasks
+from treasure_cli.play.games import play_game
+from treasure_cli.play.records import WIN, GameRecord
+from treasure_cli.play.store import Row, Store, now, settings_key
+from treasure_cli.rules.game import unplayable
+from treasure_cli.rules.island import Island
+
+ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One game of the tournament: everything a worker needs, in plain values."""
+
+    agent: str
+    agent_digest: str
+    source: bytes | None  # a file agent's bytes (loaded under a private module name); None: resolve the spec
+    map_path: str
+    map_digest: str
+    map_text: str
+    index: int
+    seed: int
+    truth_rate: float = 0.5
+    max_turns: int | None = None
+    game_timeout: float | None = None
+
+    @property
+    def settings(self) -> str:
+        return settings_key(self.truth_rate, self.max_turns, self.game_timeout)
+
+    @property
+    def key(self) -> tuple:
+        return (self.agent, self.agent_digest, self.settings, self.map_digest, self.seed)
+
+
+@lru_cache(maxsize=8)
+def _island(text: str, path: str) -> Island:
+    # A worker plays every agent on a map in a row: parse and warm it once.
+    return parse_map(text, path).precompute()
+
+
+def play_entry(entry: Entry) -> Row:
+    """Play one game; its row for the store. Pure: the same entry gives the same row (but seconds)."""
+    from treasure_cli import __version__
+
+    island = _island(entry.map_text, entry.map_path)
+    agent = load_source(entry.agent, entry.source) if entry.source is not None else entry.agent
+    record, _ = play_game(island, agent, entry.seed, map_name=Path(entry.map_path).name,
+                          truth_rate=entry.truth_rate, max_turns=entry.max_turns,
+                          game_timeout=entry.game_timeout, keep_events=False, index=entry.index)
+    return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
+               entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
+               record.seconds, __version__, now())
+
+
+def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
+    """The task handed to the executor: play a few games (see `_chunks`), their rows."""
+    return [play_entry(e) for e in entries]
+
+
+def _chunks(todo: list[Entry], by_game: bool) -> list[tuple[Entry, ...]]:
+    """The tasks, largest maps first (so no big one is left running alone at the end).
+
+    Locally a task is one game seed on one map for every agent still to play
+    it (bench's unit: the map is parsed once and a game of a 32x32 map, a few
+    milliseconds, is not outweighed by handing it to a process). On Dask
+    (`by_game` false) a task is one game, so a lost worker costs the fewest.
+    """
+    if not by_game:
+        chunks = [(e,) for e in todo]
+    else:
+        groups: dict[tuple, list[Entry]] = {}
+        for e in todo:
+            groups.setdefault((e.map_digest, e.seed), []).append(e)
+        chunks = [tuple(g) for g in groups.values()]
+    return sorted(chunks, key=lambda c: -len(c[0].map_text))
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentResult:
+    options: BenchOptions
+    rows: tuple[Row, ...]      # the row of every game of the command, in bench's order
+    played: int                # games played by this run
+    already: int               # games found in the store and not played again
+    seconds: float
+    skipped: tuple[str, ...] = ()  # maps left out, and why
+
+
+def read_maps(paths: Sequence[str]) -> tuple[dict[str, tuple[str, Island]], list[str]]:
+    """(path -> (text, island)) of the maps that can be played, and why each other one cannot."""
+    maps: dict[str, tuple[str, Island]] = {}
+    skipped: list[str] = []
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+            text = data.decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            skipped.append(f"{path}: cannot read the map: {exc}")
+            continue
+        try:
+            island = parse_map(text, path)
+        except TreasureError as exc:
+            skipped.append(str(exc))
+            continue
+        problem = unplayable(island)
+        if problem is not None:
+            skipped.append(f"{path}: {problem}")
+            continue
+        maps[path] = (text, island)
+    return maps, skipped
+
+
+def make_entries(options: BenchOptions, maps: dict[str, tuple[str, Island]]) -> list[Entry]:
+    """Every game of the command, in bench's record order (map, game index, agent)."""
+    codes = {agent: agent_code(agent) for agent in options.agents}
+    entries = []
+    for path in options.maps:
+        if path not in maps:
+            continue
+        text, island = maps[path]
+        for i in range(options.games):
+            seed = map_game_seed(options.seed, island.digest, i)
+            for agent in options.agents:
+                code = codes[agent]
+                entries.append(Entry(agent, code.digest, code.source, path, island.digest, text, i, seed,
+                                     options.truth_rate, options.max_turns, options.game_timeout))
+    return entries
+
+
+def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, scheduler: str | None = None,
+                   on_progress: Callable[[int], None] | None = None,
+                   on_plan: Callable[[int, int], None] | None = None) -> TournamentResult:
+    """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
+
+    `on_plan(to_play, already)` is called once before the first game,
+    `on_progress(1)` after each game recorded.
+    """
+    if not options.maps:
+        raise TreasureError("a tournament plays map files: give --maps")
+    start = time.perf_counter()
+    maps, skipped = read_maps(options.maps)
+    if not maps:
+        raise TreasureError("no map could be played:\n" + "\n".join(skipped))
+    entries = make_entries(options, maps)
+    with Store(db) as store:
+        done = store.keys(settings_key(options.truth_rate, options.max_turns, options.game_timeout))
+        already = len({e.key for e in entries} & done)
+        todo = [e for e in entries if e.key not in done]
+        todo = list({e.key: e for e in todo}.values())  # a map given twice is one game
+        if on_plan is not None:
+            on_plan(len(todo), already)
+        played = 0
+        for _, rows in run_tasks(play_entries, [(chunk,) for chunk in _chunks(todo, scheduler is None)], jobs,
+                                 scheduler=scheduler):
+            store.add(*rows)  # committed at once: only the games in flight are ever at risk
+            played += len(rows)
+            if on_progress is not None:
+                on_progress(len(rows))
+        store.flush()
+        by_key = {r.key: r for r in store.rows(settings_key(options.truth_rate, options.max_turns,
+                                                             options.game_timeout))}
+    rows = tuple(by_key[e.key] for e in entries)
+    return TournamentResult(options, rows, played, already, time.perf_counter() - start, tuple(skipped))
+
+
+def as_record(row: Row, label: str | None = None) -> GameRecord:
+    """A stored game as the GameRecord that bench's tables and charts take."""
+    return GameRecord(label or row.agent, Path(row.map_path).name, row.size, row.seed, row.outcome, row.reason,
+                      row.turns, row.seconds, row.error, index=row.game_index)
+
+
+# -- the leaderboard ----------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Standing:
+    rank: int            # 1 + the number of agents significantly better than this one
+    agent: str           # the label: the spec, or spec@digest with all versions
+    spec: str
+    agent_digest: str
+    games: int
+    wins: int
+    win_rate: float
+    win_low: float       # 95 % Wilson interval
+    win_high: float
+    failed: int
+    mean_turns_win: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Pair:
+    """Two agents on the games both played: how often exactly one of them won."""
+
+    a: str
+    b: str
+    games: int           # games both played
+    a_only: int          # games a won and b did not
+    b_only: int
+    p_value: float       # exact two-sided sign test of a_only against b_only
+    distinguishable: bool  # p_value < ALPHA
+
+
+@dataclasses.dataclass(frozen=True)
+class Leaderboard:
+    settings: str
+    standings: tuple[Standing, ...]
+    pairs: tuple[Pair, ...]
+    rows: tuple[Row, ...]
+    labels: dict[int, str]  # row id -> agent label
+
+
+def sign_test(a_only: int, b_only: int) -> float:
+    """Exact two-sided binomial (sign) test p-value of a_only successes in a_only + b_only fair trials."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    k = min(a_only, b_only)
+    tail = Fraction(sum(math.comb(n, i) for i in range(k + 1)), 2 ** n)
+    return float(min(Fraction(1), 2 * tail))
+
+
+def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str = "") -> Leaderboard:
+    """Rank the agents of `rows` (one settings): one row per agent, its latest code unless `all_versions`."""
+    latest: dict[str, tuple[int, str]] = {}
+    for r in rows:
+        if r.agent not in latest or (r.id or 0) > latest[r.agent][0]:
+            latest[r.agent] = (r.id or 0, r.agent_digest)
+    if all_versions:
+        versions = {(r.agent, r.agent_digest) for r in rows}
+        several = {a for a, _ in versions if sum(1 for b, _ in versions if b == a) > 1}
+
+        def label(r: Row) -> str | None:
+            return f"{r.agent}@{r.agent_digest.partition(':')[2][:8]}" if r.agent in several else r.agent
+    else:
+        def label(r: Row) -> str | None:
+            return r.agent if latest[r.agent][1] == r.agent_digest else None
+    groups: dict[str, list[Row]] = {}
+    labels: dict[int, str] = {}
+    for r in rows:
+        name = label(r)
+        if name is not None:
+            groups.setdefault(name, []).append(r)
+            labels[r.id or 0] = name
+    won = {name: {(r.map_digest, r.seed): r.outcome == WIN for r in rs} for name, rs in groups.items()}
+    names = list(groups)
+    pairs = []
+    better: dict[str, int] = {name: 0 for name in names}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            common = won[a].keys() & won[b].keys()
+            a_only = sum(won[a][g] and not won[b][g] for g in common)
+            b_only = sum(won[b][g] and not won[a][g] for g in common)
+            p = sign_test(a_only, b_only)
+            pairs.append(Pair(a, b, len(common), a_only, b_only, p, p < ALPHA))
+            if p < ALPHA:
+                better[b if a_only > b_only else a] += 1
+    standings = []
+    for name, rs in groups.items():
+        wins = [r.turns for r in rs if r.outcome == WIN]
+        low, high = wilson_interval(len(wins), len(rs))
+        standings.append(Standing(1 + better[name], name, rs[0].agent, rs[-1].agent_digest, len(rs), len(wins),
+                                  len(wins) / len(rs), low, high, sum(r.outcome == "failed" for r in rs),
+                                  statistics.fmean(wins) if wins else None))
+    standings.sort(key=lambda s: (s.rank, -s.win_rate, math.inf if s.mean_turns_win is None else s.mean_turns_win,
+                                  s.agent))
+    order = {s.agent: k for k, s in enumerate(standings)}
+    pairs = [p if order[p.a] < order[p.b] else
+             Pair(p.b, p.a, p.games, p.b_only, p.a_only, p.p_value, p.distinguishable) for p in pairs]
+    pairs.sort(key=lambda p: (order[p.a], order[p.b]))
+    return Leaderboard(settings, tuple(standings), tuple(pairs), tuple(rows), labels)
+
+
+def store_leaderboard(db: str | Path, settings: str, all_versions: bool = False) -> Leaderboard:
+    """The leaderboard of the games of `db` played with `settings`."""
+    with Store(db, create=False) as store:
+        rows = store.rows(settings)
+        if not rows:
+            seen = store.settings_seen()
+            if seen:
+                raise TreasureError(f"{db} holds no game played with {settings}; it holds games played with "
+                                    + " and with ".join(seen) + " (give the same --truth-rate, --max-turns "
+                                    "and --game-timeout)")
+            raise TreasureError(f"{db} holds no game yet")
+    return leaderboard(rows, all_versions, settings)
+
+
+def leaderboard_table(board: Leaderboard) -> str:
+    from treasure_cli.play.tables import align
+
+    shared = {s.rank for s in board.standings if sum(t.rank == s.rank for t in board.standings) > 1}
+    head = ["rank", "agent", "code", "games", "wins", "win %", "95% CI", "mean turns", "failed"]
+    rows = [head]
+    for s in board.standings:
+        rows.append([f"={s.rank}" if s.rank in shared else str(s.rank), s.agent, s.agent_digest, str(s.games),
+                     str(s.wins), f"{100 * s.win_rate:.1f}", f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
+                     "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}", str(s.failed)])
+    lines = [align(rows, 3)]
+    neighbours = [p for p in board.pairs
+                  if [s.agent for s in board.standings].index(p.b) == [s.agent for s in board.standings].index(p.a) + 1]
+    if neighbours:
+        lines.append("")
+        lines.append(f"next in the table, on the games both played (exact sign test, {ALPHA:.0%} level):")
+        prow = [["agent", "vs", "common games", "only first won", "only second won", "p", "verdict"]]
+        for p in neighbours:
+            verdict = "different" if p.distinguishable else "not distinguishable"
+            prow.append([p.a, p.b, str(p.games), str(p.a_only), str(p.b_only), _p(p.p_value), verdict])
+        lines.append(align(prow, 2))
+    lines.append("")
+    lines.append(f"{len(board.rows)} games; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
+                 "equal ranks (=) are not told apart")
+    return "\n".join(lines)
+
+
+def _p(p: float) -> str:
+    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
+
+
+def leaderboard_json(board: Leaderboard) -> dict:
+    return {"settings": board.settings, "games": len(board.rows),
+            "standings": [dataclasses.asdict(s) for s in board.standings],
+            "pairs": [dataclasses.asdict(p) for p in board.pairs]}
+
+
+def report_data(board: Leaderboard, db: str) -> dict:
+    """What view/report.py charts (the shape of `bench --json`), agents in leaderboard order."""
+    from treasure_cli.play.tables import as_dict
+
+    records = [as_record(r, board.labels[r.id or 0]) for r in board.rows if (r.id or 0) in board.labels]
+    agents = [s.agent for s in board.standings]
+    return {"options": {"db": str(db), "settings": board.settings},
+            "stats": [as_dict(s) for s in summarize(records, agents)],
+            "games": [as_dict(r) for r in records]}

@@ -1,0 +1,160 @@
+"""The tournament: same games as bench, recorded once, resumed, ranked honestly."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sqlite3
+import sys
+
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT
+
+from treasure_cli.cli import cli
+from treasure_cli.play.bench import BenchOptions, run_bench
+from treasure_cli.play.store import Row, Store, settings_key
+from treasure_cli.play.tournament import leaderboard, run_tournament, sign_test
+
+MAPS = tuple(str(p) for p in sorted((ROOT / "input").glob("MAP_*.txt"))[:2])  # 16x16, 32x32
+STUDENT = "from treasure_cli.agents.greedy import GreedyAgent\n\nclass Student(GreedyAgent):\n    version = {v}\n"
+
+
+def untimed(row: Row) -> Row:
+    return dataclasses.replace(row, seconds=0.0, finished_at="", id=None)
+
+
+@pytest.fixture
+def student(tmp_path):
+    path = tmp_path / "student.py"
+    path.write_text(STUDENT.format(v=1))
+    return path
+
+
+def test_a_tournament_plays_the_games_of_bench_and_records_each_once(tmp_path, student):
+    options = BenchOptions(agents=("logic", "random", f"{student}:Student"), maps=MAPS, games=4, seed=3)
+    result = run_tournament(options, tmp_path / "r.sqlite", jobs=2)
+    bench = run_bench(options, jobs=1)
+    assert result.played == len(bench.records) == 24 and result.already == 0
+    mine = [(r.agent, r.seed, r.outcome, r.reason, r.turns, r.game_index) for r in result.rows]
+    theirs = [(r.agent, r.seed, r.outcome, r.reason, r.turns, r.index) for r in bench.records]
+    assert mine == theirs
+    with Store(tmp_path / "r.sqlite") as store:
+        assert len(store) == 24
+        assert {r.agent_digest.split(":")[0] for r in store.rows()} == {"package", "file"}
+
+
+def test_a_rerun_plays_only_what_is_missing(tmp_path, student):
+    db = tmp_path / "r.sqlite"
+    options = BenchOptions(agents=("logic", f"{student}:Student"), maps=MAPS, games=3)
+    first = run_tournament(options, db)
+    again = run_tournament(options, db)
+    assert (again.played, again.already) == (0, 12)
+    assert [untimed(r) for r in again.rows] == [untimed(r) for r in first.rows]
+    more = run_tournament(dataclasses.replace(options, games=5), db)
+    assert (more.played, more.already) == (8, 12)
+    other = run_tournament(dataclasses.replace(options, truth_rate=0.9), db)  # other settings: other games
+    assert other.played == 12
+
+
+def test_a_resubmitted_agent_is_played_again_and_ranked_by_its_latest_code(tmp_path, student):
+    db = tmp_path / "r.sqlite"
+    options = BenchOptions(agents=("random", f"{student}:Student"), maps=MAPS, games=3)
+    run_tournament(options, db)
+    student.write_text(STUDENT.format(v=2))
+    second = run_tournament(options, db)
+    assert (second.played, second.already) == (6, 6)  # only the student's games
+    with Store(db) as store:
+        rows = store.rows()
+    assert len(rows) == 18 and len({r.agent_digest for r in rows if r.agent.endswith(":Student")}) == 2
+    board = leaderboard(rows)
+    assert [s.games for s in board.standings] == [6, 6]
+    latest = [s for s in board.standings if s.spec.endswith(":Student")][0]
+    assert latest.agent_digest == rows[-1].agent_digest
+    assert len(leaderboard(rows, all_versions=True).standings) == 3
+
+
+def test_the_sign_test_is_exact():
+    assert sign_test(0, 0) == 1.0 and sign_test(5, 5) == 1.0
+    assert sign_test(10, 0) == sign_test(0, 10) == 2 / 1024
+    assert sign_test(9, 1) == pytest.approx(2 * 11 / 1024)
+    assert sign_test(6, 0) == 0.03125 and sign_test(5, 0) == 0.0625  # 5 lone wins are not enough at 5 %
+
+
+def fake(agent: str, seed: int, won: bool, digest: str = "package:x", id_: int = 0) -> Row:
+    return Row(agent, digest, "{}", "M.txt", "d", seed, seed, "16x16", "WIN" if won else "LOSE",
+               "found" if won else "pirate", None, 4 if won else 9, 0.0, "0", "", id_ or seed)
+
+
+def test_agents_a_little_apart_share_a_rank_and_clear_gaps_do_not():
+    rows = ([fake("a", s, True) for s in range(40)]
+            + [fake("b", s, s != 7) for s in range(40)]          # one game fewer than a
+            + [fake("c", s, s < 20) for s in range(40)])         # 20 fewer: really worse
+    board = leaderboard(rows)
+    assert [(s.agent, s.rank, s.wins) for s in board.standings] == [("a", 1, 40), ("b", 1, 39), ("c", 3, 20)]
+    pair = {(p.a, p.b): p for p in board.pairs}
+    assert (pair["a", "b"].a_only, pair["a", "b"].b_only, pair["a", "b"].distinguishable) == (1, 0, False)
+    assert pair["a", "c"].distinguishable and pair["b", "c"].distinguishable
+    assert pair["a", "c"].p_value == sign_test(20, 0)
+
+
+def test_bench_db_and_report_from_the_command_line(tmp_path, student, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    maps = tmp_path / "hidden"
+    maps.mkdir()
+    for m in MAPS:
+        shutil.copy(m, maps)
+    args = ["bench", "--agents", f"logic,random,{student.name}:Student", "--maps", "hidden", "--games", "3",
+            "--db", "r.sqlite", "--jobs", "1"]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0, first.output
+    assert "18 games played in" in first.output and "0 already in r.sqlite" in first.output
+    again = CliRunner().invoke(cli, args + ["--json"])
+    assert again.exit_code == 0
+    assert len(json.loads(again.stdout)["games"]) == 18
+    assert "18 games already in r.sqlite; 0 to play" in again.stderr
+    report = CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report"])
+    assert report.exit_code == 0, report.output
+    lines = report.output.splitlines()
+    assert lines[0].split()[:4] == ["rank", "agent", "code", "games"]
+    assert "exact sign test" in report.output and "18 games;" in report.output
+    data = json.loads(CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report", "--json"]).stdout)
+    assert [s["games"] for s in data["standings"]] == [6, 6, 6] and len(data["pairs"]) == 3
+    assert data["standings"][-1]["agent"] == "random"
+    page = CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report", "--html", "board.html"])
+    assert page.exit_code == 0 and "chart-win-rate" in (tmp_path / "board.html").read_text()
+    other = CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report", "--truth-rate", "0.9"])
+    assert other.exit_code == 1 and "holds no game played with" in other.output and "0.5" in other.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--report"], "--report ranks the games of a results store: give --db"),
+    (["--all-versions", "--db", "x.sqlite"], "--all-versions goes with --report"),
+    (["--db", "x.sqlite"], "--db records games on map files: give --maps"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--maps", "input"], "give --db"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--maps", "input", "--db", "x.sqlite", "--game-timeout", "1"],
+     "--game-timeout does not work with --scheduler"),
+])
+def test_tournament_options_that_do_not_go_together(args, message, tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "input", tmp_path / "input")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["bench", *args])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "input", tmp_path / "input")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now raises ImportError
+    result = CliRunner().invoke(cli, ["bench", "--maps", "input", "--games", "1", "--db", "r.sqlite",
+                                      "--scheduler", "tcp://127.0.0.1:1"])
+    assert result.exit_code == 1
+    assert "Error: playing on a Dask cluster needs dask.distributed" in result.output
+    assert "pip install 'treasure-cli[dask]'" in result.output
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 0
+
+
+def test_settings_are_part_of_the_key():
+    assert settings_key(0.5, None, None) != settings_key(0.5, 40, None) != settings_key(0.5, None, 2.0)

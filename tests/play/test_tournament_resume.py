@@ -1,0 +1,67 @@
+"""Kill a whole `treasure bench --db` run (SIGKILL, its workers too) and run it again: the store ends
+with exactly the rows of a run that was never interrupted, and the rerun plays only what was missing."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from helpers import ROOT
+
+from treasure_cli.play.bench import BenchOptions
+from treasure_cli.play.store import Store
+from treasure_cli.play.tournament import run_tournament
+
+MAPS = sorted((ROOT / "input").glob("MAP_*.txt"))[:3]  # 16, 32, 64
+
+
+def recorded(path) -> int:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+            return db.execute("SELECT count(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def untimed(path) -> list:
+    with Store(path) as store:
+        return sorted((dataclasses.replace(r, seconds=0.0, finished_at="", id=None) for r in store.rows()),
+                      key=lambda r: r.key)
+
+
+def test_sigkill_then_rerun_gives_the_rows_of_an_uninterrupted_run(tmp_path):
+    maps = tmp_path / "hidden"
+    maps.mkdir()
+    for m in MAPS:
+        (maps / m.name).write_bytes(m.read_bytes())
+    db = tmp_path / "r.sqlite"
+    args = [sys.executable, "-m", "treasure_cli", "bench", "--agents", "logic,greedy", "--maps", str(maps),
+            "--games", "12", "--seed", "4", "--db", str(db), "--jobs", "2"]
+    total = 2 * 12 * len(MAPS)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while recorded(db) < 10 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGKILL)  # the command and its pool workers, no chance to clean up
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    kept = recorded(db)
+    assert 10 <= kept < total, "the run was not killed mid-way"
+
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{kept} games already in {db}; {total - kept} to play" in rerun.stderr
+    said = re.search(r"(\d+) games played in [\d.]+ s, (\d+) already", rerun.stdout)
+    assert said and (int(said[1]), int(said[2])) == (total - kept, kept)
+
+    options = BenchOptions(agents=("logic", "greedy"), maps=tuple(str(maps / m.name) for m in MAPS), games=12,
+                           seed=4)
+    run_tournament(options, tmp_path / "clean.sqlite", jobs=1)
+    assert untimed(db) == untimed(tmp_path / "clean.sqlite")
+    assert len(untimed(db)) == total
