@@ -238,7 +238,7 @@ def read_log(path: str | Path) -> list[ev.Event]:
                 raise LogFormatError(name, 1, "cannot read the log: not a regular file")
             if info.st_size > MAX_LOG_BYTES:
                 raise LogFormatError(name, 1, f"cannot read the log: {info.st_size} bytes is more than any log")
-            text = fh.read(MAX_LOG_BYTES + 1).decode("utf-8")
+            text = fh.read().decode("utf-8")  # the size was checked above
     except OSError as exc:
         raise LogFormatError(name, 1, f"cannot read the log: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
