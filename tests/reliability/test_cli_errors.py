@@ -63,10 +63,12 @@ def test_a_closed_stdin_ends_the_replay(place):
 
 
 def test_a_closed_pipe_is_not_an_error(place):
-    shell = f"{sys.executable} -m treasure_cli replay out/LOG_01.txt --no-pause | head -1; echo \"${{PIPESTATUS[0]}}\""
+    shutil.copy(ROOT / "input" / "MAP_05.txt", place / "MAP_05.txt")
+    CliRunner().invoke(cli, ["run", "MAP_05.txt", "out"])  # a long game: far more output than a pipe holds
+    shell = f"{sys.executable} -m treasure_cli replay out/LOG_05.txt --no-pause | head -1; echo \"${{PIPESTATUS[0]}}\""
     r = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=place)
     first, status = r.stdout.splitlines()
-    assert first.startswith("MAP_01.txt (16x16)") and status == "141"
+    assert first.startswith("MAP_05.txt (128x128)") and status == "141"
     assert r.stderr == ""
 
 
