@@ -124,6 +124,7 @@ def check(inputs: tuple[str, ...]) -> None:
       treasure check input/
       treasure check MAP_01.txt other/MAP_07.txt
     """
+    from treasure_cli.formats.game_record import quote_name
     from treasure_cli.formats.map_file import read_map
     from treasure_cli.rules.game import unplayable
 
@@ -144,13 +145,13 @@ def check(inputs: tuple[str, ...]) -> None:
         problem = unplayable(island)
         if problem is not None:
             failed += 1
-            click.echo(printable(f"{path}: {problem}"))
+            click.echo(printable(f"{quote_name(str(path))}: {problem}"))
             continue
-        click.echo(
-            f"{path}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
+        click.echo(printable(
+            f"{quote_name(str(path))}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
             f"{len(island.prisons)} prisons, {int(island.mountain.sum())} mountain tiles, "
             f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
-        )
+        ))
     if failed:
         click.echo(f"{failed} of {len(paths)} maps invalid", err=True)
         sys.exit(1)

@@ -54,6 +54,8 @@ def test_a_map_whose_name_holds_a_newline_or_odd_bytes_gets_a_log_that_replays(t
     assert os.fsencode(start.map_name) == odd
     replay = CliRunner().invoke(cli, ["replay", str(log), "--turn", "1", "--no-color"])
     assert replay.exit_code == 0, replay.output
+    check = CliRunner().invoke(cli, ["check", str(tmp_path / "in")])
+    assert check.exit_code == 0 and '/MAP_a\\nb \\udcff.txt": ok' in check.output
 
 
 def test_replay_refuses_a_log_whose_map_has_changed(tmp_path):
