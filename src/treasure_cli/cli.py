@@ -470,9 +470,8 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
         _bench_leaderboard(db_path, report, all_versions, truth_rate, max_turns, game_timeout, as_json, html_path)
         return
 
-    from treasure_cli.play.bench import BenchOptions, run_bench, total_games
-    from treasure_cli.play.tables import bench_json, bench_table
     from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
+    from treasure_cli.play.bench import BenchOptions, run_bench, total_games
 
     names = tuple(_agent_spec(name, "--agents") for name in _csv(agents, "--agents"))
     maps: tuple[str, ...] = ()
@@ -498,6 +497,13 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
             result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update)
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
+    _show_bench(result, as_json, no_timing, html_path, f"{len(result.records)} games in {result.seconds:.1f} s")
+
+
+def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
+    """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left out."""
+    from treasure_cli.play.tables import bench_json, bench_table
+
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
     if html_path is not None:
@@ -510,7 +516,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     else:
         click.echo(bench_table(result.stats, not no_timing))
         if not no_timing:
-            click.echo(f"{len(result.records)} games in {result.seconds:.1f} s")
+            click.echo(footer)
     if result.skipped:
         sys.exit(1)
 
@@ -519,7 +525,6 @@ def _bench_tournament(options, db_path: str | None, jobs: int, scheduler: str | 
                       no_timing: bool, html_path: str | None) -> None:
     """`bench --db`: play the games the store does not hold yet, then show every game of the command."""
     from treasure_cli.play.bench import BenchResult, summarize
-    from treasure_cli.play.tables import bench_json, bench_table
     from treasure_cli.play.tournament import as_record, run_tournament
 
     if db_path is None:
@@ -545,25 +550,11 @@ def _bench_tournament(options, db_path: str | None, jobs: int, scheduler: str | 
     finally:
         if bar_box:
             bar_box[0].__exit__(None, None, None)
-    for problem in result.skipped:
-        click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
     records = tuple(as_record(r) for r in result.rows)
     bench_result = BenchResult(result.options, tuple(summarize(records, result.options.agents)), records,
                                result.seconds, result.skipped)
-    if html_path is not None:
-        from treasure_cli.view.report import write_report
-
-        write_report(json.loads(json.dumps(bench_json(bench_result, not no_timing))), html_path)
-        click.echo(f"wrote {html_path}", err=True)
-    if as_json:
-        click.echo(json.dumps(bench_json(bench_result, not no_timing), indent=2))
-    else:
-        click.echo(bench_table(bench_result.stats, not no_timing))
-        if not no_timing:
-            click.echo(f"{result.played} games played in {result.seconds:.1f} s, {result.already} already in "
-                       f"{db_path}")
-    if result.skipped:
-        sys.exit(1)
+    _show_bench(bench_result, as_json, no_timing, html_path,
+                f"{result.played} games played in {result.seconds:.1f} s, {result.already} already in {db_path}")
 
 
 def _bench_leaderboard(db_path: str | None, report: bool, all_versions: bool, truth_rate: float,

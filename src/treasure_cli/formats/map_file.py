@@ -348,6 +348,11 @@ def _first_line_dims(head: bytes) -> tuple[int, int] | None:
 
 def read_map(path: str | Path, warnings: list[str] | None = None) -> Island:
     """Read a map file (never modifies it)."""
+    return parse_map(read_map_text(path), str(path), warnings)
+
+
+def read_map_text(path: str | Path) -> str:
+    """A map file's text: from a regular file, bounded by its header, decoded as UTF-8."""
     name = str(path)
     try:
         data = _read_bounded(path, name)
@@ -359,7 +364,7 @@ def read_map(path: str | Path, warnings: list[str] | None = None) -> Island:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise MapFormatError(name, line, col, "not a text file (invalid UTF-8 byte)") from None
-    return parse_map(text, name, warnings)
+    return text
 
 
 def format_map(island: Island) -> str:

@@ -28,7 +28,7 @@ from treasure_cli.gym.encoding import (
 )
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import EndReason, Event, Outcome, public_view
-from treasure_cli.rules.game import Game
+from treasure_cli.rules.game import Game, check_truth_rate
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation
 
@@ -85,8 +85,7 @@ class TreasureIslandEnv(gymnasium.Env):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        if not 0.0 <= truth_rate <= 1.0:
-            raise ValueError(f"truth rate must be between 0 and 1, got {truth_rate}")
+        check_truth_rate(truth_rate)
         self.render_mode = render_mode
         self.truth_rate = truth_rate
         self.free_turn = free_turn

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treasure_cli.formats.generator import generate_island
-from treasure_cli.formats.map_file import read_map
+from treasure_cli.formats.map_file import parse_map, read_map, read_map_text
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import LOSE, GameRecord
@@ -172,6 +172,17 @@ def _size_key(label: str) -> tuple[int, int, int]:
 
 
 # -- the work ----------------------------------------------------------------
+def playable_map(path: str) -> tuple[str, Island] | str:
+    """A map file's text and island if a game can be played on it, else why not (as `run` says it)."""
+    try:
+        text = read_map_text(path)
+        island = parse_map(text, path)
+    except TreasureError as exc:
+        return str(exc)
+    problem = unplayable(island)
+    return f"{path}: {problem}" if problem is not None else (text, island)
+
+
 class MapInfo(NamedTuple):
     """What the task list needs of a map file; workers read the map itself."""
 
@@ -250,15 +261,11 @@ def run_bench(options: BenchOptions, jobs: int = 1,
         # the sizes let the pool start the largest maps first.
         islands: dict[str, MapInfo] = {}
         for path in options.maps:
-            try:
-                island = read_map(path)
-            except TreasureError as exc:
-                skipped.append(str(exc))
+            found = playable_map(path)
+            if isinstance(found, str):
+                skipped.append(found)
                 continue
-            problem = unplayable(island)
-            if problem is not None:
-                skipped.append(f"{path}: {problem}")
-                continue
+            island = found[1]
             islands[path] = MapInfo(island.width, island.height, island.digest)  # not the island: memory
         options = dataclasses.replace(options, maps=tuple(p for p in options.maps if p in islands))
         if not options.maps:

@@ -30,12 +30,11 @@ from pathlib import Path
 from treasure_cli.agents.registry import agent_code, load_source
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.map_file import parse_map
-from treasure_cli.play.bench import BenchOptions, map_game_seed, summarize, wilson_interval
+from treasure_cli.play.bench import BenchOptions, map_game_seed, playable_map, summarize, wilson_interval
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.play.store import Row, Store, now, settings_key
-from treasure_cli.rules.game import unplayable
 from treasure_cli.rules.island import Island
 
 ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
@@ -124,22 +123,11 @@ def read_maps(paths: Sequence[str]) -> tuple[dict[str, tuple[str, Island]], list
     maps: dict[str, tuple[str, Island]] = {}
     skipped: list[str] = []
     for path in paths:
-        try:
-            data = Path(path).read_bytes()
-            text = data.decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            skipped.append(f"{path}: cannot read the map: {exc}")
-            continue
-        try:
-            island = parse_map(text, path)
-        except TreasureError as exc:
-            skipped.append(str(exc))
-            continue
-        problem = unplayable(island)
-        if problem is not None:
-            skipped.append(f"{path}: {problem}")
-            continue
-        maps[path] = (text, island)
+        found = playable_map(path)
+        if isinstance(found, str):
+            skipped.append(found)
+        else:
+            maps[path] = found
     return maps, skipped
 
 

@@ -33,6 +33,12 @@ ACTIONS_PER_TURN = 2
 NO_START = "no tile for the agent to start on: every walkable tile is a prison or the treasure"
 
 
+def check_truth_rate(truth_rate: float) -> None:
+    """The chance that a hint is true is a probability (nan is not)."""
+    if not 0.0 <= truth_rate <= 1.0:
+        raise ValueError(f"truth rate must be between 0 and 1, got {truth_rate}")
+
+
 def start_tiles(island: Island) -> np.ndarray:
     """Flat indices of the tiles the agent may start on (RULES §4): walkable, no prison, not the treasure."""
     starts = np.flatnonzero(island.walkable & ~island.prison)
@@ -66,8 +72,7 @@ class Game:
         """`hint_truths_public` tells the agent every hint's truth (the oracle bound only)."""
         if island.treasure is None:
             raise ValueError("the game needs an island with its treasure")
-        if not 0.0 <= truth_rate <= 1.0:
-            raise ValueError(f"truth rate must be between 0 and 1, got {truth_rate}")
+        check_truth_rate(truth_rate)
         self.island = island
         self.public_island = island.public()
         self.agent = agent
