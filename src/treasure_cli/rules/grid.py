@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 
 import numpy as np
+from scipy import ndimage
 
 Pos = tuple[int, int]
 
@@ -45,51 +46,60 @@ def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray,
     search stops `extra` layers after reaching that tile; farther tiles are
     left UNREACHABLE.
     """
+    # Measured against scipy.sparse.csgraph (C BFS / Dijkstra over a graph of
+    # the tiles): building the graph alone costs more than this whole search
+    # on a 1024x1024 island (39 ms vs 29 ms), and it ties at 64x64.
     h, w = passable.shape
     wp = w + 2
-    open_ = np.zeros((h + 2, wp), dtype=bool)
-    open_[1:-1, 1:-1] = passable
-    open_ = open_.ravel()
-    dist = np.full((h + 2) * wp, UNREACHABLE, dtype=np.int32)
+    free = np.zeros((h + 2, wp), dtype=bool)  # passable and not reached yet
+    free[1:-1, 1:-1] = passable
+    free = free.ravel()
+    dist = np.full(free.size, UNREACHABLE, dtype=np.int32)
     if isinstance(sources, np.ndarray):
         rows, cols = np.nonzero(sources)
     else:
-        rows = np.array([p[0] for p in sources], dtype=np.int64)
-        cols = np.array([p[1] for p in sources], dtype=np.int64)
-    frontier = np.unique((rows + 1) * wp + (cols + 1)).astype(np.int64)
+        rows = np.array([p[0] for p in sources], dtype=np.intp)
+        cols = np.array([p[1] for p in sources], dtype=np.intp)
+    frontier = np.unique((rows + 1) * wp + (cols + 1)).astype(np.intp)
     dist[frontier] = 0
-    offsets = np.array([-wp, 1, wp, -1], dtype=np.int64)
-    owner = np.empty(dist.size, dtype=np.int64)  # dedupes a layer without sorting it
+    free[frontier] = False
+    offsets = np.array([-wp, 1, wp, -1], dtype=np.intp)
+    owner = np.empty(dist.size, dtype=np.intp)  # dedupes a layer without sorting it
+    count = np.arange(16 * (h + w + 2), dtype=np.intp)  # 0, 1, 2...: grown when a layer is larger
     stop = None if until is None else (until[0] + 1) * wp + (until[1] + 1)
     last = extra if stop is not None and dist[stop] != UNREACHABLE else None
     step = 0
     while frontier.size and (last is None or step < last):
         step += 1
         nb = (frontier[:, None] + offsets).ravel()
-        nb = nb[open_[nb] & (dist[nb] == UNREACHABLE)]
+        nb = nb[free[nb]]
         if not nb.size:
             break
-        order = np.arange(nb.size)
+        if nb.size > count.size:
+            count = np.arange(2 * nb.size, dtype=np.intp)
+        order = count[: nb.size]
         owner[nb] = order
         frontier = nb[owner[nb] == order]
+        free[frontier] = False
         dist[frontier] = step
         if stop is not None and last is None and dist[stop] != UNREACHABLE:
             last = step + extra
     return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()
 
 
+# 4-connectivity: a tile touches the tiles N, E, S and W of it, not diagonals.
+_CROSS = ndimage.generate_binary_structure(2, 1)
+
+
 def components(passable: np.ndarray) -> np.ndarray:
-    """Label the 4-connected pieces of `passable` 1, 2, ... (0 = not passable)."""
-    labels = np.zeros(passable.shape, dtype=np.int32)
-    todo = passable.copy()
-    label = 0
-    while todo.any():
-        label += 1
-        start = np.unravel_index(int(np.argmax(todo)), todo.shape)
-        piece = bfs_distance(passable, [(int(start[0]), int(start[1]))]) >= 0
-        labels[piece] = label
-        todo &= ~piece
-    return labels
+    """Label the 4-connected pieces of `passable` 1, 2, ... (0 = not passable).
+
+    Labels follow the first tile of each piece in row-major order.
+    scipy's two-pass labelling (C) replaces a BFS per piece: 3.7 ms instead
+    of 33 ms on a 1024x1024 island.
+    """
+    labels, _ = ndimage.label(passable, structure=_CROSS)
+    return labels.astype(np.int32, copy=False)
 
 
 def neighbours_of(mask: np.ndarray) -> np.ndarray:
@@ -105,22 +115,14 @@ def neighbours_of(mask: np.ndarray) -> np.ndarray:
 def manhattan_distance_to(mask: np.ndarray) -> np.ndarray:
     """Manhattan distance from every tile to the nearest True tile of `mask`.
 
-    A separable L1 distance transform: two sweeps along rows, two along
-    columns, each vectorised across the other axis. Tiles get a huge value
-    when `mask` is empty.
+    scipy's taxicab chamfer transform (two raster sweeps in C; exact for the
+    L1 metric), 10x faster than sweeping rows and columns from Python. Tiles
+    get H + W + 1 when `mask` is empty.
     """
     h, w = mask.shape
-    big = h + w + 1
-    d = np.where(mask, 0, big).astype(np.int32)
-    for c in range(1, w):
-        np.minimum(d[:, c], d[:, c - 1] + 1, out=d[:, c])
-    for c in range(w - 2, -1, -1):
-        np.minimum(d[:, c], d[:, c + 1] + 1, out=d[:, c])
-    for r in range(1, h):
-        np.minimum(d[r], d[r - 1] + 1, out=d[r])
-    for r in range(h - 2, -1, -1):
-        np.minimum(d[r], d[r + 1] + 1, out=d[r])
-    return d
+    if not mask.any():
+        return np.full((h, w), h + w + 1, dtype=np.int32)
+    return ndimage.distance_transform_cdt(~mask, metric="taxicab").astype(np.int32, copy=False)
 
 
 def manhattan_from(shape: tuple[int, int], pos: Pos) -> np.ndarray:
