@@ -190,8 +190,11 @@ class Island:
         """Tiles some prison can walk to: the treasure is always one of them."""
         if not self.prisons:
             return self.walkable
-        labels = [self.walk_pieces[p] for p in self.prisons]
-        return _frozen(np.isin(self.walk_pieces, labels), bool)
+        pieces = self.walk_pieces
+        # A lookup table indexed by label: one gather instead of np.isin's sort.
+        table = np.zeros(int(pieces.max()) + 1, dtype=bool)
+        table[pieces[self.prison]] = True
+        return _frozen(table[pieces], bool)
 
     @cached_property
     def treasure_distance(self) -> np.ndarray:
@@ -203,8 +206,16 @@ class Island:
     @cached_property
     def reachable_prisons(self) -> tuple[Pos, ...]:
         """Prisons from which the treasure can be reached by walking."""
-        d = self.treasure_distance
-        return tuple(p for p in self.prisons if d[p] >= 0)
+        if self.treasure is None:
+            raise ValueError("this island has no treasure position")
+        pieces = self.walk_pieces
+        label = pieces[self.treasure]
+        if label == 0:  # treasure off walkable land: only the BFS says which neighbours it reaches
+            d = self.treasure_distance
+            return tuple(p for p in self.prisons if d[p] >= 0)
+        # Same piece of walkable land as the treasure: no distance field needed
+        # (the map reader checks this on every map; the BFS costs 10x the labels).
+        return tuple(p for p in self.prisons if pieces[p] == label)
 
 
 _CACHED = {
