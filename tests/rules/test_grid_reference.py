@@ -122,3 +122,24 @@ def test_reference_sees_a_difference():
     walk = np.array([[True, False, True]])
     assert np.array_equal(ref_components(walk), [[1, 0, 2]])
     assert not same(grid.components(walk), np.array([[2, 0, 1]], dtype=np.int32))
+
+
+def ref_adjacent_pairs(reg: np.ndarray) -> tuple[tuple[int, int], ...]:
+    pairs = []
+    for x, y in ((reg[:, :-1], reg[:, 1:]), (reg[:-1, :], reg[1:, :])):
+        touch = (x != y) & (x != 0) & (y != 0)
+        a, b = x[touch], y[touch]
+        pairs.append(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1))
+    allp = np.unique(np.concatenate(pairs), axis=0)
+    return tuple((int(a), int(b)) for a, b in allp)
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_islands(), st.sampled_from([5, 300, 2**31 - 1]))
+def test_region_sets_match_the_reference(island, top):
+    # Rescale the regions so huge region numbers (foreign maps) are covered too.
+    regions = np.where(island.regions > 0, (island.regions.astype(np.int64) * top) // 5, 0)
+    island = Island(regions, island.mountain, island.prison, 2, 5, island.treasure)
+    assert island.adjacent_pairs == ref_adjacent_pairs(island.regions)
+    assert island.land_regions == tuple(int(i) for i in np.unique(island.regions) if i != 0)
+    assert island.mountain_regions == tuple(int(i) for i in np.unique(island.regions[island.mountain & island.land]))
