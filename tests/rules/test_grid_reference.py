@@ -8,6 +8,8 @@ treasure off walkable land, prisons on mountains).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -68,6 +70,19 @@ def ref_manhattan(mask: np.ndarray) -> np.ndarray:
     return d.min(axis=2).astype(np.int32)
 
 
+@contextmanager
+def scipy_from(tiles: int):
+    """Make grid switch to scipy at `tiles` tiles (0: always, huge: never) for a while."""
+    old, grid._SCIPY_MIN_TILES = grid._SCIPY_MIN_TILES, tiles
+    try:
+        yield
+    finally:
+        grid._SCIPY_MIN_TILES = old
+
+
+BOTH_PATHS = (0, 1 << 62)  # scipy, then numpy
+
+
 def same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
 
@@ -95,16 +110,20 @@ def test_distances_match_the_reference(island, seed):
     assert same(grid.bfs_distance(walk, island.prison), ref_bfs(walk, island.prison))
     until, extra = (int(rng.integers(h)), int(rng.integers(w))), int(rng.integers(0, 5))
     assert same(grid.bfs_distance(walk, sources, until=until, extra=extra), ref_bfs(walk, sources, until, extra))
-    assert same(grid.manhattan_distance_to(island.sea), ref_manhattan(island.sea))
-    assert same(grid.manhattan_distance_to(island.land), ref_manhattan(island.land))
+    for tiles in BOTH_PATHS:
+        with scipy_from(tiles):
+            assert same(grid.manhattan_distance_to(island.sea), ref_manhattan(island.sea))
+            assert same(grid.manhattan_distance_to(island.land), ref_manhattan(island.land))
 
 
 @settings(max_examples=200, deadline=None)
 @given(random_islands())
 def test_pieces_and_reach_match_the_reference(island):
     walk = island.walkable
-    assert same(grid.components(walk), ref_components(walk))
-    assert same(grid.components(island.land), ref_components(island.land))
+    for tiles in BOTH_PATHS:
+        with scipy_from(tiles):
+            assert same(grid.components(walk), ref_components(walk))
+            assert same(grid.components(island.land), ref_components(island.land))
     assert same(island.walk_pieces, ref_components(walk))
     labels = [island.walk_pieces[p] for p in island.prisons]
     expected_reach = np.isin(island.walk_pieces, labels) if island.prisons else walk
@@ -121,7 +140,19 @@ def test_reference_sees_a_difference():
     # The comparison can fail: two pieces in the other order give other labels.
     walk = np.array([[True, False, True]])
     assert np.array_equal(ref_components(walk), [[1, 0, 2]])
-    assert not same(grid.components(walk), np.array([[2, 0, 1]], dtype=np.int32))
+    for tiles in BOTH_PATHS:
+        with scipy_from(tiles):
+            assert not same(grid.components(walk), np.array([[2, 0, 1]], dtype=np.int32))
+
+
+def test_big_grids_take_scipy_and_small_ones_numpy():
+    # Both paths must be reachable, or one of them would go untested.
+    with scipy_from(100):
+        spiral = np.ones((10, 10), dtype=bool)
+        spiral[1:9:2, 1:9] = False  # rows of walls: one long snake
+        assert same(grid.components(spiral), ref_components(spiral))
+        assert same(grid._components_scipy(spiral), grid._components_numpy(spiral))
+        assert same(grid.manhattan_distance_to(~spiral), ref_manhattan(~spiral))
 
 
 def ref_adjacent_pairs(reg: np.ndarray) -> tuple[tuple[int, int], ...]:
