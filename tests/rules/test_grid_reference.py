@@ -174,3 +174,18 @@ def test_region_sets_match_the_reference(island, top):
     assert island.adjacent_pairs == ref_adjacent_pairs(island.regions)
     assert island.land_regions == tuple(int(i) for i in np.unique(island.regions) if i != 0)
     assert island.mountain_regions == tuple(int(i) for i in np.unique(island.regions[island.mountain & island.land]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 20), st.integers(1, 20), st.data())
+def test_nearer_than_prison_mask_is_the_distance_comparison(h, w, data):
+    from treasure_cli.rules.hints import NearerThanPrison
+
+    pos = st.tuples(st.integers(0, h - 1), st.integers(0, w - 1))
+    (ar, ac), (pr, pc) = data.draw(pos), data.draw(pos)
+    island = Island(np.ones((h, w), dtype=int), np.zeros((h, w), bool), np.zeros((h, w), bool), 2, 5)
+    rr, cc = np.indices((h, w))
+    expected = np.abs(rr - ar) + np.abs(cc - ac) < np.abs(rr - pr) + np.abs(cc - pc)
+    hint = NearerThanPrison((ar, ac), (pr, pc))
+    assert same(hint.mask(island), expected)
+    assert all(hint.holds_for(island, (r, c)) == expected[r, c] for r in range(h) for c in range(w))
