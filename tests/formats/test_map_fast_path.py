@@ -128,3 +128,12 @@ def test_near_valid_grids_agree(text):
 @given(st.text(FUZZ_ALPHABET, max_size=120))
 def test_random_rows_after_a_header_agree(rows):
     assert_same("3 3\n1\n2\n2\n1 1\n" + rows)
+
+
+def test_a_long_first_row_does_not_allocate_width_times_height():
+    # Row 0 is valid and 5 million cells wide; the 1 million rows after it
+    # hold one cell each. Allocating the grid after row 0 alone would ask for
+    # 5e12 cells; the precise path must report row 1 instead.
+    width, height = 5_000_000, 1_000_000
+    text = f"{width} {height}\n1\n1\n1\n0 0\n" + ";".join(["1"] * width) + "\n" + "1\n" * (height - 1)
+    assert verdict(text, fast=True) == ("error", f"m.txt:7:2: row 1 has 1 cells, expected {width} (the width on line 1)")

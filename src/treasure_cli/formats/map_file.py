@@ -179,12 +179,17 @@ class _Reader:
 
     def fast_grid(self, rows: list[tuple[int, str]], width: int, height: int):
         """The grid from vectorised passes over the rows' bytes; None when the precise path must decide."""
-        chunks, start, size = [], 0, 0
+        chunks, start, size, total = [], 0, 0, 0
         for end, (_, text) in enumerate(rows, 1):
             size += len(text)
             if size >= _CHUNK_CHARS or end == height:
                 chunks.append((start, end))
-                start, size = end, 0
+                start, size, total = end, 0, total + size
+        # A valid grid has at least a digit and a `;` per cell. Checked before
+        # allocating (H, W): one long first row must not make a few short
+        # rows after it allocate width x height.
+        if total < height * (2 * width - 1):
+            return None
         regions = kinds = None
         markers: list[tuple[int, int, int, int]] = []
         for lo, hi in chunks:
@@ -192,7 +197,7 @@ class _Reader:
             if parsed is None:
                 return None
             values, after, t_cols = parsed
-            if regions is None:  # every row has `width` cells: the size is now bounded by the text
+            if regions is None:
                 regions = np.empty((height, width), dtype=np.int32)
                 kinds = np.empty((height, width), dtype=np.uint8)
             regions[lo:hi].flat = values
