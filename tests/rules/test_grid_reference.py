@@ -1,0 +1,191 @@
+"""The scipy-backed grid functions against the plain implementations they replaced.
+
+The reference versions below are the project's earlier code, kept here only
+as an oracle: labels, distances and reach must match them bit for bit (values
+and dtypes) on random islands, including odd ones (one row, no land, the
+treasure off walkable land, prisons on mountains).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treasure_cli.rules import grid
+from treasure_cli.rules.island import Island
+from treasure_cli.rules.pirate import pirate_path
+
+UNREACHABLE = -1
+
+
+def ref_bfs(passable: np.ndarray, sources, until=None, extra: int = 0) -> np.ndarray:
+    """A textbook queue, layer by layer, with the same `until`/`extra` stop."""
+    h, w = passable.shape
+    dist = np.full((h, w), UNREACHABLE, dtype=np.int32)
+    layer = sorted({(int(r), int(c)) for r, c in (zip(*np.nonzero(sources)) if isinstance(sources, np.ndarray)
+                                                    else sources)})
+    for p in layer:
+        dist[p] = 0
+    last = extra if until is not None and dist[until] != UNREACHABLE else None
+    step = 0
+    while layer and (last is None or step < last):
+        step += 1
+        nxt = []
+        for r, c in layer:
+            for nr, nc in ((r - 1, c), (r, c + 1), (r + 1, c), (r, c - 1)):
+                if 0 <= nr < h and 0 <= nc < w and passable[nr, nc] and dist[nr, nc] == UNREACHABLE:
+                    dist[nr, nc] = step
+                    nxt.append((nr, nc))
+        layer = nxt
+        if until is not None and last is None and dist[until] != UNREACHABLE:
+            last = step + extra
+    return dist
+
+
+def ref_components(passable: np.ndarray) -> np.ndarray:
+    """One BFS per piece, started at the first unlabelled tile in row-major order."""
+    labels = np.zeros(passable.shape, dtype=np.int32)
+    todo = passable.copy()
+    label = 0
+    while todo.any():
+        label += 1
+        start = np.unravel_index(int(np.argmax(todo)), todo.shape)
+        piece = ref_bfs(passable, [(int(start[0]), int(start[1]))]) >= 0
+        labels[piece] = label
+        todo &= ~piece
+    return labels
+
+
+def ref_manhattan(mask: np.ndarray) -> np.ndarray:
+    """Brute force: the minimum over every True tile."""
+    h, w = mask.shape
+    rows, cols = np.nonzero(mask)
+    if not rows.size:
+        return np.full((h, w), h + w + 1, dtype=np.int32)
+    rr, cc = np.indices((h, w))
+    d = np.abs(rr[..., None] - rows) + np.abs(cc[..., None] - cols)
+    return d.min(axis=2).astype(np.int32)
+
+
+@contextmanager
+def scipy_from(tiles: int):
+    """Make grid switch to scipy at `tiles` tiles (0: always, huge: never) for a while."""
+    old, grid._SCIPY_MIN_TILES = grid._SCIPY_MIN_TILES, tiles
+    try:
+        yield
+    finally:
+        grid._SCIPY_MIN_TILES = old
+
+
+BOTH_PATHS = (0, 1 << 62)  # scipy, then numpy
+
+
+def same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+@st.composite
+def random_islands(draw) -> Island:
+    h, w = draw(st.integers(1, 24)), draw(st.integers(1, 24))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    land_share, mountain_share = draw(st.sampled_from([0.0, 0.3, 0.6, 0.9, 1.0])), draw(st.sampled_from([0, 0.1, 0.35]))
+    regions = np.where(rng.random((h, w)) < land_share, rng.integers(1, 6, size=(h, w)), 0)
+    mountain = (regions > 0) & (rng.random((h, w)) < mountain_share)
+    prison = (regions > 0) & (rng.random((h, w)) < 0.1)  # may sit on a mountain: odd, still an Island
+    treasure = (int(rng.integers(h)), int(rng.integers(w)))  # anywhere, walkable or not
+    return Island(regions, mountain, prison, 2, 5, treasure)
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_islands(), st.integers(0, 2**32 - 1))
+def test_distances_match_the_reference(island, seed):
+    rng = np.random.default_rng(seed)
+    walk = island.walkable
+    h, w = island.shape
+    sources = [(int(rng.integers(h)), int(rng.integers(w))) for _ in range(int(rng.integers(1, 4)))]
+    assert same(grid.bfs_distance(walk, sources), ref_bfs(walk, sources))
+    assert same(grid.bfs_distance(walk, island.prison), ref_bfs(walk, island.prison))
+    until, extra = (int(rng.integers(h)), int(rng.integers(w))), int(rng.integers(0, 5))
+    assert same(grid.bfs_distance(walk, sources, until=until, extra=extra), ref_bfs(walk, sources, until, extra))
+    for tiles in BOTH_PATHS:
+        with scipy_from(tiles):
+            assert same(grid.manhattan_distance_to(island.sea), ref_manhattan(island.sea))
+            assert same(grid.manhattan_distance_to(island.land), ref_manhattan(island.land))
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_islands())
+def test_pieces_and_reach_match_the_reference(island):
+    walk = island.walkable
+    for tiles in BOTH_PATHS:
+        with scipy_from(tiles):
+            assert same(grid.components(walk), ref_components(walk))
+            assert same(grid.components(island.land), ref_components(island.land))
+    assert same(island.walk_pieces, ref_components(walk))
+    labels = [island.walk_pieces[p] for p in island.prisons]
+    expected_reach = np.isin(island.walk_pieces, labels) if island.prisons else walk
+    assert same(island.prison_reach, expected_reach)
+    d = ref_bfs(walk, [island.treasure])
+    assert island.reachable_prisons == tuple(p for p in island.prisons if d[p] >= 0)
+    assert same(island.treasure_distance, d)
+    for p in island.reachable_prisons if walk[island.treasure] else ():  # as every valid map has it
+        path = pirate_path(walk, island.treasure_distance, p)
+        assert path[0] == p and path[-1] == island.treasure and len(path) == d[p] + 1
+
+
+def test_reference_sees_a_difference():
+    # The comparison can fail: two pieces in the other order give other labels.
+    walk = np.array([[True, False, True]])
+    assert np.array_equal(ref_components(walk), [[1, 0, 2]])
+    for tiles in BOTH_PATHS:
+        with scipy_from(tiles):
+            assert not same(grid.components(walk), np.array([[2, 0, 1]], dtype=np.int32))
+
+
+def test_big_grids_take_scipy_and_small_ones_numpy():
+    # Both paths must be reachable, or one of them would go untested.
+    with scipy_from(100):
+        spiral = np.ones((10, 10), dtype=bool)
+        spiral[1:9:2, 1:9] = False  # rows of walls: one long snake
+        assert same(grid.components(spiral), ref_components(spiral))
+        assert same(grid._components_scipy(spiral), grid._components_numpy(spiral))
+        assert same(grid.manhattan_distance_to(~spiral), ref_manhattan(~spiral))
+
+
+def ref_adjacent_pairs(reg: np.ndarray) -> tuple[tuple[int, int], ...]:
+    pairs = []
+    for x, y in ((reg[:, :-1], reg[:, 1:]), (reg[:-1, :], reg[1:, :])):
+        touch = (x != y) & (x != 0) & (y != 0)
+        a, b = x[touch], y[touch]
+        pairs.append(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1))
+    allp = np.unique(np.concatenate(pairs), axis=0)
+    return tuple((int(a), int(b)) for a, b in allp)
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_islands(), st.sampled_from([5, 300, 2**31 - 1]))
+def test_region_sets_match_the_reference(island, top):
+    # Rescale the regions so huge region numbers (foreign maps) are covered too.
+    regions = np.where(island.regions > 0, (island.regions.astype(np.int64) * top) // 5, 0)
+    island = Island(regions, island.mountain, island.prison, 2, 5, island.treasure)
+    assert island.adjacent_pairs == ref_adjacent_pairs(island.regions)
+    assert island.land_regions == tuple(int(i) for i in np.unique(island.regions) if i != 0)
+    assert island.mountain_regions == tuple(int(i) for i in np.unique(island.regions[island.mountain & island.land]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 20), st.integers(1, 20), st.data())
+def test_nearer_than_prison_mask_is_the_distance_comparison(h, w, data):
+    from treasure_cli.rules.hints import NearerThanPrison
+
+    pos = st.tuples(st.integers(0, h - 1), st.integers(0, w - 1))
+    (ar, ac), (pr, pc) = data.draw(pos), data.draw(pos)
+    island = Island(np.ones((h, w), dtype=int), np.zeros((h, w), bool), np.zeros((h, w), bool), 2, 5)
+    rr, cc = np.indices((h, w))
+    expected = np.abs(rr - ar) + np.abs(cc - ac) < np.abs(rr - pr) + np.abs(cc - pc)
+    hint = NearerThanPrison((ar, ac), (pr, pc))
+    assert same(hint.mask(island), expected)
+    assert all(hint.holds_for(island, (r, c)) == expected[r, c] for r in range(h) for c in range(w))
