@@ -58,7 +58,7 @@ def measure(size: int, games: int, seed: int, cache: Path) -> dict:
     from treasure_cli.formats.atomic import write_text_atomic
     from treasure_cli.formats.game_record import format_log
     from treasure_cli.formats.map_file import read_map
-    from treasure_cli.play.runner import build_game
+    from treasure_cli.play.games import build_game
 
     paths = map_paths(size, min(games, MAPS_PER_SIZE), seed, cache)
     times: dict[str, list[float]] = {k: [] for k in ("read", "masks", "game", "log", "total", "per_turn")}
@@ -80,8 +80,8 @@ def measure(size: int, games: int, seed: int, cache: Path) -> dict:
             for key, seconds in (("read", t1 - t0), ("masks", t2 - t1), ("game", t3 - t2), ("log", t4 - t3),
                                  ("total", t4 - t0)):
                 times[key].append(seconds * 1e3)
-            turns.append(game.result.turns)
-            times["per_turn"].append((t3 - t2) * 1e3 / max(1, game.result.turns))
+            turns.append(game.result.turn)
+            times["per_turn"].append((t3 - t2) * 1e3 / max(1, game.result.turn))
     row = {k: statistics.median(v) for k, v in times.items()}
     row.update(size=size, games=games, turns=statistics.median(turns),
                peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # KiB on Linux
