@@ -26,7 +26,9 @@ class Knowledge:
         self.tie_break = tie_break
         self.candidates: np.ndarray = island.walkable & ~island.prison & island.prison_reach
         self.hints: list[Hint] = []
-        self.masks: list[np.ndarray] = []
+        # Each unverified hint's tile set; None once verified (its truth is in
+        # `candidates` then, and a map-sized mask per hint adds up on big maps).
+        self.masks: list[np.ndarray | None] = []
         self.verified: dict[int, bool] = {}
         self.turn = 0
         self.position: Pos | None = None
@@ -79,6 +81,12 @@ class Knowledge:
         self.verified[number] = truthful
         s = self.masks[number - 1]
         self.restrict(s if truthful else ~s)
+        self.masks[number - 1] = None
+
+    def hint_mask(self, number: int) -> np.ndarray:
+        """Hint `number`'s tile set, verified or not."""
+        mask = self.masks[number - 1]
+        return mask if mask is not None else self.hints[number - 1].mask(self.island)
 
     def _on_AgentMoved(self, e: ev.AgentMoved) -> None:
         self.position = e.dst

@@ -145,7 +145,7 @@ class Encoder:
             self.scanned[scan_square(e.centre, e.size)] = 1
         elif isinstance(e, ev.HintGiven):
             if e.number <= self.max_hints:
-                self.planes[len(PLANES) + e.number - 1] = self.knowledge.masks[e.number - 1]
+                self.planes[len(PLANES) + e.number - 1] = self.knowledge.hint_mask(e.number)
                 self.hint_state[e.number - 1] = HINT_HEARD if e.truthful is None else (
                     HINT_TRUE if e.truthful else HINT_FALSE)
         elif isinstance(e, ev.HintVerified):

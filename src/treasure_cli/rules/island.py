@@ -2,7 +2,9 @@
 
 `Island` is an immutable value. The arrays are made read-only on creation so
 no holder (game, agent, renderer) can change the map under another. Derived
-masks are computed on first use and cached on the instance.
+masks are computed on first use and cached; those that depend on the terrain
+only are shared with the island's public copy, whichever computes them first,
+so the game and its agent never hold two copies of a map-sized mask.
 """
 
 from __future__ import annotations
@@ -20,9 +22,31 @@ SEA = 0
 
 
 def _frozen(a: np.ndarray, dtype) -> np.ndarray:
+    if isinstance(a, np.ndarray) and a.dtype == dtype and not a.flags.writeable:
+        return a  # already one of ours (a public copy shares the arrays)
     a = np.array(a, dtype=dtype, copy=True)
     a.setflags(write=False)
     return a
+
+
+class _terrain:
+    """Like functools.cached_property, for a value that depends on the terrain only:
+    kept in a cache the island shares with its public copy."""
+
+    def __init__(self, compute):
+        self.compute = compute
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, island, owner=None):
+        if island is None:
+            return self
+        cache = island._shared
+        if self.name not in cache:
+            cache[self.name] = self.compute(island)
+        return cache[self.name]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -49,6 +73,7 @@ class Island:
             object.__setattr__(self, "treasure", (int(self.treasure[0]), int(self.treasure[1])))
         if not (self.regions.shape == self.mountain.shape == self.prison.shape):
             raise ValueError("regions, mountain and prison must have one shape")
+        object.__setattr__(self, "_shared", {})  # the _terrain values
 
     # -- identity ---------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -68,10 +93,10 @@ class Island:
     def public(self) -> Island:
         """The same island without the treasure: what an agent may see.
 
-        Shares the read-only arrays and every derived mask already computed.
+        Shares the read-only arrays and the terrain masks, computed or to come.
         """
         copy = dataclasses.replace(self, treasure=None)
-        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k in _CACHED})
+        object.__setattr__(copy, "_shared", self._shared)
         return copy
 
     @cached_property
@@ -90,7 +115,7 @@ class Island:
 
     def precompute(self) -> Island:
         """Compute every cached mask now (before a timed game, or before sharing); returns self."""
-        for name in _CACHED:
+        for name in TERRAIN_MASKS:
             getattr(self, name)
         if self.treasure is not None:
             self.reachable_prisons
@@ -113,25 +138,25 @@ class Island:
         return 0 <= pos[0] < self.height and 0 <= pos[1] < self.width
 
     # -- tile masks -------------------------------------------------------
-    @cached_property
+    @_terrain
     def sea(self) -> np.ndarray:
         return _frozen(self.regions == SEA, bool)
 
-    @cached_property
+    @_terrain
     def land(self) -> np.ndarray:
         return _frozen(self.regions != SEA, bool)
 
-    @cached_property
+    @_terrain
     def walkable(self) -> np.ndarray:
         """Land that is not mountain; prisons are walkable."""
         return _frozen(self.land & ~self.mountain, bool)
 
-    @cached_property
+    @_terrain
     def region_count(self) -> int:
         """R as the file should state it: the highest region number plus one."""
         return int(self.regions.max()) + 1 if self.regions.size else 1
 
-    @cached_property
+    @_terrain
     def land_regions(self) -> tuple[int, ...]:
         """Region numbers of the land regions present, ascending."""
         return tuple(i for i in _present(self.regions.ravel(), self.region_count) if i != SEA)
@@ -148,18 +173,18 @@ class Island:
         table[wanted] = True
         return table[self.regions]
 
-    @cached_property
+    @_terrain
     def prisons(self) -> tuple[Pos, ...]:
         rows, cols = np.nonzero(self.prison)
         return tuple((int(r), int(c)) for r, c in zip(rows, cols))
 
-    @cached_property
+    @_terrain
     def mountain_regions(self) -> tuple[int, ...]:
         """Land regions holding at least one mountain tile."""
         return _present(self.regions[self.mountain & self.land], self.region_count)
 
     # -- region geometry --------------------------------------------------
-    @cached_property
+    @_terrain
     def adjacent_pairs(self) -> tuple[tuple[int, int], ...]:
         """Pairs (a, b), a < b, of land regions that touch 4-wise."""
         reg = self.regions
@@ -178,7 +203,7 @@ class Island:
         ma, mb = self.region_mask(a), self.region_mask(b)
         return (ma & grid.neighbours_of(mb)) | (mb & grid.neighbours_of(ma))
 
-    @cached_property
+    @_terrain
     def all_boundaries(self) -> np.ndarray:
         """Land tiles with a 4-neighbour in another land region."""
         reg = self.regions
@@ -192,7 +217,7 @@ class Island:
             out[sy] |= touch
         return _frozen(out, bool)
 
-    @cached_property
+    @_terrain
     def sea_distance(self) -> np.ndarray:
         """Manhattan distance of every tile to the nearest sea tile."""
         return _frozen(grid.manhattan_distance_to(self.sea), np.int32)
@@ -201,7 +226,7 @@ class Island:
         """Walking distance over walkable tiles from the nearest source (-1: unreachable)."""
         return grid.bfs_distance(self.walkable, sources)
 
-    @cached_property
+    @_terrain
     def walk_pieces(self) -> np.ndarray:
         """The 4-connected pieces of walkable land, labelled 1, 2, ... (0: not walkable)."""
         return _frozen(grid.components(self.walkable), np.int32)
@@ -210,7 +235,7 @@ class Island:
         """Tiles one can walk to from `pos` (a walkable tile)."""
         return self.walk_pieces == self.walk_pieces[pos]
 
-    @cached_property
+    @_terrain
     def prison_reach(self) -> np.ndarray:
         """Tiles some prison can walk to: the treasure is always one of them."""
         if not self.prisons:
@@ -254,8 +279,4 @@ def _present(values: np.ndarray, count: int) -> tuple[int, ...]:
     return tuple(np.unique(values).tolist())
 
 
-_CACHED = {
-    name
-    for name, value in vars(Island).items()
-    if isinstance(value, cached_property) and name not in ("treasure_distance", "reachable_prisons", "digest")
-}
+TERRAIN_MASKS = tuple(name for name, value in vars(Island).items() if isinstance(value, _terrain))

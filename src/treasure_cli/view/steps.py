@@ -282,6 +282,6 @@ class Replay:
             prison_revealed=truth.revealed, pirate=truth.pirate, pirate_free=know.pirate_free,
             agent=know.position, candidates=know.candidates, hint_count=len(know.hints),
             truths=truth.truths, verified=dict(know.verified), teleport_used=know.teleport_used,
-            scan=scan, hint=hint, hint_mask=know.masks[hint - 1] if hint is not None else None,
+            scan=scan, hint=hint, hint_mask=know.hint_mask(hint) if hint is not None else None,
             hint_sentence=sentence, outcome=truth.outcome,
         )
