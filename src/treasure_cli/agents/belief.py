@@ -68,7 +68,7 @@ class Belief:
             return
         for number in know.unverified():
             if number not in self._included:
-                mask = know.masks[number - 1]
+                mask = know.hint_mask(number)
                 hint = know.hints[number - 1]
                 q = float((mask & self._plain).sum()) / self._plain_count
                 inside, outside = hint_log_factors(hint.kind, q, self.truth_rate)

@@ -19,6 +19,9 @@ from treasure_cli.rules.island import Island
 from treasure_cli.rules.pirate import consistent_treasures
 
 
+FIELD_CACHE_BYTES = 256 << 20
+
+
 class Knowledge:
     def __init__(self, island: Island, tie_break: bool = True):
         """`tie_break=False` uses only "he walks a shortest path" (for comparison in the bench)."""
@@ -27,7 +30,8 @@ class Knowledge:
         self.candidates: np.ndarray = island.walkable & ~island.prison & island.prison_reach
         self.hints: list[Hint] = []
         # Each unverified hint's tile set; None once verified (its truth is in
-        # `candidates` then, and a map-sized mask per hint adds up on big maps).
+        # `candidates` then) or settled (see `settle`): a map-sized mask per
+        # hint adds up on big maps.
         self.masks: list[np.ndarray | None] = []
         self.verified: dict[int, bool] = {}
         self.turn = 0
@@ -40,6 +44,8 @@ class Knowledge:
         self._from_prison: np.ndarray | None = None
         self._last_steps: set[Direction | None] = {None}  # the pirate's possible last direction
         self._fields: dict[Pos, np.ndarray] = {}
+        # 32 fields, or fewer on big maps: at most FIELD_CACHE_BYTES (a field is 4 bytes a tile).
+        self._max_fields = max(4, min(32, FIELD_CACHE_BYTES // (4 * island.regions.size)))
 
     # -- queries ------------------------------------------------------------
     @property
@@ -83,6 +89,14 @@ class Knowledge:
         self.restrict(s if truthful else ~s)
         self.masks[number - 1] = None
 
+    def settle(self, number: int) -> None:
+        """Forget hint `number`'s mask: the candidates lie all inside its set or all outside.
+
+        Candidates only shrink, so such a hint stays settled: verifying it
+        could tell nothing new. `hint_mask` still rebuilds it on demand.
+        """
+        self.masks[number - 1] = None
+
     def hint_mask(self, number: int) -> np.ndarray:
         """Hint `number`'s tile set, verified or not."""
         mask = self.masks[number - 1]
@@ -115,7 +129,7 @@ class Knowledge:
         """Walking distance field from `pos`, cached (the pirate's moves reuse tiles)."""
         field = self._fields.get(pos)
         if field is None:
-            if len(self._fields) >= 32:
+            if len(self._fields) >= self._max_fields:
                 self._fields.clear()
             field = self._fields[pos] = self.island.walk_distance([pos])
         return field

@@ -240,6 +240,8 @@ class LogicAgent:
         know, belief = self.know, self.belief
         best, best_gain = None, -1.0
         for number in know.unverified():
+            if know.masks[number - 1] is None:
+                continue  # settled: its answer follows from the candidates
             s = know.masks[number - 1].ravel()[idx]
             base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
@@ -260,8 +262,13 @@ class LogicAgent:
         j_now = n / SCAN_RATE
         best, best_gain = None, -1.0
         for number in know.unverified():
-            n_in = int(np.count_nonzero(cand & know.masks[number - 1][box]))
-            if 0 < n_in < n:
+            mask = know.masks[number - 1]
+            if mask is None:
+                continue  # settled: its answer follows from the candidates
+            n_in = int(np.count_nonzero(cand & mask[box]))
+            if n_in in (0, n):
+                know.settle(number)
+            else:
                 gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
                 if gain > best_gain:
                     best, best_gain = Verify(number), gain
