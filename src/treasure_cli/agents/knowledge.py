@@ -29,10 +29,11 @@ class Knowledge:
         self.tie_break = tie_break
         self.candidates: np.ndarray = island.walkable & ~island.prison & island.prison_reach
         self.hints: list[Hint] = []
-        # Each unverified hint's tile set; None once verified (its truth is in
-        # `candidates` then) or settled (see `settle`): a map-sized mask per
-        # hint adds up on big maps.
-        self.masks: list[np.ndarray | None] = []
+        # Tile sets of open hints (unverified, not settled), built on first use.
+        # A verified or settled hint keeps none: a map-sized mask per hint adds
+        # up on big maps, and a replay need not build masks it never shows.
+        self._masks: dict[int, np.ndarray] = {}
+        self._closed: set[int] = set()
         self.verified: dict[int, bool] = {}
         self.turn = 0
         self.position: Pos | None = None
@@ -76,7 +77,6 @@ class Knowledge:
 
     def _on_HintGiven(self, e: ev.HintGiven) -> None:
         self.hints.append(e.hint)
-        self.masks.append(e.hint.mask(self.island))
         if e.truthful is not None:  # hint 1, or every hint for the oracle
             self._learn(e.number, e.truthful)
 
@@ -85,21 +85,32 @@ class Knowledge:
 
     def _learn(self, number: int, truthful: bool) -> None:
         self.verified[number] = truthful
-        s = self.masks[number - 1]
+        s = self.hint_mask(number)
         self.restrict(s if truthful else ~s)
-        self.masks[number - 1] = None
+        self.settle(number)
+
+    def open_mask(self, number: int) -> np.ndarray | None:
+        """The tile set of hint `number` while verifying it could still tell something
+        (built once and kept); None once it is verified or settled."""
+        if number in self._closed:
+            return None
+        mask = self._masks.get(number)
+        if mask is None:
+            mask = self._masks[number] = self.hints[number - 1].mask(self.island)
+        return mask
 
     def settle(self, number: int) -> None:
-        """Forget hint `number`'s mask: the candidates lie all inside its set or all outside.
+        """Close hint `number`: the candidates lie all inside its set or all outside.
 
-        Candidates only shrink, so such a hint stays settled: verifying it
-        could tell nothing new. `hint_mask` still rebuilds it on demand.
+        Candidates only shrink, so a settled hint stays settled: verifying it
+        could tell nothing new. Its mask is dropped; `hint_mask` rebuilds it.
         """
-        self.masks[number - 1] = None
+        self._closed.add(number)
+        self._masks.pop(number, None)
 
     def hint_mask(self, number: int) -> np.ndarray:
-        """Hint `number`'s tile set, verified or not."""
-        mask = self.masks[number - 1]
+        """Hint `number`'s tile set, whatever its state (built anew if not kept)."""
+        mask = self._masks.get(number)
         return mask if mask is not None else self.hints[number - 1].mask(self.island)
 
     def _on_AgentMoved(self, e: ev.AgentMoved) -> None:

@@ -240,9 +240,10 @@ class LogicAgent:
         know, belief = self.know, self.belief
         best, best_gain = None, -1.0
         for number in know.unverified():
-            if know.masks[number - 1] is None:
+            mask = know.open_mask(number)
+            if mask is None:
                 continue  # settled: its answer follows from the candidates
-            s = know.masks[number - 1].ravel()[idx]
+            s = mask.ravel()[idx]
             base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
             t_in, t_out = float(in_s.sum()), float(out_s.sum())
@@ -262,7 +263,7 @@ class LogicAgent:
         j_now = n / SCAN_RATE
         best, best_gain = None, -1.0
         for number in know.unverified():
-            mask = know.masks[number - 1]
+            mask = know.open_mask(number)
             if mask is None:
                 continue  # settled: its answer follows from the candidates
             n_in = int(np.count_nonzero(cand & mask[box]))
