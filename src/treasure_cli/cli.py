@@ -31,7 +31,16 @@ class Terminated(BaseException):
     """SIGTERM arrived: unwind like Ctrl-C, so no temporary file or worker is left behind."""
 
 
-def _on_sigterm(signum, frame):
+_MAIN_PID = os.getpid()
+
+
+def _on_signal(signum, frame):
+    """SIGTERM and SIGINT in the main process unwind it; a worker forked a moment
+    ago, before it could set its own handlers, just ends without a traceback."""
+    if os.getpid() != _MAIN_PID:
+        os._exit(128 + signum)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise Terminated()
 
 
@@ -92,7 +101,10 @@ class Refusal(click.ClickException):
 
 def main() -> None:
     """Console entry point."""
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    global _MAIN_PID
+    _MAIN_PID = os.getpid()
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
     cli(prog_name="treasure")
 
 

@@ -78,7 +78,7 @@ def test_an_interrupted_run_leaves_only_whole_logs_and_no_worker(maps, tmp_path,
     if proc.returncode == 0:
         pytest.skip("the run finished before the signal")  # the machine was quick this time
     assert proc.returncode == (130 if sig == signal.SIGINT else 143), (proc.returncode, err)
-    assert "Traceback" not in err
+    assert "Traceback" not in err, err
     written = sorted(p.name for p in out.iterdir()) if out.exists() else []
     assert f"stopped: {len(written)} of 12 logs written in {out}, each one whole" in err, err
     for name in written:
@@ -126,3 +126,39 @@ def test_workers_end_with_a_parent_that_is_killed_outright(maps, tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     assert gone(str(out))
+
+
+def test_a_terminated_bench_ends_its_workers_too(maps, tmp_path):
+    folder, _, agent = maps
+    marker = tmp_path / "bench-marker"
+    marker.mkdir()
+    proc = subprocess.Popen([*TREASURE, "bench", "--maps", str(folder), "--agents", agent, "--games", "20",
+                             "--jobs", "2", "--seed", "1", "--max-turns", str(len(str(marker)) + 100)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=marker)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err, err
+    # the workers are the main process's children: none may outlive it
+    assert gone(f"--max-turns\x00{len(str(marker)) + 100}")
+
+
+def test_a_pool_that_cannot_start_its_workers_says_so_and_leaves_none(monkeypatch):
+    import errno
+
+    from treasure_cli.play import executor
+
+    real_submit = executor.ProcessPoolExecutor.submit
+    calls = []
+
+    def submit(self, fn, *args, **kwargs):
+        calls.append(fn)
+        if len(calls) == 3:  # as when a process limit is reached while the pool grows
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+        return real_submit(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(executor.ProcessPoolExecutor, "submit", submit)
+    with pytest.raises(BlockingIOError):
+        list(executor.run_tasks(time.sleep, [(0.2,)] * 6, jobs=4))
+    assert __import__("multiprocessing").active_children() == []
