@@ -86,6 +86,7 @@ def route_options(walkable: np.ndarray, src: Pos, dst: Pos) -> list[list[tuple[P
 
 
 _DELTAS = tuple((d, d.dr, d.dc) for d in _ORDER)  # an enum property read costs more than a tuple read
+_DELTA = {d: (dr, dc) for d, dr, dc in _DELTAS}
 
 
 class PrisonRoutes:
@@ -178,9 +179,11 @@ class PrisonRoutes:
             prev = previous
             for i, (tile, step) in enumerate(option):
                 j = steps_before + i  # steps walked when he stands on `tile`
-                ok &= self.on_route((tile[0] + step.dr, tile[1] + step.dc), j + 1)
+                dr, dc = _DELTA[step]
+                ok &= self.on_route((tile[0] + dr, tile[1] + dc), j + 1)
                 for d in _surely_preferred(step, prev):
-                    y = (tile[0] + d.dr, tile[1] + d.dc)
+                    dr, dc = _DELTA[d]
+                    y = (tile[0] + dr, tile[1] + dc)
                     if 0 <= y[0] < h and 0 <= y[1] < w and walkable[y]:
                         ok &= ~self.on_route(y, j + 1)
                 prev = {step}
