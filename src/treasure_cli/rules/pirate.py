@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import weakref
 
 import numpy as np
 
@@ -104,7 +103,7 @@ class PrisonRoutes:
     by tile: his later moves, and later games on the same island, reuse them.
     """
 
-    _CACHE_LIMIT = 4096  # cached tile sets per prison; each is one bit per padded tile
+    _CACHE_BITS = 1 << 22  # cached tile sets per prison: at most ~512 KB of them, whatever the map size
 
     def __init__(self, walkable: np.ndarray, prison: Pos):
         self.walkable = walkable
@@ -124,6 +123,7 @@ class PrisonRoutes:
             self.layers.append(frontier)
             self.within.append(seen)
         self._after: dict[int, int] = {}
+        self._after_limit = max(64, self._CACHE_BITS // g.size)
         self._from_prison: np.ndarray | None = None
 
     def on_route(self, pos: Pos, steps: int) -> int:
@@ -153,7 +153,7 @@ class PrisonRoutes:
                 if not front:
                     break
                 found |= front
-            if len(self._after) >= self._CACHE_LIMIT:
+            if len(self._after) >= self._after_limit:
                 self._after.clear()
             self._after[i] = found
         return found
@@ -193,9 +193,9 @@ class PrisonRoutes:
         return self.grid.to_mask(allowed), last
 
 
-# Routes by walkable array (identity; the weak reference tells a reused id from the same
-# array) and prison: the games of a Gymnasium run on one island share them.
-_ROUTES: dict[tuple[int, Pos], tuple[weakref.ref, PrisonRoutes]] = {}
+# Routes by walkable array (identity) and prison: the games of a Gymnasium run on one island
+# share them. An entry holds its array, so the array's id cannot be reused while it is cached.
+_ROUTES: dict[tuple[int, Pos], PrisonRoutes] = {}
 
 
 def prison_routes(walkable: np.ndarray, prison: Pos) -> PrisonRoutes:
@@ -203,13 +203,11 @@ def prison_routes(walkable: np.ndarray, prison: Pos) -> PrisonRoutes:
     if walkable.flags.writeable:  # it could change under a cached answer
         return PrisonRoutes(walkable, prison)
     key = (id(walkable), (int(prison[0]), int(prison[1])))
-    hit = _ROUTES.get(key)
-    if hit is not None and hit[0]() is walkable:
-        return hit[1]
-    if len(_ROUTES) >= 16:
-        _ROUTES.clear()
-    routes = PrisonRoutes(walkable, prison)
-    _ROUTES[key] = (weakref.ref(walkable), routes)
+    routes = _ROUTES.get(key)
+    if routes is None or routes.walkable is not walkable:
+        if len(_ROUTES) >= 16:
+            _ROUTES.clear()
+        routes = _ROUTES[key] = PrisonRoutes(walkable, prison)
     return routes
 
 
