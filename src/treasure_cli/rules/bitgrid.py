@@ -3,8 +3,8 @@
 Bit i of a set is the tile at flat index i of the grid padded with one
 blocked tile on every side (the layout `grid.bfs_distance` uses), so the four
 neighbours of a set are four shifts (±1, ±padded width) with no edge checks:
-a set that holds only inside tiles never spills into another row, and the
-padding never holds a tile. Why ints: on maps of a few thousand tiles one
+a step off the map lands on a padding bit, never on a tile of another row,
+and ANDing with any set of inside tiles drops it. Why ints: on maps of a few thousand tiles one
 `&`, `|` or shift of an int is one C loop over 64-bit words (tens of
 nanoseconds), while every numpy call on a small array costs microseconds of
 fixed overhead. Conversions to and from (H, W) bool arrays happen only at the
@@ -47,6 +47,6 @@ class BitGrid:
         return flat.reshape(h + 2, self.stride)[1:-1, 1:-1].copy()
 
     def spread(self, bits: int) -> int:
-        """Every 4-neighbour of the set (the set itself not included unless so)."""
+        """Every 4-neighbour of the set, padding bits included: AND it with a set of inside tiles."""
         s = self.stride
         return (bits << 1) | (bits >> 1) | (bits << s) | (bits >> s)
