@@ -16,7 +16,7 @@ from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
-from treasure_cli.rules.pirate import consistent_treasures
+from treasure_cli.rules.pirate import PrisonRoutes, prison_routes
 
 
 FIELD_CACHE_BYTES = 256 << 20
@@ -42,7 +42,7 @@ class Knowledge:
         self.pirate: Pos | None = None
         self.pirate_steps = 0  # tiles walked since the prison
         self.pirate_free = False
-        self._from_prison: np.ndarray | None = None
+        self._routes: PrisonRoutes | None = None  # his shortest walks, once his prison is known
         self._last_steps: set[Direction | None] = {None}  # the pirate's possible last direction
         self._fields: dict[Pos, np.ndarray] = {}
         # 32 fields, or fewer on big maps: at most FIELD_CACHE_BYTES (a field is 4 bytes a tile).
@@ -148,20 +148,17 @@ class Knowledge:
     def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
         if self.pirate is None:
             self._set_prison(e.src)  # freed before the reveal: he starts in his prison
-            self._from_prison = self.distance_from(self.prison)
+            self._routes = prison_routes(self.island.walkable, self.prison)
+        routes = self._routes
+        steps = self.pirate_steps + abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
         # He walks the rule's shortest path: keep the tiles t for which the rule
-        # would have walked exactly this move (see pirate.consistent_treasures).
-        allowed, self._last_steps = consistent_treasures(
-            self.island.walkable, self._from_prison, self.distance_from,
-            e.src, e.dst, self.pirate_steps, self._last_steps,
-        )
+        # would have walked exactly this move (see PrisonRoutes.consistent_treasures).
+        allowed, self._last_steps = routes.consistent_treasures(e.src, e.dst, self.pirate_steps, self._last_steps)
         if self.tie_break:
             self.restrict(allowed)
-        else:
-            here = self.distance_from(e.dst)
-            steps = self.pirate_steps + abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
-            self.restrict((here >= 0) & (here == self._from_prison - steps))
-        self.pirate_steps += abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
+        else:  # only "he is on a shortest walk to the treasure"
+            self.restrict(routes.grid.to_mask(routes.on_route(e.dst, steps)))
+        self.pirate_steps = steps
         self.pirate = e.dst
 
     def observe(self, obs) -> None:

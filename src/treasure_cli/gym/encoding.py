@@ -66,6 +66,7 @@ class ActionCodec:
         self._move_index = {m: self.move_base + i for i, m in enumerate(MOVES)}
         self._by_step = {(m.direction.dr * m.steps, m.direction.dc * m.steps): i for m, i in self._move_index.items()}
         self._teleports_open = np.array([t is not None for t in self.targets], dtype=np.int8)
+        self._move_indices: dict[Pos, list[int]] = {}  # legal move indices by tile: the map never changes
 
     def decode(self, index: int) -> Action:
         """The action of an index; ValueError for an index outside the space or a cell with no walkable tile."""
@@ -104,10 +105,13 @@ class ActionCodec:
         """1 for every legal action index (the same legality as `legal_actions`), as int8."""
         out = np.zeros(self.n, dtype=np.int8)
         out[: self.max_hints] = hint_state == HINT_HEARD
-        r, c = position
-        by_step = self._by_step  # keyed by the move's displacement: cheaper than hashing Move values
-        for _, (dr, dc) in legal_moves(self.walkable, position):
-            out[by_step[dr - r, dc - c]] = 1
+        moves = self._move_indices.get(position)
+        if moves is None:
+            r, c = position
+            by_step = self._by_step  # keyed by the move's displacement: cheaper than hashing Move values
+            moves = self._move_indices[position] = [
+                by_step[dr - r, dc - c] for _, (dr, dc) in legal_moves(self.walkable, position)]
+        out[moves] = 1
         out[self.scan_index] = 1
         if not teleport_used:
             out[self.teleport_base:] = self._teleports_open

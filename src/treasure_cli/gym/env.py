@@ -46,12 +46,13 @@ class _SteppedGame(Game):
 
     raw_observation = False
 
+    def _say(self, event: Event) -> Event:
+        # The news (public views of the events) feed only `observe`; without raw
+        # observations nobody reads them, and the env makes its own public views.
+        return super()._say(event) if self.raw_observation else event
+
     def _ask(self, actions_left: int) -> Generator[object, object, object]:
-        if self.raw_observation:
-            obs = self.observe(actions_left)
-        else:
-            obs = None
-            self._news.clear()  # nobody reads them; keep the list from growing
+        obs = self.observe(actions_left) if self.raw_observation else None
         return (yield _Request(actions_left, obs))
 
 

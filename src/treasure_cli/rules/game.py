@@ -106,6 +106,11 @@ class Game:
         self.result: GameEnded | None = None  # set once the game is over
         self._news: list[Event] = []
         self._found = False
+        # The Observation's read-only snapshots of hints, verified and scanned: they change on a
+        # few actions only, so each is rebuilt when it changes (None: stale), not on every action.
+        self._hints_seen: tuple[Hint, ...] | None = None
+        self._verified_seen: types.MappingProxyType | None = None
+        self._scanned_seen: np.ndarray | None = None
 
     # ------------------------------------------------------------ helpers
     @property
@@ -124,8 +129,13 @@ class Game:
 
     def observe(self, actions_left: int) -> Observation:
         isl = self.island
-        scanned = self.scanned.copy()
-        scanned.setflags(write=False)
+        if self._scanned_seen is None:
+            self._scanned_seen = self.scanned.copy()
+            self._scanned_seen.setflags(write=False)
+        if self._verified_seen is None:
+            self._verified_seen = types.MappingProxyType(dict(self.verified))
+        if self._hints_seen is None:
+            self._hints_seen = tuple(self.hints)
         news, self._news = tuple(self._news), []
         return Observation(
             island=self.public_island,
@@ -133,9 +143,9 @@ class Game:
             actions_left=actions_left,
             position=self.position,
             teleport_used=self.teleport_used,
-            hints=tuple(self.hints),
-            verified=types.MappingProxyType(dict(self.verified)),
-            scanned=scanned,
+            hints=self._hints_seen,
+            verified=self._verified_seen,
+            scanned=self._scanned_seen,
             prison=self.prison if self.turn >= isl.reveal_turn else None,
             pirate=self.pirate if self.turn >= isl.free_turn else None,
             pirate_free=self.turn >= isl.free_turn,
@@ -196,9 +206,11 @@ class Game:
         hint = draw_hint(self.island, self.treasure, ctx, truthful, draw)
         self.hints.append(hint)
         self.truths.append(truthful)
+        self._hints_seen = None
         number = len(self.hints)
         if number == 1:
             self.verified[1] = True  # hint 1 is known true without costing an action
+            self._verified_seen = None
         yield self._say(HintGiven(turn, number, hint, truthful))
         yield self._say(HintAdded(turn, number, number))
 
@@ -225,6 +237,7 @@ class Game:
             if k in self.verified:
                 raise self._illegal(action, f"hint {k} is already verified")
             self.verified[k] = self.truths[k - 1]
+            self._verified_seen = None
             yield self._say(HintVerified(self.turn, k, self.truths[k - 1]))
         elif isinstance(action, Move):
             well_formed = isinstance(action.direction, Direction) and isinstance(action.steps, int)
@@ -264,5 +277,6 @@ class Game:
 
     def _scan(self, size: int) -> Event:
         self.scanned[scan_square(self.position, size)] = True
+        self._scanned_seen = None
         self._found = in_scan(self.position, size, self.treasure)
         return self._say(AreaScanned(self.turn, self.position, size, self._found))

@@ -40,18 +40,18 @@ a kind-1 hint is built to match directly (it always can).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import weakref
 from collections.abc import Sequence
-from functools import cached_property
 
 import numpy as np
 
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import (
-    FIXED_KINDS, AnyBoundary, BetweenSquares, Compass, Half, Hint, HintKind, InDirection, InLine, InRectangle,
-    InRegions, MountainRegions, NearerThanPrison, NearSea, NotHalf, NotLine, NotRectangle,
-    NotRegions, NotTiles, Origin, PairBoundary,
+    FIXED_KINDS, HINT_CLASSES, AnyBoundary, Compass, Half, Hint, HintKind, InDirection, InLine,
+    MountainRegions, NearerThanPrison, NotTiles, Origin,
 )
 from treasure_cli.rules.island import Island
 
@@ -97,19 +97,47 @@ def _big_side_range(island: Island) -> tuple[int, int]:
 
 def available_kinds(island: Island, ctx: HintContext) -> tuple[HintKind, ...]:
     """Kinds the pirate may choose now on this island, in kind order."""
-    return tuple(k for k in _island_kinds(island)
-                 if k is not HintKind.NEARER_THAN_PRISON or ctx.prison_revealed)
+    facts = _facts(island)
+    return facts.kinds_after_reveal if ctx.prison_revealed else facts.kinds_before_reveal
 
 
-# The island's part of the answer is the same every turn: keep it per island
-# (by identity; the weak reference tells a reused id from the same island).
-_KINDS_CACHE: dict[int, tuple[weakref.ref, tuple[HintKind, ...]]] = {}
+class _IslandFacts:
+    """What the draw needs of an island that is the same every turn: computed once per island."""
+
+    def __init__(self, island: Island):
+        kinds = _island_kinds(island)
+        self.kinds_after_reveal = kinds
+        self.kinds_before_reveal = tuple(k for k in kinds if k is not HintKind.NEARER_THAN_PRISON)
+        self.land_flat = np.flatnonzero(island.land)
+        self.land_regions = np.array(island.land_regions, dtype=np.int64)
+        # Cumulative counts of admissible rectangle sizes by height, as Python ints
+        # (a bisect on a list beats np.searchsorted on a tiny array).
+        self.rect_cum = {
+            kind: list(itertools.accumulate(
+                int(n) for n in _rect_size_counts(island.height, island.width, *_rect_bounds(island, kind))))
+            for kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE)
+        }
+        self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
+            [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
+
+
+# Kept per island by identity (the weak reference tells a reused id from the same island).
+_FACTS_CACHE: dict[int, tuple[weakref.ref, _IslandFacts]] = {}
+
+
+def _facts(island: Island) -> _IslandFacts:
+    hit = _FACTS_CACHE.get(id(island))
+    if hit is not None and hit[0]() is island:
+        return hit[1]
+    if len(_FACTS_CACHE) > 64:
+        _FACTS_CACHE.clear()
+    facts = _IslandFacts(island)
+    _FACTS_CACHE[id(island)] = (weakref.ref(island), facts)
+    return facts
 
 
 def _island_kinds(island: Island) -> tuple[HintKind, ...]:
-    hit = _KINDS_CACHE.get(id(island))
-    if hit is not None and hit[0]() is island:
-        return hit[1]
+    """The kinds possible on this island at all (kind 6 also waits for the reveal)."""
     n_land_regions = len(island.land_regions)
     out = []
     for kind in HintKind:
@@ -134,58 +162,64 @@ def _island_kinds(island: Island) -> tuple[HintKind, ...]:
             ok = True  # kind 6 depends on the turn: available_kinds checks it
         if ok:
             out.append(kind)
-    if len(_KINDS_CACHE) > 64:
-        _KINDS_CACHE.clear()
-    kinds = tuple(out)
-    _KINDS_CACHE[id(island)] = (weakref.ref(island), kinds)
-    return kinds
+    return tuple(out)
 
 
 def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator) -> HintKind:
     """One kind drawn by KIND_WEIGHTS among `kinds`."""
     if not kinds:
         raise ValueError("no hint kind to choose from")
-    cum = np.cumsum([KIND_WEIGHTS[k] for k in kinds])
-    i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+    # Running sums in Python floats: the weights are halves and ones, so every sum is exact
+    # and equal to np.cumsum's; bisect_right is searchsorted(side="right") without numpy's call cost.
+    cum = list(itertools.accumulate(KIND_WEIGHTS[k] for k in kinds))
+    i = bisect.bisect_right(cum, rng.random() * cum[-1])
     return kinds[min(i, len(kinds) - 1)]
 
 
 class _Drawer:
-    """Random parameters for each kind on one island, for one hint."""
+    """Random parameters for each kind on one island, for one hint.
+
+    `params(kind)` draws the arguments of the kind's Hint class without
+    building it, and `tester(kind)` gives a test of such arguments against
+    the treasure made of a few integer comparisons. The pirate redraws up to
+    MAX_PARAM_DRAWS times per kind, and building a Hint and calling its
+    `holds_for` for every redraw was most of the cost of a turn; now only the
+    accepted parameters become a Hint. The random calls are the same, in the
+    same order (tests/rules/test_hint_draw_fast.py checks both against the
+    hints' own `holds_for`).
+    """
 
     def __init__(self, island: Island, ctx: HintContext, rng: np.random.Generator):
         self.island = island
         self.ctx = ctx
         self.rng = rng
+        self.facts = _facts(island)
+        self.land_flat = self.facts.land_flat
 
     def _int(self, lo: int, hi: int) -> int:
         """Uniform integer in [lo, hi], both inclusive."""
         return int(self.rng.integers(lo, hi + 1))
 
-    @cached_property
-    def land_flat(self) -> np.ndarray:
-        return np.flatnonzero(self.island.land)
-
     def tiles_from(self, pool: np.ndarray, n: int) -> list[Pos]:
         picks = self.rng.choice(pool, size=n, replace=False)
         w = self.island.width
-        return [(int(i) // w, int(i) % w) for i in picks]
+        return [(i // w, i % w) for i in picks.tolist()]
 
     def regions(self, lo: int, hi: int) -> tuple[int, ...]:
-        regs = self.island.land_regions
+        regs = self.facts.land_regions
         n = self._int(lo, min(hi, len(regs)))
-        return tuple(int(x) for x in self.rng.choice(regs, size=n, replace=False))
+        return tuple(self.rng.choice(regs, size=n, replace=False).tolist())
 
     def rectangle(self, kind: HintKind) -> tuple[int, int, int, int]:
         h, w = self.island.shape
         lo, hi = _rect_bounds(self.island, kind)
-        cum = np.cumsum(_rect_size_counts(h, w, lo, hi))
+        cum = self.facts.rect_cum[kind]
         # Uniform over all admissible (height, width) pairs.
-        k = self._int(0, int(cum[-1]) - 1)
-        i = int(np.searchsorted(cum, k, side="right"))
+        k = self._int(0, cum[-1] - 1)
+        i = bisect.bisect_right(cum, k)
         rh = i + 1
         first_w = max(1, -(-lo // rh))
-        rw = first_w + k - (int(cum[i - 1]) if i else 0)
+        rw = first_w + k - (cum[i - 1] if i else 0)
         top, left = self._int(0, h - rh), self._int(0, w - rw)
         return top, left, top + rh - 1, left + rw - 1
 
@@ -203,41 +237,36 @@ class _Drawer:
             return None, col
         return row, col
 
-    def draw(self, kind: HintKind) -> Hint:
+    def params(self, kind: HintKind) -> tuple:
+        """The arguments of HINT_CLASSES[kind] for one draw."""
         isl, ctx = self.island, self.ctx
         if kind is HintKind.NOT_TILES:
-            return NotTiles(tuple(self.not_tiles()))
+            return (tuple(self.not_tiles()),)
         if kind is HintKind.IN_REGIONS:
-            return InRegions(self.regions(2, 5))
+            return (self.regions(2, 5),)
         if kind is HintKind.NOT_REGIONS:
-            return NotRegions(self.regions(1, 3))
-        if kind is HintKind.IN_RECTANGLE:
-            return InRectangle(*self.rectangle(kind))
-        if kind is HintKind.NOT_RECTANGLE:
-            return NotRectangle(*self.rectangle(kind))
+            return (self.regions(1, 3),)
+        if kind is HintKind.IN_RECTANGLE or kind is HintKind.NOT_RECTANGLE:
+            return self.rectangle(kind)
         if kind is HintKind.NEARER_THAN_PRISON:
-            return NearerThanPrison(ctx.agent, ctx.prison)
-        if kind is HintKind.IN_LINE:
-            return InLine(*self.line())
-        if kind is HintKind.NOT_LINE:
-            return NotLine(*self.line())
+            return (ctx.agent, ctx.prison)
+        if kind is HintKind.IN_LINE or kind is HintKind.NOT_LINE:
+            return self.line()
         if kind is HintKind.PAIR_BOUNDARY:
             pairs = isl.adjacent_pairs
-            return PairBoundary(*pairs[self._int(0, len(pairs) - 1)])
-        if kind is HintKind.ANY_BOUNDARY:
-            return AnyBoundary()
+            return pairs[self._int(0, len(pairs) - 1)]
+        if kind is HintKind.ANY_BOUNDARY or kind is HintKind.MOUNTAIN_REGIONS:
+            return ()
         if kind is HintKind.NEAR_SEA:
-            return NearSea(self._int(2, 3))
+            return (self._int(2, 3),)
         if kind is HintKind.NOT_HALF:
-            halves = ([Half.TOP, Half.BOTTOM] if isl.height >= 2 else []) + (
-                [Half.LEFT, Half.RIGHT] if isl.width >= 2 else []
-            )
-            return NotHalf(halves[self._int(0, len(halves) - 1)])
+            halves = self.facts.halves
+            return (halves[self._int(0, len(halves) - 1)],)
         if kind is HintKind.DIRECTION:
-            direction = list(Compass)[self._int(0, len(Compass) - 1)]
+            direction = _COMPASS[self._int(0, len(_COMPASS) - 1)]
             if ctx.prison_revealed and self.rng.random() < 0.5:
-                return InDirection(direction, ctx.prison, Origin.PRISON)
-            return InDirection(direction, (isl.height // 2, isl.width // 2), Origin.CENTRE)
+                return (direction, ctx.prison, Origin.PRISON)
+            return (direction, (isl.height // 2, isl.width // 2), Origin.CENTRE)
         if kind is HintKind.BETWEEN_SQUARES:
             lo, hi = _big_side_range(isl)
             big = self._int(lo, hi)
@@ -246,10 +275,58 @@ class _Drawer:
             # Interior rows are bt+1 .. bt+big-2; the small square must fit there.
             st = self._int(bt + 1, bt + big - 1 - small)
             sl = self._int(bl + 1, bl + big - 1 - small)
-            return BetweenSquares(bt, bl, big, st, sl, small)
-        if kind is HintKind.MOUNTAIN_REGIONS:
-            return MountainRegions()
+            return (bt, bl, big, st, sl, small)
         raise AssertionError(kind)
+
+    def draw(self, kind: HintKind) -> Hint:
+        return HINT_CLASSES[kind](*self.params(kind))
+
+    def tester(self, kind: HintKind, treasure: Pos):
+        """A function of `params(kind)` answering `draw(kind).holds_for(island, treasure)`.
+
+        Each test restates the kind's set (rules/hints.py) for one tile, with
+        what is fixed for this treasure looked up once; kinds drawn only once
+        (FIXED_KINDS) just build the hint.
+        """
+        isl = self.island
+        r, c = treasure
+        h, w = isl.shape
+        if kind is HintKind.NOT_TILES:
+            return lambda a: treasure not in a[0]
+        if kind is HintKind.IN_REGIONS or kind is HintKind.NOT_REGIONS:
+            here = int(isl.regions[r, c])
+            if kind is HintKind.IN_REGIONS:
+                return lambda a: here in a[0]
+            return lambda a: here not in a[0]
+        if kind is HintKind.IN_RECTANGLE:
+            return lambda a: a[0] <= r <= a[2] and a[1] <= c <= a[3]
+        if kind is HintKind.NOT_RECTANGLE:
+            return lambda a: not (a[0] <= r <= a[2] and a[1] <= c <= a[3])
+        if kind is HintKind.IN_LINE:  # a missing row or column (None) equals no index
+            return lambda a: r == a[0] or c == a[1]
+        if kind is HintKind.NOT_LINE:
+            return lambda a: not (r == a[0] or c == a[1])
+        if kind is HintKind.PAIR_BOUNDARY:  # in a or b, with a 4-neighbour in the other
+            here = int(isl.regions[r, c])
+            around = {int(isl.regions[r + dr, c + dc]) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                      if 0 <= r + dr < h and 0 <= c + dc < w}
+            return lambda a: (here == a[0] and a[1] in around) or (here == a[1] and a[0] in around)
+        if kind is HintKind.NEAR_SEA:
+            on_land, sea = bool(isl.land[r, c]), int(isl.sea_distance[r, c])
+            return lambda a: on_land and sea <= a[0]
+        if kind is HintKind.NOT_HALF:
+            inside = {Half.TOP: r < h // 2, Half.BOTTOM: r >= h - h // 2,
+                      Half.LEFT: c < w // 2, Half.RIGHT: c >= w - w // 2}
+            return lambda a: not inside[a[0]]
+        if kind is HintKind.DIRECTION:
+            return lambda a: _in_direction(a[0], a[1], r, c)
+        if kind is HintKind.BETWEEN_SQUARES:
+            def between(a) -> bool:
+                bt, bl, big, st, sl, small = a
+                in_big = bt <= r < bt + big and bl <= c < bl + big
+                return in_big and not (st <= r < st + small and sl <= c < sl + small)
+            return between
+        return lambda a: HINT_CLASSES[kind](*a).holds_for(isl, treasure)
 
     def fallback(self, treasure: Pos, truthful: bool) -> Hint:
         """A kind-1 hint built to have the wanted truth; it always exists."""
@@ -263,6 +340,26 @@ class _Drawer:
             return NotTiles(tuple(self.tiles_from(others, self._int(1, min(12, others.size)))))
         n = self._int(0, min(11, others.size))
         return NotTiles((treasure, *self.tiles_from(others, n)))
+
+
+_COMPASS = list(Compass)
+
+
+def _in_direction(direction: Compass, origin: Pos, r: int, c: int) -> bool:
+    """InDirection's set (rules/hints.py) for one tile."""
+    up = origin[0] - r      # > 0 above the origin
+    right = c - origin[1]   # > 0 right of the origin
+    if direction is Compass.N:
+        return up > 0 and abs(right) <= up
+    if direction is Compass.S:
+        return up < 0 and abs(right) <= -up
+    if direction is Compass.E:
+        return right > 0 and abs(up) <= right
+    if direction is Compass.W:
+        return right < 0 and abs(up) <= -right
+    vertical = up > 0 if "N" in direction.value else up < 0
+    horizontal = right > 0 if "E" in direction.value else right < 0
+    return vertical and horizontal
 
 
 def draw_hint(
@@ -280,14 +377,10 @@ def draw_hint(
     kinds = list(available_kinds(island, ctx))
     while kinds:
         kind = choose_kind(kinds, rng)
+        holds = drawer.tester(kind, t)
         for _ in range(1 if kind in FIXED_KINDS else MAX_PARAM_DRAWS):
-            if kind is HintKind.NOT_TILES:  # the common slow case: test before building
-                tiles = drawer.not_tiles()
-                if (t not in tiles) == truthful:
-                    return NotTiles(tuple(tiles))
-                continue
-            hint = drawer.draw(kind)
-            if hint.holds_for(island, t) == truthful:
-                return hint
+            args = drawer.params(kind)
+            if holds(args) == truthful:
+                return HINT_CLASSES[kind](*args)
         kinds.remove(kind)
     return drawer.fallback(t, truthful)

@@ -188,7 +188,9 @@ class _Geometric(Hint):
     def _set_mask(self, island: Island) -> np.ndarray:
         h, w = island.shape
         inside = self._inside(np.arange(h)[:, None], np.arange(w)[None, :], (h, w))
-        return np.broadcast_to(inside, (h, w)).copy()
+        if inside.shape == (h, w):  # already a fresh full array (the operators made it): no copy
+            return inside
+        return np.broadcast_to(inside, (h, w)).copy()  # a formula over rows only, or columns only
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(self._inside(r, c, island.shape))

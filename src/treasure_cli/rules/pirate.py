@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.bitgrid import BitGrid
+from treasure_cli.rules.grid import Direction, Pos, bfs_distance
 
 STEPS_PER_TURN = 2
 _ORDER = tuple(Direction)  # N, E, S, W: the tie-break after "keep going straight"
@@ -51,6 +54,11 @@ def preference(previous: Direction | None) -> tuple[Direction, ...]:
 
 def _surely_preferred(step: Direction, previous: set[Direction | None]) -> list[Direction]:
     """Directions the pirate would have taken before `step` whatever his previous step was."""
+    return _surely_preferred_cached(step, frozenset(previous))
+
+
+@functools.lru_cache(maxsize=None)  # at most 4 steps x 32 subsets of previous directions
+def _surely_preferred_cached(step: Direction, previous: frozenset[Direction | None]) -> list[Direction]:
     out = None
     for prev in previous:
         order = preference(prev)
@@ -63,57 +71,143 @@ def route_options(walkable: np.ndarray, src: Pos, dst: Pos) -> list[list[tuple[P
     """The ways a 1- or 2-step move src -> dst can have gone: lists of (tile left, direction)."""
     h, w = walkable.shape
     options = []
-    for d1 in _ORDER:
-        m = (src[0] + d1.dr, src[1] + d1.dc)
+    for d1, dr1, dc1 in _DELTAS:
+        m = (src[0] + dr1, src[1] + dc1)
         if m == dst:
             options.append([(src, d1)])
             continue
         if not (0 <= m[0] < h and 0 <= m[1] < w and walkable[m]):
             continue
-        for d2 in _ORDER:
-            if (m[0] + d2.dr, m[1] + d2.dc) == dst:
+        for d2, dr2, dc2 in _DELTAS:
+            if (m[0] + dr2, m[1] + dc2) == dst:
                 options.append([(src, d1), (m, d2)])
     return options
 
 
-def consistent_treasures(
-    walkable: np.ndarray,
-    from_prison: np.ndarray,
-    distance_from,
-    src: Pos,
-    dst: Pos,
-    steps_before: int,
-    previous: set[Direction | None],
-) -> tuple[np.ndarray, set[Direction | None]]:
-    """Tiles t for which the pirate's rule walks src -> dst, given the route so far.
+_DELTAS = tuple((d, d.dr, d.dc) for d in _ORDER)  # an enum property read costs more than a tuple read
+_DELTA = {d: (dr, dc) for d, dr, dc in _DELTAS}
 
-    `from_prison` is the walking distance from his prison; `distance_from(pos)`
-    returns the walking distance field from a tile (cached by the caller).
-    On the true route, the tile after j steps lies at distance
-    from_prison[t] - j from t, and at each step no neighbour preferred over
-    the one taken is one step closer to t. `previous` holds the directions his
-    last step may have had (None before the first step); only constraints that
-    hold for all of them are used, so the treasure is never ruled out.
-    Returns the mask and the possible directions of his last step.
+
+class PrisonRoutes:
+    """The shortest walks from one prison, to read the treasure off the pirate's moves.
+
+    The pirate walks a shortest path from his prison p to the treasure, so
+    after j steps he stands on a tile x with dist(p, x) = j, and a tile t can
+    be the treasure only if x lies on a shortest p -> t path:
+    dist(x, t) = dist(p, t) - j. Those t are x's descendants in the
+    shortest-path DAG from p (edges u -> v between neighbours with
+    dist(p, v) = dist(p, u) + 1), so one walking-distance layering from p,
+    kept as bit sets (`bitgrid`), gives every such set by spreading from x
+    layer by layer: no walking-distance field per tile, which the pirate's
+    every move needed before (a BFS each, ~3 per move). The sets are cached
+    by tile: his later moves, and later games on the same island, reuse them.
     """
-    h, w = walkable.shape
-    allowed = np.zeros(walkable.shape, dtype=bool)
-    last: set[Direction | None] = set()
-    for option in route_options(walkable, src, dst):
-        ok = np.ones(walkable.shape, dtype=bool)
-        prev = previous
-        for i, (tile, step) in enumerate(option):
-            j = steps_before + i  # steps walked when he stands on `tile`
-            nxt = (tile[0] + step.dr, tile[1] + step.dc)
-            dn = distance_from(nxt)
-            ok &= (dn >= 0) & (dn == from_prison - j - 1)
-            for d in _surely_preferred(step, prev):
-                y = (tile[0] + d.dr, tile[1] + d.dc)
-                if 0 <= y[0] < h and 0 <= y[1] < w and walkable[y]:
-                    dy = distance_from(y)
-                    ok &= ~((dy >= 0) & (dy == from_prison - j - 1))
-            prev = {step}
-        if ok.any():
-            allowed |= ok
-            last.add(option[-1][1])
-    return allowed, last
+
+    _CACHE_BITS = 1 << 22  # cached tile sets per prison: at most ~512 KB of them, whatever the map size
+
+    def __init__(self, walkable: np.ndarray, prison: Pos):
+        self.walkable = walkable
+        self.prison = (int(prison[0]), int(prison[1]))
+        g = self.grid = BitGrid(walkable.shape)
+        open_ = g.from_mask(walkable)
+        # layers[k]: tiles at walking distance k from the prison (the prison is
+        # layer 0 even if it is not walkable, as bfs_distance treats a source).
+        frontier = seen = 1 << g.index(self.prison)
+        self.layers = [frontier]
+        self.within = [seen]  # within[k]: tiles at distance <= k
+        while True:
+            frontier = g.spread(frontier) & open_ & ~seen
+            if not frontier:
+                break
+            seen |= frontier
+            self.layers.append(frontier)
+            self.within.append(seen)
+        self._after: dict[int, int] = {}
+        self._after_limit = max(64, self._CACHE_BITS // g.size)
+        self._from_prison: np.ndarray | None = None
+
+    def on_route(self, pos: Pos, steps: int) -> int:
+        """Tiles t with dist(pos, t) = dist(p, t) - steps (both reachable): the bit set of the
+        tiles for which a shortest walk from the prison stands on `pos` after `steps` steps."""
+        i = self.grid.index(pos)
+        layers = self.layers
+        if steps < len(layers) and layers[steps] >> i & 1:
+            return self._descendants(i, steps)
+        if steps >= 1 and self.within[min(steps, len(layers)) - 1] >> i & 1:
+            # dist(p, pos) < steps: dist(p, t) <= dist(p, pos) + dist(pos, t) < steps + dist(pos, t).
+            return 0
+        # pos is unreachable or farther than `steps` (never on the pirate's own walk): use the fields.
+        if self._from_prison is None:
+            self._from_prison = bfs_distance(self.walkable, [self.prison])
+        here = bfs_distance(self.walkable, [pos])
+        return self.grid.from_mask((here >= 0) & (here == self._from_prison - steps))
+
+    def _descendants(self, i: int, k: int) -> int:
+        """The DAG descendants of tile bit i, which lies in layer k (itself included)."""
+        found = self._after.get(i)
+        if found is None:
+            s = self.grid.stride
+            found = front = 1 << i
+            for layer in self.layers[k + 1:]:
+                front = ((front << 1) | (front >> 1) | (front << s) | (front >> s)) & layer  # grid.spread, inlined
+                if not front:
+                    break
+                found |= front
+            if len(self._after) >= self._after_limit:
+                self._after.clear()
+            self._after[i] = found
+        return found
+
+    def consistent_treasures(self, src: Pos, dst: Pos, steps_before: int,
+                             previous: set[Direction | None]) -> tuple[np.ndarray, set[Direction | None]]:
+        """Tiles t for which the pirate's rule walks src -> dst, given the route so far.
+
+        On the true route, the tile after j steps is on a shortest walk to t
+        (`on_route`), and at each step no neighbour preferred over the one
+        taken is one step closer to t, i.e. on such a walk too. `previous`
+        holds the directions his last step may have had (None before the
+        first step); only constraints that hold for all of them are used, so
+        the treasure is never ruled out. Returns the (H, W) mask and the
+        possible directions of his last step.
+        """
+        h, w = self.walkable.shape
+        walkable = self.walkable
+        allowed = 0
+        last: set[Direction | None] = set()
+        for option in route_options(walkable, src, dst):
+            ok = -1  # every tile (an int with all bits set); the first step's set narrows it
+            prev = previous
+            for i, (tile, step) in enumerate(option):
+                j = steps_before + i  # steps walked when he stands on `tile`
+                dr, dc = _DELTA[step]
+                ok &= self.on_route((tile[0] + dr, tile[1] + dc), j + 1)
+                for d in _surely_preferred(step, prev):
+                    dr, dc = _DELTA[d]
+                    y = (tile[0] + dr, tile[1] + dc)
+                    if 0 <= y[0] < h and 0 <= y[1] < w and walkable[y]:
+                        ok &= ~self.on_route(y, j + 1)
+                prev = {step}
+            if ok:
+                allowed |= ok
+                last.add(option[-1][1])
+        return self.grid.to_mask(allowed), last
+
+
+# Routes by walkable array (identity) and prison: the games of a Gymnasium run on one island
+# share them. An entry holds its array, so the array's id cannot be reused while it is cached.
+_ROUTES: dict[tuple[int, Pos], PrisonRoutes] = {}
+
+
+def prison_routes(walkable: np.ndarray, prison: Pos) -> PrisonRoutes:
+    """The PrisonRoutes of this walkable mask and prison, cached while the mask is read-only."""
+    if walkable.flags.writeable:  # it could change under a cached answer
+        return PrisonRoutes(walkable, prison)
+    key = (id(walkable), (int(prison[0]), int(prison[1])))
+    routes = _ROUTES.get(key)
+    if routes is None or routes.walkable is not walkable:
+        if len(_ROUTES) >= 16:
+            _ROUTES.clear()
+        routes = _ROUTES[key] = PrisonRoutes(walkable, prison)
+    return routes
+
+

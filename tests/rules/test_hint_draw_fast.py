@@ -1,0 +1,99 @@
+"""The pirate's draw tests redrawn parameters with scalar tests and Python-int tables instead of
+building a Hint per redraw; here against the straightforward draw, kept as the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.rules.hint_draw import (
+    KIND_WEIGHTS, MAX_PARAM_DRAWS, HintContext, _Drawer, _rect_bounds, _rect_size_counts, available_kinds,
+    draw_hint,
+)
+from treasure_cli.rules.hints import FIXED_KINDS, HINT_CLASSES, HintKind
+
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class _ReferenceDrawer(_Drawer):
+    """The draws as first written: numpy tables per call, a Hint built for every redraw."""
+
+    def rectangle(self, kind):
+        h, w = self.island.shape
+        lo, hi = _rect_bounds(self.island, kind)
+        cum = np.cumsum(_rect_size_counts(h, w, lo, hi))
+        k = self._int(0, int(cum[-1]) - 1)
+        i = int(np.searchsorted(cum, k, side="right"))
+        rh = i + 1
+        rw = max(1, -(-lo // rh)) + k - (int(cum[i - 1]) if i else 0)
+        top, left = self._int(0, h - rh), self._int(0, w - rw)
+        return top, left, top + rh - 1, left + rw - 1
+
+    def regions(self, lo, hi):
+        regs = self.island.land_regions
+        n = self._int(lo, min(hi, len(regs)))
+        return tuple(int(x) for x in self.rng.choice(regs, size=n, replace=False))
+
+
+def reference_choose_kind(kinds, rng):
+    cum = np.cumsum([KIND_WEIGHTS[k] for k in kinds])
+    i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+    return kinds[min(i, len(kinds) - 1)]
+
+
+def reference_draw_hint(island, treasure, ctx, truthful, rng):
+    drawer = _ReferenceDrawer(island, ctx, rng)
+    kinds = list(available_kinds(island, ctx))
+    while kinds:
+        kind = reference_choose_kind(kinds, rng)
+        for _ in range(1 if kind in FIXED_KINDS else MAX_PARAM_DRAWS):
+            hint = drawer.draw(kind)
+            if hint.holds_for(island, treasure) == truthful:
+                return hint
+        kinds.remove(kind)
+    return drawer.fallback(treasure, truthful)
+
+
+islands = st.tuples(st.integers(5, 24), st.integers(5, 24), st.integers(0, 2**32 - 1))
+
+
+def make_island(case):
+    w, h, seed = case
+    return generate_island(w, h, rng=np.random.default_rng(seed)), np.random.default_rng(seed + 1)
+
+
+@SETTINGS
+@given(islands, st.integers(0, 2**32 - 1))
+def test_draws_equal_the_reference_draw_and_use_the_same_random_numbers(case, seed):
+    island, rng = make_island(case)
+    land = np.argwhere(island.land)
+    walk = np.argwhere(island.walkable)
+    for turn in range(1, 12):
+        treasure = tuple(int(x) for x in land[rng.integers(len(land))])
+        agent = tuple(int(x) for x in walk[rng.integers(len(walk))])
+        ctx = HintContext(turn, island.prisons[0], agent, bool(rng.integers(2)))
+        truthful = bool(rng.integers(2))
+        fast, slow = np.random.default_rng([seed, turn]), np.random.default_rng([seed, turn])
+        got = draw_hint(island, treasure, ctx, truthful, fast)
+        assert got == reference_draw_hint(island, treasure, ctx, truthful, slow)
+        assert got.holds_for(island, treasure) == truthful
+        assert fast.random() == slow.random()  # the same amount drawn
+
+
+@SETTINGS
+@given(islands, st.sampled_from(sorted(set(HintKind) - FIXED_KINDS)))
+def test_scalar_tests_answer_holds_for(case, kind):
+    island, rng = make_island(case)
+    ctx = HintContext(5, island.prisons[0], (0, 0), True)
+    drawer = _Drawer(island, ctx, rng)
+    if kind not in available_kinds(island, ctx):
+        return
+    h, w = island.shape
+    for _ in range(20):
+        args = drawer.params(kind)
+        hint = HINT_CLASSES[kind](*args)
+        for _ in range(10):
+            tile = (int(rng.integers(h)), int(rng.integers(w)))  # any tile, land or sea
+            assert drawer.tester(kind, tile)(args) == hint.holds_for(island, tile), (hint, tile)
