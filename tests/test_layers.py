@@ -7,7 +7,7 @@ import ast
 from helpers import ROOT
 
 PACKAGE = ROOT / "src" / "treasure_cli"
-ORDER = ["errors", "rules", "agents", "formats", "play", "view", "cli"]
+ORDER = ["errors", "rules", "agents", "formats", "play", "view", "gym", "cli"]
 
 
 def layer_of(module: str) -> str | None:
