@@ -90,15 +90,15 @@ def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
     return [play_entry(e) for e in entries]
 
 
-def _chunks(todo: list[Entry], by_game: bool) -> list[tuple[Entry, ...]]:
+def _chunks(todo: list[Entry], grouped: bool) -> list[tuple[Entry, ...]]:
     """The tasks, largest maps first (so no big one is left running alone at the end).
 
     Locally a task is one game seed on one map for every agent still to play
     it (bench's unit: the map is parsed once and a game of a 32x32 map, a few
     milliseconds, is not outweighed by handing it to a process). On Dask
-    (`by_game` false) a task is one game, so a lost worker costs the fewest.
+    (`grouped` false) a task is one game, so a lost worker costs the fewest.
     """
-    if not by_game:
+    if not grouped:
         chunks = [(e,) for e in todo]
     else:
         groups: dict[tuple, list[Entry]] = {}
@@ -171,7 +171,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         if on_plan is not None:
             on_plan(len(todo), already)
         played = 0
-        for _, rows in run_tasks(play_entries, [(chunk,) for chunk in _chunks(todo, scheduler is None)], jobs,
+        for _, rows in run_tasks(play_entries, [(chunk,) for chunk in _chunks(todo, grouped=scheduler is None)], jobs,
                                  scheduler=scheduler):
             store.add(*rows)  # committed at once: only the games in flight are ever at risk
             played += len(rows)
