@@ -187,3 +187,19 @@ def test_bad_options_raise_value_error(width, height, options, message):
     with pytest.raises(ValueError) as info:
         make(width, height, 0, **options)
     assert str(info.value) == message
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.sampled_from([8, 13, 16, 32, 47, 64]), seed=st.integers(0, 10**6),
+       mountains=st.sampled_from([None, 0]))
+def test_primed_masks_equal_the_computed_ones(size, seed, mountains):
+    """The masks the generator hands its island equal what the island computes itself."""
+    island = generate_island(size, size, mountains=mountains, rng=np.random.default_rng(seed))
+    fresh = Island(island.regions.copy(), island.mountain.copy(), island.prison.copy(),
+                   island.reveal_turn, island.free_turn, island.treasure)
+    for name in ("walkable", "walk_pieces", "treasure_distance"):
+        primed, computed = getattr(island, name), getattr(fresh, name)
+        assert primed.dtype == computed.dtype and not primed.flags.writeable
+        assert np.array_equal(primed, computed), name
+    assert island.reachable_prisons == fresh.reachable_prisons
+    assert np.array_equal(island.prison_reach, fresh.prison_reach)

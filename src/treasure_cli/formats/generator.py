@@ -138,8 +138,13 @@ def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, r
         f_turn,
         treasure,
     )
-    if not _verify(island, dist.reshape(height, width), n_regions, n_prisons, n_mountains):
+    dist = dist.reshape(height, width)
+    if not _verify(island, dist, n_regions, n_prisons, n_mountains):
         raise _Retry  # the construction should rule this out; never hand out a bad map
+    # _verify checked that the walkable land is one piece reached by `dist`:
+    # hand the island the masks it would otherwise compute again.
+    walk = walkable.reshape(height, width)
+    island.prime(walkable=walk, walk_pieces=walk.astype(np.int32), treasure_distance=dist)
     return island
 
 

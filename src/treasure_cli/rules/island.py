@@ -121,6 +121,14 @@ class Island:
             self.reachable_prisons
         return self
 
+    def prime(self, *, walkable: np.ndarray, walk_pieces: np.ndarray, treasure_distance: np.ndarray) -> None:
+        """Cache masks the caller already computed (the generator): each must equal
+        what the property would compute (walk_pieces labelled as `grid.components`
+        does, treasure_distance as `walk_distance([treasure])`). Tests compare them."""
+        self._shared["walkable"] = _frozen(walkable, bool)
+        self._shared["walk_pieces"] = _frozen(walk_pieces, np.int32)
+        self.__dict__["treasure_distance"] = _frozen(treasure_distance, np.int32)
+
     # -- size -------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, int]:
