@@ -261,6 +261,19 @@ class Island:
             raise ValueError("this island has no treasure position")
         return _frozen(self.walk_distance([self.treasure]), np.int32)
 
+    def treasure_distance_within(self, pos: Pos) -> np.ndarray:
+        """treasure_distance where it is at most that of `pos` (a tile that reaches the
+        treasure), UNREACHABLE beyond: all a path from `pos` to the treasure needs.
+
+        The cached full field when it is known, else a BFS that stops at `pos`'s layer
+        (not cached: it is not the full field).
+        """
+        if "treasure_distance" in self.__dict__:
+            return self.treasure_distance
+        if self.treasure is None:
+            raise ValueError("this island has no treasure position")
+        return grid.bfs_distance(self.walkable, [self.treasure], until=pos)
+
     @cached_property
     def reachable_prisons(self) -> tuple[Pos, ...]:
         """Prisons from which the treasure can be reached by walking."""
