@@ -187,3 +187,125 @@ def test_bad_options_raise_value_error(width, height, options, message):
     with pytest.raises(ValueError) as info:
         make(width, height, 0, **options)
     assert str(info.value) == message
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.sampled_from([8, 13, 16, 32, 47, 64]), seed=st.integers(0, 10**6),
+       mountains=st.sampled_from([None, 0]))
+def test_primed_masks_equal_the_computed_ones(size, seed, mountains):
+    """The masks the generator hands its island equal what the island computes itself."""
+    island = generate_island(size, size, mountains=mountains, rng=np.random.default_rng(seed))
+    fresh = Island(island.regions.copy(), island.mountain.copy(), island.prison.copy(),
+                   island.reveal_turn, island.free_turn, island.treasure)
+    for name in ("walkable", "walk_pieces", "treasure_distance"):
+        primed, computed = getattr(island, name), getattr(fresh, name)
+        assert primed.dtype == computed.dtype and not primed.flags.writeable
+        assert np.array_equal(primed, computed), name
+    assert island.reachable_prisons == fresh.reachable_prisons
+    assert np.array_equal(island.prison_reach, fresh.prison_reach)
+
+
+# -- fast paths against the straightforward versions they replaced -------------
+def _spread_seeds_reference(land_idx, width, count, rng):
+    tries = rng.choice(land_idx, size=(count, 8))
+    seeds = np.empty(count, dtype=np.int64)
+    seeds[0] = tries[0, 0]
+    taken = {int(seeds[0])}
+    for k in range(1, count):
+        cand = tries[k]
+        gap = (np.abs(cand[:, None] // width - seeds[None, :k] // width)
+               + np.abs(cand[:, None] % width - seeds[None, :k] % width)).min(axis=1)
+        for j in np.argsort(-gap, kind="stable"):
+            if int(cand[j]) not in taken:
+                seeds[k] = cand[j]
+                break
+        else:
+            free = np.setdiff1d(land_idx, seeds[:k])
+            seeds[k] = free[rng.integers(free.size)]
+        taken.add(int(seeds[k]))
+    return seeds
+
+
+@settings(max_examples=60, deadline=None)
+@given(width=st.integers(3, 40), n_land=st.integers(1, 60), count=st.integers(1, 60), seed=st.integers(0, 10**6))
+def test_spread_seeds_matches_the_numpy_version(width, n_land, count, seed):
+    from treasure_cli.formats.generator import _spread_seeds
+    pick = np.random.default_rng(seed)
+    land_idx = np.sort(pick.choice(width * width, size=min(n_land, width * width), replace=False))
+    count = min(count, land_idx.size)
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    fast = _spread_seeds(land_idx, width, count, a)
+    slow = _spread_seeds_reference(land_idx, width, count, b)
+    assert fast.dtype == slow.dtype and fast.tolist() == slow.tolist()
+    assert a.random() == b.random()  # the same draws were consumed
+
+
+def _largest_piece_reference(walkable):
+    pieces = grid.components(walkable)
+    sizes = np.bincount(pieces.ravel())
+    sizes[0] = 0
+    inland = pieces[np.unravel_index(int(np.argmax(grid.manhattan_distance_to(~walkable))), walkable.shape)]
+    best = inland if sizes[inland] == sizes.max() else int(np.argmax(sizes))
+    return pieces == best
+
+
+@settings(max_examples=150, deadline=None)
+@given(h=st.integers(1, 12), w=st.integers(1, 12), density=st.floats(0, 1), seed=st.integers(0, 10**6))
+def test_largest_piece_matches_the_reference(h, w, density, seed):
+    from treasure_cli.formats.generator import _largest_piece
+    walkable = np.random.default_rng(seed).random((h, w)) < density
+    assert np.array_equal(_largest_piece(walkable), _largest_piece_reference(walkable))
+
+
+
+def _land_mask_reference(width, height, rng):
+    from treasure_cli.formats.generator import _LAND_FRACTION, _Retry, _value_noise
+    side = min(width, height)
+    field = np.zeros((height, width), dtype=np.float32)
+    cell, weight = max(2.0, side / 4), np.float32(1.0)
+    while cell >= 2.0:
+        octave = _value_noise(height, width, cell, rng)
+        octave *= weight
+        field += octave
+        cell, weight = cell / 2, weight * np.float32(0.5)
+    ry = (np.arange(height, dtype=np.float32) - (height - 1) / 2) / np.float32(height / 2)
+    rx = (np.arange(width, dtype=np.float32) - (width - 1) / 2) / np.float32(width / 2)
+    field -= np.float32(1.2) * (ry[:, None] ** 2 + rx[None, :] ** 2)
+    inner = field[1:-1, 1:-1]
+    k = int(inner.size * (1 - _LAND_FRACTION))
+    threshold = np.partition(inner.ravel(), k)[k]
+    land = np.zeros((height, width), dtype=bool)
+    land[1:-1, 1:-1] = inner >= threshold
+    depth = grid.manhattan_distance_to(~land)
+    core = np.unravel_index(int(np.argmax(depth)), land.shape)
+    pieces = grid.components(land)
+    land = pieces == pieces[core]
+    if land.sum() < 0.3 * inner.size:
+        raise _Retry
+    return land
+
+
+@settings(max_examples=60, deadline=None)
+@given(width=st.integers(5, 48), height=st.integers(5, 48), seed=st.integers(0, 10**6))
+def test_land_mask_matches_the_reference(width, height, seed):
+    from treasure_cli.formats.generator import _Retry, _land_mask
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    try:
+        slow = _land_mask_reference(width, height, b)
+    except _Retry:
+        with pytest.raises(_Retry):
+            _land_mask(width, height, a)
+        return
+    assert np.array_equal(_land_mask(width, height, a), slow)
+
+
+def test_largest_piece_breaks_a_size_tie_by_the_most_inland_tile():
+    from treasure_cli.formats.generator import _largest_piece
+    walkable = np.zeros((9, 9), dtype=bool)
+    walkable[0, 0:5] = True            # 5 tiles, first in row-major order, none inland
+    walkable[4:7, 5] = True            # a plus of 5 tiles whose centre is 2 from any blocked tile
+    walkable[5, 4:7] = True
+    expected = np.zeros_like(walkable)
+    expected[4:7, 5] = expected[5, 4:7] = True
+    assert np.array_equal(_largest_piece(walkable), expected)
+    assert np.array_equal(_largest_piece_reference(walkable), expected)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from treasure_cli.play import bench
 from treasure_cli.agents.registry import agent_names
-from treasure_cli.play.bench import BenchOptions, make_tasks, run_bench, task_island, wilson_interval
+from treasure_cli.play.bench import BenchOptions, iter_tasks, make_tasks, run_bench, task_island, wilson_interval
 from treasure_cli.play.records import GameRecord
 from treasure_cli.cli import cli
 from treasure_cli.formats.generator import generate_island
@@ -192,3 +192,22 @@ def test_bench_usage_errors(args, message):
     result = CliRunner().invoke(cli, ["bench", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_chunks_keep_every_task_in_order_and_bound_their_size():
+    from treasure_cli.play.bench import CHUNK_TILES, chunked
+    options = BenchOptions(agents=("logic",), sizes=(16, 32, 200), games=23)
+    tasks = list(iter_tasks(options))
+    for most in (1, 3, 8, 100):
+        chunks = list(chunked(iter(tasks), most))
+        assert [t for c in chunks for t in c] == tasks
+        for c in chunks:
+            assert 1 <= len(c) <= most
+            assert len(c) == 1 or sum(t.width * t.height for _, t in c) <= CHUNK_TILES
+
+
+def test_chunked_pool_gives_the_same_records_as_one_process():
+    options = BenchOptions(agents=("logic", "random"), sizes=(16, 24), games=21, seed=5)
+    one, two = run_bench(options, jobs=1), run_bench(options, jobs=2)
+    assert [dataclasses.replace(r, seconds=0) for r in one.records] == \
+           [dataclasses.replace(r, seconds=0) for r in two.records]

@@ -189,3 +189,21 @@ def test_nearer_than_prison_mask_is_the_distance_comparison(h, w, data):
     hint = NearerThanPrison((ar, ac), (pr, pc))
     assert same(hint.mask(island), expected)
     assert all(hint.holds_for(island, (r, c)) == expected[r, c] for r in range(h) for c in range(w))
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_islands())
+def test_treasure_distance_within_a_prison_gives_the_same_pirate_path(island):
+    """The game's truncated treasure BFS agrees with the full field up to the prison's
+    distance (UNREACHABLE beyond), so the pirate walks the very same path."""
+    walk = island.walkable
+    full = ref_bfs(walk, [island.treasure])
+    for p in island.reachable_prisons if walk[island.treasure] else ():
+        fresh = Island(island.regions, island.mountain, island.prison, 2, 5, island.treasure)
+        near = fresh.treasure_distance_within(p)
+        assert "treasure_distance" not in fresh.__dict__  # the truncated field is not cached as the full one
+        inside = (full >= 0) & (full <= full[p])
+        assert same(near[inside], full[inside]) and (near[~inside] == grid.UNREACHABLE).all()
+        assert pirate_path(walk, near, p) == pirate_path(walk, full, p)
+        fresh.treasure_distance  # once the full field is known, it is the one used
+        assert fresh.treasure_distance_within(p) is fresh.treasure_distance

@@ -138,8 +138,13 @@ def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, r
         f_turn,
         treasure,
     )
-    if not _verify(island, dist.reshape(height, width), n_regions, n_prisons, n_mountains):
+    dist = dist.reshape(height, width)
+    if not _verify(island, dist, n_regions, n_prisons, n_mountains):
         raise _Retry  # the construction should rule this out; never hand out a bad map
+    # _verify checked that the walkable land is one piece reached by `dist`:
+    # hand the island the masks it would otherwise compute again.
+    walk = walkable.reshape(height, width)
+    island.prime(walkable=walk, walk_pieces=walk.astype(np.int32), treasure_distance=dist)
     return island
 
 
@@ -185,10 +190,11 @@ def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
     land = np.zeros((height, width), dtype=bool)
     land[1:-1, 1:-1] = inner >= threshold
     # Keep the piece holding the most inland tile: one island, no islets.
-    depth = grid.manhattan_distance_to(~land)
-    core = np.unravel_index(int(np.argmax(depth)), land.shape)
     pieces = grid.components(land)
-    land = pieces == pieces[core]
+    if pieces.max() > 1:  # one piece (the usual case) is kept as it is: no distance field needed
+        depth = grid.manhattan_distance_to(~land)
+        core = np.unravel_index(int(np.argmax(depth)), land.shape)
+        land = pieces == pieces[core]
     if land.sum() < 0.3 * inner.size:
         raise _Retry
     return land
@@ -199,23 +205,28 @@ def _spread_seeds(land_idx: np.ndarray, width: int, count: int, rng: np.random.G
     """Best-candidate sampling: each seed is the farthest of a few random tries."""
     if count > 1000:  # the greedy spread is quadratic; plain sampling is fine at this density
         return rng.choice(land_idx, size=count, replace=False)
-    tries = rng.choice(land_idx, size=(count, 8))
-    seeds = np.empty(count, dtype=np.int64)
-    seeds[0] = tries[0, 0]
-    taken = {int(seeds[0])}
+    tries = rng.choice(land_idx, size=(count, 8)).tolist()
+    # Plain Python ints: a few dozen numbers per seed, where numpy's per-call cost dominated.
+    seeds = [tries[0][0]]
+    at = [divmod(seeds[0], width)]
+    taken = {seeds[0]}
     for k in range(1, count):
         cand = tries[k]
-        gap = (np.abs(cand[:, None] // width - seeds[None, :k] // width)
-               + np.abs(cand[:, None] % width - seeds[None, :k] % width)).min(axis=1)
-        for j in np.argsort(-gap, kind="stable"):
-            if int(cand[j]) not in taken:
-                seeds[k] = cand[j]
+        gap = []
+        for t in cand:
+            r, c = divmod(t, width)
+            gap.append(min(abs(r - sr) + abs(c - sc) for sr, sc in at))
+        for j in sorted(range(len(cand)), key=lambda j: -gap[j]):  # stable: ties keep try order
+            if cand[j] not in taken:
+                seed = cand[j]
                 break
         else:  # every try was already a seed: take any free land tile
-            free = np.setdiff1d(land_idx, seeds[:k])
-            seeds[k] = free[rng.integers(free.size)]
-        taken.add(int(seeds[k]))
-    return seeds
+            free = np.setdiff1d(land_idx, np.array(seeds, dtype=np.int64))
+            seed = int(free[rng.integers(free.size)])
+        seeds.append(seed)
+        at.append(divmod(seed, width))
+        taken.add(seed)
+    return np.array(seeds, dtype=np.int64)
 
 
 def _grow_regions(land: np.ndarray, width: int, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -333,6 +344,9 @@ def _largest_piece(walkable: np.ndarray) -> np.ndarray:
     pieces = grid.components(walkable)
     sizes = np.bincount(pieces.ravel())
     sizes[0] = 0  # not walkable
+    largest = sizes.max()
+    if largest > 0 and np.count_nonzero(sizes == largest) == 1:
+        return pieces == int(np.argmax(sizes))  # one largest piece: no tie to break
     inland = pieces[np.unravel_index(int(np.argmax(grid.manhattan_distance_to(~walkable))), walkable.shape)]
     best = inland if sizes[inland] == sizes.max() else int(np.argmax(sizes))  # argmax: first of the largest
     return pieces == best

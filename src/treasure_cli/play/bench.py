@@ -220,8 +220,28 @@ def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) ->
                                          island_seed=island_seed(options.seed, size, i))
 
 
-def _play_at(position: int, task: Task, options: BenchOptions) -> tuple[int, list[GameRecord]]:
-    return position, play_task(task, options)
+def _play_chunk(chunk: tuple[tuple[int, Task], ...], options: BenchOptions) -> list[tuple[int, list[GameRecord]]]:
+    return [(position, play_task(task, options)) for position, task in chunk]
+
+
+# A worker gets several small islands per submit: one task per 32x32 island
+# cost more in pickling and pool round trips than the game itself.
+CHUNK_TILES = 16 * 32 * 32
+
+
+def chunked(tasks: Iterator[tuple[int, Task]], most: int) -> Iterator[tuple[tuple[int, Task], ...]]:
+    """Consecutive tasks grouped up to `most` tasks and about CHUNK_TILES tiles (a big island goes alone)."""
+    chunk: list[tuple[int, Task]] = []
+    tiles = 0
+    for item in tasks:
+        area = item[1].width * item[1].height
+        if chunk and (len(chunk) >= most or tiles + area > CHUNK_TILES):
+            yield tuple(chunk)
+            chunk, tiles = [], 0
+        chunk.append(item)
+        tiles += area
+    if chunk:
+        yield tuple(chunk)
 
 
 @lru_cache(maxsize=8)
@@ -275,10 +295,15 @@ def run_bench(options: BenchOptions, jobs: int = 1,
         tasks = iter_tasks(options)
     count = (len(options.maps) if options.maps else len(set(options.sizes))) * options.games
     by_task: dict[int, list[GameRecord]] = {}
-    for _, (position, records) in run_tasks(_play_at, ((p, t, options) for p, t in tasks), jobs, count=count):
-        by_task[position] = records
-        if on_progress is not None:
-            on_progress(len(records))
+    # Enough chunks that every worker stays busy to the end (8 per worker).
+    most = max(1, count // (8 * max(1, jobs)))
+    chunks = chunked(tasks, most) if jobs > 1 else ((task,) for task in tasks)
+    at_least = -(-count // most) if jobs > 1 else count  # chunks to come (a lower bound): caps the workers
+    for _, done in run_tasks(_play_chunk, ((c, options) for c in chunks), jobs, count=at_least):
+        for position, records in done:
+            by_task[position] = records
+            if on_progress is not None:
+                on_progress(len(records))
     records = tuple(r for i in range(count) for r in by_task[i])
     return BenchResult(options, tuple(summarize(records, options.agents)), records,
                        time.perf_counter() - start, tuple(skipped))

@@ -95,7 +95,7 @@ class Game:
         flat = int(starts[int(setup.integers(starts.size))])
         self.position: Pos = (flat // island.width, flat % island.width)
 
-        self.path = pirate_path(island.walkable, island.treasure_distance, self.prison)
+        self.path = pirate_path(island.walkable, island.treasure_distance_within(self.prison), self.prison)
         self.pirate_index = 0
         self.turn = 0
         self.hints: list[Hint] = []

@@ -121,6 +121,14 @@ class Island:
             self.reachable_prisons
         return self
 
+    def prime(self, *, walkable: np.ndarray, walk_pieces: np.ndarray, treasure_distance: np.ndarray) -> None:
+        """Cache masks the caller already computed (the generator): each must equal
+        what the property would compute (walk_pieces labelled as `grid.components`
+        does, treasure_distance as `walk_distance([treasure])`). Tests compare them."""
+        self._shared["walkable"] = _frozen(walkable, bool)
+        self._shared["walk_pieces"] = _frozen(walk_pieces, np.int32)
+        self.__dict__["treasure_distance"] = _frozen(treasure_distance, np.int32)
+
     # -- size -------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, int]:
@@ -252,6 +260,19 @@ class Island:
         if self.treasure is None:
             raise ValueError("this island has no treasure position")
         return _frozen(self.walk_distance([self.treasure]), np.int32)
+
+    def treasure_distance_within(self, pos: Pos) -> np.ndarray:
+        """treasure_distance where it is at most that of `pos` (a tile that reaches the
+        treasure), UNREACHABLE beyond: all a path from `pos` to the treasure needs.
+
+        The cached full field when it is known, else a BFS that stops at `pos`'s layer
+        (not cached: it is not the full field).
+        """
+        if "treasure_distance" in self.__dict__:
+            return self.treasure_distance
+        if self.treasure is None:
+            raise ValueError("this island has no treasure position")
+        return grid.bfs_distance(self.walkable, [self.treasure], until=pos)
 
     @cached_property
     def reachable_prisons(self) -> tuple[Pos, ...]:
