@@ -22,6 +22,7 @@ import ctypes.util
 import multiprocessing
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
@@ -91,10 +92,13 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
 def _stop_now(pool: ProcessPoolExecutor) -> None:
     """End the workers without waiting for the games they are playing."""
     pool.shutdown(wait=False, cancel_futures=True)
-    for child in multiprocessing.active_children():
-        child.terminate()
-    for child in multiprocessing.active_children():
-        child.join(timeout=5)
+    # The pool's manager thread may still be starting a worker: repeat until none is left.
+    deadline = time.monotonic() + 10
+    while (children := multiprocessing.active_children()) and time.monotonic() < deadline:
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.join(timeout=1)
 
 
 def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address: str) -> Iterator[tuple[int, T]]:
