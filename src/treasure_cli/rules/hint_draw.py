@@ -50,8 +50,7 @@ import numpy as np
 
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import (
-    FIXED_KINDS, HINT_CLASSES, AnyBoundary, Compass, Half, Hint, HintKind, InDirection, InLine,
-    MountainRegions, NearerThanPrison, NotTiles, Origin,
+    FIXED_KINDS, HINT_CLASSES, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin,
 )
 from treasure_cli.rules.island import Island
 
@@ -284,13 +283,17 @@ class _Drawer:
     def tester(self, kind: HintKind, treasure: Pos):
         """A function of `params(kind)` answering `draw(kind).holds_for(island, treasure)`.
 
-        Each test restates the kind's set (rules/hints.py) for one tile, with
-        what is fixed for this treasure looked up once; kinds drawn only once
-        (FIXED_KINDS) just build the hint.
+        Geometric kinds use their class's own formula (`contains`) on the
+        treasure tile; the others test what is fixed for this treasure, looked
+        up once; kinds drawn only once (FIXED_KINDS) just build the hint.
         """
         isl = self.island
         r, c = treasure
         h, w = isl.shape
+        cls = HINT_CLASSES[kind]
+        if issubclass(cls, Geometric) and kind not in FIXED_KINDS:
+            contains, negated, shape = cls.contains, cls._negated, (h, w)
+            return lambda a: bool(contains(*a, r, c, shape)) != negated
         if kind is HintKind.NOT_TILES:
             return lambda a: treasure not in a[0]
         if kind is HintKind.IN_REGIONS or kind is HintKind.NOT_REGIONS:
@@ -298,14 +301,6 @@ class _Drawer:
             if kind is HintKind.IN_REGIONS:
                 return lambda a: here in a[0]
             return lambda a: here not in a[0]
-        if kind is HintKind.IN_RECTANGLE:
-            return lambda a: a[0] <= r <= a[2] and a[1] <= c <= a[3]
-        if kind is HintKind.NOT_RECTANGLE:
-            return lambda a: not (a[0] <= r <= a[2] and a[1] <= c <= a[3])
-        if kind is HintKind.IN_LINE:  # a missing row or column (None) equals no index
-            return lambda a: r == a[0] or c == a[1]
-        if kind is HintKind.NOT_LINE:
-            return lambda a: not (r == a[0] or c == a[1])
         if kind is HintKind.PAIR_BOUNDARY:  # in a or b, with a 4-neighbour in the other
             here = int(isl.regions[r, c])
             around = {int(isl.regions[r + dr, c + dc]) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -314,18 +309,6 @@ class _Drawer:
         if kind is HintKind.NEAR_SEA:
             on_land, sea = bool(isl.land[r, c]), int(isl.sea_distance[r, c])
             return lambda a: on_land and sea <= a[0]
-        if kind is HintKind.NOT_HALF:
-            inside = {Half.TOP: r < h // 2, Half.BOTTOM: r >= h - h // 2,
-                      Half.LEFT: c < w // 2, Half.RIGHT: c >= w - w // 2}
-            return lambda a: not inside[a[0]]
-        if kind is HintKind.DIRECTION:
-            return lambda a: _in_direction(a[0], a[1], r, c)
-        if kind is HintKind.BETWEEN_SQUARES:
-            def between(a) -> bool:
-                bt, bl, big, st, sl, small = a
-                in_big = bt <= r < bt + big and bl <= c < bl + big
-                return in_big and not (st <= r < st + small and sl <= c < sl + small)
-            return between
         return lambda a: HINT_CLASSES[kind](*a).holds_for(isl, treasure)
 
     def fallback(self, treasure: Pos, truthful: bool) -> Hint:
@@ -343,23 +326,6 @@ class _Drawer:
 
 
 _COMPASS = list(Compass)
-
-
-def _in_direction(direction: Compass, origin: Pos, r: int, c: int) -> bool:
-    """InDirection's set (rules/hints.py) for one tile."""
-    up = origin[0] - r      # > 0 above the origin
-    right = c - origin[1]   # > 0 right of the origin
-    if direction is Compass.N:
-        return up > 0 and abs(right) <= up
-    if direction is Compass.S:
-        return up < 0 and abs(right) <= -up
-    if direction is Compass.E:
-        return right > 0 and abs(up) <= right
-    if direction is Compass.W:
-        return right < 0 and abs(up) <= -right
-    vertical = up > 0 if "N" in direction.value else up < 0
-    horizontal = right > 0 if "E" in direction.value else right < 0
-    return vertical and horizontal
 
 
 def draw_hint(

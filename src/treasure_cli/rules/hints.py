@@ -24,7 +24,7 @@ from treasure_cli.rules.grid import Pos, format_pos
 from treasure_cli.rules.island import Island
 
 __all__ = [
-    "HintKind", "FIXED_KINDS", "Hint", "Compass", "Half", "Origin",
+    "HintKind", "FIXED_KINDS", "Hint", "Geometric", "Compass", "Half", "Origin",
     "NotTiles", "InRegions", "NotRegions", "InRectangle", "NotRectangle",
     "NearerThanPrison", "InLine", "NotLine", "PairBoundary", "AnyBoundary",
     "NearSea", "NotHalf", "InDirection", "BetweenSquares", "MountainRegions",
@@ -174,16 +174,23 @@ class Hint:
         raise NotImplementedError
 
 
-class _Geometric(Hint):
+class Geometric(Hint):
     """A set given by a formula over row and column indices.
 
-    `_inside` is written with broadcasting operators only, so the same code
-    tests one tile (scalars) and builds the whole mask (a column of rows
-    against a row of columns): the two can never disagree.
+    `contains(*fields, rows, cols, shape)` is the formula, a static function of
+    the hint's fields in their order, written with broadcasting operators only
+    (and the built-in `abs`): the same code tests one tile (Python ints) and
+    builds the whole mask (a column of rows against a row of columns), and the
+    pirate's draw tests redrawn parameters with it before any Hint is built.
     """
 
-    def _inside(self, rows, cols, shape: tuple[int, int]):
+    @staticmethod
+    def contains(*args):
         raise NotImplementedError
+
+    def _inside(self, rows, cols, shape: tuple[int, int]):
+        fields = (getattr(self, f.name) for f in dataclasses.fields(self))
+        return self.contains(*fields, rows, cols, shape)
 
     def _set_mask(self, island: Island) -> np.ndarray:
         h, w = island.shape
@@ -283,7 +290,7 @@ class NotRegions(_Regions):
 
 # -- 4, 5 ---------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class _Rectangle(_Geometric):
+class _Rectangle(Geometric):
     """Rows top..bottom and columns left..right, both inclusive."""
 
     top: int
@@ -300,9 +307,9 @@ class _Rectangle(_Geometric):
                 "are not top-left and bottom-right"
             )
 
-    def _inside(self, rows, cols, shape):
-        in_rows = (rows >= self.top) & (rows <= self.bottom)
-        return in_rows & (cols >= self.left) & (cols <= self.right)
+    @staticmethod
+    def contains(top, left, bottom, right, rows, cols, shape):
+        return (rows >= top) & (rows <= bottom) & (cols >= left) & (cols <= right)
 
     def _corners(self) -> str:
         return f"from {format_pos((self.top, self.left))} to {format_pos((self.bottom, self.right))}"
@@ -338,7 +345,7 @@ class NotRectangle(_Rectangle):
 
 # -- 6 ------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class NearerThanPrison(_Geometric):
+class NearerThanPrison(Geometric):
     """Kind 6: the treasure is strictly nearer (Manhattan) to the agent than to the prison."""
 
     agent: Pos
@@ -353,14 +360,15 @@ class NearerThanPrison(_Geometric):
         object.__setattr__(self, "agent", _as_pos(self.agent, "agent"))
         object.__setattr__(self, "prison", _as_pos(self.prison, "prison"))
 
-    def _inside(self, rows, cols, shape):
-        (ar, ac), (pr, pc) = self.agent, self.prison
+    @staticmethod
+    def contains(agent, prison, rows, cols, shape):
+        (ar, ac), (pr, pc) = agent, prison
         # Strict: a tile as near to the prison as to the agent is not in S.
         # |r-ar| + |c-ac| < |r-pr| + |c-pc|, with the row terms on one side and
         # the column terms on the other: the (H, W) work is one comparison of
         # a column against a row, not four int64 (H, W) temporaries (this
         # was a third of a 2048x2048 game).
-        return np.abs(rows - ar) - np.abs(rows - pr) < np.abs(cols - pc) - np.abs(cols - ac)
+        return abs(rows - ar) - abs(rows - pr) < abs(cols - pc) - abs(cols - ac)
 
     def sentence(self) -> str:
         return (
@@ -376,7 +384,7 @@ class NearerThanPrison(_Geometric):
 
 # -- 7, 8 ---------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class _Line(_Geometric):
+class _Line(Geometric):
     """A row, a column, or (both given) their union."""
 
     row: int | None
@@ -389,11 +397,10 @@ class _Line(_Geometric):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, _as_count(getattr(self, name), name))
 
-    def _inside(self, rows, cols, shape):
+    @staticmethod
+    def contains(row, col, rows, cols, shape):
         # -1 never matches an index, so a missing line contributes nothing.
-        row = -1 if self.row is None else self.row
-        col = -1 if self.col is None else self.col
-        return (rows == row) | (cols == col)
+        return (rows == (-1 if row is None else row)) | (cols == (-1 if col is None else col))
 
     @classmethod
     def _from_match(cls, m: re.Match[str]) -> Hint:
@@ -530,7 +537,7 @@ class NearSea(Hint):
 
 # -- 12 -----------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class NotHalf(_Geometric):
+class NotHalf(Geometric):
     """Kind 12 (rare): this half holds no treasure.
 
     Halves are H//2 rows (W//2 columns) deep, so on an odd size the middle
@@ -546,13 +553,14 @@ class NotHalf(_Geometric):
     def __post_init__(self) -> None:
         object.__setattr__(self, "half", Half(self.half))
 
-    def _inside(self, rows, cols, shape):
+    @staticmethod
+    def contains(half, rows, cols, shape):
         h, w = shape
-        if self.half is Half.TOP:
+        if half is Half.TOP:
             return rows < h // 2
-        if self.half is Half.BOTTOM:
+        if half is Half.BOTTOM:
             return rows >= h - h // 2
-        if self.half is Half.LEFT:
+        if half is Half.LEFT:
             return cols < w // 2
         return cols >= w - w // 2
 
@@ -566,7 +574,7 @@ class NotHalf(_Geometric):
 
 # -- 13 -----------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class InDirection(_Geometric):
+class InDirection(Geometric):
     """Kind 13: the treasure is to the D of the origin (map centre or prison).
 
     N is the 45° triangle above the origin widening to the map edge
@@ -588,18 +596,19 @@ class InDirection(_Geometric):
         object.__setattr__(self, "origin", _as_pos(self.origin, "origin"))
         object.__setattr__(self, "origin_kind", Origin(self.origin_kind))
 
-    def _inside(self, rows, cols, shape):
-        up = self.origin[0] - rows      # > 0 above the origin
-        right = cols - self.origin[1]   # > 0 right of the origin
-        d = self.direction
+    @staticmethod
+    def contains(direction, origin, origin_kind, rows, cols, shape):
+        up = origin[0] - rows      # > 0 above the origin
+        right = cols - origin[1]   # > 0 right of the origin
+        d = direction
         if d is Compass.N:
-            return (up > 0) & (np.abs(right) <= up)
+            return (up > 0) & (abs(right) <= up)
         if d is Compass.S:
-            return (up < 0) & (np.abs(right) <= -up)
+            return (up < 0) & (abs(right) <= -up)
         if d is Compass.E:
-            return (right > 0) & (np.abs(up) <= right)
+            return (right > 0) & (abs(up) <= right)
         if d is Compass.W:
-            return (right < 0) & (np.abs(up) <= -right)
+            return (right < 0) & (abs(up) <= -right)
         vertical = (up > 0) if "N" in d.value else (up < 0)
         horizontal = (right > 0) if "E" in d.value else (right < 0)
         return vertical & horizontal
@@ -617,7 +626,7 @@ class InDirection(_Geometric):
 
 # -- 14 -----------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class BetweenSquares(_Geometric):
+class BetweenSquares(Geometric):
     """Kind 14 (rare): inside the big square but not inside the small one.
 
     Squares are given by top-left corner and side. The small square lies in
@@ -649,13 +658,14 @@ class BetweenSquares(_Geometric):
                 f"the big square at {(bt, bl)} side {bs}"
             )
 
-    def _inside(self, rows, cols, shape):
+    @staticmethod
+    def contains(big_top, big_left, big_side, small_top, small_left, small_side, rows, cols, shape):
         def square(top: int, left: int, side: int):
             return (rows >= top) & (rows < top + side) & (cols >= left) & (cols < left + side)
 
-        return square(self.big_top, self.big_left, self.big_side) & ~square(
-            self.small_top, self.small_left, self.small_side
-        )
+        # `^` (not `~`), so the formula is right for Python bools too: inside the big one, not the small
+        big = square(big_top, big_left, big_side)
+        return big & (big ^ square(small_top, small_left, small_side))
 
     def sentence(self) -> str:
         def corners(top: int, left: int, side: int) -> str:
