@@ -200,7 +200,7 @@ class Game:
 
     def _give_hint(self) -> Iterator[Event]:
         turn = self.turn
-        draw = seeds.stream(self.seed, seeds.HINTS, turn)
+        draw = seeds.draws(self.seed, seeds.HINTS, turn)
         truthful = turn == 1 or bool(draw.random() < self.truth_rate)
         ctx = HintContext(turn, self.prison, self.position, turn >= self.island.reveal_turn)
         hint = draw_hint(self.island, self.treasure, ctx, truthful, draw)

@@ -15,11 +15,18 @@ import hashlib
 
 import numpy as np
 
+from treasure_cli.rules.draws import Draws
+
 SETUP, HINTS, AGENT = 0, 1, 2
 
 
 def stream(seed: int, purpose: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed & (2**63 - 1), purpose, *keys])
+
+
+def draws(seed: int, purpose: int, *keys: int) -> Draws:
+    """The same stream as `stream(seed, purpose, *keys)`, with cheaper scalar draws (rules/draws.py)."""
+    return Draws([seed & (2**63 - 1), purpose, *keys])
 
 
 def derive(*parts: object) -> int:

@@ -1,0 +1,114 @@
+"""Random draws for the pirate's hints, in plain Python over PCG64's raw output.
+
+The hint of a turn is drawn from a stream of its own (`seeds.HINTS`, keyed
+by the turn) with many tiny draws: a float for the kind, one to six bounded
+integers per parameter set, up to MAX_PARAM_DRAWS redraws. Each call into a
+numpy `Generator` costs about a microsecond of call overhead for a few
+nanoseconds of work, so `Draws` takes the bit generator's raw 64-bit words
+in blocks and performs the same algorithms as numpy's `Generator` (numpy
+1.17 to 2.x) on Python ints:
+
+* `random()`: the top 53 bits of one word, as `Generator.random`;
+* `integers(lo, hi)`: Lemire's multiply-and-reject on 32-bit halves (the
+  bit generator keeps the spare half of a word for the next 32-bit draw), as
+  `Generator.integers` for ranges below 2**32;
+* `choice(pool, n, replace=False)`: Floyd's sampling and a Fisher-Yates
+  shuffle with the same bounded draws, as `Generator.choice`.
+
+The values are those numpy's `Generator` gives for the same seed, call for
+call (tests/rules/test_draws.py compares them over thousands of seeds), so
+every log is unchanged. Owning the algorithms also keeps the hints the same
+if a later numpy changes how its `Generator` methods use the bits (numpy
+keeps the bit generators' streams stable, not the methods').
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+_BLOCK = 24             # words fetched per call; a typical hint uses a dozen or two
+_M32 = 0xFFFFFFFF
+_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+class Draws:
+    """A numpy-compatible source of the few draws the hint draw makes."""
+
+    __slots__ = ("_bits", "_words", "_at", "_spare")
+
+    def __init__(self, seed_keys: Sequence[int]):
+        self._bits = np.random.PCG64(np.random.SeedSequence(list(seed_keys)))
+        self._words: list[int] = []
+        self._at = 0
+        self._spare: int | None = None  # the high half of a word split for 32-bit draws
+
+    def _word(self) -> int:
+        if self._at == len(self._words):
+            self._words = self._bits.random_raw(_BLOCK).tolist()
+            self._at = 0
+        w = self._words[self._at]
+        self._at += 1
+        return w
+
+    def _u32(self) -> int:
+        spare = self._spare
+        if spare is not None:
+            self._spare = None
+            return spare
+        w = self._word()
+        self._spare = w >> 32
+        return w & _M32
+
+    def random(self) -> float:
+        """Uniform float in [0, 1), as Generator.random()."""
+        return (self._word() >> 11) * _TO_UNIT
+
+    def _below(self, top: int) -> int:
+        """Uniform int in [0, top] for 0 <= top < 2**32 (Lemire, numpy's bounded draw)."""
+        if top == 0:
+            return 0
+        if top == _M32:
+            return self._u32()
+        span = top + 1
+        while True:
+            m = self._u32() * span
+            # Accept unless the low half falls in the biased sliver (rare: checked only then).
+            if (m & _M32) >= span or (m & _M32) >= (_M32 - top) % span:
+                return m >> 32
+
+    def integers(self, low: int, high: int) -> int:
+        """Uniform int in [low, high), as Generator.integers(low, high) for one int64."""
+        top = high - low - 1
+        if top < 0:
+            raise ValueError("high <= low")
+        if top > _M32:
+            raise ValueError("range too large for Draws (only below 2**32)")
+        return low + self._below(top)
+
+    def choice(self, pool, size: int, replace: bool = False) -> np.ndarray:
+        """`size` distinct items of the 1-D array `pool`, as Generator.choice(pool, size, replace=False)."""
+        if replace:
+            raise ValueError("Draws.choice only samples without replacement")
+        n = len(pool)
+        if size > n:
+            raise ValueError("Cannot take a larger sample than population when replace is False")
+        if size < 0:
+            raise ValueError("negative dimensions are not allowed")
+        if n > 10000 and size > n // 50:
+            raise ValueError("Draws.choice: numpy shuffles a tail here; use a Generator")
+        # Floyd: for j in the last `size` positions take a number in [0, j], or j if taken.
+        picked: list[int] = []
+        taken: set[int] = set()
+        below = self._below
+        for j in range(n - size, n):
+            v = below(j)
+            if v in taken:
+                v = j
+            taken.add(v)
+            picked.append(v)
+        for i in range(size - 1, 0, -1):  # Fisher-Yates, last to second
+            k = below(i)
+            picked[i], picked[k] = picked[k], picked[i]
+        return np.asarray(pool)[picked]
