@@ -30,13 +30,24 @@ def write_text_atomic(path: Path, text: str) -> None:
     On any failure (a full disk, no permission, an interruption) the temp file
     is removed and `path` keeps what it held before.
     """
-    if str(path) in ("", ".") or path.is_dir():
+    path = Path(path)
+    if str(path) in ("", ".") or os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-    ensure_folder(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
+    data = text.encode("utf-8")  # a log is a few kB: one buffer, written with os.write
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
+    except (FileNotFoundError, NotADirectoryError):
+        # The folder is missing (or a file is in its way, which ensure_folder names): the
+        # common case, a folder that exists, pays for no checks of its parents.
+        ensure_folder(path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
         # mkstemp makes the file owner-only; give it the usual umask-based mode.
         umask = os.umask(0)
         os.umask(umask)
