@@ -53,8 +53,8 @@ Square = tuple[Pos, int]  # centre and radius
 
 def _box(p: np.ndarray) -> tuple[slice, slice]:
     """The rows and columns holding all of `p`'s weight, grown by the largest scan radius."""
-    rows = np.flatnonzero(p.any(axis=1))
-    cols = np.flatnonzero(p.any(axis=0))
+    rows = p.any(axis=1).nonzero()[0]
+    cols = p.any(axis=0).nonzero()[0]
     h, w = p.shape
     return (slice(max(int(rows[0]) - _PAD, 0), min(int(rows[-1]) + _PAD, h - 1) + 1),
             slice(max(int(cols[0]) - _PAD, 0), min(int(cols[-1]) + _PAD, w - 1) + 1))
@@ -74,12 +74,14 @@ class _Mass:
         self.box = box
         self.r0, self.c0 = box[0].start, box[1].start
         self.h, self.w = box[0].stop - self.r0, box[1].stop - self.c0
-        padded = np.zeros((self.h + 2 * _PAD, self.w + 2 * _PAD))
-        padded[_PAD: _PAD + self.h, _PAD: _PAD + self.w] = p[box]
-        self.cs = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
-        self.cs[1:, 1:] = padded.cumsum(0).cumsum(1)
-        self.cs /= self.cs[-1, -1]
-        self.window = {k: self._windows(k) for k in (1, 2)}
+        # The integral image in one array: a zero first row and column, then the box
+        # padded by _PAD zeros, summed down and across in place.
+        cs = self.cs = np.zeros((self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1))
+        cs[_PAD + 1: _PAD + 1 + self.h, _PAD + 1: _PAD + 1 + self.w] = p[box]
+        np.cumsum(cs, axis=0, out=cs)
+        np.cumsum(cs, axis=1, out=cs)
+        cs /= cs[-1, -1]
+        self.window = {1: self._windows(1), 2: self._windows(2)}
         self._walk = walk
 
     @cached_property
