@@ -1,9 +1,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from helpers import island_from_grid
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from treasure_cli.rules.pirate import next_stop, pirate_path
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.formats.map_file import format_map, parse_map
+from treasure_cli.rules.island import Island
+from treasure_cli.rules.pirate import island_pirate_path, next_stop, pirate_path
 
 
 def test_tie_break_prefers_previous_direction_then_north_east_south_west():
@@ -57,3 +63,21 @@ def test_unreachable_treasure_is_refused():
         assert "cannot be reached" in str(exc)
     else:
         raise AssertionError("expected ValueError")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(5, 140), st.integers(5, 140), st.integers(0, 2**32 - 1))
+def test_the_bit_layer_path_is_the_distance_field_path(w, h, seed):
+    # A map read from text has no distance field cached: small ones take the bit layers.
+    island = parse_map(format_map(generate_island(w, h, rng=np.random.default_rng(seed))))
+    assert "treasure_distance" not in island.__dict__
+    field = island.walk_distance([island.treasure])
+    for prison in island.reachable_prisons:
+        assert island_pirate_path(island, prison) == pirate_path(island.walkable, field, prison)
+
+
+def test_the_bit_layer_path_refuses_an_unreachable_treasure():
+    isl = Island(np.array([[1, 1, 1]]), np.array([[False, True, False]]), np.array([[True, False, False]]),
+                 2, 3, (0, 2))  # a mountain between the prison and the treasure
+    with pytest.raises(ValueError, match="cannot be reached"):
+        island_pirate_path(isl, (0, 0))

@@ -27,7 +27,7 @@ from treasure_cli.rules.hint_draw import HintContext, draw_hint
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Agent, Observation
-from treasure_cli.rules.pirate import next_stop, pirate_path
+from treasure_cli.rules.pirate import island_pirate_path, next_stop
 
 ACTIONS_PER_TURN = 2
 NO_START = "no tile for the agent to start on: every walkable tile is a prison or the treasure"
@@ -95,7 +95,7 @@ class Game:
         flat = int(starts[int(setup.integers(starts.size))])
         self.position: Pos = (flat // island.width, flat % island.width)
 
-        self.path = pirate_path(island.walkable, island.treasure_distance_within(self.prison), self.prison)
+        self.path = island_pirate_path(island, self.prison)
         self.pirate_index = 0
         self.turn = 0
         self.hints: list[Hint] = []

@@ -8,6 +8,7 @@ import numpy as np
 
 from treasure_cli.rules.bitgrid import BitGrid
 from treasure_cli.rules.grid import Direction, Pos, bfs_distance
+from treasure_cli.rules.island import Island
 
 STEPS_PER_TURN = 2
 _ORDER = tuple(Direction)  # N, E, S, W: the tie-break after "keep going straight"
@@ -20,10 +21,45 @@ def pirate_path(walkable: np.ndarray, distance_to_treasure: np.ndarray, prison: 
     preferring the direction of the previous step, then N, E, S, W.
     `distance_to_treasure` is the walking distance field (-1 = unreachable).
     """
-    h, w = walkable.shape
     d = int(distance_to_treasure[prison])
     if d < 0:
         raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
+    return _walk(walkable, prison, d, lambda r, c, k: distance_to_treasure[r, c] == k)
+
+
+# Up to this many tiles the treasure's walking-distance layers are found as bit sets
+# (`bitgrid`): a layer costs a few whole-map int operations, cheaper than the numpy
+# frontier's calls while the map is small. Above it the frontier, whose work per
+# layer follows the layer's size, not the map's, is faster.
+_BIT_LAYERS_MAX_TILES = 128 * 128
+
+
+def island_pirate_path(island: Island, prison: Pos) -> list[Pos]:
+    """`pirate_path` on an island with a treasure, with the cheapest distance layers for its size."""
+    if "treasure_distance" in island.__dict__ or island.walkable.size > _BIT_LAYERS_MAX_TILES:
+        return pirate_path(island.walkable, island.treasure_distance_within(prison), prison)
+    walkable = island.walkable
+    g = BitGrid(walkable.shape)
+    open_ = g.from_mask(walkable)
+    goal = 1 << g.index(prison)
+    # layers[k]: tiles at walking distance k from the treasure, until the prison's layer.
+    frontier = seen = 1 << g.index(island.treasure)
+    layers = [frontier]
+    while not frontier & goal:
+        frontier = g.spread(frontier) & open_ & ~seen
+        if not frontier:
+            raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
+        seen |= frontier
+        layers.append(frontier)
+    stride = g.stride
+    return _walk(walkable, prison, len(layers) - 1,
+                 lambda r, c, k: layers[k] >> ((r + 1) * stride + c + 1) & 1)
+
+
+def _walk(walkable: np.ndarray, prison: Pos, d: int, at_distance) -> list[Pos]:
+    """The rule's path from `prison`, `d` steps from the treasure; `at_distance(r, c, k)`
+    tells whether tile (r, c) is k steps from the treasure."""
+    h, w = walkable.shape
     path = [prison]
     r, c = prison
     previous: Direction | None = None
@@ -31,7 +67,7 @@ def pirate_path(walkable: np.ndarray, distance_to_treasure: np.ndarray, prison: 
         choices = ((previous,) if previous else ()) + _ORDER
         for direction in choices:
             nr, nc = r + direction.dr, c + direction.dc
-            if 0 <= nr < h and 0 <= nc < w and walkable[nr, nc] and distance_to_treasure[nr, nc] == d - 1:
+            if 0 <= nr < h and 0 <= nc < w and walkable[nr, nc] and at_distance(nr, nc, d - 1):
                 break
         else:  # impossible with a consistent distance field
             raise AssertionError(f"no step closer to the treasure from {(r, c)}")
