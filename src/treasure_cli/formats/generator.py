@@ -205,18 +205,21 @@ def _spread_seeds(land_idx: np.ndarray, width: int, count: int, rng: np.random.G
     """Best-candidate sampling: each seed is the farthest of a few random tries."""
     if count > 1000:  # the greedy spread is quadratic; plain sampling is fine at this density
         return rng.choice(land_idx, size=count, replace=False)
-    tries = rng.choice(land_idx, size=(count, 8)).tolist()
-    # Plain Python ints: a few dozen numbers per seed, where numpy's per-call cost dominated.
+    tries = rng.choice(land_idx, size=(count, 8))
+    # gap[k, j]: distance of try j of seed k to the nearest seed placed so far, kept up
+    # to date one seed at a time over all tries at once (the same minima as comparing
+    # each try with every earlier seed, in a handful of numpy calls per seed).
+    rows, cols = np.divmod(tries, width)
+    gap = np.full(tries.shape, np.iinfo(np.int64).max, dtype=np.int64)
+    tries = tries.tolist()
     seeds = [tries[0][0]]
-    at = [divmod(seeds[0], width)]
     taken = {seeds[0]}
     for k in range(1, count):
+        r, c = divmod(seeds[-1], width)
+        np.minimum(gap, np.abs(rows - r) + np.abs(cols - c), out=gap)
         cand = tries[k]
-        gap = []
-        for t in cand:
-            r, c = divmod(t, width)
-            gap.append(min(abs(r - sr) + abs(c - sc) for sr, sc in at))
-        for j in sorted(range(len(cand)), key=lambda j: -gap[j]):  # stable: ties keep try order
+        gap_k = gap[k].tolist()
+        for j in sorted(range(len(cand)), key=lambda j: -gap_k[j]):  # stable: ties keep try order
             if cand[j] not in taken:
                 seed = cand[j]
                 break
@@ -224,7 +227,6 @@ def _spread_seeds(land_idx: np.ndarray, width: int, count: int, rng: np.random.G
             free = np.setdiff1d(land_idx, np.array(seeds, dtype=np.int64))
             seed = int(free[rng.integers(free.size)])
         seeds.append(seed)
-        at.append(divmod(seed, width))
         taken.add(seed)
     return np.array(seeds, dtype=np.int64)
 
