@@ -17,6 +17,7 @@ again elsewhere.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import ctypes
 import ctypes.util
 import multiprocessing
@@ -150,21 +151,25 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
         raise TreasureError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     with client:
         threads = sum(client.nthreads().values()) or 1
+        high, low = 4 * threads + 4, 2 * threads + 2
         pending: dict[Any, int] = {}
-        for i, task in feed:
-            pending[client.submit(_on_dask_worker, fn, *task, pure=False)] = i
-            if len(pending) >= 4 * threads + 4:
-                break
-        if not pending:
-            return
-        running = as_completed(list(pending), loop=client.loop)
-        for future in running:
+
+        def refill() -> list:
+            # In batches: one client.map is one graph update on the scheduler, which costs
+            # about as much for a dozen tasks as one submit does for one.
+            batch = list(itertools.islice(feed, high - len(pending)))
+            if not batch:
+                return []
+            futures = client.map(_on_dask_worker, [fn] * len(batch), *zip(*(task for _, task in batch)), pure=False)
+            pending.update(zip(futures, (i for i, _ in batch)))
+            return futures
+
+        running = as_completed(refill(), loop=client.loop, with_results=True)
+        for future, result in running:
+            if future.status != "finished":
+                result = future.result()  # a cancelled task raises here (errors raise in `running`)
             i = pending.pop(future)
-            result = future.result()
             future.release()
             yield i, result
-            nxt = next(feed, None)
-            if nxt is not None:
-                new = client.submit(_on_dask_worker, fn, *nxt[1], pure=False)
-                pending[new] = nxt[0]
-                running.add(new)
+            if len(pending) <= low:
+                running.update(refill())
