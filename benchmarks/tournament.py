@@ -1,7 +1,7 @@
 """Throughput of a tournament (docs/tournament.md): the cost of the results store, and Dask scaling.
 
     .venv/bin/python benchmarks/tournament.py store   [--agents 20] [--maps 200] [--size 32] [--jobs 2]
-    .venv/bin/python benchmarks/tournament.py dask    [--maps 8] [--size 256] [--games 2]
+    .venv/bin/python benchmarks/tournament.py dask    [--maps 8] [--size 256] [--games 2] [--repeat 1]
     .venv/bin/python benchmarks/tournament.py resume  [--maps 40] [--size 32]
 
 store:  the same games (A file agents x M maps x 1 game) through plain `treasure bench --maps`
@@ -9,7 +9,9 @@ store:  the same games (A file agents x M maps x 1 game) through plain `treasure
         The agents are copies of the built-ins written as file agents (file.py:Class), as a
         class's submissions would be.
 dask:   the games of a tournament on a dask LocalCluster of 1 and of 2 worker processes
-        (one thread each), games per second of each.
+        (one thread each), games per second of each (--repeat N alternates them N times),
+        and the CPU per game of the games, of the workers' Dask threads and of the
+        client + scheduler process (Linux /proc).
 resume: SIGKILL `treasure bench --db` half-way, run it again, count the games replayed.
 Everything runs in a temporary folder; the maps are generated with `treasure generate`.
 """
@@ -17,9 +19,11 @@ Everything runs in a temporary folder; the maps are generated with `treasure gen
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -78,7 +82,32 @@ def store(ns) -> None:
                   f"rerun with --db {again:.1f} s")
 
 
+def _cpu_seconds(pids: list[int]) -> dict[tuple[int, int], float]:
+    """CPU seconds (user + system) of every thread of these processes, by (pid, tid), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with contextlib.suppress(OSError):
+                    fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+                    out[(pid, int(tid))] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def _worker_pids() -> list[int]:
+    import psutil  # a dependency of distributed
+
+    return [child.pid for child in psutil.Process().children(recursive=True)]
+
+
 def dask(ns) -> None:
+    """Games per second on 1 and on 2 workers, alternating, and where the CPU goes.
+
+    With 2 cores and 2 workers, every CPU second the tournament's own process
+    (client and in-process scheduler) and the workers' event loops spend per
+    game is taken from the games, so the CPU split per game is printed too.
+    """
     from distributed import LocalCluster
 
     from treasure_cli.play.bench import BenchOptions
@@ -89,17 +118,35 @@ def dask(ns) -> None:
         maps = make_maps(folder, ns.maps, ns.size)
         options = BenchOptions(agents=("logic", "greedy"), maps=tuple(str(p) for p in sorted(maps.glob("*.txt"))),
                                games=ns.games)
-        rates = {}
-        for workers in (1, 2):
-            with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1, host="127.0.0.1",
-                              dashboard_address=None) as cluster:
-                start = time.perf_counter()
-                result = run_tournament(options, folder / f"w{workers}.sqlite", scheduler=cluster.scheduler_address)
-                seconds = time.perf_counter() - start
-            rates[workers] = result.played / seconds
-            print(f"{workers} worker(s): {result.played} games on {ns.size}x{ns.size} in {seconds:.1f} s, "
-                  f"{rates[workers]:.2f} games/s")
-        print(f"speed-up of 2 workers over 1: {rates[2] / rates[1]:.2f}x")
+        rates: dict[int, list[float]] = {1: [], 2: []}
+        for attempt in range(ns.repeat):
+            for workers in (1, 2):
+                with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+                    pids = [os.getpid(), *_worker_pids()]
+                    before = _cpu_seconds(pids)
+                    start = time.perf_counter()
+                    result = run_tournament(options, folder / f"w{workers}-{attempt}.sqlite",
+                                            scheduler=cluster.scheduler_address)
+                    seconds = time.perf_counter() - start
+                    after = _cpu_seconds(pids)
+                spent = {k: after[k] - before.get(k, 0.0) for k in after}
+                ours = sum(v for (pid, _), v in spent.items() if pid == os.getpid())
+                # In a worker the busiest thread runs the games; the rest is Dask's own work.
+                games_cpu = dask_cpu = 0.0
+                for pid in pids[1:]:
+                    threads = sorted((v for (p, _), v in spent.items() if p == pid), reverse=True)
+                    games_cpu += threads[0] if threads else 0.0
+                    dask_cpu += sum(threads[1:])
+                played = result.played
+                rates[workers].append(played / seconds)
+                print(f"{workers} worker(s): {played} games on {ns.size}x{ns.size} in {seconds:.1f} s, "
+                      f"{played / seconds:.2f} games/s; CPU ms per game: games {games_cpu * 1e3 / played:.1f}, "
+                      f"workers' Dask threads {dask_cpu * 1e3 / played:.1f}, "
+                      f"client + scheduler process {ours * 1e3 / played:.1f}")
+        ratios = [two / one for one, two in zip(rates[1], rates[2])]
+        print("speed-up of 2 workers over 1: " + ", ".join(f"{r:.2f}x" for r in ratios)
+              + (f" (median {statistics.median(ratios):.2f}x)" if len(ratios) > 1 else ""))
 
 
 def resume(ns) -> None:
