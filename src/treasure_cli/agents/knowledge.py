@@ -9,6 +9,9 @@ the replay uses the same class to show what the agent had ruled out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
 import numpy as np
 
 from treasure_cli.rules import events as ev
@@ -23,6 +26,13 @@ FIELD_CACHE_BYTES = 256 << 20
 
 
 class Knowledge:
+    # The `_on_<EventType>` handler of each event type, looked up once per class (events are many).
+    _handlers: ClassVar[dict[type, Callable | None]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._handlers = {}  # a subclass may define other handlers
+
     def __init__(self, island: Island, tie_break: bool = True):
         """`tie_break=False` uses only "he walks a shortest path" (for comparison in the bench)."""
         self.island = island
@@ -58,9 +68,13 @@ class Knowledge:
 
     # -- updates ------------------------------------------------------------
     def update(self, event: ev.Event) -> None:
-        handler = getattr(self, "_on_" + type(event).__name__, None)
+        kind = type(event)
+        try:
+            handler = self._handlers[kind]
+        except KeyError:
+            handler = self._handlers[kind] = getattr(type(self), "_on_" + kind.__name__, None)
         if handler is not None:
-            handler(event)
+            handler(self, event)
 
     def update_all(self, events) -> None:
         for e in events:
