@@ -110,7 +110,7 @@ class Knowledge:
             return None
         mask = self._masks.get(number)
         if mask is None:
-            mask = self._masks[number] = self.hints[number - 1].mask(self.island)
+            mask = self._masks[number] = self.tile_set(self.hints[number - 1])
         return mask
 
     def settle(self, number: int) -> None:
@@ -125,7 +125,12 @@ class Knowledge:
     def hint_mask(self, number: int) -> np.ndarray:
         """Hint `number`'s tile set, whatever its state (built anew if not kept)."""
         mask = self._masks.get(number)
-        return mask if mask is not None else self.hints[number - 1].mask(self.island)
+        return mask if mask is not None else self.tile_set(self.hints[number - 1])
+
+    def tile_set(self, hint: Hint) -> np.ndarray:
+        """A hint's tile set on this island, for reading only (every hint mask is built here;
+        a subclass may take it from a cache)."""
+        return hint.mask(self.island)
 
     def _on_AgentMoved(self, e: ev.AgentMoved) -> None:
         self.position = e.dst

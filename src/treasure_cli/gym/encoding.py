@@ -15,6 +15,7 @@ from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves, scan_square
 from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
 
 DEFAULT_MAX_HINTS = 32
@@ -132,6 +133,37 @@ class ActionCodec:
         return np.frombuffer(out, dtype=np.int8)
 
 
+class HintSets:
+    """The tile sets of hints on one island, kept across games (read-only arrays).
+
+    The pirate often says a hint he said in an earlier game (same kind, same
+    parameters), and finding its set here costs less than building it. At most
+    `max_bytes` of sets are kept (all dropped when full).
+    """
+
+    def __init__(self, island: Island, max_bytes: int = 64 << 20):
+        self.island = island
+        self._sets: dict[Hint, np.ndarray] = {}
+        self._max = max(16, max_bytes // island.regions.size)
+
+    def __call__(self, hint: Hint) -> np.ndarray:
+        tiles = self._sets.get(hint)
+        if tiles is None:
+            if len(self._sets) >= self._max:
+                self._sets.clear()
+            tiles = self._sets[hint] = hint.mask(self.island)
+            tiles.setflags(write=False)
+        return tiles
+
+
+class _Knowledge(Knowledge):
+    """Knowledge taking the hints' tile sets from a `HintSets`."""
+
+    def __init__(self, island: Island, tile_sets: HintSets):
+        super().__init__(island)
+        self.tile_set = tile_sets  # an instance attribute: found before the class's method
+
+
 class Encoder:
     """The observation arrays of one game, kept up to date from its public events.
 
@@ -142,12 +174,13 @@ class Encoder:
     plane is brought up to date when an observation is made.
     """
 
-    def __init__(self, island: Island, max_turns: int, codec: ActionCodec):
+    def __init__(self, island: Island, max_turns: int, codec: ActionCodec, hint_sets: HintSets | None = None):
+        """`hint_sets`: the island's `HintSets`, to share it between the games of one island."""
         self.island = island
         self.max_turns = max_turns
         self.codec = codec
         self.max_hints = mh = codec.max_hints
-        self.knowledge = Knowledge(island)
+        self.knowledge = _Knowledge(island, hint_sets if hint_sets is not None else HintSets(island))
         h, w = island.shape
         self.planes = np.zeros((len(PLANES) + mh, h, w), dtype=np.int8)
         self.planes[2] = island.walkable

@@ -24,7 +24,7 @@ from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import format_map, read_map
 from treasure_cli.gym.encoding import (
-    DEFAULT_MAX_HINTS, DEFAULT_TELEPORT_GRID, HINT_FALSE, ActionCodec, Encoder,
+    DEFAULT_MAX_HINTS, DEFAULT_TELEPORT_GRID, HINT_FALSE, ActionCodec, Encoder, HintSets,
 )
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import EndReason, Event, Outcome, public_view
@@ -164,6 +164,7 @@ class TreasureIslandEnv(gymnasium.Env):
             self.island = island
             self.public = island.public()
             self.codec = ActionCodec(self.public.walkable, self.max_hints, self.teleport_grid)
+            self._hint_sets = HintSets(self.public)  # kept while the island stays the same
             self._renderer = None
         game = _SteppedGame(island, None, game_seed, agent_name=self.agent_name, map_name=map_name,
                             truth_rate=self.truth_rate, max_turns=self.max_turns)
@@ -171,7 +172,7 @@ class TreasureIslandEnv(gymnasium.Env):
         self.game = game
         self.game_seed = game_seed
         self.events = []
-        self.encoder = Encoder(self.public, game.max_turns, self.codec)
+        self.encoder = Encoder(self.public, game.max_turns, self.codec, self._hint_sets)
         self._play = game.play()
         self._request: _Request | None = None
         self._over = False
