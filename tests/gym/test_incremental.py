@@ -70,6 +70,10 @@ def same(a, b) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
 
 
+def arrays(obs: dict, info: dict) -> list[np.ndarray]:
+    return [v for v in obs.values() if isinstance(v, np.ndarray)] + [info["action_mask"]]
+
+
 def assert_same_obs(obs: dict, ref: dict, where: str) -> None:
     assert obs.keys() == ref.keys(), where
     for key in ref:
@@ -100,6 +104,9 @@ def test_the_incremental_observation_is_the_one_rebuilt_from_the_history(size, m
             assert same(env.action_masks(), ref_mask), where
             assert_same_obs(tobs, ref, where + " (without raw observations)")
             assert same(tinfo["action_mask"], ref_mask), where
+            if kept:  # every array is new data: none shares memory with the previous step's
+                before = arrays(kept[-1][0], {"action_mask": kept[-1][1]})
+                assert not any(np.shares_memory(a, b) for a in arrays(obs, info) for b in before), where
             kept.append((obs, info["action_mask"], {k: np.array(v, copy=True) for k, v in obs.items()},
                          ref_mask.copy()))
             if done:
