@@ -9,6 +9,9 @@ the replay uses the same class to show what the agent had ruled out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
 import numpy as np
 
 from treasure_cli.rules import events as ev
@@ -23,6 +26,13 @@ FIELD_CACHE_BYTES = 256 << 20
 
 
 class Knowledge:
+    # The `_on_<EventType>` handler of each event type, looked up once per class (events are many).
+    _handlers: ClassVar[dict[type, Callable | None]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._handlers = {}  # a subclass may define other handlers
+
     def __init__(self, island: Island, tie_break: bool = True):
         """`tie_break=False` uses only "he walks a shortest path" (for comparison in the bench)."""
         self.island = island
@@ -58,9 +68,13 @@ class Knowledge:
 
     # -- updates ------------------------------------------------------------
     def update(self, event: ev.Event) -> None:
-        handler = getattr(self, "_on_" + type(event).__name__, None)
+        kind = type(event)
+        try:
+            handler = self._handlers[kind]
+        except KeyError:
+            handler = self._handlers[kind] = getattr(type(self), "_on_" + kind.__name__, None)
         if handler is not None:
-            handler(event)
+            handler(self, event)
 
     def update_all(self, events) -> None:
         for e in events:
@@ -96,7 +110,7 @@ class Knowledge:
             return None
         mask = self._masks.get(number)
         if mask is None:
-            mask = self._masks[number] = self.hints[number - 1].mask(self.island)
+            mask = self._masks[number] = self.tile_set(self.hints[number - 1])
         return mask
 
     def settle(self, number: int) -> None:
@@ -111,7 +125,12 @@ class Knowledge:
     def hint_mask(self, number: int) -> np.ndarray:
         """Hint `number`'s tile set, whatever its state (built anew if not kept)."""
         mask = self._masks.get(number)
-        return mask if mask is not None else self.hints[number - 1].mask(self.island)
+        return mask if mask is not None else self.tile_set(self.hints[number - 1])
+
+    def tile_set(self, hint: Hint) -> np.ndarray:
+        """A hint's tile set on this island, for reading only (every hint mask is built here;
+        a subclass may take it from a cache)."""
+        return hint.mask(self.island)
 
     def _on_AgentMoved(self, e: ev.AgentMoved) -> None:
         self.position = e.dst

@@ -15,6 +15,7 @@ from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves, scan_square
 from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
 
 DEFAULT_MAX_HINTS = 32
@@ -64,25 +65,36 @@ class ActionCodec:
         self.targets = teleport_targets(walkable, teleport_grid)
         self.n = self.teleport_base + len(self.targets)
         self._move_index = {m: self.move_base + i for i, m in enumerate(MOVES)}
-        self._by_step = {(m.direction.dr * m.steps, m.direction.dc * m.steps): i for m, i in self._move_index.items()}
-        self._teleports_open = np.array([t is not None for t in self.targets], dtype=np.int8)
-        self._move_indices: dict[Pos, list[int]] = {}  # legal move indices by tile: the map never changes
+        self._by_step = {(m.direction.dr * m.steps, m.direction.dc * m.steps): i - self.move_base
+                         for m, i in self._move_index.items()}
+        self._actions: list[Action | None] = [None] * self.n  # decoded on first use (actions are immutable)
+        # The mask is built from bytes: the verify part, the 16 moves of a tile (kept by tile: the
+        # map never changes), then the large scan and the teleport cells (open, or all closed).
+        self._move_bytes: dict[Pos, bytes] = {}
+        teleports_open = bytes(int(t is not None) for t in self.targets)
+        self._tail = {False: b"\x01" + teleports_open, True: b"\x01" + bytes(len(self.targets))}
 
     def decode(self, index: int) -> Action:
         """The action of an index; ValueError for an index outside the space or a cell with no walkable tile."""
         i = int(index)
-        if 0 <= i < self.move_base:
+        if 0 <= i < self.n:
+            action = self._actions[i]
+            if action is None:
+                action = self._actions[i] = self._decode(i)
+            return action
+        raise ValueError(f"action {i} is outside the action space 0..{self.n - 1}")
+
+    def _decode(self, i: int) -> Action:
+        if i < self.move_base:
             return Verify(i + 1)
-        if self.move_base <= i < self.scan_index:
+        if i < self.scan_index:
             return MOVES[i - self.move_base]
         if i == self.scan_index:
             return LargeScan()
-        if self.teleport_base <= i < self.n:
-            target = self.targets[i - self.teleport_base]
-            if target is None:
-                raise ValueError(f"action {i}: teleport cell {i - self.teleport_base} has no walkable tile")
-            return Teleport(target)
-        raise ValueError(f"action {i} is outside the action space 0..{self.n - 1}")
+        target = self.targets[i - self.teleport_base]
+        if target is None:
+            raise ValueError(f"action {i}: teleport cell {i - self.teleport_base} has no walkable tile")
+        return Teleport(target)
 
     def encode(self, action: Action) -> int | None:
         """The index of an action, None if the space cannot express it (a hint past the cap,
@@ -102,90 +114,161 @@ class ActionCodec:
         return None
 
     def mask(self, hint_state: np.ndarray, position: Pos, teleport_used: bool) -> np.ndarray:
-        """1 for every legal action index (the same legality as `legal_actions`), as int8."""
-        out = np.zeros(self.n, dtype=np.int8)
-        out[: self.max_hints] = hint_state == HINT_HEARD
-        moves = self._move_indices.get(position)
+        """1 for every legal action index (the same legality as `legal_actions`), as a new int8 array."""
+        return self.mask_from((np.asarray(hint_state) == HINT_HEARD).tobytes(), position, teleport_used)
+
+    def mask_from(self, heard: bytes | bytearray, position: Pos, teleport_used: bool) -> np.ndarray:
+        """The mask as a new int8 array, from `heard`: one byte per hint, 1 if it is given and not verified."""
+        moves = self._move_bytes.get(position)
         if moves is None:
+            row = bytearray(len(MOVES))
             r, c = position
             by_step = self._by_step  # keyed by the move's displacement: cheaper than hashing Move values
-            moves = self._move_indices[position] = [
-                by_step[dr - r, dc - c] for _, (dr, dc) in legal_moves(self.walkable, position)]
-        out[moves] = 1
-        out[self.scan_index] = 1
-        if not teleport_used:
-            out[self.teleport_base:] = self._teleports_open
-        return out
+            for _, (dr, dc) in legal_moves(self.walkable, position):
+                row[by_step[dr - r, dc - c]] = 1
+            moves = self._move_bytes[position] = bytes(row)
+        out = bytearray(heard)  # a bytearray: the array over it is writable, and it is this call's own
+        out += moves
+        out += self._tail[bool(teleport_used)]
+        return np.frombuffer(out, dtype=np.int8)
+
+
+class HintSets:
+    """The tile sets of hints on one island, kept across games (read-only arrays).
+
+    The pirate often says a hint he said in an earlier game (same kind, same
+    parameters), and finding its set here costs less than building it. At most
+    `max_bytes` of sets are kept (all dropped when full).
+    """
+
+    def __init__(self, island: Island, max_bytes: int = 64 << 20):
+        self.island = island
+        self._sets: dict[Hint, np.ndarray] = {}
+        self._max = max(16, max_bytes // island.regions.size)
+
+    def __call__(self, hint: Hint) -> np.ndarray:
+        tiles = self._sets.get(hint)
+        if tiles is None:
+            if len(self._sets) >= self._max:
+                self._sets.clear()
+            tiles = self._sets[hint] = hint.mask(self.island)
+            tiles.setflags(write=False)
+        return tiles
+
+
+class _Knowledge(Knowledge):
+    """Knowledge taking the hints' tile sets from a `HintSets`."""
+
+    def __init__(self, island: Island, tile_sets: HintSets):
+        super().__init__(island)
+        self.tile_set = tile_sets  # an instance attribute: found before the class's method
 
 
 class Encoder:
     """The observation arrays of one game, kept up to date from its public events.
 
     Feed it every public event (`update`) and call `ready()` when the agent
-    is asked to act; `observation()` returns fresh copies each time (a caller
-    may keep or change them). Planes are updated in place, never rebuilt.
+    is asked to act; `observation()` and `action_mask()` return fresh arrays
+    each time (a caller may keep or change them). The planes are updated in
+    place from the events, never rebuilt from the history; the candidates
+    plane is brought up to date when an observation is made.
     """
 
-    def __init__(self, island: Island, max_turns: int, codec: ActionCodec):
+    def __init__(self, island: Island, max_turns: int, codec: ActionCodec, hint_sets: HintSets | None = None):
+        """`hint_sets`: the island's `HintSets`, to share it between the games of one island."""
         self.island = island
         self.max_turns = max_turns
         self.codec = codec
-        self.max_hints = codec.max_hints
-        self.knowledge = Knowledge(island)
+        self.max_hints = mh = codec.max_hints
+        self.knowledge = _Knowledge(island, hint_sets if hint_sets is not None else HintSets(island))
         h, w = island.shape
-        self.planes = np.zeros((len(PLANES) + self.max_hints, h, w), dtype=np.int8)
+        self.planes = np.zeros((len(PLANES) + mh, h, w), dtype=np.int8)
         self.planes[2] = island.walkable
         self.planes[3] = island.mountain
         self.planes[4] = island.prison
         self.scanned = self.planes[1]
-        self.hint_state = np.zeros(self.max_hints, dtype=np.int64)
+        # The int64 arrays share one buffer too, copied once per observation:
+        # hint_state, then the (row, col) of the position, the prison and the pirate.
+        self._small = np.zeros(mh + 6, dtype=np.int64)
+        self._small[mh + 2:] = -1
+        self.hint_state = self._small[:mh]
+        self._places: tuple = (None, None, None)  # position, prison, pirate as in `_small`
+        self._heard = bytearray(mh)  # per hint: 1 while an action can verify it
         self._candidates: np.ndarray | None = None
         self.ended = False
 
     def update(self, e: ev.Event) -> None:
         """Fold in one public event (what `public_view` leaves of the game's event)."""
         self.knowledge.update(e)
-        if isinstance(e, ev.AreaScanned):
-            self.scanned[scan_square(e.centre, e.size)] = 1
-        elif isinstance(e, ev.HintGiven):
-            if e.number <= self.max_hints:
-                self.planes[len(PLANES) + e.number - 1] = self.knowledge.hint_mask(e.number)
-                self.hint_state[e.number - 1] = HINT_HEARD if e.truthful is None else (
-                    HINT_TRUE if e.truthful else HINT_FALSE)
-        elif isinstance(e, ev.HintVerified):
-            if e.number <= self.max_hints:
-                self.hint_state[e.number - 1] = HINT_TRUE if e.truthful else HINT_FALSE
-        elif isinstance(e, ev.GameEnded):
-            self.ended = True
-        if self.knowledge.candidates is not self._candidates:
-            self._candidates = self.knowledge.candidates
-            self.planes[0] = self._candidates
+        on = _ON_EVENT.get(type(e))
+        if on is not None:
+            on(self, e)
+
+    def _on_scan(self, e: ev.AreaScanned) -> None:
+        self.scanned[scan_square(e.centre, e.size)] = 1
+
+    def _on_hint(self, e: ev.HintGiven) -> None:
+        n = e.number
+        if n <= self.max_hints:
+            # The Knowledge keeps an open hint's mask, so verifying it later builds none again.
+            mask = self.knowledge.open_mask(n)
+            if mask is None:
+                mask = self.knowledge.hint_mask(n)
+            self.planes[len(PLANES) + n - 1] = mask.view(np.int8)  # bool as 0/1 bytes: a plain copy
+            self._set_state(n, HINT_HEARD if e.truthful is None else (HINT_TRUE if e.truthful else HINT_FALSE))
+
+    def _on_verified(self, e: ev.HintVerified) -> None:
+        if e.number <= self.max_hints:
+            self._set_state(e.number, HINT_TRUE if e.truthful else HINT_FALSE)
+
+    def _set_state(self, number: int, state: int) -> None:
+        self.hint_state[number - 1] = state
+        self._heard[number - 1] = state == HINT_HEARD
+
+    def _on_end(self, e: ev.GameEnded) -> None:
+        self.ended = True
 
     def ready(self) -> None:
         """The agent is asked to act: the game goes on (see `Knowledge.game_goes_on`)."""
         self.knowledge.game_goes_on()
-        if self.knowledge.candidates is not self._candidates:
-            self._candidates = self.knowledge.candidates
-            self.planes[0] = self._candidates
 
     def observation(self, actions_left: int) -> dict[str, object]:
         k = self.knowledge
+        if k.candidates is not self._candidates:  # Knowledge makes a new array whenever they change
+            self._candidates = k.candidates
+            self.planes[0] = self._candidates.view(np.int8)
+        places = (k.position, k.prison, k.pirate)
+        if places != self._places:
+            self._set_places(places)
         planes = self.planes.copy()  # one copy; the arrays below are views of it
-        n = len(PLANES)
+        small = self._small.copy()  # and one for the int64 arrays
+        n, mh = len(PLANES), self.max_hints
         return {
             "candidates": planes[0], "scanned": planes[1], "walkable": planes[2],
             "mountain": planes[3], "prison": planes[4], "hints": planes[n:],
-            "hint_state": self.hint_state.copy(),
+            "hint_state": small[:mh],
             "regions": self.island.regions.copy(),
-            "position": np.array(k.position if k.position is not None else (0, 0), dtype=np.int64),
-            "prison_pos": np.array(k.prison if k.prison is not None else (-1, -1), dtype=np.int64),
-            "pirate": np.array(k.pirate if k.pirate is not None else (-1, -1), dtype=np.int64),
+            "position": small[mh:mh + 2], "prison_pos": small[mh + 2:mh + 4], "pirate": small[mh + 4:],
             "turn": min(k.turn, self.max_turns),
             "actions_left": actions_left,
             "teleport_available": int(not k.teleport_used),
         }
 
+    def _set_places(self, places: tuple) -> None:
+        self._places = places
+        position, prison, pirate = places
+        mh = self.max_hints
+        self._small[mh:] = (*(position if position is not None else (0, 0)),
+                            *(prison if prison is not None else (-1, -1)),
+                            *(pirate if pirate is not None else (-1, -1)))
+
     def action_mask(self) -> np.ndarray:
-        if self.ended or self.knowledge.position is None:
+        """The legal action indices now, as a new int8 array."""
+        k = self.knowledge
+        if self.ended or k.position is None:
             return np.zeros(self.codec.n, dtype=np.int8)
-        return self.codec.mask(self.hint_state, self.knowledge.position, self.knowledge.teleport_used)
+        return self.codec.mask_from(self._heard, k.position, k.teleport_used)
+
+
+_ON_EVENT = {ev.AreaScanned: Encoder._on_scan, ev.HintGiven: Encoder._on_hint,
+             ev.HintVerified: Encoder._on_verified, ev.GameEnded: Encoder._on_end}

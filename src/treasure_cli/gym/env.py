@@ -24,7 +24,7 @@ from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import format_map, read_map
 from treasure_cli.gym.encoding import (
-    DEFAULT_MAX_HINTS, DEFAULT_TELEPORT_GRID, HINT_FALSE, ActionCodec, Encoder,
+    DEFAULT_MAX_HINTS, DEFAULT_TELEPORT_GRID, HINT_FALSE, ActionCodec, Encoder, HintSets,
 )
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import EndReason, Event, Outcome, public_view
@@ -41,6 +41,9 @@ class _Request:
     observation: Observation | None
 
 
+_PLAIN_REQUESTS = {n: _Request(n, None) for n in (1, 2)}  # immutable: one per action count will do
+
+
 class _SteppedGame(Game):
     """The engine, asking its caller for each action instead of an agent object."""
 
@@ -52,8 +55,9 @@ class _SteppedGame(Game):
         return super()._say(event) if self.raw_observation else event
 
     def _ask(self, actions_left: int) -> Generator[object, object, object]:
-        obs = self.observe(actions_left) if self.raw_observation else None
-        return (yield _Request(actions_left, obs))
+        if self.raw_observation:
+            return (yield _Request(actions_left, self.observe(actions_left)))
+        return (yield _PLAIN_REQUESTS[actions_left])
 
 
 class TreasureIslandEnv(gymnasium.Env):
@@ -160,6 +164,7 @@ class TreasureIslandEnv(gymnasium.Env):
             self.island = island
             self.public = island.public()
             self.codec = ActionCodec(self.public.walkable, self.max_hints, self.teleport_grid)
+            self._hint_sets = HintSets(self.public)  # kept while the island stays the same
             self._renderer = None
         game = _SteppedGame(island, None, game_seed, agent_name=self.agent_name, map_name=map_name,
                             truth_rate=self.truth_rate, max_turns=self.max_turns)
@@ -167,7 +172,7 @@ class TreasureIslandEnv(gymnasium.Env):
         self.game = game
         self.game_seed = game_seed
         self.events = []
-        self.encoder = Encoder(self.public, game.max_turns, self.codec)
+        self.encoder = Encoder(self.public, game.max_turns, self.codec, self._hint_sets)
         self._play = game.play()
         self._request: _Request | None = None
         self._over = False
@@ -210,27 +215,28 @@ class TreasureIslandEnv(gymnasium.Env):
             raise err
         self._over = True
         info = self._info()
+        info["action_mask"] = self._mask.copy()  # the mask of the last step, as a new array again
         info["illegal_action"] = str(err)
         return self._observation(), -1.0, True, False, info
 
     def _advance(self, action) -> None:
         """Send the action (None at the start) and run the game to its next request or its end."""
-        play, events, encoder = self._play, self.events, self.encoder
+        play, events, update = self._play, self.events, self.encoder.update
         try:
             item = play.send(action) if action is not None else next(play)
-            while not isinstance(item, _Request):
+            while type(item) is not _Request:
                 events.append(item)
                 seen = public_view(item)
                 if seen is not None:
-                    encoder.update(seen)
+                    update(seen)
                 item = next(play)
         except StopIteration:
             self._request = None
-            self._mask = encoder.action_mask()
+            self._mask = self.encoder.action_mask()
             return
         self._request = item
-        encoder.ready()
-        self._mask = encoder.action_mask()
+        self.encoder.ready()
+        self._mask = self.encoder.action_mask()
 
     def _phi(self) -> float:
         return -float(self.encoder.knowledge.count) / self.island.walkable.sum() if self.shaping else 0.0
@@ -239,7 +245,8 @@ class TreasureIslandEnv(gymnasium.Env):
         return self.encoder.observation(self._request.actions_left if self._request is not None else 0)
 
     def _info(self) -> dict[str, object]:
-        info: dict[str, object] = {"action_mask": self._mask.copy(), "turn": self.game.turn}
+        # The mask is a new array at each step, made for this info (action_masks() copies it).
+        info: dict[str, object] = {"action_mask": self._mask, "turn": self.game.turn}
         if self._request is not None and self._request.observation is not None:
             info["observation"] = self._request.observation
         if self.game.result is not None:
