@@ -118,3 +118,17 @@ def test_routes_are_shared_only_for_a_read_only_mask():
     walkable.setflags(write=False)
     assert prison_routes(walkable, (0, 0)) is prison_routes(walkable, (0, 0))
     assert prison_routes(walkable, (0, 0)) is not prison_routes(walkable, (1, 0))
+
+
+def test_a_repeated_move_gets_the_same_answer_from_the_cache_unharmed_by_callers():
+    island = generate_island(20, 16, rng=np.random.default_rng(3))
+    routes = PrisonRoutes(island.walkable, island.reachable_prisons[0])
+    path = pirate_path(island.walkable, island.treasure_distance, routes.prison)
+    src, dst = path[0], path[next_stop(path, 0)]
+    first, last = routes.consistent_treasures(src, dst, 0, {None})
+    assert not first.flags.writeable  # shared with later games: nobody may change it
+    last.add("changed by the caller")  # the caller's set is its own
+    again, last_again = routes.consistent_treasures(src, dst, 0, {None})
+    assert again is first and "changed by the caller" not in last_again
+    fresh, fresh_last = PrisonRoutes(island.walkable, routes.prison)._consistent(src, dst, 0, {None})
+    assert np.array_equal(again, fresh) and last_again == fresh_last

@@ -62,16 +62,16 @@ def _walk(walkable: np.ndarray, prison: Pos, d: int, at_distance) -> list[Pos]:
     h, w = walkable.shape
     path = [prison]
     r, c = prison
-    previous: Direction | None = None
+    previous_step: tuple = ()  # (direction, dr, dc) of the last step: tried first
     while d > 0:
-        choices = ((previous,) if previous else ()) + _ORDER
-        for direction in choices:
-            nr, nc = r + direction.dr, c + direction.dc
+        for step in previous_step + _DELTAS:
+            _, dr, dc = step
+            nr, nc = r + dr, c + dc
             if 0 <= nr < h and 0 <= nc < w and walkable[nr, nc] and at_distance(nr, nc, d - 1):
                 break
         else:  # impossible with a consistent distance field
             raise AssertionError(f"no step closer to the treasure from {(r, c)}")
-        r, c, d, previous = nr, nc, d - 1, direction
+        r, c, d, previous_step = nr, nc, d - 1, (step,)
         path.append((r, c))
     return path
 
@@ -140,6 +140,7 @@ class PrisonRoutes:
     """
 
     _CACHE_BITS = 1 << 22  # cached tile sets per prison: at most ~512 KB of them, whatever the map size
+    _ANSWER_BYTES = 16 << 20  # cached consistent_treasures masks per prison
 
     def __init__(self, walkable: np.ndarray, prison: Pos):
         self.walkable = walkable
@@ -161,6 +162,10 @@ class PrisonRoutes:
         self._after: dict[int, int] = {}
         self._after_limit = max(64, self._CACHE_BITS // g.size)
         self._from_prison: np.ndarray | None = None
+        # Answers of consistent_treasures: on one island the pirate walks the same few
+        # paths game after game (a Gymnasium run, a bench of many agents), so most repeat.
+        self._answers: dict[tuple, tuple[np.ndarray, frozenset[Direction | None]]] = {}
+        self._answers_limit = max(2, self._ANSWER_BYTES // walkable.size)  # a mask is a byte a tile
 
     def on_route(self, pos: Pos, steps: int) -> int:
         """Tiles t with dist(pos, t) = dist(p, t) - steps (both reachable): the bit set of the
@@ -204,8 +209,20 @@ class PrisonRoutes:
         holds the directions his last step may have had (None before the
         first step); only constraints that hold for all of them are used, so
         the treasure is never ruled out. Returns the (H, W) mask and the
-        possible directions of his last step.
+        possible directions of his last step. The mask is read-only (it may be shared).
         """
+        key = (src, dst, steps_before, frozenset(previous))
+        answer = self._answers.get(key)
+        if answer is None:
+            if len(self._answers) >= self._answers_limit:
+                self._answers.clear()
+            mask, last = self._consistent(src, dst, steps_before, previous)
+            mask.setflags(write=False)
+            answer = self._answers[key] = (mask, frozenset(last))
+        return answer[0], set(answer[1])
+
+    def _consistent(self, src: Pos, dst: Pos, steps_before: int,
+                    previous: set[Direction | None]) -> tuple[np.ndarray, set[Direction | None]]:
         h, w = self.walkable.shape
         walkable = self.walkable
         allowed = 0
