@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 from collections.abc import Sequence
 from typing import ClassVar
@@ -194,13 +195,23 @@ class Geometric(Hint):
 
     def _set_mask(self, island: Island) -> np.ndarray:
         h, w = island.shape
-        inside = self._inside(np.arange(h)[:, None], np.arange(w)[None, :], (h, w))
+        rows, cols = _index_grids(h, w)
+        inside = self._inside(rows, cols, (h, w))
         if inside.shape == (h, w):  # already a fresh full array (the operators made it): no copy
             return inside
         return np.broadcast_to(inside, (h, w)).copy()  # a formula over rows only, or columns only
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(self._inside(r, c, island.shape))
+
+
+@functools.lru_cache(maxsize=8)
+def _index_grids(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """A column of row numbers and a row of column numbers, read-only (kept per shape)."""
+    rows, cols = np.arange(h)[:, None], np.arange(w)[None, :]
+    rows.setflags(write=False)
+    cols.setflags(write=False)
+    return rows, cols
 
 
 # -- 1 ------------------------------------------------------------------------

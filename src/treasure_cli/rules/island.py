@@ -93,10 +93,14 @@ class Island:
     def public(self) -> Island:
         """The same island without the treasure: what an agent may see.
 
-        Shares the read-only arrays and the terrain masks, computed or to come.
+        Shares the read-only arrays and the terrain masks, computed or to come;
+        made once, so every game on this island shows its agents the same copy.
         """
-        copy = dataclasses.replace(self, treasure=None)
-        object.__setattr__(copy, "_shared", self._shared)
+        copy = self.__dict__.get("_public")
+        if copy is None:
+            copy = dataclasses.replace(self, treasure=None)
+            object.__setattr__(copy, "_shared", self._shared)
+            self.__dict__["_public"] = copy
         return copy
 
     @cached_property
