@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import weakref
 from collections.abc import Sequence
@@ -81,10 +82,20 @@ def _rect_size_counts(h: int, w: int, lo: int, hi: int) -> np.ndarray:
 
 
 def _rect_bounds(island: Island, kind: HintKind) -> tuple[int, int]:
-    area = island.height * island.width
+    return _area_bounds(island.height * island.width, kind)
+
+
+def _area_bounds(area: int, kind: HintKind) -> tuple[int, int]:
     if kind is HintKind.IN_RECTANGLE:
         return -(-area // 4), area // 2            # 25 % .. 50 %
     return max(1, -(-area // 25)), (4 * area) // 25  # 4 % .. 16 %
+
+
+@functools.lru_cache(maxsize=64)
+def _rect_cum(h: int, w: int, kind: HintKind) -> tuple[int, ...]:
+    """Cumulative counts of admissible rectangle sizes by height, as Python ints (a bisect on
+    a list beats np.searchsorted on a tiny array); the same for every island of a shape."""
+    return tuple(itertools.accumulate(int(n) for n in _rect_size_counts(h, w, *_area_bounds(h * w, kind))))
 
 
 def _big_side_range(island: Island) -> tuple[int, int]:
@@ -109,13 +120,8 @@ class _IslandFacts:
         self.kinds_before_reveal = tuple(k for k in kinds if k is not HintKind.NEARER_THAN_PRISON)
         self.land_flat = np.flatnonzero(island.land)
         self.land_regions = np.array(island.land_regions, dtype=np.int64)
-        # Cumulative counts of admissible rectangle sizes by height, as Python ints
-        # (a bisect on a list beats np.searchsorted on a tiny array).
-        self.rect_cum = {
-            kind: list(itertools.accumulate(
-                int(n) for n in _rect_size_counts(island.height, island.width, *_rect_bounds(island, kind))))
-            for kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE)
-        }
+        self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
+                         for kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE)}
         self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
             [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
 
@@ -145,8 +151,7 @@ def _island_kinds(island: Island) -> tuple[HintKind, ...]:
         elif kind is HintKind.NOT_REGIONS:
             ok = n_land_regions >= 1
         elif kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE):
-            lo, hi = _rect_bounds(island, kind)
-            ok = bool(_rect_size_counts(island.height, island.width, lo, hi).sum())
+            ok = _rect_cum(island.height, island.width, kind)[-1] > 0
         elif kind in (HintKind.PAIR_BOUNDARY, HintKind.ANY_BOUNDARY):
             ok = bool(island.adjacent_pairs)  # no touching regions: S would be empty
         elif kind is HintKind.NEAR_SEA:
