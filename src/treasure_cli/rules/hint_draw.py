@@ -45,7 +45,7 @@ import dataclasses
 import functools
 import itertools
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -243,44 +243,59 @@ class _Drawer:
 
     def params(self, kind: HintKind) -> tuple:
         """The arguments of HINT_CLASSES[kind] for one draw."""
-        isl, ctx = self.island, self.ctx
+        return self.drawing(kind)()
+
+    def drawing(self, kind: HintKind) -> Callable[[], tuple]:
+        """A function making `params(kind)`, a new draw at each call: the pirate redraws
+        up to MAX_PARAM_DRAWS times, and the kind's branch is found once for all of them."""
+        isl, ctx, integer = self.island, self.ctx, self._int
         if kind is HintKind.NOT_TILES:
-            return (tuple(self.not_tiles()),)
+            return lambda: (tuple(self.not_tiles()),)
         if kind is HintKind.IN_REGIONS:
-            return (self.regions(2, 5),)
+            return lambda: (self.regions(2, 5),)
         if kind is HintKind.NOT_REGIONS:
-            return (self.regions(1, 3),)
+            return lambda: (self.regions(1, 3),)
         if kind is HintKind.IN_RECTANGLE or kind is HintKind.NOT_RECTANGLE:
-            return self.rectangle(kind)
+            return lambda: self.rectangle(kind)
         if kind is HintKind.NEARER_THAN_PRISON:
-            return (ctx.agent, ctx.prison)
+            return lambda: (ctx.agent, ctx.prison)
         if kind is HintKind.IN_LINE or kind is HintKind.NOT_LINE:
-            return self.line()
+            return self.line
         if kind is HintKind.PAIR_BOUNDARY:
             pairs = isl.adjacent_pairs
-            return pairs[self._int(0, len(pairs) - 1)]
+            return lambda: pairs[integer(0, len(pairs) - 1)]
         if kind is HintKind.ANY_BOUNDARY or kind is HintKind.MOUNTAIN_REGIONS:
-            return ()
+            return lambda: ()
         if kind is HintKind.NEAR_SEA:
-            return (self._int(2, 3),)
+            return lambda: (integer(2, 3),)
         if kind is HintKind.NOT_HALF:
             halves = self.facts.halves
-            return (halves[self._int(0, len(halves) - 1)],)
+            return lambda: (halves[integer(0, len(halves) - 1)],)
         if kind is HintKind.DIRECTION:
-            direction = _COMPASS[self._int(0, len(_COMPASS) - 1)]
-            if ctx.prison_revealed and self.rng.random() < 0.5:
-                return (direction, ctx.prison, Origin.PRISON)
-            return (direction, (isl.height // 2, isl.width // 2), Origin.CENTRE)
+            return self.direction
         if kind is HintKind.BETWEEN_SQUARES:
-            lo, hi = _big_side_range(isl)
-            big = self._int(lo, hi)
-            bt, bl = self._int(0, isl.height - big), self._int(0, isl.width - big)
-            small = self._int(1, big - 2)
-            # Interior rows are bt+1 .. bt+big-2; the small square must fit there.
-            st = self._int(bt + 1, bt + big - 1 - small)
-            sl = self._int(bl + 1, bl + big - 1 - small)
-            return (bt, bl, big, st, sl, small)
+            return self.squares
         raise AssertionError(kind)
+
+    def direction(self) -> tuple:
+        """Kind 13's parameters: a compass direction from the centre, or from the revealed prison."""
+        isl, ctx = self.island, self.ctx
+        direction = _COMPASS[self._int(0, len(_COMPASS) - 1)]
+        if ctx.prison_revealed and self.rng.random() < 0.5:
+            return (direction, ctx.prison, Origin.PRISON)
+        return (direction, (isl.height // 2, isl.width // 2), Origin.CENTRE)
+
+    def squares(self) -> tuple:
+        """Kind 14's parameters: a big square and a small one inside it."""
+        isl = self.island
+        lo, hi = _big_side_range(isl)
+        big = self._int(lo, hi)
+        bt, bl = self._int(0, isl.height - big), self._int(0, isl.width - big)
+        small = self._int(1, big - 2)
+        # Interior rows are bt+1 .. bt+big-2; the small square must fit there.
+        st = self._int(bt + 1, bt + big - 1 - small)
+        sl = self._int(bl + 1, bl + big - 1 - small)
+        return (bt, bl, big, st, sl, small)
 
     def draw(self, kind: HintKind) -> Hint:
         return HINT_CLASSES[kind](*self.params(kind))
@@ -348,9 +363,9 @@ def draw_hint(
     kinds = list(available_kinds(island, ctx))
     while kinds:
         kind = choose_kind(kinds, rng)
-        holds = drawer.tester(kind, t)
+        holds, draw_args = drawer.tester(kind, t), drawer.drawing(kind)
         for _ in range(1 if kind in FIXED_KINDS else MAX_PARAM_DRAWS):
-            args = drawer.params(kind)
+            args = draw_args()
             if holds(args) == truthful:
                 return HINT_CLASSES[kind](*args)
         kinds.remove(kind)
