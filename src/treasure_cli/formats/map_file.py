@@ -46,18 +46,16 @@ _HEADER_FIELDS = (
 _ALLOWED = b"0123456789; \tMPT\n"
 _FAST_DIGITS = 10  # longer numbers (leading zeros, huge regions) go the precise way
 _CHUNK_CHARS = 1 << 20  # rows are parsed in slices of about this much text: bounded temporaries
+_THREADS = min(2, os.cpu_count() or 1)  # numpy lets go of the GIL: slices are parsed side by side
 
 
-def _is_digit(a: np.ndarray) -> np.ndarray:
-    return (a - np.uint8(ord("0"))) < 10  # uint8 wraps below '0'
+def _fast_rows(texts: list[str], width: int, out: np.ndarray):
+    """The map rows `texts`: regions into `out` (int32, one per cell, row-major),
+    or None if anything is unusual (then `out` holds garbage).
 
-
-def _fast_rows(texts: list[str], width: int):
-    """Regions and type letters of the map rows `texts`, or None if anything is unusual.
-
-    Returns (values, after, t_cols): the region of every cell in row-major
-    order, the byte right after each region number (M, P, T, `;` or newline)
-    and, for each T cell, its 1-based column in its line.
+    Returns (cells, letters, t_cols): the cells with a type letter (indices
+    into `out`), their letters (M, P or T as bytes) and, for each T cell,
+    its 1-based column in its line.
     """
     joined = "\n".join(texts) + "\n"
     if not joined.isascii():
@@ -65,56 +63,76 @@ def _fast_rows(texts: list[str], width: int):
     data = joined.encode("ascii")
     if data.translate(None, _ALLOWED):  # a character the fast path does not read is left
         return None
-    raw = np.frombuffer(data, dtype=np.uint8)
-    solid = (raw != ord(" ")) & (raw != ord("\t"))
-    tok = raw[solid]  # the text with spaces and tabs removed
-    dig = _is_digit(tok)
-    sep, eol = tok == ord(";"), tok == ord("\n")
-    kind = ~(dig | sep | eol)  # M, P or T: nothing else is left
+    squeezed = data.translate(None, b" \t")  # the text with spaces and tabs removed
+    tok = np.frombuffer(squeezed, dtype=np.uint8)
+    digit = tok - np.uint8(ord("0"))  # a digit's value; any other byte wraps to 10 or more
+    dig = digit < 10
+    kind = tok > ord("A")  # M, P or T: nothing else above the digits and `;` is left
+    sep = tok == ord(";")
+    end = sep | (tok == ord("\n"))
     # Token order, spaces aside: each cell is a number then at most one type
     # letter; a row may end with one `;`. Comparing neighbours in the
     # squeezed stream (the row before the first one counts as a newline):
     if not dig[0] or (kind[1:] & ~dig[:-1]).any():  # a letter follows a digit
         return None
-    end_ok = sep | eol
-    if (kind[:-1] & ~end_ok[1:]).any():  # after a letter: `;` or newline
+    if (kind[:-1] & ~end[1:]).any():  # after a letter: `;` or newline
         return None
-    if (sep[1:] & ~(dig | kind)[:-1]).any():  # `;` closes a cell
+    if (sep[1:] & end[:-1]).any():  # `;` closes a cell
         return None
-    # So a `;` or a row start is followed by a number or the row's end (any
-    # other token would break one of the rules above).
-    # "1 2" looks like "12" once spaces are gone: the raw text must have as
-    # many digit-after-digit pairs as the squeezed one.
-    raw_dig = _is_digit(raw)
-    if np.count_nonzero(dig[1:] & dig[:-1]) != np.count_nonzero(raw_dig[1:] & raw_dig[:-1]):
+    # So a `;` or a row start is followed by a number or the row's end, and
+    # each cell is digits, a letter or not, and the `;` or newline closing it
+    # (a newline right after a row's last `;` closes nothing).
+    closer = end
+    closer[1:] &= ~sep[:-1]
+    closers = np.flatnonzero(closer)
+    count = width * len(texts)
+    if closers.size != count:
         return None
-    prev_dig = np.empty_like(dig)
-    prev_dig[0], prev_dig[1:] = False, dig[:-1]
-    starts = np.flatnonzero(dig & ~prev_dig)
-    if starts.size != width * len(texts):
+    rows_end = np.flatnonzero(tok == ord("\n"))  # one per row
+    if (np.diff(np.searchsorted(closers, rows_end, side="right"), prepend=0) != width).any():
         return None
-    rows_end = np.flatnonzero(eol)  # one per row
-    per_row = np.diff(np.searchsorted(starts, rows_end), prepend=0)
-    if (per_row != width).any():
-        return None
-    ends = np.flatnonzero(dig[:-1] & ~dig[1:])  # last digit of each number
-    lengths = ends - starts + 1
-    longest = int(lengths.max())
+    letters = np.flatnonzero(kind)
+    cells = np.searchsorted(closers, letters + 1)  # a letter's cell: the next byte closes it
+    last = closers - 1  # the last digit of each number
+    last[cells] -= 1
+    first = np.empty_like(closers)  # the first digit
+    first[0] = 0
+    np.add(closers[:-1], 1, out=first[1:])
+    after_trailing = np.searchsorted(closers, rows_end[sep[rows_end - 1]])  # rows after a closing `;`
+    first[after_trailing[after_trailing < count]] += 1
+    lengths = last - first  # digits - 1
+    longest = int(lengths.max()) + 1
     if longest > _FAST_DIGITS:
         return None
-    values = tok[starts].astype(np.int64) - ord("0")
-    for k in range(1, longest):  # Horner, one digit position at a time
-        more = lengths > k
-        values[more] = values[more] * 10 + (tok[starts[more] + k].astype(np.int64) - ord("0"))
-    if int(values.max()) > _REGION_MAX:
+    # "1 2" looks like "12" once spaces are gone: the raw text must have as
+    # many digit-after-digit pairs as the numbers have.
+    if len(squeezed) != len(data):
+        raw = np.frombuffer(data, dtype=np.uint8)
+        raw_dig = (raw - np.uint8(ord("0"))) < 10
+        if np.count_nonzero(raw_dig[1:] & raw_dig[:-1]) != int(lengths.sum()):
+            return None
+    # Horner, one digit position at a time from the last digit; digit[k:][i]
+    # is the digit k bytes after i, so no index arithmetic over every number.
+    wide = longest > 9  # 10 digits may pass int32: checked in int64
+    values = np.empty(count, dtype=np.int64) if wide else out
+    values[:] = digit[first]
+    for k in range(1, longest):
+        more = np.flatnonzero(lengths >= k)
+        values[more] = values[more] * 10 + digit[k:][first[more]]
+    if wide:
+        if int(values.max()) > _REGION_MAX:
+            return None
+        out[:] = values
+    what = tok[letters]
+    if (out[cells] == SEA).any():  # a type on the sea: the precise path says so
         return None
-    after = tok[ends + 1]
-    t_cells = np.flatnonzero(after == ord("T"))
     t_cols = []
+    t_cells = np.flatnonzero(what == ord("T"))
     if t_cells.size:  # rare: the column of a T marker, as the precise path reports it
-        first = np.flatnonzero(solid)[starts[t_cells]]
-        t_cols = [int(pos) - joined.rfind("\n", 0, int(pos)) for pos in first]
-    return values, after, t_cols
+        raw = np.frombuffer(data, dtype=np.uint8)
+        solid = np.flatnonzero((raw != ord(" ")) & (raw != ord("\t")))
+        t_cols = [int(pos) - joined.rfind("\n", 0, int(pos)) for pos in solid[first[cells[t_cells]]]]
+    return cells, what, t_cols
 
 
 class _Reader:
@@ -191,26 +209,33 @@ class _Reader:
         # rows after it allocate width x height.
         if total < height * (2 * width - 1):
             return None
-        regions = kinds = None
-        markers: list[tuple[int, int, int, int]] = []
-        for lo, hi in chunks:
-            parsed = _fast_rows([text for _, text in rows[lo:hi]], width)
-            if parsed is None:
-                return None
-            values, after, t_cols = parsed
-            if regions is None:
-                regions = np.empty((height, width), dtype=np.int32)
-                kinds = np.empty((height, width), dtype=np.uint8)
-            regions[lo:hi].flat = values
-            kinds[lo:hi].flat = after
-            t_cells = np.flatnonzero(after == ord("T"))
-            for cell, col in zip(t_cells.tolist(), t_cols):
-                r, c = lo + cell // width, cell % width
-                markers.append((r, c, rows[r][0], col))
-        typed = (kinds == ord("M")) | (kinds == ord("P")) | (kinds == ord("T"))
-        if (regions[typed] == SEA).any():
+        regions = np.empty((height, width), dtype=np.int32)
+        flat = regions.reshape(-1)
+
+        def parse(chunk: tuple[int, int]):
+            lo, hi = chunk
+            return _fast_rows([text for _, text in rows[lo:hi]], width, flat[lo * width:hi * width])
+
+        if _THREADS > 1 and len(chunks) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(_THREADS) as pool:
+                parsed = list(pool.map(parse, chunks))
+        else:
+            parsed = [parse(chunk) for chunk in chunks]
+        if any(p is None for p in parsed):
             return None
-        return regions, kinds == ord("M"), kinds == ord("P"), markers
+        mountain = np.zeros((height, width), dtype=bool)
+        prison = np.zeros((height, width), dtype=bool)
+        markers: list[tuple[int, int, int, int]] = []
+        for (lo, _), (cells, what, t_cols) in zip(chunks, parsed):
+            cells = cells + lo * width
+            mountain.reshape(-1)[cells[what == ord("M")]] = True
+            prison.reshape(-1)[cells[what == ord("P")]] = True
+            for cell, col in zip(cells[what == ord("T")].tolist(), t_cols):
+                r, c = divmod(cell, width)
+                markers.append((r, c, rows[r][0], col))
+        return regions, mountain, prison, markers
 
     def precise_grid(self, rows: list[tuple[int, str]], width: int, height: int):
         """One cell at a time, stopping at the first problem with its exact position."""
