@@ -393,7 +393,8 @@ def _read_bounded(path: str | Path, name: str) -> bytes:
         if info.st_size > limit:
             raise MapFormatError(name, 1, 1, f"the file has {info.st_size} bytes, more than a {width}x{height} "
                                              f"map can take ({limit}): is line 1 right?")
-        return head + fh.read()
+        fh.seek(0)  # read it whole in one piece: `head + rest` copied a big map's text once more
+        return fh.read()
 
 
 def _first_line_dims(head: bytes) -> tuple[int, int] | None:
