@@ -144,9 +144,10 @@ class Hint:
     _negated: ClassVar[bool] = False
     _PATTERN: ClassVar[re.Pattern[str]]
 
-    def mask(self, island: Island) -> np.ndarray:
-        """S as a fresh, writable (H, W) bool array."""
-        m = self._set_mask(island)
+    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        """S as a fresh, writable (H, W) bool array; with `window` (a row slice and
+        a column slice), S on those tiles only."""
+        m = self._set_mask(island) if window is None else self._window_mask(island, window)
         return ~m if self._negated else m
 
     def holds_for(self, island: Island, pos: Pos) -> bool:
@@ -165,6 +166,10 @@ class Hint:
     # -- for subclasses -----------------------------------------------------
     def _set_mask(self, island: Island) -> np.ndarray:
         raise NotImplementedError
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        """The positive set on `window`: the whole set, cut (kinds that can, build the window only)."""
+        return self._set_mask(island)[window]
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         raise NotImplementedError
@@ -193,11 +198,16 @@ class Geometric(Hint):
         return self.contains(*fields, rows, cols, shape)
 
     def _set_mask(self, island: Island) -> np.ndarray:
+        return self._window_mask(island, np.s_[:, :])
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
         h, w = island.shape
-        inside = self._inside(np.arange(h)[:, None], np.arange(w)[None, :], (h, w))
-        if inside.shape == (h, w):  # already a fresh full array (the operators made it): no copy
+        rows, cols = np.arange(h)[window[0]][:, None], np.arange(w)[window[1]][None, :]
+        inside = self._inside(rows, cols, (h, w))
+        shape = (rows.shape[0], cols.shape[1])
+        if inside.shape == shape:  # already a fresh full array (the operators made it): no copy
             return inside
-        return np.broadcast_to(inside, (h, w)).copy()  # a formula over rows only, or columns only
+        return np.broadcast_to(inside, shape).copy()  # a formula over rows only, or columns only
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(self._inside(r, c, island.shape))
@@ -249,6 +259,9 @@ class _Regions(Hint):
 
     def _set_mask(self, island: Island) -> np.ndarray:
         return island.regions_mask(self.regions)
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        return island.regions_mask(self.regions, window)
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return int(island.regions[r, c]) in self.regions
@@ -522,7 +535,10 @@ class NearSea(Hint):
         object.__setattr__(self, "k", _as_count(self.k, "k"))
 
     def _set_mask(self, island: Island) -> np.ndarray:
-        return island.land & (island.sea_distance <= self.k)
+        return self._window_mask(island, np.s_[:, :])
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        return island.land[window] & (island.sea_distance[window] <= self.k)
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(island.land[r, c]) and int(island.sea_distance[r, c]) <= self.k

@@ -181,14 +181,16 @@ class Island:
     def region_mask(self, region: int) -> np.ndarray:
         return self.regions == region
 
-    def regions_mask(self, regions) -> np.ndarray:
-        """Tiles of any of `regions` (a lookup table indexed by region: faster than isin)."""
+    def regions_mask(self, regions, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        """Tiles of any of `regions` (a lookup table indexed by region: faster than isin);
+        with `window` (a row slice and a column slice), on those tiles only."""
+        tiles = self.regions if window is None else self.regions[window]
         if self.region_count > 4 * self.regions.size:  # sparse numbers (foreign maps): no huge table
-            return np.isin(self.regions, list(regions))
+            return np.isin(tiles, list(regions))
         table = np.zeros(self.region_count, dtype=bool)
         wanted = [r for r in regions if 0 <= r < self.region_count]
         table[wanted] = True
-        return _lookup(table, self.regions)
+        return _lookup(table, tiles)
 
     @_terrain
     def prisons(self) -> tuple[Pos, ...]:
