@@ -93,7 +93,9 @@ class Knowledge:
             # few (a replay's later turns), the hint's set is built on their
             # bounding box, not on the whole map.
             box = _bounds(self.candidates)
-            candidates = np.zeros_like(self.candidates)  # a new array: callers may keep the old one
+            # A new array (callers may keep the old one); np.zeros leaves the
+            # pages outside the box untouched, where zeros_like writes them all.
+            candidates = np.zeros(self.candidates.shape, dtype=bool)
             if box is not None:
                 s = self.hints[number - 1].mask(self.island, box)
                 candidates[box] = self.candidates[box] & (s if truthful else ~s)

@@ -79,9 +79,9 @@ def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch)
     if not joined.isascii():
         return None
     data = joined.encode("ascii")
-    if data.translate(None, _ALLOWED):  # a character the fast path does not read is left
-        return None
     squeezed = data.translate(None, b" \t")  # the text with spaces and tabs removed
+    if squeezed.translate(None, _ALLOWED):  # a character the fast path does not read is left
+        return None
     tok = np.frombuffer(squeezed, dtype=np.uint8)
     n = tok.size
     digit = np.subtract(tok, np.uint8(ord("0")), out=scratch("digit", n, np.uint8))  # other bytes wrap to >= 10
@@ -140,15 +140,14 @@ def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch)
     values = scratch("wide", count, np.int64) if wide else out
     d = np.take(digit, first, out=scratch("d", count, np.uint8), mode="clip")
     values[:] = d
-    at = scratch("at", count, np.intp)
+    short = scratch("short", count, np.uint8)
+    short[:] = lengths  # (at most 9) compared a byte at a time
     more = scratch("more", count, bool)
     for k in range(1, longest):
-        np.add(first, k, out=at)
-        np.take(digit, at, out=d, mode="clip")  # past the end only for numbers shorter than k
-        np.greater_equal(lengths, k, out=more)
+        np.take(digit[k:], first, out=d, mode="clip")  # digit k of each number (clipped: past the end)
+        np.greater_equal(short, k, out=more)
         np.multiply(values, 10, out=values, where=more)
-        np.multiply(d, more, out=d)
-        np.add(values, d, out=values)
+        np.add(values, d, out=values, where=more)
     if wide:
         if int(values.max()) > _REGION_MAX:
             return None
