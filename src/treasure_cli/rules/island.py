@@ -118,8 +118,10 @@ class Island:
         """
         h = hashlib.sha256(f"{self.width}x{self.height};{self.reveal_turn};{self.free_turn};"
                            f"{self.treasure}".encode())
-        for tiles in (self.regions.astype("<i4"), self.mountain, self.prison):
-            h.update(np.ascontiguousarray(tiles).tobytes())
+        for tiles, dtype in ((self.regions, "<i4"), (self.mountain, bool), (self.prison, bool)):
+            # The array's own buffer when it already is contiguous and of that
+            # type: astype and tobytes copied 130 MB at 4096x4096.
+            h.update(np.ascontiguousarray(tiles, dtype=dtype).data)
         return h.hexdigest()[:16]
 
     def precompute(self) -> Island:
