@@ -8,7 +8,10 @@ its grid must equal the precise path's cell for cell.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +19,7 @@ from formats.test_foreign_maps import foreign_map_text
 from formats.test_map_file import ACCEPTED, FUZZ_ALPHABET, FUZZ_BASE, REJECTED, edit, edits, mutate
 from treasure_cli.errors import MapFormatError
 from treasure_cli.formats.generator import generate_island
+from treasure_cli.formats import map_file
 from treasure_cli.formats.map_file import _Reader, format_map
 
 
@@ -137,3 +141,33 @@ def test_a_long_first_row_does_not_allocate_width_times_height():
     width, height = 5_000_000, 1_000_000
     text = f"{width} {height}\n1\n1\n1\n0 0\n" + ";".join(["1"] * width) + "\n" + "1\n" * (height - 1)
     assert verdict(text, fast=True) == ("error", f"m.txt:7:2: row 1 has 1 cells, expected {width} (the width on line 1)")
+
+
+def sliced(chunk_chars: int):
+    """Big maps are parsed in slices of rows, reusing scratch arrays: make small maps do the same."""
+    return mock.patch.object(map_file, "_CHUNK_CHARS", chunk_chars)
+
+
+@pytest.mark.parametrize("chunk_chars", [1, 40])
+def test_maps_read_in_slices_agree(chunk_chars):
+    # A slice per row (or per few rows), of varying lengths: T markers,
+    # trailing `;`, types on the sea and bad rows in later slices.
+    with sliced(chunk_chars):
+        answered = [assert_same(format_map(generate_island(s, s, rng=np.random.default_rng(s))))
+                    for s in (5, 16, 40)]
+        answered += [assert_same(foreign_map_text(seed)) for seed in range(30)]
+        answered.append(assert_same(FUZZ_BASE))
+        assert all(answered)
+        for text in ACCEPTED.values():
+            assert assert_same(text)
+        for text, _ in REJECTED.values():
+            assert_same(text)
+        for row in TRICKY_ROWS:
+            assert_same(edit(7, row))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(near_valid_maps(), st.sampled_from([1, 8, 40]))
+def test_near_valid_grids_in_slices_agree(text, chunk_chars):
+    with sliced(chunk_chars):
+        assert_same(text)

@@ -581,6 +581,26 @@ def test_holds_for_agrees_with_mask_on_drawn_hints():
         assert np.array_equal(got.reshape(isl.shape), m), hint
 
 
+def test_mask_on_a_window_is_the_mask_cut():
+    # The windowed build (Geometric formulas on a row and column range, region
+    # lookups, the sea distance; the other kinds cut the whole set) gives the
+    # whole mask's tiles, negated kinds included, for every kind drawn.
+    rng = np.random.default_rng(11)
+    kinds = set()
+    for isl, treasure, prison in CASES:
+        ctx = HintContext(turn=3, prison=prison, agent=(1, 1), prison_revealed=True)
+        for i in range(120):
+            hint = draw_hint(isl, treasure, ctx, bool(i % 2), rng)
+            kinds.add(hint.kind)
+            top, left = int(rng.integers(isl.height)), int(rng.integers(isl.width))
+            bottom, right = int(rng.integers(top, isl.height)) + 1, int(rng.integers(left, isl.width)) + 1
+            window = np.s_[top:bottom, left:right]
+            got = hint.mask(isl, window)
+            assert got.shape == (bottom - top, right - left) and got.flags.writeable, hint
+            assert np.array_equal(got, hint.mask(isl)[window]), (hint, window)
+    assert kinds == set(HintKind)
+
+
 def test_prison_origin_and_kind6_appear_after_reveal():
     isl, treasure, prison = MAP_A, TREASURE_A, (4, 4)
     rng = np.random.default_rng(3)

@@ -99,8 +99,21 @@ class Knowledge:
 
     def _learn(self, number: int, truthful: bool) -> None:
         self.verified[number] = truthful
-        s = self.hint_mask(number)
-        self.restrict(s if truthful else ~s)
+        s = self._masks.get(number)
+        if s is not None:
+            self.restrict(s if truthful else ~s)
+        else:
+            # Only the tiles around the candidates can change: once they are
+            # few (a replay's later turns), the hint's set is built on their
+            # bounding box, not on the whole map.
+            box = _bounds(self.candidates)
+            # A new array (callers may keep the old one); np.zeros leaves the
+            # pages outside the box untouched, where zeros_like writes them all.
+            candidates = np.zeros(self.candidates.shape, dtype=bool)
+            if box is not None:
+                s = self.hints[number - 1].mask(self.island, box)
+                candidates[box] = self.candidates[box] & (s if truthful else ~s)
+            self.candidates = candidates
         self.settle(number)
 
     def open_mask(self, number: int) -> np.ndarray | None:
@@ -140,9 +153,10 @@ class Knowledge:
         self.teleport_used = True
 
     def _on_AreaScanned(self, e: ev.AreaScanned) -> None:
-        if not e.found:
+        square = scan_square(e.centre, e.size)
+        if not e.found and self.candidates[square].any():  # (a square without candidates changes nothing)
             self.candidates = self.candidates.copy()  # a new array: callers may keep the old one
-            self.candidates[scan_square(e.centre, e.size)] = False
+            self.candidates[square] = False
 
     def _on_PrisonRevealed(self, e: ev.PrisonRevealed) -> None:
         self._set_prison(e.pos)
@@ -194,3 +208,13 @@ class Knowledge:
         if self.pirate is not None and self.candidates[self.pirate]:
             self.candidates = self.candidates.copy()
             self.candidates[self.pirate] = False
+
+
+def _bounds(mask: np.ndarray) -> tuple[slice, slice] | None:
+    """The smallest (row slice, column slice) holding every True tile of `mask`; None if it has none."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    if not rows.size:
+        return None
+    top, bottom = int(rows[0]), int(rows[-1]) + 1
+    cols = np.flatnonzero(mask[top:bottom].any(axis=0))
+    return np.s_[top:bottom, int(cols[0]):int(cols[-1]) + 1]

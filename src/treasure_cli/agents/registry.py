@@ -27,7 +27,6 @@ import importlib.util
 import sys
 import types
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +198,8 @@ def _distribution(top_level: str) -> str:
 
 
 def _plugins() -> dict:
+    from importlib.metadata import entry_points  # 30 ms to import: only when a spec needs plugins
+
     return {ep.name: ep for ep in entry_points(group=PLUGIN_GROUP)}
 
 

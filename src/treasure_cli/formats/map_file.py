@@ -48,73 +48,120 @@ _FAST_DIGITS = 10  # longer numbers (leading zeros, huge regions) go the precise
 _CHUNK_CHARS = 1 << 20  # rows are parsed in slices of about this much text: bounded temporaries
 
 
-def _is_digit(a: np.ndarray) -> np.ndarray:
-    return (a - np.uint8(ord("0"))) < 10  # uint8 wraps below '0'
+class _Scratch:
+    """Arrays the fast path reuses from slice to slice.
+
+    Fresh temporaries for every slice are handed back to the system and
+    faulted in again page by page by the next slice: at 4096x4096 that was
+    ~1 GB of page faults (240,000 faults, more time than the arithmetic);
+    with the scratch arrays, 15,000.
+    """
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def __call__(self, name: str, size: int, dtype) -> np.ndarray:
+        a = self.arrays.get(name)
+        if a is None or a.size < size:
+            a = self.arrays[name] = np.empty(size + size // 4, dtype=dtype)  # room for a longer slice
+        return a[:size]
 
 
-def _fast_rows(texts: list[str], width: int):
-    """Regions and type letters of the map rows `texts`, or None if anything is unusual.
+def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch):
+    """The map rows `texts`: regions into `out` (int32, one per cell, row-major),
+    or None if anything is unusual (then `out` holds garbage).
 
-    Returns (values, after, t_cols): the region of every cell in row-major
-    order, the byte right after each region number (M, P, T, `;` or newline)
-    and, for each T cell, its 1-based column in its line.
+    Returns (cells, letters, t_cols): the cells with a type letter (indices
+    into `out`), their letters (M, P or T as bytes) and, for each T cell,
+    its 1-based column in its line. Temporaries live in `scratch`.
     """
     joined = "\n".join(texts) + "\n"
     if not joined.isascii():
         return None
     data = joined.encode("ascii")
-    if data.translate(None, _ALLOWED):  # a character the fast path does not read is left
+    squeezed = data.translate(None, b" \t")  # the text with spaces and tabs removed
+    if squeezed.translate(None, _ALLOWED):  # a character the fast path does not read is left
         return None
-    raw = np.frombuffer(data, dtype=np.uint8)
-    solid = (raw != ord(" ")) & (raw != ord("\t"))
-    tok = raw[solid]  # the text with spaces and tabs removed
-    dig = _is_digit(tok)
-    sep, eol = tok == ord(";"), tok == ord("\n")
-    kind = ~(dig | sep | eol)  # M, P or T: nothing else is left
+    tok = np.frombuffer(squeezed, dtype=np.uint8)
+    n = tok.size
+    digit = np.subtract(tok, np.uint8(ord("0")), out=scratch("digit", n, np.uint8))  # other bytes wrap to >= 10
+    dig = np.less(digit, 10, out=scratch("dig", n, bool))
+    kind = np.greater(tok, ord("A"), out=scratch("kind", n, bool))  # M, P or T: nothing else is left above
+    sep = np.equal(tok, ord(";"), out=scratch("sep", n, bool))
+    eol = np.equal(tok, ord("\n"), out=scratch("eol", n, bool))
+    end = np.logical_or(sep, eol, out=scratch("end", n, bool))
+    test = scratch("test", n - 1, bool)
     # Token order, spaces aside: each cell is a number then at most one type
     # letter; a row may end with one `;`. Comparing neighbours in the
-    # squeezed stream (the row before the first one counts as a newline):
-    if not dig[0] or (kind[1:] & ~dig[:-1]).any():  # a letter follows a digit
+    # squeezed stream (the row before the first one counts as a newline);
+    # for bools, a > b is a & ~b:
+    if not dig[0] or np.greater(kind[1:], dig[:-1], out=test).any():  # a letter follows a digit
         return None
-    end_ok = sep | eol
-    if (kind[:-1] & ~end_ok[1:]).any():  # after a letter: `;` or newline
+    if np.greater(kind[:-1], end[1:], out=test).any():  # after a letter: `;` or newline
         return None
-    if (sep[1:] & ~(dig | kind)[:-1]).any():  # `;` closes a cell
+    if np.logical_and(sep[1:], end[:-1], out=test).any():  # `;` closes a cell
         return None
-    # So a `;` or a row start is followed by a number or the row's end (any
-    # other token would break one of the rules above).
-    # "1 2" looks like "12" once spaces are gone: the raw text must have as
-    # many digit-after-digit pairs as the squeezed one.
-    raw_dig = _is_digit(raw)
-    if np.count_nonzero(dig[1:] & dig[:-1]) != np.count_nonzero(raw_dig[1:] & raw_dig[:-1]):
-        return None
-    prev_dig = np.empty_like(dig)
-    prev_dig[0], prev_dig[1:] = False, dig[:-1]
-    starts = np.flatnonzero(dig & ~prev_dig)
-    if starts.size != width * len(texts):
+    # So a `;` or a row start is followed by a number or the row's end, and
+    # each cell is digits, a letter or not, and the `;` or newline closing it
+    # (a newline right after a row's last `;` closes nothing).
+    np.greater(end[1:], sep[:-1], out=end[1:])
+    closers = np.flatnonzero(end)
+    count = width * len(texts)
+    if closers.size != count:
         return None
     rows_end = np.flatnonzero(eol)  # one per row
-    per_row = np.diff(np.searchsorted(starts, rows_end), prepend=0)
-    if (per_row != width).any():
+    if (np.diff(np.searchsorted(closers, rows_end, side="right"), prepend=0) != width).any():
         return None
-    ends = np.flatnonzero(dig[:-1] & ~dig[1:])  # last digit of each number
-    lengths = ends - starts + 1
-    longest = int(lengths.max())
+    letters = np.flatnonzero(kind)
+    cells = np.searchsorted(closers, letters + 1)  # a letter's cell: the next byte closes it
+    last = np.subtract(closers, 1, out=scratch("last", count, np.intp))  # the last digit of each number
+    last[cells] -= 1
+    first = scratch("first", count, np.intp)  # the first digit
+    first[0] = 0
+    np.add(closers[:-1], 1, out=first[1:])
+    after_trailing = np.searchsorted(closers, rows_end[sep[rows_end - 1]])  # rows after a closing `;`
+    first[after_trailing[after_trailing < count]] += 1
+    lengths = np.subtract(last, first, out=scratch("lengths", count, np.intp))  # digits - 1
+    longest = int(lengths.max()) + 1
     if longest > _FAST_DIGITS:
         return None
-    values = tok[starts].astype(np.int64) - ord("0")
-    for k in range(1, longest):  # Horner, one digit position at a time
-        more = lengths > k
-        values[more] = values[more] * 10 + (tok[starts[more] + k].astype(np.int64) - ord("0"))
-    if int(values.max()) > _REGION_MAX:
+    # "1 2" looks like "12" once spaces are gone: the raw text must have as
+    # many digit-after-digit pairs as the numbers have.
+    if len(squeezed) != len(data):
+        raw = np.frombuffer(data, dtype=np.uint8)
+        raw_digit = np.subtract(raw, np.uint8(ord("0")), out=scratch("raw_digit", raw.size, np.uint8))
+        raw_dig = np.less(raw_digit, 10, out=scratch("raw_dig", raw.size, bool))
+        pairs = np.logical_and(raw_dig[1:], raw_dig[:-1], out=scratch("raw_test", raw.size - 1, bool))
+        if np.count_nonzero(pairs) != int(lengths.sum()):
+            return None
+    # Horner, one digit position at a time, over every number at once: a
+    # number shorter than the position keeps its value (and adds a 0).
+    wide = longest > 9  # 10 digits may pass int32: checked in int64
+    values = scratch("wide", count, np.int64) if wide else out
+    d = np.take(digit, first, out=scratch("d", count, np.uint8), mode="clip")
+    values[:] = d
+    short = scratch("short", count, np.uint8)
+    short[:] = lengths  # (at most 9) compared a byte at a time
+    more = scratch("more", count, bool)
+    for k in range(1, longest):
+        np.take(digit[k:], first, out=d, mode="clip")  # digit k of each number (clipped: past the end)
+        np.greater_equal(short, k, out=more)
+        np.multiply(values, 10, out=values, where=more)
+        np.add(values, d, out=values, where=more)
+    if wide:
+        if int(values.max()) > _REGION_MAX:
+            return None
+        out[:] = values
+    what = tok[letters]
+    if (out[cells] == SEA).any():  # a type on the sea: the precise path says so
         return None
-    after = tok[ends + 1]
-    t_cells = np.flatnonzero(after == ord("T"))
     t_cols = []
+    t_cells = np.flatnonzero(what == ord("T"))
     if t_cells.size:  # rare: the column of a T marker, as the precise path reports it
-        first = np.flatnonzero(solid)[starts[t_cells]]
-        t_cols = [int(pos) - joined.rfind("\n", 0, int(pos)) for pos in first]
-    return values, after, t_cols
+        raw = np.frombuffer(data, dtype=np.uint8)
+        solid = np.flatnonzero((raw != ord(" ")) & (raw != ord("\t")))
+        t_cols = [int(pos) - joined.rfind("\n", 0, int(pos)) for pos in solid[first[cells[t_cells]]]]
+    return cells, what, t_cols
 
 
 class _Reader:
@@ -130,7 +177,8 @@ class _Reader:
         # (str.split is ~7x faster than the regular expression on big maps.)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        self.lines = [(i + 1, ln) for i, ln in enumerate(text.split("\n")) if ln.strip()]
+        # (`ln and not ln.isspace()` is `ln.strip()` without copying every line.)
+        self.lines = [(i + 1, ln) for i, ln in enumerate(text.split("\n")) if ln and not ln.isspace()]
 
     def fail(self, line: int | None, col: int | None, message: str) -> MapFormatError:
         return MapFormatError(self.path, line, col, message)
@@ -191,26 +239,26 @@ class _Reader:
         # rows after it allocate width x height.
         if total < height * (2 * width - 1):
             return None
-        regions = kinds = None
-        markers: list[tuple[int, int, int, int]] = []
+        regions = np.empty((height, width), dtype=np.int32)
+        flat = regions.reshape(-1)
+        scratch = _Scratch()
+        parsed = []
         for lo, hi in chunks:
-            parsed = _fast_rows([text for _, text in rows[lo:hi]], width)
-            if parsed is None:
+            rows_parsed = _fast_rows([text for _, text in rows[lo:hi]], width, flat[lo * width:hi * width], scratch)
+            if rows_parsed is None:
                 return None
-            values, after, t_cols = parsed
-            if regions is None:
-                regions = np.empty((height, width), dtype=np.int32)
-                kinds = np.empty((height, width), dtype=np.uint8)
-            regions[lo:hi].flat = values
-            kinds[lo:hi].flat = after
-            t_cells = np.flatnonzero(after == ord("T"))
-            for cell, col in zip(t_cells.tolist(), t_cols):
-                r, c = lo + cell // width, cell % width
+            parsed.append(rows_parsed)
+        mountain = np.zeros((height, width), dtype=bool)
+        prison = np.zeros((height, width), dtype=bool)
+        markers: list[tuple[int, int, int, int]] = []
+        for (lo, _), (cells, what, t_cols) in zip(chunks, parsed):
+            cells = cells + lo * width
+            mountain.reshape(-1)[cells[what == ord("M")]] = True
+            prison.reshape(-1)[cells[what == ord("P")]] = True
+            for cell, col in zip(cells[what == ord("T")].tolist(), t_cols):
+                r, c = divmod(cell, width)
                 markers.append((r, c, rows[r][0], col))
-        typed = (kinds == ord("M")) | (kinds == ord("P")) | (kinds == ord("T"))
-        if (regions[typed] == SEA).any():
-            return None
-        return regions, kinds == ord("M"), kinds == ord("P"), markers
+        return regions, mountain, prison, markers
 
     def precise_grid(self, rows: list[tuple[int, str]], width: int, height: int):
         """One cell at a time, stopping at the first problem with its exact position."""
@@ -298,6 +346,8 @@ class _Reader:
         if not prison.any():
             raise self.fail(self.lines[5][0], 1, "the map has no prison, expected at least one P cell")
 
+        for tiles in (regions, mountain, prison):  # ours alone: the island takes them without a copy
+            tiles.setflags(write=False)
         island = Island(regions, mountain, prison, r_turn, f_turn, (tr, tc))
         if not island.reachable_prisons:
             raise self.fail(ln[4], 1, f"{where} cannot be reached by walking from any prison")
@@ -342,7 +392,8 @@ def _read_bounded(path: str | Path, name: str) -> bytes:
         if info.st_size > limit:
             raise MapFormatError(name, 1, 1, f"the file has {info.st_size} bytes, more than a {width}x{height} "
                                              f"map can take ({limit}): is line 1 right?")
-        return head + fh.read()
+        fh.seek(0)  # read it whole in one piece: `head + rest` copied a big map's text once more
+        return fh.read()
 
 
 def _first_line_dims(head: bytes) -> tuple[int, int] | None:

@@ -145,9 +145,10 @@ class Hint:
     _negated: ClassVar[bool] = False
     _PATTERN: ClassVar[re.Pattern[str]]
 
-    def mask(self, island: Island) -> np.ndarray:
-        """S as a fresh, writable (H, W) bool array."""
-        m = self._set_mask(island)
+    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        """S as a fresh, writable (H, W) bool array; with `window` (a row slice and
+        a column slice), S on those tiles only."""
+        m = self._set_mask(island) if window is None else self._window_mask(island, window)
         return ~m if self._negated else m
 
     def holds_for(self, island: Island, pos: Pos) -> bool:
@@ -166,6 +167,10 @@ class Hint:
     # -- for subclasses -----------------------------------------------------
     def _set_mask(self, island: Island) -> np.ndarray:
         raise NotImplementedError
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        """The positive set on `window`: the whole set, cut (kinds that can, build the window only)."""
+        return self._set_mask(island)[window]
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         raise NotImplementedError
@@ -194,12 +199,17 @@ class Geometric(Hint):
         return self.contains(*fields, rows, cols, shape)
 
     def _set_mask(self, island: Island) -> np.ndarray:
+        return self._window_mask(island, np.s_[:, :])
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
         h, w = island.shape
         rows, cols = _index_grids(h, w)
+        rows, cols = rows[window[0]], cols[:, window[1]]  # views: the whole map costs no copy
         inside = self._inside(rows, cols, (h, w))
-        if inside.shape == (h, w):  # already a fresh full array (the operators made it): no copy
+        shape = (rows.shape[0], cols.shape[1])
+        if inside.shape == shape:  # already a fresh full array (the operators made it): no copy
             return inside
-        return np.broadcast_to(inside, (h, w)).copy()  # a formula over rows only, or columns only
+        return np.broadcast_to(inside, shape).copy()  # a formula over rows only, or columns only
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(self._inside(r, c, island.shape))
@@ -260,6 +270,9 @@ class _Regions(Hint):
 
     def _set_mask(self, island: Island) -> np.ndarray:
         return island.regions_mask(self.regions)
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        return island.regions_mask(self.regions, window)
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return int(island.regions[r, c]) in self.regions
@@ -533,7 +546,10 @@ class NearSea(Hint):
         object.__setattr__(self, "k", _as_count(self.k, "k"))
 
     def _set_mask(self, island: Island) -> np.ndarray:
-        return island.land & (island.sea_distance <= self.k)
+        return self._window_mask(island, np.s_[:, :])
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        return island.land[window] & (island.sea_distance[window] <= self.k)
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(island.land[r, c]) and int(island.sea_distance[r, c]) <= self.k

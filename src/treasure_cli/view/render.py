@@ -106,15 +106,20 @@ def region_hues(island: Island) -> dict[int, int]:
     return hue
 
 
-def tile_hues(island: Island, hues: dict[int, int]) -> np.ndarray:
-    """The colour index of every tile, as an (H, W) array.
+def hue_lookup(hues: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """`hues` as (sorted region numbers, their colour indices), for `tile_hues`.
 
     A lookup by sorted region number, not a table indexed by it: region
     numbers near 2**31 in a foreign map must not cost a table that large.
     """
     ids = np.array(sorted(hues), dtype=np.int64)
-    values = np.array([hues[int(i)] for i in ids], dtype=np.int16)
-    return values[np.searchsorted(ids, island.regions)]
+    return ids, np.array([hues[int(i)] for i in ids], dtype=np.int16)
+
+
+def tile_hues(island: Island, lookup: tuple[np.ndarray, np.ndarray], window=np.s_[:, :]) -> np.ndarray:
+    """The colour index of every tile of `window` (the whole map by default), as an array."""
+    ids, values = lookup
+    return values[np.searchsorted(ids, island.regions[window])]
 
 
 # ------------------------------------------------------------------ the window
@@ -176,7 +181,9 @@ class Renderer:
         self.color = color
         self.window = window
         self.screen = screen
-        self.hues = tile_hues(island, region_hues(island))
+        # Hues are looked up for the window only, frame by frame: a whole-map table
+        # cost 0.45 s at 4096x4096, for a window of a few thousand tiles.
+        self.hue_lookup = hue_lookup(region_hues(island))
         self.gutter = len(str(island.height - 1))
         self.plain = int((island.walkable & ~island.prison).sum())  # the tiles that could hold a treasure
         self.view: Viewport | None = None
@@ -242,7 +249,7 @@ class Renderer:
         for pos, k in points:
             if pos is not None and 0 <= pos[0] - view.top < view.rows and 0 <= pos[1] - view.left < view.cols:
                 kind[pos[0] - view.top, pos[1] - view.left] = k
-        hue = self.hues[win]
+        hue = tile_hues(isl, self.hue_lookup, win)
         mark = np.zeros(kind.shape, dtype=np.int8)
         if state.hint_mask is not None:
             mark[state.hint_mask[win] & isl.land[win]] = HINT_MARK

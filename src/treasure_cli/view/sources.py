@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.game_record import LogFormatError, event_line, read_log
 from treasure_cli.formats.map_file import read_map
-from treasure_cli.play.games import build_game
-from treasure_cli.play.runner import RunOptions, game_seed, map_label
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import LARGE_SCAN_SIZE, SMALL_SCAN_SIZE
 from treasure_cli.rules.island import Island
 from treasure_cli.view.steps import Replay
+
+if TYPE_CHECKING:  # the game runner is imported by live_game only: a replay does not need it
+    from treasure_cli.play.runner import RunOptions
 
 
 def find_map(log_path: Path, recorded: str, given: str | None = None) -> Path:
@@ -113,6 +115,9 @@ def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
 
 def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = None) -> Replay:
     """A game played as it is watched, with the seeds and names of `treasure run` (same log)."""
+    from treasure_cli.play.games import build_game
+    from treasure_cli.play.runner import game_seed, map_label
+
     island = read_map(map_path, warnings)
     game = build_game(island, options.agent, game_seed(island, options), map_name=map_label(map_path),
                       truth_rate=options.truth_rate, max_turns=options.max_turns)
