@@ -62,11 +62,16 @@ def test_out_of_scope_requests_are_refused_not_answered_differently():
     with pytest.raises(ValueError):
         d.integers(0, 2**32 + 1)
     with pytest.raises(ValueError):
+        d.below(-1)
+    with pytest.raises(ValueError):
+        d.below(2**32)
+    with pytest.raises(ValueError):
         d.choice(np.arange(3), size=4)
     with pytest.raises(ValueError):
         d.choice(np.arange(20000), size=500)  # numpy takes a different algorithm there
     with pytest.raises(ValueError):
         d.choice(np.arange(5), size=2, replace=True)
+    assert d.random() == np.random.default_rng([1]).random()  # nothing was drawn by the refusals
 
 
 @settings(max_examples=60, deadline=None)

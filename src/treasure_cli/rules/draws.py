@@ -65,18 +65,36 @@ class Draws:
         """Uniform float in [0, 1), as Generator.random()."""
         return (self._word() >> 11) * _TO_UNIT
 
-    def _below(self, top: int) -> int:
-        """Uniform int in [0, top] for 0 <= top < 2**32 (Lemire, numpy's bounded draw)."""
-        if top == 0:
-            return 0
+    def below(self, top: int) -> int:
+        """Uniform int in [0, top], as Generator.integers(0, top + 1), for 0 <= top < 2**32.
+
+        Lemire's method, as numpy: a 32-bit draw times the span; the high half
+        is the answer unless the low half falls in the biased sliver (rare, so
+        checked only then), and then it draws again. A zero range draws
+        nothing; the full range returns the draw itself. The hint draw's
+        redraw loops call this thousands of times a game: one call, the 32-bit
+        draw inlined.
+        """
+        if top <= 0 or top >= _M32:
+            if top == 0:
+                return 0
+            if top != _M32:
+                raise ValueError(f"top {top} is not in 0..2**32-1")
+        spare = self._spare
+        if spare is not None:
+            self._spare = None
+            u = spare
+        else:
+            w = self._word()
+            self._spare = w >> 32
+            u = w & _M32
         if top == _M32:
-            return self._u32()
+            return u
         span = top + 1
-        while True:
+        m = u * span
+        while (m & _M32) < span and (m & _M32) < (_M32 - top) % span:
             m = self._u32() * span
-            # Accept unless the low half falls in the biased sliver (rare: checked only then).
-            if (m & _M32) >= span or (m & _M32) >= (_M32 - top) % span:
-                return m >> 32
+        return m >> 32
 
     def integers(self, low: int, high: int) -> int:
         """Uniform int in [low, high), as Generator.integers(low, high) for one int64."""
@@ -85,7 +103,7 @@ class Draws:
             raise ValueError("high <= low")
         if top > _M32:
             raise ValueError("range too large for Draws (only below 2**32)")
-        return low + self._below(top)
+        return low + self.below(top)
 
     def choice(self, pool, size: int, replace: bool = False) -> np.ndarray:
         """`size` distinct items of the 1-D array `pool`, as Generator.choice(pool, size, replace=False)."""
@@ -101,7 +119,7 @@ class Draws:
         # Floyd: for j in the last `size` positions take a number in [0, j], or j if taken.
         picked: list[int] = []
         taken: set[int] = set()
-        below = self._below
+        below = self.below
         for j in range(n - size, n):
             v = below(j)
             if v in taken:

@@ -197,12 +197,16 @@ class _Drawer:
         self.island = island
         self.ctx = ctx
         self.rng = rng
+        # A uniform int in [0, top]: Draws' own bounded draw, one call (the redraw
+        # loops make thousands); the same number as rng.integers(0, top + 1).
+        below = getattr(rng, "below", None)
+        self._below = below if below is not None else (lambda top: int(rng.integers(0, top + 1)))
         self.facts = _facts(island)
         self.land_flat = self.facts.land_flat
 
     def _int(self, lo: int, hi: int) -> int:
         """Uniform integer in [lo, hi], both inclusive."""
-        return int(self.rng.integers(lo, hi + 1))
+        return lo + self._below(hi - lo)
 
     def tiles_from(self, pool: np.ndarray, n: int) -> list[Pos]:
         picks = self.rng.choice(pool, size=n, replace=False)
@@ -216,15 +220,16 @@ class _Drawer:
 
     def rectangle(self, kind: HintKind) -> tuple[int, int, int, int]:
         h, w = self.island.shape
+        below = self._below  # _int(0, n) is below(n): one call less in a hot loop
         lo, hi = _rect_bounds(self.island, kind)
         cum = self.facts.rect_cum[kind]
         # Uniform over all admissible (height, width) pairs.
-        k = self._int(0, cum[-1] - 1)
+        k = below(cum[-1] - 1)
         i = bisect.bisect_right(cum, k)
         rh = i + 1
         first_w = max(1, -(-lo // rh))
         rw = first_w + k - (cum[i - 1] if i else 0)
-        top, left = self._int(0, h - rh), self._int(0, w - rw)
+        top, left = below(h - rh), below(w - rw)
         return top, left, top + rh - 1, left + rw - 1
 
     def not_tiles(self) -> list[Pos]:
@@ -233,8 +238,8 @@ class _Drawer:
 
     def line(self) -> tuple[int | None, int | None]:
         u = self.rng.random()
-        row = self._int(0, self.island.height - 1)
-        col = self._int(0, self.island.width - 1)
+        row = self._below(self.island.height - 1)
+        col = self._below(self.island.width - 1)
         if u < 0.45:
             return row, None
         if u < 0.90:
