@@ -55,7 +55,16 @@ def test_wide_ranges_reject_like_the_generator(span):
         assert [ours.integers(0, span) for _ in range(50)] == numpy_.integers(0, span, size=50).tolist()
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 3), st.integers(0, 2**32 + 5), st.integers(0, 2**64 + 5)), min_size=1, max_size=4))
+def test_any_non_negative_keys_seed_the_generator_s_stream(keys):
+    # Draws hands SeedSequence the keys' 32-bit words itself: the same entropy as the keys.
+    assert Draws(keys).random() == np.random.default_rng(keys).random()
+
+
 def test_out_of_scope_requests_are_refused_not_answered_differently():
+    with pytest.raises(ValueError):
+        Draws([3, -1])
     d = Draws([1])
     with pytest.raises(ValueError):
         d.integers(5, 5)
