@@ -128,10 +128,20 @@ class Draws:
             raise ValueError("negative dimensions are not allowed")
         if n > 10000 and size > n // 50:
             raise ValueError("Draws.choice: numpy shuffles a tail here; use a Generator")
+        return np.asarray(pool)[self.sample(n, size)]
+
+    def sample(self, n: int, size: int) -> list[int]:
+        """`size` distinct indices of range(n), in the order Generator.choice(a, size,
+        replace=False) takes a[i] for an array a of n items (n up to 10,000, or
+        size at most n // 50); Python ints, no array."""
+        if not 0 <= size <= n:
+            raise ValueError(f"cannot take {size} distinct items of {n}")
+        if n > 10000 and size > n // 50:
+            raise ValueError("Draws.sample: numpy shuffles a tail here; use a Generator")
+        below = self.below
         # Floyd: for j in the last `size` positions take a number in [0, j], or j if taken.
         picked: list[int] = []
         taken: set[int] = set()
-        below = self.below
         for j in range(n - size, n):
             v = below(j)
             if v in taken:
@@ -141,4 +151,4 @@ class Draws:
         for i in range(size - 1, 0, -1):  # Fisher-Yates, last to second
             k = below(i)
             picked[i], picked[k] = picked[k], picked[i]
-        return np.asarray(pool)[picked]
+        return picked

@@ -118,8 +118,8 @@ class _IslandFacts:
         kinds = _island_kinds(island)
         self.kinds_after_reveal = kinds
         self.kinds_before_reveal = tuple(k for k in kinds if k is not HintKind.NEARER_THAN_PRISON)
-        self.land_flat = np.flatnonzero(island.land)
-        self.land_regions = np.array(island.land_regions, dtype=np.int64)
+        self.land_tiles = np.flatnonzero(island.land).tolist()  # flat indices, as Python ints
+        self.land_regions = list(island.land_regions)
         self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
                          for kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE)}
         self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
@@ -201,22 +201,26 @@ class _Drawer:
         # loops make thousands); the same number as rng.integers(0, top + 1).
         below = getattr(rng, "below", None)
         self._below = below if below is not None else (lambda top: int(rng.integers(0, top + 1)))
+        # Indices of `size` distinct items out of n, as rng.choice(items, size, replace=False)
+        # picks them: Draws' own, on Python ints (kind 1 redraws make many).
+        sample = getattr(rng, "sample", None)
+        self._sample = sample if sample is not None else (
+            lambda n, size: rng.choice(n, size=size, replace=False).tolist())
         self.facts = _facts(island)
-        self.land_flat = self.facts.land_flat
 
     def _int(self, lo: int, hi: int) -> int:
         """Uniform integer in [lo, hi], both inclusive."""
         return lo + self._below(hi - lo)
 
-    def tiles_from(self, pool: np.ndarray, n: int) -> list[Pos]:
-        picks = self.rng.choice(pool, size=n, replace=False)
+    def tiles_from(self, pool: list[int], n: int) -> list[Pos]:
+        """n distinct tiles of `pool` (flat indices), as rng.choice(pool, n, replace=False) takes them."""
         w = self.island.width
-        return [(i // w, i % w) for i in picks.tolist()]
+        return [divmod(pool[i], w) for i in self._sample(len(pool), n)]
 
     def regions(self, lo: int, hi: int) -> tuple[int, ...]:
         regs = self.facts.land_regions
         n = self._int(lo, min(hi, len(regs)))
-        return tuple(self.rng.choice(regs, size=n, replace=False).tolist())
+        return tuple(regs[i] for i in self._sample(len(regs), n))
 
     def rectangle(self, kind: HintKind) -> tuple[int, int, int, int]:
         h, w = self.island.shape
@@ -234,7 +238,8 @@ class _Drawer:
 
     def not_tiles(self) -> list[Pos]:
         """Kind 1's parameters: 1 to 12 distinct land tiles."""
-        return self.tiles_from(self.land_flat, self._int(1, min(12, self.land_flat.size)))
+        land = self.facts.land_tiles
+        return self.tiles_from(land, self._int(1, min(12, len(land))))
 
     def line(self) -> tuple[int | None, int | None]:
         u = self.rng.random()
@@ -339,14 +344,14 @@ class _Drawer:
     def fallback(self, treasure: Pos, truthful: bool) -> Hint:
         """A kind-1 hint built to have the wanted truth; it always exists."""
         idx = treasure[0] * self.island.width + treasure[1]
-        others = self.land_flat[self.land_flat != idx]
+        others = [t for t in self.facts.land_tiles if t != idx]
         if truthful:
-            if not others.size:
+            if not others:
                 # The treasure is the only land tile: no other tile to list,
                 # but its own row is a true statement.
                 return InLine(treasure[0], None)
-            return NotTiles(tuple(self.tiles_from(others, self._int(1, min(12, others.size)))))
-        n = self._int(0, min(11, others.size))
+            return NotTiles(tuple(self.tiles_from(others, self._int(1, min(12, len(others))))))
+        n = self._int(0, min(11, len(others)))
         return NotTiles((treasure, *self.tiles_from(others, n)))
 
 
