@@ -115,15 +115,20 @@ class _IslandFacts:
     """What the draw needs of an island that is the same every turn: computed once per island."""
 
     def __init__(self, island: Island):
+        self._island = weakref.ref(island)  # not kept alive by the cache of facts
         kinds = _island_kinds(island)
         self.kinds_after_reveal = kinds
         self.kinds_before_reveal = tuple(k for k in kinds if k is not HintKind.NEARER_THAN_PRISON)
-        self.land_tiles = np.flatnonzero(island.land).tolist()  # flat indices, as Python ints
         self.land_regions = list(island.land_regions)
         self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
                          for kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE)}
         self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
             [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
+
+    @functools.cached_property
+    def land_tiles(self) -> list[int]:
+        """The land tiles' flat indices, as Python ints (for kind 1 only: built when first drawn)."""
+        return np.flatnonzero(self._island().land).tolist()
 
 
 # Kept per island by identity (the weak reference tells a reused id from the same island).
