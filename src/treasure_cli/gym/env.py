@@ -28,7 +28,7 @@ from treasure_cli.gym.encoding import (
 )
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import EndReason, Event, Outcome, public_view
-from treasure_cli.rules.game import Game, check_truth_rate
+from treasure_cli.rules.game import Game, check_truth_rate, default_turn_limit
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation
 
@@ -112,7 +112,7 @@ class TreasureIslandEnv(gymnasium.Env):
             height, width = island.shape
             self.map_name = map_name or (str(map) if not isinstance(map, Island) else "map")
         self.width, self.height = width, height
-        self.max_turns = max_turns if max_turns is not None else 4 * (width + height)
+        self.max_turns = max_turns if max_turns is not None else default_turn_limit(width, height)
         h, w = height, width
         n_hints = self.max_hints
         plane = spaces.MultiBinary([h, w])

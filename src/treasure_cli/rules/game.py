@@ -50,8 +50,9 @@ def unplayable(island: Island) -> str | None:
     return None if start_tiles(island).size else NO_START
 
 
-def default_turn_limit(island: Island) -> int:
-    return 4 * (island.width + island.height)
+def default_turn_limit(width: int, height: int) -> int:
+    """The turn limit of a W x H map when none is given (RULES §5): 4·(W+H)."""
+    return 4 * (width + height)
 
 
 class Game:
@@ -81,7 +82,7 @@ class Game:
         self.map_name = map_name
         self.truth_rate = truth_rate
         self.hint_truths_public = hint_truths_public
-        self.max_turns = max_turns if max_turns is not None else default_turn_limit(island)
+        self.max_turns = max_turns if max_turns is not None else default_turn_limit(island.width, island.height)
         if self.max_turns < 1:
             raise ValueError("the turn limit must be at least 1")
         self.treasure: Pos = island.treasure
