@@ -259,28 +259,14 @@ def test_largest_piece_matches_the_reference(h, w, density, seed):
 
 
 def _land_mask_reference(width, height, rng):
-    from treasure_cli.formats.generator import _LAND_FRACTION, _Retry, _value_noise
-    side = min(width, height)
-    field = np.zeros((height, width), dtype=np.float32)
-    cell, weight = max(2.0, side / 4), np.float32(1.0)
-    while cell >= 2.0:
-        octave = _value_noise(height, width, cell, rng)
-        octave *= weight
-        field += octave
-        cell, weight = cell / 2, weight * np.float32(0.5)
-    ry = (np.arange(height, dtype=np.float32) - (height - 1) / 2) / np.float32(height / 2)
-    rx = (np.arange(width, dtype=np.float32) - (width - 1) / 2) / np.float32(width / 2)
-    field -= np.float32(1.2) * (ry[:, None] ** 2 + rx[None, :] ** 2)
-    inner = field[1:-1, 1:-1]
-    k = int(inner.size * (1 - _LAND_FRACTION))
-    threshold = np.partition(inner.ravel(), k)[k]
-    land = np.zeros((height, width), dtype=bool)
-    land[1:-1, 1:-1] = inner >= threshold
+    """The island kept as first written: always the piece of the most inland tile, by a distance field."""
+    from treasure_cli.formats.generator import _Retry, _raw_land
+    land = _raw_land(width, height, rng)
     depth = grid.manhattan_distance_to(~land)
     core = np.unravel_index(int(np.argmax(depth)), land.shape)
     pieces = grid.components(land)
     land = pieces == pieces[core]
-    if land.sum() < 0.3 * inner.size:
+    if land.sum() < 0.3 * (height - 2) * (width - 2):
         raise _Retry
     return land
 

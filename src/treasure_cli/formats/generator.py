@@ -172,6 +172,20 @@ def _value_noise(height: int, width: int, cell: float, rng: np.random.Generator)
 
 
 def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    land = _raw_land(width, height, rng)
+    # Keep the piece holding the most inland tile: one island, no islets.
+    pieces = grid.components(land)
+    if pieces.max() > 1:  # one piece (the usual case) is kept as it is: no distance field needed
+        depth = grid.manhattan_distance_to(~land)
+        core = np.unravel_index(int(np.argmax(depth)), land.shape)
+        land = pieces == pieces[core]
+    if land.sum() < 0.3 * (height - 2) * (width - 2):
+        raise _Retry
+    return land
+
+
+def _raw_land(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    """The land before islets are dropped: the highest _LAND_FRACTION of noise with a falloff."""
     side = min(width, height)
     field = np.zeros((height, width), dtype=np.float32)
     # Octaves from about a quarter of the map down to a few tiles.
@@ -186,17 +200,10 @@ def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
     rx = (np.arange(width, dtype=np.float32) - (width - 1) / 2) / np.float32(width / 2)
     field -= np.float32(1.2) * (ry[:, None] ** 2 + rx[None, :] ** 2)
     inner = field[1:-1, 1:-1]
-    threshold = np.partition(inner.ravel(), int(inner.size * (1 - _LAND_FRACTION)))[int(inner.size * (1 - _LAND_FRACTION))]
+    k = int(inner.size * (1 - _LAND_FRACTION))
+    threshold = np.partition(inner.ravel(), k)[k]
     land = np.zeros((height, width), dtype=bool)
     land[1:-1, 1:-1] = inner >= threshold
-    # Keep the piece holding the most inland tile: one island, no islets.
-    pieces = grid.components(land)
-    if pieces.max() > 1:  # one piece (the usual case) is kept as it is: no distance field needed
-        depth = grid.manhattan_distance_to(~land)
-        core = np.unravel_index(int(np.argmax(depth)), land.shape)
-        land = pieces == pieces[core]
-    if land.sum() < 0.3 * inner.size:
-        raise _Retry
     return land
 
 
