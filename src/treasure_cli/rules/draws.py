@@ -9,11 +9,12 @@ in blocks and performs the same algorithms as numpy's `Generator` (numpy
 1.17 to 2.x) on Python ints:
 
 * `random()`: the top 53 bits of one word, as `Generator.random`;
-* `integers(lo, hi)`: Lemire's multiply-and-reject on 32-bit halves (the
-  bit generator keeps the spare half of a word for the next 32-bit draw), as
-  `Generator.integers` for ranges below 2**32;
-* `choice(pool, n, replace=False)`: Floyd's sampling and a Fisher-Yates
-  shuffle with the same bounded draws, as `Generator.choice`.
+* `below(top)`: Lemire's multiply-and-reject on 32-bit halves (the bit
+  generator keeps the spare half of a word for the next 32-bit draw), as
+  `Generator.integers(0, top + 1)` for ranges below 2**32;
+* `sample(n, size)`: Floyd's sampling and a Fisher-Yates shuffle with the
+  same bounded draws: the indices `Generator.choice(a, size, replace=False)`
+  takes of an array of n items.
 
 The values are those numpy's `Generator` gives for the same seed, call for
 call (tests/rules/test_draws.py compares them over thousands of seeds), so
@@ -107,28 +108,6 @@ class Draws:
         while (m & _M32) < span and (m & _M32) < (_M32 - top) % span:
             m = self._u32() * span
         return m >> 32
-
-    def integers(self, low: int, high: int) -> int:
-        """Uniform int in [low, high), as Generator.integers(low, high) for one int64."""
-        top = high - low - 1
-        if top < 0:
-            raise ValueError("high <= low")
-        if top > _M32:
-            raise ValueError("range too large for Draws (only below 2**32)")
-        return low + self.below(top)
-
-    def choice(self, pool, size: int, replace: bool = False) -> np.ndarray:
-        """`size` distinct items of the 1-D array `pool`, as Generator.choice(pool, size, replace=False)."""
-        if replace:
-            raise ValueError("Draws.choice only samples without replacement")
-        n = len(pool)
-        if size > n:
-            raise ValueError("Cannot take a larger sample than population when replace is False")
-        if size < 0:
-            raise ValueError("negative dimensions are not allowed")
-        if n > 10000 and size > n // 50:
-            raise ValueError("Draws.choice: numpy shuffles a tail here; use a Generator")
-        return np.asarray(pool)[self.sample(n, size)]
 
     def sample(self, n: int, size: int) -> list[int]:
         """`size` distinct indices of range(n), in the order Generator.choice(a, size,
