@@ -16,6 +16,7 @@ gymnasium = pytest.importorskip("gymnasium")
 import treasure_cli  # noqa: E402
 from treasure_cli.errors import IllegalActionError  # noqa: E402
 from treasure_cli.formats.game_record import parse_log  # noqa: E402
+from treasure_cli.formats.generator import generate_island  # noqa: E402
 from treasure_cli.gym import ENV_ID, TreasureIslandEnv, legal_actions  # noqa: E402
 from treasure_cli.rules.actions import LargeScan, Teleport, Verify  # noqa: E402
 from treasure_cli.view.sources import open_log  # noqa: E402
@@ -194,3 +195,9 @@ def test_importing_without_gymnasium_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "gymnasium", None)  # makes `import gymnasium` fail
     with pytest.raises(ImportError, match=r"pip install 'treasure-cli\[gym\]'"):
         importlib.import_module("treasure_cli.gym")
+
+
+def test_a_fixed_map_given_a_free_turn_before_turn_1_is_refused():
+    island = generate_island(12, 10, rng=np.random.default_rng(1))
+    with pytest.raises(ValueError, match="1 or more"):
+        TreasureIslandEnv(island, free_turn=0)

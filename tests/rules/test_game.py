@@ -161,3 +161,19 @@ def test_scanned_mask_is_clipped_at_the_edge():
     expected = np.zeros(seen.shape, bool)
     expected[0:4, 0:4] = True
     assert np.array_equal(seen, expected)
+
+
+@pytest.mark.parametrize("reveal, free", [(0, 3), (2, 0), (-1, -1)])
+def test_an_island_refuses_a_schedule_before_turn_1_however_it_is_made(reveal, free):
+    import dataclasses
+
+    import numpy as np
+
+    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.rules.island import Island
+
+    island = generate_island(12, 10, rng=np.random.default_rng(1))
+    with pytest.raises(ValueError, match="1 or more"):
+        dataclasses.replace(island, reveal_turn=reveal, free_turn=free)
+    with pytest.raises(ValueError, match="1 or more"):
+        Island(island.regions, island.mountain, island.prison, reveal, free, island.treasure)

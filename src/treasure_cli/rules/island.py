@@ -82,6 +82,9 @@ class Island:
             object.__setattr__(self, "treasure", (int(self.treasure[0]), int(self.treasure[1])))
         if not (self.regions.shape == self.mountain.shape == self.prison.shape):
             raise ValueError("regions, mountain and prison must have one shape")
+        if self.reveal_turn < 1 or self.free_turn < 1:  # RULES §2: r >= 1, f >= 1, however the island is made
+            raise ValueError(f"the reveal and free turns must be 1 or more, got r={self.reveal_turn}, "
+                             f"f={self.free_turn}")
         object.__setattr__(self, "_shared", {})  # the _terrain values
 
     # -- identity ---------------------------------------------------------
