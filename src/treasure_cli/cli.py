@@ -473,8 +473,6 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
       treasure bench --db results.sqlite --report
       treasure bench --db results.sqlite --report --all-versions --html leaderboard.html
     """
-    import os
-
     if from_json is not None:
         _bench_report_from(from_json, html_path)
         return

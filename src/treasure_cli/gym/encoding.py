@@ -113,12 +113,9 @@ class ActionCodec:
                 return None
         return None
 
-    def mask(self, hint_state: np.ndarray, position: Pos, teleport_used: bool) -> np.ndarray:
-        """1 for every legal action index (the same legality as `legal_actions`), as a new int8 array."""
-        return self.mask_from((np.asarray(hint_state) == HINT_HEARD).tobytes(), position, teleport_used)
-
     def mask_from(self, heard: bytes | bytearray, position: Pos, teleport_used: bool) -> np.ndarray:
-        """The mask as a new int8 array, from `heard`: one byte per hint, 1 if it is given and not verified."""
+        """1 for every legal action index (the same legality as `legal_actions`), as a new int8 array;
+        `heard` has one byte per hint, 1 if it is given and not verified."""
         moves = self._move_bytes.get(position)
         if moves is None:
             row = bytearray(len(MOVES))

@@ -177,6 +177,7 @@ class TreasureIslandEnv(gymnasium.Env):
         self._request: _Request | None = None
         self._over = False
         self._advance(None)
+        self._walkable_tiles = int(self.island.walkable.sum())  # the shaping's scale, once a game
         self._potential = self._phi()
         return self._observation(), self._info()
 
@@ -239,7 +240,7 @@ class TreasureIslandEnv(gymnasium.Env):
         self._mask = self.encoder.action_mask()
 
     def _phi(self) -> float:
-        return -float(self.encoder.knowledge.count) / self.island.walkable.sum() if self.shaping else 0.0
+        return -self.encoder.knowledge.count / self._walkable_tiles if self.shaping else 0.0
 
     def _observation(self) -> dict[str, object]:
         return self.encoder.observation(self._request.actions_left if self._request is not None else 0)

@@ -33,7 +33,7 @@ import numpy as np
 from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.rules.actions import scan_square
 from treasure_cli.view.render import (AGENT, LAND, MOUNTAIN, OUT, PIRATE, PRISON, SEA, TREASURE,
-                                      HINT_MARK, SCAN_MARK, Renderer, Viewport, region_hues)
+                                      HINT_MARK, SCAN_MARK, Renderer, Viewport, region_hues, truth_word)
 from treasure_cli.view.steps import FrameState, Replay
 
 # The colours of the page and of the SVG frames (one table for both).
@@ -91,10 +91,6 @@ def value_runs(values: np.ndarray) -> list[int]:
 
 def _flat(pos, width: int) -> int:
     return -1 if pos is None else int(pos[0]) * width + int(pos[1])
-
-
-def _truth(t: bool | None) -> str:
-    return "unknown" if t is None else ("true" if t else "false")
 
 
 def page_data(replay: Replay) -> dict:
@@ -184,9 +180,9 @@ def _hint_text(st: FrameState, sentences: dict[int, str]) -> str:
         return "no hint given yet"
     said = sentences.get(number, "")
     if number in st.verified:
-        status = f"verified: {_truth(st.verified[number])}"
+        status = f"verified: {truth_word(st.verified[number])}"
     else:
-        status = f"not verified (truth, seen only by the watcher: {_truth(st.truths[number - 1])})"
+        status = f"not verified (truth, seen only by the watcher: {truth_word(st.truths[number - 1])})"
     return f"hint {number}: {said} — {status}"
 
 

@@ -292,11 +292,11 @@ class Renderer:
     def text(self, state: FrameState) -> list[str]:
         lines = ["> " + line for line in state.lines]
         if state.hint is not None and state.hint_sentence is not None:
-            lines.append(f"hint {state.hint} ({_truth(state.truths[state.hint - 1])}): {state.hint_sentence}")
+            lines.append(f"hint {state.hint} ({truth_word(state.truths[state.hint - 1])}): {state.hint_sentence}")
         lines.append(f"agent at {_pos(state.agent)}, teleport {'used' if state.teleport_used else 'unused'}; "
                      f"candidates left: {int(state.candidates.sum())} of {self.plain} tiles")
-        verified = [f"{n} {_truth(t)}" for n, t in sorted(state.verified.items())]
-        unverified = [f"{n} ({_truth(state.truths[n - 1])})"
+        verified = [f"{n} {truth_word(t)}" for n, t in sorted(state.verified.items())]
+        unverified = [f"{n} ({truth_word(state.truths[n - 1])})"
                       for n in range(1, state.hint_count + 1) if n not in state.verified]
         lines.append(f"hints: {state.hint_count} given; verified: {_few(verified)}; unverified: {_few(unverified)}")
         lines.append("pirate: " + self._pirate(state))
@@ -332,7 +332,7 @@ def _pos(p: tuple[int, int] | None) -> str:
     return "?" if p is None else format_pos(p)
 
 
-def _truth(t: bool | None) -> str:
+def truth_word(t: bool | None) -> str:
     return "unknown" if t is None else ("true" if t else "false")
 
 
