@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -17,6 +18,15 @@ def ensure_folder(folder: Path) -> None:
         if part.exists() and not part.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "is a file, not a folder", str(part))
     folder.mkdir(parents=True, exist_ok=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    """The process's umask, read once: reading it means setting it, which other
+    threads writing files at that moment would see."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
 
 
 def temp_prefix(name: str) -> str:
@@ -49,9 +59,7 @@ def write_text_atomic(path: Path, text: str) -> None:
         finally:
             os.close(fd)
         # mkstemp makes the file owner-only; give it the usual umask-based mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
