@@ -504,7 +504,8 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,
                            hidden=not sys.stderr.isatty()) as bar:
         try:
-            result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update)
+            result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update,
+                               on_plan=lambda games: setattr(bar, "length", games))  # maps left out
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
     _show_bench(result, as_json, no_timing, html_path, f"{len(result.records)} games in {result.seconds:.1f} s")

@@ -211,3 +211,17 @@ def test_chunked_pool_gives_the_same_records_as_one_process():
     one, two = run_bench(options, jobs=1), run_bench(options, jobs=2)
     assert [dataclasses.replace(r, seconds=0) for r in one.records] == \
            [dataclasses.replace(r, seconds=0) for r in two.records]
+
+
+def test_the_plan_counts_only_the_maps_that_can_be_played_and_progress_reaches_it(tmp_path):
+    from helpers import ROOT
+
+    good = [ROOT / "input" / "MAP_01.txt", ROOT / "input" / "MAP_02.txt"]
+    bad = tmp_path / "broken.txt"
+    bad.write_text("not a map\n")
+    options = BenchOptions(agents=("logic", "greedy"), maps=(str(good[0]), str(bad), str(good[1])), games=3)
+    plans, progress = [], []
+    result = run_bench(options, on_plan=plans.append, on_progress=progress.append)
+    assert plans == [2 * 3 * 2] == [bench.total_games(result.options)]
+    assert sum(progress) == plans[0] == len(result.records)
+    assert len(result.skipped) == 1

@@ -272,8 +272,10 @@ def play_task(task: Task, options: BenchOptions) -> list[GameRecord]:
 
 
 def run_bench(options: BenchOptions, jobs: int = 1,
-              on_progress: Callable[[int], None] | None = None) -> BenchResult:
-    """Play every task; `on_progress(games)` is called as games finish."""
+              on_progress: Callable[[int], None] | None = None,
+              on_plan: Callable[[int], None] | None = None) -> BenchResult:
+    """Play every task; `on_plan(games)` is called once with the number of games to play
+    (the maps that cannot be played left out), `on_progress(games)` as games finish."""
     start = time.perf_counter()
     skipped: list[str] = []
     if options.maps:
@@ -293,7 +295,9 @@ def run_bench(options: BenchOptions, jobs: int = 1,
         tasks = iter_tasks(options, {p: islands[p] for p in options.maps})
     else:
         tasks = iter_tasks(options)
-    count = (len(options.maps) if options.maps else len(set(options.sizes))) * options.games
+    count = _task_count(options)
+    if on_plan is not None:
+        on_plan(total_games(options))
     by_task: dict[int, list[GameRecord]] = {}
     # Enough chunks that every worker stays busy to the end (8 per worker).
     most = max(1, count // (8 * max(1, jobs)))
@@ -309,6 +313,10 @@ def run_bench(options: BenchOptions, jobs: int = 1,
                        time.perf_counter() - start, tuple(skipped))
 
 
+def _task_count(options: BenchOptions) -> int:
+    """Islands to play: one per game index and size (or map file)."""
+    return (len(options.maps) if options.maps else len(set(options.sizes))) * options.games
+
+
 def total_games(options: BenchOptions) -> int:
-    count = len(options.maps) if options.maps else len(set(options.sizes))
-    return count * options.games * len(options.agents)
+    return _task_count(options) * len(options.agents)
