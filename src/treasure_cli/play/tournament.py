@@ -25,7 +25,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from treasure_cli.agents.registry import agent_code, load_source
@@ -58,11 +58,11 @@ class Entry:
     max_turns: int | None = None
     game_timeout: float | None = None
 
-    @property
+    @cached_property  # read for every game's key, several times a run: one JSON text per entry
     def settings(self) -> str:
         return settings_key(self.truth_rate, self.max_turns, self.game_timeout)
 
-    @property
+    @cached_property
     def key(self) -> tuple:
         return (self.agent, self.agent_digest, self.settings, self.map_digest, self.seed)
 
@@ -174,7 +174,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         raise TreasureError("no map could be played:\n" + "\n".join(skipped))
     entries = make_entries(options, maps)
     with Store(db) as store:
-        done = store.keys(settings_key(options.truth_rate, options.max_turns, options.game_timeout))
+        settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
+        done = store.keys(settings)
         already = len({e.key for e in entries} & done)
         todo = [e for e in entries if e.key not in done]
         todo = list({e.key: e for e in todo}.values())  # a map given twice is one game
@@ -188,8 +189,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
             if on_progress is not None:
                 on_progress(len(rows))
         store.flush()
-        by_key = {r.key: r for r in store.rows(settings_key(options.truth_rate, options.max_turns,
-                                                             options.game_timeout))}
+        by_key = {r.key: r for r in store.rows(settings)}
     rows = tuple(by_key[e.key] for e in entries)
     return TournamentResult(options, rows, played, already, time.perf_counter() - start, tuple(skipped))
 
