@@ -95,7 +95,7 @@ def test_consistent_treasures_match_the_reference_for_any_move(case, steps_befor
 @given(st.integers(6, 40), st.integers(6, 40), st.integers(0, 2**32 - 1))
 def test_the_pirate_walk_is_read_the_same_move_by_move(w, h, seed):
     island = generate_island(w, h, rng=np.random.default_rng(seed))
-    routes = prison_routes(island.walkable, island.reachable_prisons[0])
+    routes = prison_routes(island, island.reachable_prisons[0])
     walkable = island.walkable
     from_prison = bfs_distance(walkable, [routes.prison])
     path = pirate_path(walkable, island.treasure_distance, routes.prison)
@@ -112,12 +112,13 @@ def test_the_pirate_walk_is_read_the_same_move_by_move(w, h, seed):
         steps += abs(dst[0] - src[0]) + abs(dst[1] - src[1])
 
 
-def test_routes_are_shared_only_for_a_read_only_mask():
-    walkable = np.ones((4, 5), dtype=bool)
-    assert prison_routes(walkable, (0, 0)) is not prison_routes(walkable, (0, 0))  # writable: may change
-    walkable.setflags(write=False)
-    assert prison_routes(walkable, (0, 0)) is prison_routes(walkable, (0, 0))
-    assert prison_routes(walkable, (0, 0)) is not prison_routes(walkable, (1, 0))
+def test_routes_are_made_once_per_island_and_prison_and_shared_with_its_public_copy():
+    island = generate_island(20, 16, rng=np.random.default_rng(3))
+    a, b = island.prisons[:2]
+    assert prison_routes(island, a) is prison_routes(island, a) is prison_routes(island.public(), a)
+    assert prison_routes(island, a) is not prison_routes(island, b)
+    other = generate_island(20, 16, rng=np.random.default_rng(3))  # the same map, another island
+    assert prison_routes(other, a) is not prison_routes(island, a)
 
 
 def test_a_repeated_move_gets_the_same_answer_from_the_cache_unharmed_by_callers():

@@ -181,7 +181,7 @@ class Knowledge:
     def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
         if self.pirate is None:
             self._set_prison(e.src)  # freed before the reveal: he starts in his prison
-            self._routes = prison_routes(self.island.walkable, self.prison)
+            self._routes = prison_routes(self.island, self.prison)
         routes = self._routes
         steps = self.pirate_steps + abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
         # He walks the rule's shortest path: keep the tiles t for which the rule

@@ -44,7 +44,6 @@ import bisect
 import dataclasses
 import functools
 import itertools
-import weakref
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -112,10 +111,11 @@ def available_kinds(island: Island, ctx: HintContext) -> tuple[HintKind, ...]:
 
 
 class _IslandFacts:
-    """What the draw needs of an island that is the same every turn: computed once per island."""
+    """What the draw needs of an island that is the same every turn: made once per island
+    (`Island.memo`)."""
 
     def __init__(self, island: Island):
-        self._island = weakref.ref(island)  # not kept alive by the cache of facts
+        self._land = island.land
         kinds = _island_kinds(island)
         self.kinds_after_reveal = kinds
         self.kinds_before_reveal = tuple(k for k in kinds if k is not HintKind.NEARER_THAN_PRISON)
@@ -128,22 +128,11 @@ class _IslandFacts:
     @functools.cached_property
     def land_tiles(self) -> list[int]:
         """The land tiles' flat indices, as Python ints (for kind 1 only: built when first drawn)."""
-        return np.flatnonzero(self._island().land).tolist()
-
-
-# Kept per island by identity (the weak reference tells a reused id from the same island).
-_FACTS_CACHE: dict[int, tuple[weakref.ref, _IslandFacts]] = {}
+        return np.flatnonzero(self._land).tolist()
 
 
 def _facts(island: Island) -> _IslandFacts:
-    hit = _FACTS_CACHE.get(id(island))
-    if hit is not None and hit[0]() is island:
-        return hit[1]
-    if len(_FACTS_CACHE) > 64:
-        _FACTS_CACHE.clear()
-    facts = _IslandFacts(island)
-    _FACTS_CACHE[id(island)] = (weakref.ref(island), facts)
-    return facts
+    return island.memo("hint_draw", _IslandFacts)
 
 
 def _island_kinds(island: Island) -> tuple[HintKind, ...]:

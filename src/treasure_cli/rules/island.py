@@ -139,6 +139,15 @@ class Island:
             self.reachable_prisons
         return self
 
+    def memo(self, key, compute):
+        """`compute(island)`, made once per island and kept with its terrain masks (shared with
+        the public copy): for tables other modules derive from the terrain alone, such as
+        the hint draw's or the pirate's routes from a prison."""
+        cache = self._shared
+        if key not in cache:
+            cache[key] = compute(self)
+        return cache[key]
+
     def prime(self, *, walkable: np.ndarray, walk_pieces: np.ndarray, treasure_distance: np.ndarray) -> None:
         """Cache masks the caller already computed (the generator): each must equal
         what the property would compute (walk_pieces labelled as `grid.components`

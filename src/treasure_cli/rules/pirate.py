@@ -246,21 +246,8 @@ class PrisonRoutes:
         return self.grid.to_mask(allowed), last
 
 
-# Routes by walkable array (identity) and prison: the games of a Gymnasium run on one island
-# share them. An entry holds its array, so the array's id cannot be reused while it is cached.
-_ROUTES: dict[tuple[int, Pos], PrisonRoutes] = {}
-
-
-def prison_routes(walkable: np.ndarray, prison: Pos) -> PrisonRoutes:
-    """The PrisonRoutes of this walkable mask and prison, cached while the mask is read-only."""
-    if walkable.flags.writeable:  # it could change under a cached answer
-        return PrisonRoutes(walkable, prison)
-    key = (id(walkable), (int(prison[0]), int(prison[1])))
-    routes = _ROUTES.get(key)
-    if routes is None or routes.walkable is not walkable:
-        if len(_ROUTES) >= 16:
-            _ROUTES.clear()
-        routes = _ROUTES[key] = PrisonRoutes(walkable, prison)
-    return routes
-
-
+def prison_routes(island: Island, prison: Pos) -> PrisonRoutes:
+    """The PrisonRoutes from `prison` on this island, made once per island and prison: the games
+    of a Gymnasium run, or of every agent of a bench, on one island share them."""
+    prison = (int(prison[0]), int(prison[1]))
+    return island.memo(("pirate routes", prison), lambda isl: PrisonRoutes(isl.walkable, prison))
