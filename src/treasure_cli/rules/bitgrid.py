@@ -50,3 +50,18 @@ class BitGrid:
         """Every 4-neighbour of the set, padding bits included: AND it with a set of inside tiles."""
         s = self.stride
         return (bits << 1) | (bits >> 1) | (bits << s) | (bits >> s)
+
+    def layers(self, start: Pos, open_bits: int, stop: Pos | None = None) -> list[int]:
+        """Walking-distance layers from `start` over the set `open_bits`: layers[k] holds
+        the tiles k steps away (`start` is layer 0, open or not, as a BFS source). Ends
+        with the layer that holds `stop`, or when no tile is left."""
+        goal = 0 if stop is None else 1 << self.index(stop)
+        frontier = seen = 1 << self.index(start)
+        out = [frontier]
+        while not frontier & goal:
+            frontier = self.spread(frontier) & open_bits & ~seen
+            if not frontier:
+                break
+            seen |= frontier
+            out.append(frontier)
+        return out

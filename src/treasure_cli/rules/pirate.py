@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 
 import numpy as np
 
@@ -40,17 +42,10 @@ def island_pirate_path(island: Island, prison: Pos) -> list[Pos]:
         return pirate_path(island.walkable, island.treasure_distance_within(prison), prison)
     walkable = island.walkable
     g = BitGrid(walkable.shape)
-    open_ = g.from_mask(walkable)
-    goal = 1 << g.index(prison)
     # layers[k]: tiles at walking distance k from the treasure, until the prison's layer.
-    frontier = seen = 1 << g.index(island.treasure)
-    layers = [frontier]
-    while not frontier & goal:
-        frontier = g.spread(frontier) & open_ & ~seen
-        if not frontier:
-            raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
-        seen |= frontier
-        layers.append(frontier)
+    layers = g.layers(island.treasure, g.from_mask(walkable), stop=prison)
+    if not layers[-1] >> g.index(prison) & 1:
+        raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
     stride = g.stride
     return _walk(walkable, prison, len(layers) - 1,
                  lambda r, c, k: layers[k] >> ((r + 1) * stride + c + 1) & 1)
@@ -149,16 +144,8 @@ class PrisonRoutes:
         open_ = g.from_mask(walkable)
         # layers[k]: tiles at walking distance k from the prison (the prison is
         # layer 0 even if it is not walkable, as bfs_distance treats a source).
-        frontier = seen = 1 << g.index(self.prison)
-        self.layers = [frontier]
-        self.within = [seen]  # within[k]: tiles at distance <= k
-        while True:
-            frontier = g.spread(frontier) & open_ & ~seen
-            if not frontier:
-                break
-            seen |= frontier
-            self.layers.append(frontier)
-            self.within.append(seen)
+        self.layers = g.layers(self.prison, open_)
+        self.within = list(itertools.accumulate(self.layers, operator.or_))  # within[k]: tiles at distance <= k
         self._after: dict[int, int] = {}
         self._after_limit = max(64, self._CACHE_BITS // g.size)
         self._from_prison: np.ndarray | None = None
