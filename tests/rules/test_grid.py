@@ -41,3 +41,19 @@ def test_manhattan_distance_and_window_sums():
     assert d[3, 4] == 7 and d[0, 0] == 0 and d[1, 1] == 2
     ones = np.ones((4, 5), int)
     assert window_sum(ones, 1)[0, 0] == 4 and window_sum(ones, 1)[1, 1] == 9 and window_sum(ones, 2)[0, 0] == 9
+
+
+def test_bounding_box_is_the_smallest_box_of_the_true_tiles():
+    import numpy as np
+
+    from treasure_cli.rules.grid import bounding_box
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        mask = rng.random((int(rng.integers(1, 12)), int(rng.integers(1, 12)))) < rng.random() * 0.3
+        box = bounding_box(mask)
+        if not mask.any():
+            assert box is None
+            continue
+        rows, cols = np.nonzero(mask)
+        assert box == np.s_[rows.min():rows.max() + 1, cols.min():cols.max() + 1]

@@ -16,7 +16,7 @@ import numpy as np
 
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import scan_square
-from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.grid import Direction, Pos, bounding_box
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.pirate import PrisonRoutes, prison_routes
@@ -106,7 +106,7 @@ class Knowledge:
             # Only the tiles around the candidates can change: once they are
             # few (a replay's later turns), the hint's set is built on their
             # bounding box, not on the whole map.
-            box = _bounds(self.candidates)
+            box = bounding_box(self.candidates)
             # A new array (callers may keep the old one); np.zeros leaves the
             # pages outside the box untouched, where zeros_like writes them all.
             candidates = np.zeros(self.candidates.shape, dtype=bool)
@@ -208,13 +208,3 @@ class Knowledge:
         if self.pirate is not None and self.candidates[self.pirate]:
             self.candidates = self.candidates.copy()
             self.candidates[self.pirate] = False
-
-
-def _bounds(mask: np.ndarray) -> tuple[slice, slice] | None:
-    """The smallest (row slice, column slice) holding every True tile of `mask`; None if it has none."""
-    rows = np.flatnonzero(mask.any(axis=1))
-    if not rows.size:
-        return None
-    top, bottom = int(rows[0]), int(rows[-1]) + 1
-    cols = np.flatnonzero(mask[top:bottom].any(axis=0))
-    return np.s_[top:bottom, int(cols[0]):int(cols[-1]) + 1]

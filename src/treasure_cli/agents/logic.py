@@ -28,7 +28,7 @@ import numpy as np
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
 from treasure_cli.agents.belief import Belief
 from treasure_cli.rules.observation import Observation
-from treasure_cli.rules.grid import Pos, bfs_distance
+from treasure_cli.rules.grid import Pos, bfs_distance, bounding_box
 from treasure_cli.agents.knowledge import Knowledge
 
 SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (prices a verification)
@@ -52,12 +52,11 @@ Square = tuple[Pos, int]  # centre and radius
 
 
 def _box(p: np.ndarray) -> tuple[slice, slice]:
-    """The rows and columns holding all of `p`'s weight, grown by the largest scan radius."""
-    rows = p.any(axis=1).nonzero()[0]
-    cols = p.any(axis=0).nonzero()[0]
+    """The rows and columns holding all of `p`'s weight (not all zero), grown by the largest scan radius."""
+    rows, cols = bounding_box(p)
     h, w = p.shape
-    return (slice(max(int(rows[0]) - _PAD, 0), min(int(rows[-1]) + _PAD, h - 1) + 1),
-            slice(max(int(cols[0]) - _PAD, 0), min(int(cols[-1]) + _PAD, w - 1) + 1))
+    return (slice(max(rows.start - _PAD, 0), min(rows.stop + _PAD, h)),
+            slice(max(cols.start - _PAD, 0), min(cols.stop + _PAD, w)))
 
 
 class _Mass:

@@ -212,3 +212,14 @@ def window_sum(values: np.ndarray, radius: int) -> np.ndarray:
     cs = padded.cumsum(0).cumsum(1)
     e = 2 * k + 1
     return cs[e:, e:] - cs[:h, e:] - cs[e:, :w] + cs[:h, :w]
+
+
+def bounding_box(mask: np.ndarray) -> tuple[slice, slice] | None:
+    """The smallest (row slice, column slice) holding every True (non-zero) tile of `mask`;
+    None if it has none."""
+    rows = mask.any(axis=1).nonzero()[0]
+    if not rows.size:
+        return None
+    top, bottom = int(rows[0]), int(rows[-1]) + 1
+    cols = mask[top:bottom].any(axis=0).nonzero()[0]
+    return np.s_[top:bottom, int(cols[0]):int(cols[-1]) + 1]
