@@ -50,7 +50,7 @@ import numpy as np
 
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import (
-    FIXED_KINDS, HINT_CLASSES, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin,
+    FIXED_KINDS, HINT_CLASSES, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin, PairBoundary,
 )
 from treasure_cli.rules.island import Island
 
@@ -325,11 +325,9 @@ class _Drawer:
             if kind is HintKind.IN_REGIONS:
                 return lambda a: here in a[0]
             return lambda a: here not in a[0]
-        if kind is HintKind.PAIR_BOUNDARY:  # in a or b, with a 4-neighbour in the other
-            here = int(isl.regions[r, c])
-            around = {int(isl.regions[r + dr, c + dc]) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                      if 0 <= r + dr < h and 0 <= c + dc < w}
-            return lambda a: (here == a[0] and a[1] in around) or (here == a[1] and a[0] in around)
+        if kind is HintKind.PAIR_BOUNDARY:
+            here, around, on_boundary = int(isl.regions[r, c]), isl.regions_around(r, c), PairBoundary.on_boundary
+            return lambda a: on_boundary(a[0], a[1], here, around)
         if kind is HintKind.NEAR_SEA:
             on_land, sea = bool(isl.land[r, c]), int(isl.sea_distance[r, c])
             return lambda a: on_land and sea <= a[0]

@@ -491,17 +491,15 @@ class PairBoundary(Hint):
     def _set_mask(self, island: Island) -> np.ndarray:
         return island.boundary(self.a, self.b)
 
+    @staticmethod
+    def on_boundary(a: int, b: int, here: int, around: set[int]) -> bool:
+        """The rule for one tile: of region a with a 4-neighbour in b, or of b with one in a
+        (`here` its region, `around` its neighbours' regions; the pirate's draw tests
+        redrawn pairs with it)."""
+        return (here == a and b in around) or (here == b and a in around)
+
     def _in_set(self, island: Island, r: int, c: int) -> bool:
-        reg = island.regions
-        here = int(reg[r, c])
-        other = self.b if here == self.a else self.a if here == self.b else None
-        if other is None:
-            return False
-        h, w = island.shape
-        return any(
-            0 <= r + dr < h and 0 <= c + dc < w and reg[r + dr, c + dc] == other
-            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-        )
+        return self.on_boundary(self.a, self.b, int(island.regions[r, c]), island.regions_around(r, c))
 
     def sentence(self) -> str:
         return f"the treasure is on the boundary between regions {self.a} and {self.b}"

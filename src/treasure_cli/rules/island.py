@@ -196,6 +196,12 @@ class Island:
         """Region numbers of the land regions present, ascending."""
         return tuple(i for i in _present(self.regions.ravel(), self.region_count) if i != SEA)
 
+    def regions_around(self, r: int, c: int) -> set[int]:
+        """The regions of the (up to 4) tiles next to (r, c) inside the map."""
+        reg, (h, w) = self.regions, self.shape
+        return {int(reg[r + dr, c + dc]) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                if 0 <= r + dr < h and 0 <= c + dc < w}
+
     def region_mask(self, region: int) -> np.ndarray:
         return self.regions == region
 
