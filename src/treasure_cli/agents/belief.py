@@ -68,7 +68,9 @@ class Belief:
             return
         for number in know.unverified():
             if number not in self._included:
-                mask = know.hint_mask(number)
+                mask = know.open_mask(number)  # kept: the agent's verification pricing reads it next
+                if mask is None:  # settled: its set is not kept
+                    mask = know.hint_mask(number)
                 hint = know.hints[number - 1]
                 q = float((mask & self._plain).sum()) / self._plain_count
                 inside, outside = hint_log_factors(hint.kind, q, self.truth_rate)

@@ -122,6 +122,7 @@ class _IslandFacts:
         self.land_regions = list(island.land_regions)
         self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
                          for kind in (HintKind.IN_RECTANGLE, HintKind.NOT_RECTANGLE)}
+        self.rect_least = {kind: _rect_bounds(island, kind)[0] for kind in self.rect_cum}  # smallest area
         self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
             [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
 
@@ -219,7 +220,7 @@ class _Drawer:
     def rectangle(self, kind: HintKind) -> tuple[int, int, int, int]:
         h, w = self.island.shape
         below = self._below  # _int(0, n) is below(n): one call less in a hot loop
-        lo, hi = _rect_bounds(self.island, kind)
+        lo = self.facts.rect_least[kind]
         cum = self.facts.rect_cum[kind]
         # Uniform over all admissible (height, width) pairs.
         k = below(cum[-1] - 1)
