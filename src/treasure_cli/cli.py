@@ -272,7 +272,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
     if step:
         if as_json:
             raise click.UsageError("--json does not go with --step")
-        _watch_map(Path(input_path), output_dir, options, no_pause, turn, window, color)
+        _watch_map(Path(input_path), output_dir, options, no_pause, turn, window, color, naming, no_clobber)
         return
     if no_pause or turn is not None or window is not None or color is not None:
         raise click.UsageError("--no-pause, --turn, --window and --color/--no-color go with --step")
@@ -691,20 +691,23 @@ def _export(game, html_path: str | None, svg_path: str | None, turn: int | None)
 
 
 def _watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, turn: int | None,
-               window: tuple[int, int] | None, color: bool | None) -> None:
+               window: tuple[int, int] | None, color: bool | None, naming: str = "id",
+               no_clobber: bool = False) -> None:
     """`run --step`: play one map while watching it; write its log too when OUTPUT is given."""
-    from treasure_cli.play.runner import write_log
+    from treasure_cli.play.runner import existing_logs, write_log
     from treasure_cli.view.sources import live_game
 
     if not map_path.is_file():
         raise click.UsageError("--step watches one game: INPUT must be a map file, not a folder")
+    if output_dir is not None and no_clobber and existing_logs([map_path], Path(output_dir), naming):
+        raise Refusal(f"--no-clobber: {output_dir} already holds the log of {map_path}; nothing was played")
     warnings: list[str] = []
     game = live_game(map_path, options, warnings)
     for warning in warnings:
         click.echo(printable(warning), err=True)
     _show(game, no_pause, turn, window, color)
     if output_dir is not None:
-        target = write_log(Path(output_dir), map_path, game.finish())  # the rest is played unseen
+        target = write_log(Path(output_dir), map_path, game.finish(), naming)  # the rest is played unseen
         click.echo(f"wrote {target}")
 
 

@@ -132,3 +132,19 @@ def test_logs_are_written_atomically_with_normal_permissions(tmp_path):
 def test_step_checks_the_agent_like_a_batch_run():
     r = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), "--step", "--no-pause", "--agent", "psychic"])
     assert r.exit_code == 2 and "unknown agent 'psychic'" in r.output
+
+
+def test_step_writes_its_log_under_the_asked_name_and_keeps_an_existing_one_with_no_clobber(tmp_path):
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), str(out), "--step", "--no-pause", "--log-name", "stem"])
+    assert r.exit_code == 0, r.output
+    assert [p.name for p in out.iterdir()] == [f"LOG_{SHIPPED[0].stem}.txt"]
+    batch = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), str(tmp_path / "batch"), "--log-name", "stem"])
+    assert batch.exit_code == 0
+    assert (out / f"LOG_{SHIPPED[0].stem}.txt").read_text() == (
+        tmp_path / "batch" / f"LOG_{SHIPPED[0].stem}.txt").read_text()  # the batch's log, byte for byte
+    before = (out / f"LOG_{SHIPPED[0].stem}.txt").stat().st_mtime_ns
+    again = CliRunner().invoke(cli, ["run", str(SHIPPED[0]), str(out), "--step", "--no-pause", "--log-name", "stem",
+                                     "--no-clobber"])
+    assert again.exit_code == 2 and "--no-clobber" in again.stderr
+    assert (out / f"LOG_{SHIPPED[0].stem}.txt").stat().st_mtime_ns == before
