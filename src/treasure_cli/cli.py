@@ -517,13 +517,14 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
 
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
+    data = bench_json(result, not no_timing) if html_path is not None or as_json else None
     if html_path is not None:
         from treasure_cli.view.report import write_report
 
-        write_report(json.loads(json.dumps(bench_json(result, not no_timing))), html_path)
+        write_report(data, html_path)
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
-        click.echo(json.dumps(bench_json(result, not no_timing), indent=2))
+        click.echo(json.dumps(data, indent=2))
     else:
         click.echo(bench_table(result.stats, not no_timing))
         if not no_timing:

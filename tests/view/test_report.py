@@ -63,3 +63,13 @@ def test_from_json_needs_html_and_a_bench_file(saved, tmp_path):
     bad.write_text("[1, 2]")
     result = CliRunner().invoke(cli, ["bench", "--from-json", str(bad), "--html", str(tmp_path / "r.html")])
     assert result.exit_code == 1 and "not a file written by `treasure bench --json`" in result.output
+
+
+def test_the_page_of_a_run_is_the_page_of_its_saved_json(tmp_path):
+    live, saved = tmp_path / "live.html", tmp_path / "saved.html"
+    result = CliRunner().invoke(cli, BENCH + ["--no-timing", "--json", "--html", str(live)])
+    assert result.exit_code == 0, result.output
+    (tmp_path / "bench.json").write_text(result.stdout)
+    again = CliRunner().invoke(cli, ["bench", "--from-json", str(tmp_path / "bench.json"), "--html", str(saved)])
+    assert again.exit_code == 0, again.output
+    assert live.read_text() == saved.read_text()

@@ -74,7 +74,9 @@ def as_dict(obj, timing: bool = True) -> dict:
 
 def bench_json(result, timing: bool = True) -> dict:
     """Options, per size/agent statistics and every game."""
-    out = {"options": dataclasses.asdict(result.options),
+    # JSON's own types (lists, not tuples): the same data as a saved run read back with --from-json.
+    options = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(result.options).items()}
+    out = {"options": options,
            "stats": [as_dict(s, timing) for s in result.stats],
            "games": [as_dict(r, timing) for r in result.records]}
     if timing:
