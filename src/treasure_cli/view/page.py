@@ -71,11 +71,16 @@ DIM_COLOURS = tuple(dim(c) for c in HUE_COLOURS)
 
 
 # ------------------------------------------------------------------ encoding
-def runs(mask: np.ndarray) -> list[int]:
-    """The True tiles of a mask (row-major) as [gap, length, gap, length, ...]."""
+def _spans(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and ends (exclusive) of the runs of True tiles of a mask, row-major."""
     flat = np.concatenate(([0], np.asarray(mask, dtype=np.int8).ravel(), [0]))
     edges = np.flatnonzero(np.diff(flat))
-    starts, ends = edges[0::2], edges[1::2]
+    return edges[0::2], edges[1::2]
+
+
+def runs(mask: np.ndarray) -> list[int]:
+    """The True tiles of a mask (row-major) as [gap, length, gap, length, ...]."""
+    starts, ends = _spans(mask)
     gaps = starts - np.concatenate(([0], ends[:-1]))
     return np.column_stack((gaps, ends - starts)).ravel().tolist()
 
@@ -249,8 +254,8 @@ def frame_svg(replay: Replay, index: int) -> str:
             out.append(f'<rect x="{c}" y="{r}" width="{e - c}" height="1" fill="{row[c]}"/>')
             c = e
     for r in range(h):
-        for gap_start, length in _row_runs(mark[r] == HINT_MARK):
-            out.append(f'<rect x="{gap_start}" y="{r}" width="{length}" height="1" fill="{HINT_FILL}" fill-opacity="{HINT_OPACITY}"/>')
+        for start, end in zip(*_spans(mark[r] == HINT_MARK)):
+            out.append(f'<rect x="{start}" y="{r}" width="{end - start}" height="1" fill="{HINT_FILL}" fill-opacity="{HINT_OPACITY}"/>')
     scanned = np.argwhere(mark == SCAN_MARK)
     if len(scanned):
         (r0, c0), (r1, c1) = scanned.min(axis=0), scanned.max(axis=0)
@@ -281,13 +286,6 @@ def _solid(colour: str | None) -> str:
     if colour == HINT_COLOUR:
         return dim(HINT_FILL, HINT_OPACITY)
     return colour
-
-
-def _row_runs(row: np.ndarray) -> list[tuple[int, int]]:
-    """(start, length) of each run of True in one row."""
-    flat = np.concatenate(([0], row.astype(np.int8), [0]))
-    edges = np.flatnonzero(np.diff(flat))
-    return [(int(a), int(b - a)) for a, b in zip(edges[0::2], edges[1::2])]
 
 
 def write_svg(replay: Replay, index: int, path: str | Path) -> Path:
