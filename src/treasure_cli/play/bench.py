@@ -184,11 +184,34 @@ def playable_map(path: str) -> tuple[str, Island] | str:
 
 
 class MapInfo(NamedTuple):
-    """What the task list needs of a map file; workers read the map itself."""
+    """What the task list needs of a map file; workers read the map itself (or get `data`)."""
 
     width: int
     height: int
     digest: str
+    data: bytes = b""  # what `read_playable`'s `keep` made of the text (a tournament's packed map)
+
+
+def read_playable(paths: Sequence[str], keep: Callable[[str], bytes] | None = None
+                  ) -> tuple[dict[str, MapInfo], list[str]]:
+    """The map files a game can be played on, and why each other one cannot (as `run` says it).
+
+    Only each map's MapInfo is kept, not its island or text (a folder of big
+    maps would not fit in memory), with `keep(text)` if asked. Raises when no
+    map at all can be played.
+    """
+    maps: dict[str, MapInfo] = {}
+    skipped: list[str] = []
+    for path in paths:
+        found = playable_map(path)
+        if isinstance(found, str):
+            skipped.append(found)
+            continue
+        text, island = found
+        maps[path] = MapInfo(island.width, island.height, island.digest, keep(text) if keep else b"")
+    if not maps:
+        raise TreasureError("no map could be played:\n" + "\n".join(skipped))
+    return maps, skipped
 
 
 def make_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) -> list[Task]:
@@ -281,18 +304,9 @@ def run_bench(options: BenchOptions, jobs: int = 1,
     if options.maps:
         # Maps that cannot be played are left out and reported, as `run` does;
         # the sizes let the pool start the largest maps first.
-        islands: dict[str, MapInfo] = {}
-        for path in options.maps:
-            found = playable_map(path)
-            if isinstance(found, str):
-                skipped.append(found)
-                continue
-            island = found[1]
-            islands[path] = MapInfo(island.width, island.height, island.digest)  # not the island: memory
+        islands, skipped = read_playable(options.maps)
         options = dataclasses.replace(options, maps=tuple(p for p in options.maps if p in islands))
-        if not options.maps:
-            raise TreasureError("no map could be played:\n" + "\n".join(skipped))
-        tasks = iter_tasks(options, {p: islands[p] for p in options.maps})
+        tasks = iter_tasks(options, islands)
     else:
         tasks = iter_tasks(options)
     count = _task_count(options)

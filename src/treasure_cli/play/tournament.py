@@ -31,7 +31,7 @@ from pathlib import Path
 from treasure_cli.agents.registry import agent_code, load_source
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.map_file import parse_map
-from treasure_cli.play.bench import BenchOptions, map_game_seed, playable_map, summarize, wilson_interval
+from treasure_cli.play.bench import BenchOptions, MapInfo, map_game_seed, read_playable, summarize, wilson_interval
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
@@ -127,33 +127,21 @@ class TournamentResult:
     skipped: tuple[str, ...] = ()  # maps left out, and why
 
 
-def read_maps(paths: Sequence[str]) -> tuple[dict[str, tuple[str, Island]], list[str]]:
-    """(path -> (text, island)) of the maps that can be played, and why each other one cannot."""
-    maps: dict[str, tuple[str, Island]] = {}
-    skipped: list[str] = []
-    for path in paths:
-        found = playable_map(path)
-        if isinstance(found, str):
-            skipped.append(found)
-        else:
-            maps[path] = found
-    return maps, skipped
-
-
-def make_entries(options: BenchOptions, maps: dict[str, tuple[str, Island]]) -> list[Entry]:
-    """Every game of the command, in bench's record order (map, game index, agent)."""
+def make_entries(options: BenchOptions, maps: dict[str, MapInfo]) -> list[Entry]:
+    """Every game of the command, in bench's record order (map, game index, agent);
+    `maps` as `read_playable(..., keep=pack_map)` gives them."""
     codes = {agent: agent_code(agent) for agent in options.agents}
     entries = []
     for path in options.maps:
         if path not in maps:
             continue
-        text, island = maps[path]
-        data, tiles = pack_map(text), island.width * island.height
+        info = maps[path]
         for i in range(options.games):
-            seed = map_game_seed(options.seed, island.digest, i)
+            seed = map_game_seed(options.seed, info.digest, i)
             for agent in options.agents:
                 code = codes[agent]
-                entries.append(Entry(agent, code.digest, code.source, path, island.digest, data, tiles, i, seed,
+                entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
+                                     info.width * info.height, i, seed,
                                      options.truth_rate, options.max_turns, options.game_timeout))
     return entries
 
@@ -169,9 +157,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
     if not options.maps:
         raise TreasureError("a tournament plays map files: give --maps")
     start = time.perf_counter()
-    maps, skipped = read_maps(options.maps)
-    if not maps:
-        raise TreasureError("no map could be played:\n" + "\n".join(skipped))
+    maps, skipped = read_playable(options.maps, keep=pack_map)
     entries = make_entries(options, maps)
     with Store(db) as store:
         settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
