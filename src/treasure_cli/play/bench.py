@@ -140,16 +140,17 @@ def summarize(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Stat
         for agent in agents:
             rs = groups.get((size, agent), [])
             if rs:
-                out.append(_stats(agent, size, rs))
+                out.append(game_stats(agent, size, rs))
     if len(sizes) > 1:
         for agent in agents:
             rs = [r for r in records if r.agent == agent]
             if rs:
-                out.append(_stats(agent, "all", rs))
+                out.append(game_stats(agent, "all", rs))
     return out
 
 
-def _stats(agent: str, size: str, rs: list[GameRecord]) -> Stats:
+def game_stats(agent: str, size: str, rs: Sequence[GameRecord]) -> Stats:
+    """The statistics of one agent's games `rs` (bench's table rows, the leaderboard's standings)."""
     n = len(rs)
     won = [r.turns for r in rs if r.won]
     played = [r for r in rs if not r.failed] or rs  # a failed game's time says nothing

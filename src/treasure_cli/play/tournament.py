@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -31,7 +30,7 @@ from pathlib import Path
 from treasure_cli.agents.registry import agent_code, load_source
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.map_file import parse_map
-from treasure_cli.play.bench import BenchOptions, MapInfo, map_game_seed, read_playable, summarize, wilson_interval
+from treasure_cli.play.bench import BenchOptions, MapInfo, game_stats, map_game_seed, read_playable, summarize
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
@@ -271,11 +270,9 @@ def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str =
                 better[b if a_only > b_only else a] += 1
     standings = []
     for name, rs in groups.items():
-        wins = [r.turns for r in rs if r.outcome == WIN]
-        low, high = wilson_interval(len(wins), len(rs))
-        standings.append(Standing(1 + better[name], name, rs[0].agent, rs[-1].agent_digest, len(rs), len(wins),
-                                  len(wins) / len(rs), low, high, sum(r.outcome == "failed" for r in rs),
-                                  statistics.fmean(wins) if wins else None))
+        st = game_stats(name, "all", [as_record(r) for r in rs])  # bench's statistics, counted once
+        standings.append(Standing(1 + better[name], name, rs[0].agent, rs[-1].agent_digest, st.games, st.wins,
+                                  st.win_rate, st.win_low, st.win_high, st.failed, st.mean_turns_win))
     standings.sort(key=lambda s: (s.rank, -s.win_rate, math.inf if s.mean_turns_win is None else s.mean_turns_win,
                                   s.agent))
     order = {s.agent: k for k, s in enumerate(standings)}
