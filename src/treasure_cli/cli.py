@@ -685,9 +685,7 @@ def _export(game, html_path: str | None, svg_path: str | None, turn: int | None)
     if html_path is not None:
         click.echo(f"wrote {write_page(game, html_path)}")
     if svg_path is not None:
-        index = game.last_step() if turn is None else game.step_of_turn(turn)
-        if index is None:
-            raise click.UsageError(f"the game ended before turn {turn}")
+        index = game.last_step() if turn is None else game.first_step_of(turn)
         click.echo(f"wrote {write_svg(game, index, svg_path)}")
 
 

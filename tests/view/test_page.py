@@ -90,10 +90,11 @@ def test_replay_html_and_svg_options(tmp_path):
     assert len(text) < 120_000
 
 
-def test_svg_of_a_turn_after_the_end_is_a_usage_error(tmp_path):
+def test_svg_of_a_turn_after_the_end_is_refused_as_replay_refuses_it(tmp_path):
     result = CliRunner().invoke(cli, ["replay", str(LOG), "--map", str(MAP), "--turn", "999",
                                       "--svg", str(tmp_path / "x.svg")])
-    assert result.exit_code == 2 and "ended before turn 999" in result.output
+    assert result.exit_code == 1 and "Error: there is no turn 999: the game ended on turn " in result.output
+    assert not (tmp_path / "x.svg").exists()
 
 
 def test_run_html_writes_a_page_beside_each_log(tmp_path):

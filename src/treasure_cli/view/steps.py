@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from treasure_cli.agents.knowledge import Knowledge
+from treasure_cli.errors import TreasureError
 from treasure_cli.formats.game_record import LogFormatError, event_line, format_event
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.grid import Pos
@@ -220,6 +221,13 @@ class Replay:
                 return index
             index += 1
         return None
+
+    def first_step_of(self, turn: int) -> int:
+        """`step_of_turn`, for a turn the user asked for: an error that says when the game ended."""
+        index = self.step_of_turn(turn)
+        if index is None:
+            raise TreasureError(f"there is no turn {turn}: the game ended on turn {self.last_turn()}")
+        return index
 
     def last_turn(self) -> int:
         return self.events[-1].turn if self.finish() else 0

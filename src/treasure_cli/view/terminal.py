@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from treasure_cli.errors import TreasureError
 from treasure_cli.view.render import Renderer
 from treasure_cli.view.steps import Replay
 
@@ -23,10 +22,7 @@ def frames(replay: Replay, renderer: Renderer) -> Iterator[str]:
 
 def frame_of_turn(replay: Replay, renderer: Renderer, turn: int) -> str:
     """The frame of the first step of `turn` (--turn N; 0 is the setup)."""
-    index = replay.step_of_turn(turn)
-    if index is None:
-        raise TreasureError(f"there is no turn {turn}: the game ended on turn {replay.last_turn()}")
-    return renderer.frame(replay.state(index))
+    return renderer.frame(replay.state(replay.first_step_of(turn)))
 
 
 def watch(replay: Replay, renderer: Renderer, *, echo: Callable[..., None], read_line: Callable[[], str],
