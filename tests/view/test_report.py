@@ -73,3 +73,14 @@ def test_the_page_of_a_run_is_the_page_of_its_saved_json(tmp_path):
     again = CliRunner().invoke(cli, ["bench", "--from-json", str(tmp_path / "bench.json"), "--html", str(saved)])
     assert again.exit_code == 0, again.output
     assert live.read_text() == saved.read_text()
+
+
+def test_the_table_keeps_a_name_with_spaces_in_one_cell(saved):
+    from treasure_cli.view.report import report_html
+
+    data = json.loads(saved.read_text())
+    for s in data["stats"]:
+        s["agent"] = "students/my  agent.py:Agent"
+    page = report_html(data)
+    table = page[page.index('<table id="bench-table">'):]
+    assert table.count("<td>students/my  agent.py:Agent</td>") == len(data["stats"])

@@ -43,6 +43,11 @@ def totals_line(records: Sequence[GameRecord]) -> str:
 
 def bench_table(stats, timing: bool = True) -> str:
     """One row per size and agent; '-' where no game was won."""
+    return align(bench_rows(stats, timing), 2)
+
+
+def bench_rows(stats, timing: bool = True) -> list[list[str]]:
+    """`bench_table`'s cells, the header first (the report page makes its table of them)."""
     head = ["size", "agent", "games", "wins", "win %", "95% CI", "mean turns", "median turns"]
     any_failed = any(s.failed for s in stats)
     if any_failed:
@@ -60,7 +65,7 @@ def bench_table(stats, timing: bool = True) -> str:
         if timing:
             row += [f"{s.median_ms_game:.2f}", f"{s.median_ms_turn:.3f}"]
         rows.append(row)
-    return align(rows, 2)
+    return rows
 
 
 _UNTIMED = {"seconds", "median_ms_game", "median_ms_turn"}

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
-from treasure_cli.play.tables import bench_table
+from treasure_cli.play.tables import bench_rows
 
 PLOT_MISSING = ("the bench report draws its charts with matplotlib, which is not installed: "
                 "pip install 'treasure-cli[plot]'")
@@ -170,9 +170,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 
 def _table_html(data: dict, timing: bool) -> str:
     stats = [types.SimpleNamespace(**{"median_ms_game": 0.0, "median_ms_turn": 0.0, **s}) for s in data["stats"]]
-    text = bench_table(stats, timing)
-    rows = [line.split("  ") for line in text.splitlines()]
-    rows = [[cell.strip() for cell in row if cell.strip()] for row in rows]
+    rows = bench_rows(stats, timing)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows[1:])
     return f'<table id="bench-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
