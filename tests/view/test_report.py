@@ -79,7 +79,7 @@ def test_the_table_keeps_a_name_with_spaces_in_one_cell(saved):
     from treasure_cli.view.report import report_html
 
     data = json.loads(saved.read_text())
-    for s in data["stats"]:
+    for s in data["stats"] + data["games"]:
         s["agent"] = "students/my  agent.py:Agent"
     page = report_html(data)
     table = page[page.index('<table id="bench-table">'):]

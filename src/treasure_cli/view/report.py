@@ -15,6 +15,7 @@ import html
 import io
 import math
 import re
+import statistics
 import types
 from collections import defaultdict
 from pathlib import Path
@@ -117,7 +118,8 @@ def turns_chart(data: dict) -> str:
     ax.set_xlabel("island size")
     ax.set_ylabel("turns to win")
     ax.set_title("Turns to win (won games; box: quartiles, whiskers: 1.5 IQR)")
-    ax.legend(fontsize=8, ncols=min(4, len(agents)))
+    if ax.get_legend_handles_labels()[0]:  # no agent won a game: no legend to draw
+        ax.legend(fontsize=8, ncols=min(4, len(agents)))
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
 
@@ -138,10 +140,8 @@ def time_chart(data: dict) -> str | None:
         ax.scatter([_side(g["size"]) for g in mine], [1000 * g["seconds"] for g in mine], s=6, alpha=0.25,
                    color=colour, linewidths=0)
         sides = sorted({_side(g["size"]) for g in mine})
-        medians = []
-        for side in sides:
-            ms = sorted(1000 * g["seconds"] for g in mine if _side(g["size"]) == side)
-            medians.append(ms[len(ms) // 2] if len(ms) % 2 else (ms[len(ms) // 2 - 1] + ms[len(ms) // 2]) / 2)
+        medians = [statistics.median(1000 * g["seconds"] for g in mine if _side(g["size"]) == side)
+                   for side in sides]
         ax.plot(sides, medians, "o-", color=colour, label=f"{agent} (median)")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -151,7 +151,8 @@ def time_chart(data: dict) -> str | None:
     ax.set_xlabel("island side (tiles, log scale)")
     ax.set_ylabel("ms per game (log scale)")
     ax.set_title("Time per game by size (dots: games, lines: medians)")
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:  # no agent had a timed game: no legend to draw
+        ax.legend(fontsize=8)
     ax.grid(which="both", alpha=0.3)
     return _svg(fig)
 
