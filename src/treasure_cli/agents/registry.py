@@ -103,7 +103,7 @@ def resolve(spec: str) -> AgentSpec:
                          builtin.summary, builtin.sees_hint_truths)
     if ":" in spec:
         where, _, attr = spec.rpartition(":")
-        if where.endswith(".py") or "/" in where or "\\" in where:
+        if is_file_spec(spec):
             return AgentSpec(spec, _callable(_load_file(where, spec), attr, spec))
         return AgentSpec(spec, _callable(_import_module(where, spec), attr, spec))
     plugin = _plugins().get(spec)
@@ -140,12 +140,7 @@ def load_source(spec: str, source: bytes) -> AgentSpec:
     if module is None:
         module = types.ModuleType(name)
         module.__file__ = where  # what tracebacks and error messages show
-        sys.modules[name] = module  # dataclasses and pickle look classes up here
-        try:
-            exec(compile(source, where, "exec"), module.__dict__)
-        except Exception as exc:
-            del sys.modules[name]
-            raise AgentLoadError(f"agent {spec!r}: loading {where!r} raised {type(exc).__name__}: {exc}") from None
+        _run_as_module(module, lambda: exec(compile(source, where, "exec"), module.__dict__), spec, where)
     return AgentSpec(spec, _callable(module, attr, spec))
 
 
@@ -229,12 +224,18 @@ def _load_file(path: str, spec: str):
     if module_spec is None or module_spec.loader is None:
         raise AgentLoadError(f"agent {spec!r}: {path!r} is not a Python file")
     module = importlib.util.module_from_spec(module_spec)
-    sys.modules[name] = module  # dataclasses and pickle look classes up here
+    return _run_as_module(module, lambda: module_spec.loader.exec_module(module), spec, path)
+
+
+def _run_as_module(module: types.ModuleType, run: Callable[[], object], spec: str, where: str) -> types.ModuleType:
+    """Run an agent file's code as `module`, registered in sys.modules (dataclasses and pickle
+    look classes up there) unless it raises, which names the file."""
+    sys.modules[module.__name__] = module
     try:
-        module_spec.loader.exec_module(module)
+        run()
     except Exception as exc:
-        del sys.modules[name]
-        raise AgentLoadError(f"agent {spec!r}: loading {path!r} raised {type(exc).__name__}: {exc}") from None
+        del sys.modules[module.__name__]
+        raise AgentLoadError(f"agent {spec!r}: loading {where!r} raised {type(exc).__name__}: {exc}") from None
     return module
 
 
