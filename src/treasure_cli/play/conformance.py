@@ -17,9 +17,8 @@ import numpy as np
 from treasure_cli.agents.registry import resolve
 from treasure_cli.errors import AgentError, GameTimeout, TreasureError
 from treasure_cli.formats.generator import generate_island
-from treasure_cli.play.games import time_limit
+from treasure_cli.play.games import build_game, time_limit
 from treasure_cli.rules import seeds
-from treasure_cli.rules.game import Game
 
 SIZES = (10, 16, 24)
 
@@ -48,9 +47,9 @@ class _Timed:
 
 
 def _play(spec, island, seed: int, times: list[float], game_timeout: float):
-    agent = _Timed(spec.build(), times)
-    game = Game(island, agent, seed, agent_name=spec.spec, hint_truths_public=spec.sees_hint_truths)
-    with time_limit(game_timeout):
+    with time_limit(game_timeout):  # building the agent counts too, and may fail like a game
+        game = build_game(island, spec, seed)
+        game.agent = _Timed(game.agent, times)
         events = game.run()
     return events, game.result
 
