@@ -583,7 +583,7 @@ def test_holds_for_agrees_with_mask_on_drawn_hints():
 
 def test_mask_on_a_window_is_the_mask_cut():
     # The windowed build (Geometric formulas on a row and column range, region
-    # lookups, the sea distance; the other kinds cut the whole set) gives the
+    # lookups, the sea distance, the boundaries; the other kinds cut the whole set) gives the
     # whole mask's tiles, negated kinds included, for every kind drawn.
     rng = np.random.default_rng(11)
     kinds = set()

@@ -519,6 +519,9 @@ class AnyBoundary(Hint):
     def _set_mask(self, island: Island) -> np.ndarray:
         return island.all_boundaries.copy()
 
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        return island.all_boundaries[window].copy()
+
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(island.all_boundaries[r, c])
 
@@ -719,6 +722,9 @@ class MountainRegions(Hint):
 
     def _set_mask(self, island: Island) -> np.ndarray:
         return island.regions_mask(island.mountain_regions)
+
+    def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
+        return island.regions_mask(island.mountain_regions, window)
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return int(island.regions[r, c]) in island.mountain_regions
