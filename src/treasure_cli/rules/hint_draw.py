@@ -127,9 +127,10 @@ class _IslandFacts:
             [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
 
     @functools.cached_property
-    def land_tiles(self) -> list[int]:
-        """The land tiles' flat indices, as Python ints (for kind 1 only: built when first drawn)."""
-        return np.flatnonzero(self._land).tolist()
+    def land_tiles(self) -> np.ndarray:
+        """The land tiles' flat indices (for kind 1 only: made when first drawn). An array, not a
+        list: a draw reads at most 12 of them, and a 4096x4096 map has millions."""
+        return np.flatnonzero(self._land)
 
 
 def _facts(island: Island) -> _IslandFacts:
@@ -207,10 +208,10 @@ class _Drawer:
         """Uniform integer in [lo, hi], both inclusive."""
         return lo + self._below(hi - lo)
 
-    def tiles_from(self, pool: list[int], n: int) -> list[Pos]:
+    def tiles_from(self, pool: np.ndarray, n: int) -> list[Pos]:
         """n distinct tiles of `pool` (flat indices), as rng.choice(pool, n, replace=False) takes them."""
         w = self.island.width
-        return [divmod(pool[i], w) for i in self._sample(len(pool), n)]
+        return [divmod(int(pool[i]), w) for i in self._sample(len(pool), n)]
 
     def regions(self, lo: int, hi: int) -> tuple[int, ...]:
         regs = self.facts.land_regions
@@ -337,9 +338,10 @@ class _Drawer:
     def fallback(self, treasure: Pos, truthful: bool) -> Hint:
         """A kind-1 hint built to have the wanted truth; it always exists."""
         idx = treasure[0] * self.island.width + treasure[1]
-        others = [t for t in self.facts.land_tiles if t != idx]
+        land = self.facts.land_tiles
+        others = land[land != idx]
         if truthful:
-            if not others:
+            if not others.size:
                 # The treasure is the only land tile: no other tile to list,
                 # but its own row is a true statement.
                 return InLine(treasure[0], None)
