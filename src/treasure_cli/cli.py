@@ -666,9 +666,9 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay output/LOG_01.txt
       treasure replay output/LOG_05.txt --window 30x60
       treasure replay LOG_01.txt --map input/MAP_01.txt --no-pause --no-color > frames.txt
-      treasure replay output/LOG_01.txt --turn 2
+      treasure replay output/LOG_02.txt --turn 2
       treasure replay output/LOG_01.txt --html game.html
-      treasure replay output/LOG_01.txt --turn 2 --svg turn2.svg
+      treasure replay output/LOG_02.txt --turn 2 --svg turn2.svg
     """
     from treasure_cli.view.sources import open_log
 
