@@ -97,3 +97,10 @@ def test_scalar_tests_answer_holds_for(case, kind):
         for _ in range(10):
             tile = (int(rng.integers(h)), int(rng.integers(w)))  # any tile, land or sea
             assert drawer.tester(kind, tile)(args) == hint.holds_for(island, tile), (hint, tile)
+
+
+def test_the_module_s_kind_names_are_the_kinds_of_those_names():
+    # hint_draw unpacks HintKind into module globals by position: a new or reordered kind must not shift them.
+    from treasure_cli.rules import hint_draw
+
+    assert all(getattr(hint_draw, kind.name) is kind for kind in HintKind)
