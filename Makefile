@@ -16,8 +16,9 @@ test: $(STAMP)
 
 install: $(STAMP)
 
-# Reinstall only when the package metadata changes.
-$(STAMP): pyproject.toml
+# Reinstall only when the package metadata or the compiled module's source changes
+# (the editable install builds treasure_cli.rules._draws in place, if a C compiler is at hand).
+$(STAMP): pyproject.toml setup.py src/treasure_cli/rules/_draws.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,plot,gym,dask]'
@@ -26,6 +27,7 @@ $(STAMP): pyproject.toml
 clean:
 	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find src -name '*.so' -delete
 
 # Rewrite the golden logs and replay frames on purpose (after a deliberate change of behaviour).
 golden: $(STAMP)

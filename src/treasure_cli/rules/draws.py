@@ -1,12 +1,11 @@
-"""Random draws for the pirate's hints, in plain Python over PCG64's raw output.
+"""Random draws for the pirate's hints: numpy's Generator draws without its call costs.
 
 The hint of a turn is drawn from a stream of its own (`seeds.HINTS`, keyed
 by the turn) with many tiny draws: a float for the kind, one to six bounded
 integers per parameter set, up to MAX_PARAM_DRAWS redraws. Each call into a
 numpy `Generator` costs about a microsecond of call overhead for a few
-nanoseconds of work, so `Draws` takes the bit generator's raw 64-bit words
-in blocks and performs the same algorithms as numpy's `Generator` (numpy
-1.17 to 2.x) on Python ints:
+nanoseconds of work, so `Draws` takes PCG64's raw 64-bit words and performs
+the same algorithms as numpy's `Generator` (numpy 1.17 to 2.x) itself:
 
 * `random()`: the top 53 bits of one word, as `Generator.random`;
 * `below(top)`: Lemire's multiply-and-reject on 32-bit halves (the bit
@@ -21,10 +20,26 @@ call (tests/rules/test_draws.py compares them over thousands of seeds), so
 every log is unchanged. Owning the algorithms also keeps the hints the same
 if a later numpy changes how its `Generator` methods use the bits (numpy
 keeps the bit generators' streams stable, not the methods').
+
+Two implementations of the class, with the same API and the same values:
+
+* `PyDraws`, below: the readable reference, in Python: numpy's `PCG64`
+  seeded by its `SeedSequence`, its raw words fetched in blocks, the draws
+  on Python ints;
+* the compiled `treasure_cli.rules._draws.Draws` (`_draws.c`, built by the
+  package's install when a C compiler is at hand): numpy's `SeedSequence`
+  hashing, PCG64 and the three draws above in C, so making a stream and
+  each draw cost a single call.
+
+`Draws` is the compiled class when its module imports, else `PyDraws`.
+Setting the environment variable TREASURE_CLI_PURE_PYTHON=1 (any value but
+empty or 0) before the package is imported forces `PyDraws`, and the
+compiled module is then not loaded. `COMPILED` says which one `Draws` is.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,8 +49,8 @@ _M32 = 0xFFFFFFFF
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
-class Draws:
-    """A numpy-compatible source of the few draws the hint draw makes."""
+class PyDraws:
+    """A numpy-compatible source of the few draws the hint draw makes (the Python reference)."""
 
     __slots__ = ("_bits", "_words", "_at", "_spare")
 
@@ -131,3 +146,21 @@ class Draws:
             k = below(i)
             picked[i], picked[k] = picked[k], picked[i]
         return picked
+
+
+# The compiled class unless told otherwise (module docstring).
+PURE_PYTHON = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
+
+
+def _chosen() -> type:
+    if PURE_PYTHON:
+        return PyDraws
+    try:
+        from treasure_cli.rules._draws import Draws as compiled
+    except ImportError:  # not built: no C compiler when the package was installed
+        return PyDraws
+    return compiled
+
+
+Draws = _chosen()
+COMPILED = Draws is not PyDraws
