@@ -70,8 +70,9 @@ def move_target(walkable, pos: Pos, move: Move) -> Pos | None:
         return None
     h, w = walkable.shape
     r, c = pos
+    dr, dc = move.direction.value  # read once: an enum's properties are slow to reach
     for _ in range(move.steps):
-        r, c = r + move.direction.dr, c + move.direction.dc
+        r, c = r + dr, c + dc
         if not (0 <= r < h and 0 <= c < w and walkable[r, c]):
             return None
     return (r, c)
