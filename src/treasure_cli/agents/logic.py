@@ -64,7 +64,10 @@ class _Mass:
 
     One integral image of the box (padded by the largest scan radius) gives
     the mass of every 3x3 and 5x5 window and of any rectangle; outside the
-    box (grown by the radius) every window is empty.
+    box (grown by the radius) every window is empty. A window's mass is read
+    from four corners of the image where it is asked for; only the large
+    scan's windows are computed over the whole box (`cover`), and only when
+    something looks for the richest spot.
     """
 
     def __init__(self, p: np.ndarray, walk: np.ndarray, box: tuple[slice, slice]):
@@ -75,23 +78,51 @@ class _Mass:
         self.h, self.w = box[0].stop - self.r0, box[1].stop - self.c0
         # The integral image in one array: a zero first row and column, then the box
         # padded by _PAD zeros, summed down and across in place.
-        cs = self.cs = np.zeros((self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1))
-        cs[_PAD + 1: _PAD + 1 + self.h, _PAD + 1: _PAD + 1 + self.w] = p[box]
-        np.cumsum(cs, axis=0, out=cs)
-        np.cumsum(cs, axis=1, out=cs)
-        cs /= cs[-1, -1]
-        self.window = {1: self._windows(1), 2: self._windows(2)}
+        shape = (self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1)
+        inner = np.s_[_PAD + 1: _PAD + 1 + self.h, _PAD + 1: _PAD + 1 + self.w]
+        if p.dtype == bool:
+            # Counts: summed in integers, which is faster and gives the very numbers a
+            # float sum would (whole numbers far below 2**53 add up exactly either way).
+            ci = np.zeros(shape, dtype=np.int32 if p.size < 2**31 else np.int64)
+            ci[inner] = p[box]
+            np.cumsum(ci, axis=0, out=ci)
+            np.cumsum(ci, axis=1, out=ci)
+            self.cs = ci / float(ci[-1, -1])
+        else:
+            cs = self.cs = np.zeros(shape)
+            cs[inner] = p[box]
+            np.cumsum(cs, axis=0, out=cs)
+            np.cumsum(cs, axis=1, out=cs)
+            cs /= cs[-1, -1]
         self._walk = walk
 
     @cached_property
     def cover(self) -> np.ndarray:
         """What a large scan sees from each tile of the box (0 where one cannot stand)."""
-        return np.where(self._walk[self.box], self.window[2], 0.0)
-
-    def _windows(self, k: int) -> np.ndarray:
         cs, h, w = self.cs, self.h, self.w
+        lo, hi = 0, 2 * _PAD + 1  # the corners of the 5x5 windows
+        # a - b - c + d, in that order (as `_window` adds up one window), in one buffer.
+        window = np.subtract(cs[hi: hi + h, hi: hi + w], cs[lo: lo + h, hi: hi + w])
+        window -= cs[hi: hi + h, lo: lo + w]
+        window += cs[lo: lo + h, lo: lo + w]
+        return np.where(self._walk[self.box], window, 0.0)
+
+    @cached_property
+    def _top(self) -> tuple[Pos, float]:
+        """The first tile (row-major) whose large scan sees the most, and that mass."""
+        flat = int(np.argmax(self.cover))
+        r, c = divmod(flat, self.w)
+        return (r + self.r0, c + self.c0), float(self.cover[r, c])
+
+    @property
+    def cover_max(self) -> float:
+        return self._top[1]
+
+    def _window(self, r: int, c: int, k: int) -> float:
+        """Mass of the (2k+1)x(2k+1) window centred on box tile (r, c)."""
+        cs = self.cs
         lo, hi = _PAD - k, _PAD + k + 1
-        return cs[hi: hi + h, hi: hi + w] - cs[lo: lo + h, hi: hi + w] - cs[hi: hi + h, lo: lo + w] + cs[lo: lo + h, lo: lo + w]
+        return cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi) - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo)
 
     def rect(self, r0: int, r1: int, c0: int, c1: int) -> float:
         """Mass of map rows r0..r1, cols c0..c1 inclusive."""
@@ -106,7 +137,7 @@ class _Mass:
         (r, c), k = sq
         r, c = r - self.r0, c - self.c0
         if 0 <= r < self.h and 0 <= c < self.w:
-            return float(self.window[k][r, c])
+            return self._window(r, c, k)
         return 0.0
 
     def union(self, a: Square, b: Square) -> float:
@@ -119,11 +150,11 @@ class _Mass:
 
     def richest(self, pos: Pos, discount: float | None) -> tuple[Pos, float]:
         """The tile whose large scan sees the most mass (discounted by distance if asked)."""
-        score = self.cover
-        if discount:
-            rows = np.abs(np.arange(self.r0, self.r0 + self.h) - pos[0])
-            cols = np.abs(np.arange(self.c0, self.c0 + self.w) - pos[1])
-            score = score / (1.0 + (rows[:, None] + cols[None, :]) / discount)
+        if not discount:
+            return self._top
+        rows = np.abs(np.arange(self.r0, self.r0 + self.h) - pos[0])
+        cols = np.abs(np.arange(self.c0, self.c0 + self.w) - pos[1])
+        score = self.cover / (1.0 + (rows[:, None] + cols[None, :]) / discount)
         flat = int(np.argmax(score))
         r, c = divmod(flat, self.w)
         return (r + self.r0, c + self.c0), float(self.cover[r, c])
@@ -297,7 +328,7 @@ class LogicAgent:
 
     def _travel_or_scan(self, walk, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
         """Scan here if it is half as good as the best spot in reach, else head for that spot."""
-        if scan_value > 0 and scan_value * 2 >= mass.cover.max():
+        if scan_value > 0 and scan_value * 2 >= mass.cover_max:
             return scan_first  # no spot anywhere is twice as good as scanning here
         target, target_mass = mass.richest(pos, TRAVEL_DISCOUNT)
         if scan_value > 0 and scan_value * 2 >= target_mass:
