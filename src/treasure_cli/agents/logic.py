@@ -177,6 +177,13 @@ class LogicAgent:
         self._target_field: Pos | None = None  # the target `_to_target` was computed for
         self._field_partial = False  # that field stops a few steps past where the agent stood
         self._move_cache: dict[Pos, list[tuple[Move, Pos]]] = {}
+        # What depends on the candidates alone, kept while Knowledge keeps the same array
+        # (it makes a new one whenever they change): often a move's scan finds none.
+        self._cand: np.ndarray | None = None
+        self._count = 0
+        self._cand_box: tuple[slice, slice] | None = None
+        self._cand_mass: _Mass | None = None
+        self._split_counts: dict[int, int] = {}  # hint number -> candidates in its set
 
     # ------------------------------------------------------------------ act
     def act(self, obs: Observation) -> Action:
@@ -185,18 +192,26 @@ class LogicAgent:
             self.belief = Belief(self.know, obs.truth_rate, soft_hints=self.features.soft_hints)
         know = self.know
         know.observe(obs)
-        n = int(np.count_nonzero(know.candidates))
+        if know.candidates is not self._cand:
+            self._cand = know.candidates
+            self._count = int(np.count_nonzero(self._cand))
+            self._cand_box = self._cand_mass = None
+            self._split_counts.clear()
+        n = self._count
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
             return LargeScan()
-        # With hard facts only every candidate weighs the same: work on the mask itself.
-        p = self.belief.weights() if self.belief.soft_hints else know.candidates
-        box = _box(p)
         if self.belief.soft_hints:
+            p = self.belief.weights()
+            box = _box(p)
             idx = np.flatnonzero(p)
             pc = p.ravel()[idx]
             n_eff = _n_eff(pc)
             verify, gain_verify = self._best_verification(idx, pc, n_eff / SCAN_RATE)
-        else:
+        else:  # with hard facts only every candidate weighs the same: work on the mask itself
+            p = self._cand
+            if self._cand_box is None:
+                self._cand_box = _box(p)
+            box = self._cand_box
             n_eff = float(n)
             verify, gain_verify = self._best_split(box, n)
         j_now = n_eff / SCAN_RATE
@@ -209,8 +224,14 @@ class LogicAgent:
                 return verify
         walk = obs.island.walkable
         pos = obs.position
-        urgent = self._urgency(p) if racing else p
-        mass = _Mass(urgent, walk, box)
+        if racing:
+            mass = _Mass(self._urgency(p), walk, box)
+        elif p is self._cand:
+            if self._cand_mass is None:
+                self._cand_mass = _Mass(p, walk, box)
+            mass = self._cand_mass
+        else:
+            mass = _Mass(p, walk, box)
 
         scan_value, scan_first, scan_actions = self._best_scan_plan(walk, pos, mass, obs.actions_left)
         if scan_value >= 1.0 - 1e-9:
@@ -292,19 +313,23 @@ class LogicAgent:
         """`_best_verification` for equal weights: the effective counts are plain counts."""
         know = self.know
         cand = know.candidates[box]
+        counts = self._split_counts  # for these candidates
         j_now = n / SCAN_RATE
         best, best_gain = None, -1.0
         for number in know.unverified():
-            mask = know.open_mask(number)
-            if mask is None:
-                continue  # settled: its answer follows from the candidates
-            n_in = int(np.count_nonzero(cand & mask[box]))
-            if n_in in (0, n):
-                know.settle(number)
-            else:
-                gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
-                if gain > best_gain:
-                    best, best_gain = Verify(number), gain
+            n_in = counts.get(number)
+            if n_in is None:
+                mask = know.open_mask(number)
+                if mask is None:
+                    continue  # settled: its answer follows from the candidates
+                n_in = int(np.count_nonzero(cand & mask[box]))
+                if n_in in (0, n):
+                    know.settle(number)
+                    continue
+                counts[number] = n_in
+            gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
+            if gain > best_gain:
+                best, best_gain = Verify(number), gain
         return best, best_gain
 
     def _teleport(self, obs: Observation, pos: Pos, n_eff: float, mass: _Mass,
