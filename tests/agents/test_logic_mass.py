@@ -1,4 +1,4 @@
-"""The logic agent's scan masses: every value, bit for bit, as the plain whole-box formulas give it.
+"""The logic agent's scan masses and move choice: every value, bit for bit, as the plain formulas give it.
 
 The agent compares these floats with each other, so a mass computed in
 another order (a - b + d - c instead of a - b - c + d) could change a
@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.agents.logic import _PAD, _Mass, _box
+from treasure_cli.agents.logic import _PAD, _Mass, _Moves, _box, _nearest_step
 
 
 class _Reference:
@@ -84,3 +84,34 @@ def test_masses_are_the_whole_box_formulas_bit_for_bit(h, w, seed, kind):
             got, want = new.richest(pos, discount), old.richest(pos, discount)
             assert got[0] == want[0] and _bits(got[1]) == _bits(want[1])
     assert _bits(new.cover_max) == _bits(old.cover.max())
+    # The small moves' scans, as the agent's loop compared them one by one.
+    small = [(i, int(rng.integers(-3, h + 3)), int(rng.integers(-3, w + 3))) for i in range(8)]
+    value, first = old.square(((0, 0), 2)), "here"
+    for i, r, c in small:
+        seen = old.square(((r, c), 1))
+        if seen > value + 1e-12:
+            value, first = seen, i
+    got = new.best_small_scan(small, old.square(((0, 0), 2)), "here")
+    assert got[1] == first and _bits(got[0]) == _bits(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(h=st.integers(1, 12), w=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_the_straight_step_is_the_first_nearest_move_small_ones_first(h, w, seed):
+    rng = np.random.default_rng(seed)
+    walk = rng.random((h, w)) < rng.uniform(0.3, 1.0)
+    pos = (int(rng.integers(0, h)), int(rng.integers(0, w)))
+    walk[pos] = True
+    moves = _Moves(walk, pos)
+    for _ in range(8):
+        target = (int(rng.integers(0, h)), int(rng.integers(0, w)))
+
+        def manhattan(t):
+            return abs(t[0] - target[0]) + abs(t[1] - target[1])
+
+        want = min(moves.all, key=lambda m: (manhattan(m[1]), 0 if m[0].small else 1), default=None)
+        got, d = _nearest_step(moves, target)
+        if want is None:
+            assert got is None
+        else:
+            assert got is want[0] and d == manhattan(want[1])

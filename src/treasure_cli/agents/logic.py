@@ -133,6 +133,24 @@ class _Mass:
         cs, a, b = self.cs, _PAD, _PAD + 1
         return float(cs[r1 + b, c1 + b] - cs[r0 + a, c1 + b] - cs[r1 + b, c0 + a] + cs[r0 + a, c0 + a])
 
+    def best_small_scan(self, small: list[tuple[Move, int, int]], value: float,
+                        first: Action) -> tuple[float, Action]:
+        """The first of the `small` moves (move, row, col) whose 3x3 scan sees more than
+        `value` + 1e-12 and more than each earlier one did, and what it sees; else
+        (`value`, `first`). Each scan's mass is `square(((row, col), 1))`, inlined."""
+        cs, r0, c0, h, w = self.cs, self.r0, self.c0, self.h, self.w
+        lo, hi = _PAD - 1, _PAD + 2
+        for move, r, c in small:
+            r, c = r - r0, c - c0
+            if 0 <= r < h and 0 <= c < w:
+                seen = (cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi)
+                        - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo))
+            else:
+                seen = 0.0
+            if seen > value + 1e-12:
+                value, first = seen, move
+        return value, first
+
     def square(self, sq: Square) -> float:
         (r, c), k = sq
         r, c = r - self.r0, c - self.c0
@@ -160,6 +178,37 @@ class _Mass:
         return (r + self.r0, c + self.c0), float(self.cover[r, c])
 
 
+class _Moves:
+    """The legal moves from one tile (N, E, S, W; 1 to 4 steps), in the forms the agent's loops read."""
+
+    __slots__ = ("all", "small", "_ranked")
+
+    def __init__(self, walk: np.ndarray, pos: Pos):
+        self.all: list[tuple[Move, Pos]] = legal_moves(walk, pos)  # (move, destination)
+        self.small = [(move, r, c) for move, (r, c) in self.all if move.small]
+        self._ranked: list[tuple[Move, int, int, int]] | None = None
+
+    @property
+    def ranked(self) -> list[tuple[Move, int, int, int]]:
+        """With 0 for a small move and 1 for a large one: of two moves that bring the
+        agent as near, the small one (it scans on the way)."""
+        if self._ranked is None:
+            self._ranked = [(move, r, c, 0 if move.small else 1) for move, (r, c) in self.all]
+        return self._ranked
+
+
+def _nearest_step(moves: _Moves, target: Pos) -> tuple[Move | None, int]:
+    """The move whose destination is nearest `target` (Manhattan; a small move on a tie,
+    then the first in move order) and that distance; (None, 0) if there is no move."""
+    tr, tc = target
+    best, best_key = None, 0
+    for move, r, c, rank in moves.ranked:
+        key = 2 * (abs(r - tr) + abs(c - tc)) + rank  # orders as (distance, rank)
+        if best is None or key < best_key:  # strict: the first of equals stays
+            best, best_key = move, key
+    return best, best_key // 2
+
+
 def _n_eff(p: np.ndarray) -> float:
     """Effective number of candidate tiles: 1 / Σp² (n for a uniform spread)."""
     s = float((p * p).sum())
@@ -176,7 +225,7 @@ class LogicAgent:
         self._to_target: np.ndarray | None = None
         self._target_field: Pos | None = None  # the target `_to_target` was computed for
         self._field_partial = False  # that field stops a few steps past where the agent stood
-        self._move_cache: dict[Pos, list[tuple[Move, Pos]]] = {}
+        self._move_cache: dict[Pos, _Moves] = {}
         # What depends on the candidates alone, kept while Knowledge keeps the same array
         # (it makes a new one whenever they change): often a move's scan finds none.
         self._cand: np.ndarray | None = None
@@ -254,28 +303,24 @@ class LogicAgent:
         turns = np.maximum(np.ceil(np.maximum(left, 0) / 2.0), 1.0)
         return p * (1.0 + URGENCY / turns)
 
-    def _moves(self, walk, pos: Pos) -> list[tuple[Move, Pos]]:
+    def _moves(self, walk, pos: Pos) -> _Moves:
         moves = self._move_cache.get(pos)
         if moves is None:
-            moves = self._move_cache[pos] = legal_moves(walk, pos)
+            moves = self._move_cache[pos] = _Moves(walk, pos)
         return moves
 
     def _best_scan_plan(self, walk, pos: Pos, mass: _Mass, actions_left: int) -> tuple[float, Action, int]:
         """The plan for the rest of this turn that covers the most mass: (mass, first action, actions)."""
         here = (pos, 2)
-        best = (mass.square(here), LargeScan(), 1)
-        for move, dst in self._moves(walk, pos):
-            if move.small:
-                value = mass.square((dst, 1))
-                if value > best[0] + 1e-12:
-                    best = (value, move, 1)
+        best_value, best_first = mass.best_small_scan(self._moves(walk, pos).small, mass.square(here), LargeScan())
+        best = (best_value, best_first, 1)
         if actions_left < 2 or not self.features.plan_two:
             return best
         firsts: list[tuple[Action, Pos, Square | None]] = [(LargeScan(), pos, here)]
-        firsts += [(move, dst, (dst, 1) if move.small else None) for move, dst in self._moves(walk, pos)]
+        firsts += [(move, dst, (dst, 1) if move.small else None) for move, dst in self._moves(walk, pos).all]
         one = best[0]
         for first, mid, covered in firsts:
-            seconds = [(mid, 2)] + [(dst, 1) for move, dst in self._moves(walk, mid) if move.small]
+            seconds = [(mid, 2)] + [((r, c), 1) for _, r, c in self._moves(walk, mid).small]
             for square in seconds:
                 if covered is None or (covered[0] == square[0] and covered[1] <= square[1]):
                     value = mass.square(square)  # nothing scanned first, or the second square holds the first
@@ -362,12 +407,9 @@ class LogicAgent:
         if target != self._target:
             # Straight-line progress first; a walking-distance field only once that is
             # blocked, and then kept for this target so the agent cannot dither.
-            def manhattan(t: Pos) -> int:
-                return abs(t[0] - target[0]) + abs(t[1] - target[1])
-
-            best = min(moves, key=lambda m: (manhattan(m[1]), 0 if m[0].small else 1), default=None)
-            if best is not None and manhattan(best[1]) < manhattan(pos):
-                return best[0]
+            best, d = _nearest_step(moves, target)
+            if best is not None and d < abs(pos[0] - target[0]) + abs(pos[1] - target[1]):
+                return best
             self._target = target
         if self._target_field != target or (self._field_partial and self._to_target[pos] < 0):
             # Search out from the target just past the agent: the moves from here need no more.
@@ -377,7 +419,7 @@ class LogicAgent:
             self._field_partial = bool(self._to_target[pos] >= 0)
         dist = self._to_target
         here = int(dist[pos])
-        reachable = [(int(dist[dst]), 0 if move.small else 1, move) for move, dst in moves if dist[dst] >= 0]
+        reachable = [(int(dist[dst]), 0 if move.small else 1, move) for move, dst in moves.all if dist[dst] >= 0]
         if not reachable:
             return scan_first
         d, _, move = min(reachable, key=lambda x: x[:2])
