@@ -9,9 +9,11 @@ whole box; the agent's `_Mass` must return exactly the same numbers.
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from treasure_cli.agents import logic
 from treasure_cli.agents.logic import _PAD, _Mass, _Moves, _box, _nearest_step
 
 
@@ -66,7 +68,22 @@ def _weights(rng, kind: str, h: int, w: int) -> np.ndarray:
     return np.where(p, rng.random((h, w)), 0.0)  # soft hints: any weights
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.fixture(params=["table", "no table"])
+def divisors(request):
+    """The distance divisors from the kept table, or (as on a big map) computed each time."""
+    if request.param == "table":
+        yield
+        return
+    kept = logic._DIVISORS_MAX_TILES
+    logic._DIVISORS_MAX_TILES = 0
+    try:
+        yield
+    finally:
+        logic._DIVISORS_MAX_TILES = kept
+
+
+@pytest.mark.usefixtures("divisors")
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(h=st.integers(1, 30), w=st.integers(1, 30), seed=st.integers(0, 2**32 - 1),
        kind=st.sampled_from(["bool", "urgency", "soft"]))
 def test_masses_are_the_whole_box_formulas_bit_for_bit(h, w, seed, kind):
@@ -80,8 +97,9 @@ def test_masses_are_the_whole_box_formulas_bit_for_bit(h, w, seed, kind):
         pos = (int(rng.integers(-3, h + 3)), int(rng.integers(-3, w + 3)))
         for k in (1, 2):
             assert _bits(new.square((pos, k))) == _bits(old.square((pos, k)))
-        for discount in (None, 8.0, 3.0):
-            got, want = new.richest(pos, discount), old.richest(pos, discount)
+        here = (min(max(pos[0], 0), h - 1), min(max(pos[1], 0), w - 1))  # the agent stands on the map
+        for discount in (None, 8.0, 3.0, 7.0):
+            got, want = new.richest(here, discount), old.richest(here, discount)
             assert got[0] == want[0] and _bits(got[1]) == _bits(want[1])
     assert _bits(new.cover_max) == _bits(old.cover.max())
     # The small moves' scans, as the agent's loop compared them one by one.

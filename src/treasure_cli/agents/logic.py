@@ -21,6 +21,7 @@ cost per action shrinks as the candidates do.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from functools import cached_property
 
 import numpy as np
@@ -57,6 +58,21 @@ def _box(p: np.ndarray) -> tuple[slice, slice]:
     h, w = p.shape
     return (slice(max(rows.start - _PAD, 0), min(rows.stop + _PAD, h)),
             slice(max(cols.start - _PAD, 0), min(cols.stop + _PAD, w)))
+
+
+# Largest table of distance divisors kept (tiles; 8 MB): maps up to about 512x512.
+_DIVISORS_MAX_TILES = 1 << 20
+
+
+@functools.lru_cache(maxsize=4)
+def _divisors(h: int, w: int, discount: float) -> np.ndarray:
+    """1 + (|dr| + |dc|) / discount for every offset (dr, dc) between two tiles of an
+    h x w map, at [dr + h - 1, dc + w - 1] (read-only, kept per map shape)."""
+    rows = np.abs(np.arange(-(h - 1), h))
+    cols = np.abs(np.arange(-(w - 1), w))
+    table = 1.0 + (rows[:, None] + cols[None, :]) / discount
+    table.setflags(write=False)
+    return table
 
 
 class _Mass:
@@ -167,12 +183,20 @@ class _Mass:
         return self.square(a) + self.square(b) - both
 
     def richest(self, pos: Pos, discount: float | None) -> tuple[Pos, float]:
-        """The tile whose large scan sees the most mass (discounted by distance if asked)."""
+        """The tile whose large scan sees the most mass (discounted by distance from `pos`,
+        a tile of the map, if asked)."""
         if not discount:
             return self._top
-        rows = np.abs(np.arange(self.r0, self.r0 + self.h) - pos[0])
-        cols = np.abs(np.arange(self.c0, self.c0 + self.w) - pos[1])
-        score = self.cover / (1.0 + (rows[:, None] + cols[None, :]) / discount)
+        map_h, map_w = self._walk.shape
+        if (2 * map_h - 1) * (2 * map_w - 1) <= _DIVISORS_MAX_TILES:
+            rows = self.r0 - pos[0] + map_h - 1
+            cols = self.c0 - pos[1] + map_w - 1
+            divisor = _divisors(map_h, map_w, discount)[rows: rows + self.h, cols: cols + self.w]
+        else:
+            rows = np.abs(np.arange(self.r0, self.r0 + self.h) - pos[0])
+            cols = np.abs(np.arange(self.c0, self.c0 + self.w) - pos[1])
+            divisor = 1.0 + (rows[:, None] + cols[None, :]) / discount
+        score = self.cover / divisor
         flat = int(np.argmax(score))
         r, c = divmod(flat, self.w)
         return (r + self.r0, c + self.c0), float(self.cover[r, c])
