@@ -64,3 +64,27 @@ def test_a_corner_move_keeps_both_possible_routes():
     # S first happens only when E is not closer, i.e. t in column 1 — but then he
     # would never step E. So only column 2 remains, less the tile he stands on.
     assert {tuple(p) for p in np.argwhere(k.candidates)} == {(3, 2), (4, 2)}
+
+
+def test_candidates_are_replaced_never_changed_in_place(monkeypatch):
+    # The logic agent keeps what it derived from a candidates array while Knowledge
+    # holds the same array (and the gym encoder copies the plane only then).
+    from treasure_cli.agents.logic import LogicAgent
+    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.play.games import build_game
+
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    act = LogicAgent.act
+
+    def watched(self, obs):
+        action = act(self, obs)
+        seen.append((self.know.candidates, self.know.candidates.copy()))
+        return action
+
+    monkeypatch.setattr(LogicAgent, "act", watched)
+    for seed in range(12):
+        island = generate_island(20, 20, free_turn=2 + seed % 3, rng=np.random.default_rng(seed))
+        for agent in ("logic", "logic-soft-hints"):
+            build_game(island, agent, seed).run()
+    assert len(seen) > 100
+    assert all(np.array_equal(kept, copy) for kept, copy in seen)

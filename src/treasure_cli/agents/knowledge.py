@@ -37,6 +37,8 @@ class Knowledge:
         """`tie_break=False` uses only "he walks a shortest path" (for comparison in the bench)."""
         self.island = island
         self.tie_break = tie_break
+        # Replaced by a new array whenever they change, never changed in place: a caller
+        # may keep an array, and what it derived from it while it is still this one.
         self.candidates: np.ndarray = island.walkable & ~island.prison & island.prison_reach
         self.hints: list[Hint] = []
         # Tile sets of open hints (unverified, not settled), built on first use.

@@ -21,6 +21,7 @@ cost per action shrinks as the candidates do.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from functools import cached_property
 
 import numpy as np
@@ -59,12 +60,30 @@ def _box(p: np.ndarray) -> tuple[slice, slice]:
             slice(max(cols.start - _PAD, 0), min(cols.stop + _PAD, w)))
 
 
+# Largest table of distance divisors kept (tiles; 8 MB): maps up to about 512x512.
+_DIVISORS_MAX_TILES = 1 << 20
+
+
+@functools.lru_cache(maxsize=4)
+def _divisors(h: int, w: int, discount: float) -> np.ndarray:
+    """1 + (|dr| + |dc|) / discount for every offset (dr, dc) between two tiles of an
+    h x w map, at [dr + h - 1, dc + w - 1] (read-only, kept per map shape)."""
+    rows = np.abs(np.arange(-(h - 1), h))
+    cols = np.abs(np.arange(-(w - 1), w))
+    table = 1.0 + (rows[:, None] + cols[None, :]) / discount
+    table.setflags(write=False)
+    return table
+
+
 class _Mass:
     """Mass of scan squares and rectangles in O(1), over the box that holds all the mass.
 
     One integral image of the box (padded by the largest scan radius) gives
     the mass of every 3x3 and 5x5 window and of any rectangle; outside the
-    box (grown by the radius) every window is empty.
+    box (grown by the radius) every window is empty. A window's mass is read
+    from four corners of the image where it is asked for; only the large
+    scan's windows are computed over the whole box (`cover`), and only when
+    something looks for the richest spot.
     """
 
     def __init__(self, p: np.ndarray, walk: np.ndarray, box: tuple[slice, slice]):
@@ -75,23 +94,51 @@ class _Mass:
         self.h, self.w = box[0].stop - self.r0, box[1].stop - self.c0
         # The integral image in one array: a zero first row and column, then the box
         # padded by _PAD zeros, summed down and across in place.
-        cs = self.cs = np.zeros((self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1))
-        cs[_PAD + 1: _PAD + 1 + self.h, _PAD + 1: _PAD + 1 + self.w] = p[box]
-        np.cumsum(cs, axis=0, out=cs)
-        np.cumsum(cs, axis=1, out=cs)
-        cs /= cs[-1, -1]
-        self.window = {1: self._windows(1), 2: self._windows(2)}
+        shape = (self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1)
+        inner = np.s_[_PAD + 1: _PAD + 1 + self.h, _PAD + 1: _PAD + 1 + self.w]
+        if p.dtype == bool:
+            # Counts: summed in integers, which is faster and gives the very numbers a
+            # float sum would (whole numbers far below 2**53 add up exactly either way).
+            ci = np.zeros(shape, dtype=np.int32 if p.size < 2**31 else np.int64)
+            ci[inner] = p[box]
+            np.cumsum(ci, axis=0, out=ci)
+            np.cumsum(ci, axis=1, out=ci)
+            self.cs = ci / float(ci[-1, -1])
+        else:
+            cs = self.cs = np.zeros(shape)
+            cs[inner] = p[box]
+            np.cumsum(cs, axis=0, out=cs)
+            np.cumsum(cs, axis=1, out=cs)
+            cs /= cs[-1, -1]
         self._walk = walk
 
     @cached_property
     def cover(self) -> np.ndarray:
         """What a large scan sees from each tile of the box (0 where one cannot stand)."""
-        return np.where(self._walk[self.box], self.window[2], 0.0)
-
-    def _windows(self, k: int) -> np.ndarray:
         cs, h, w = self.cs, self.h, self.w
+        lo, hi = 0, 2 * _PAD + 1  # the corners of the 5x5 windows
+        # a - b - c + d, in that order (as `_window` adds up one window), in one buffer.
+        window = np.subtract(cs[hi: hi + h, hi: hi + w], cs[lo: lo + h, hi: hi + w])
+        window -= cs[hi: hi + h, lo: lo + w]
+        window += cs[lo: lo + h, lo: lo + w]
+        return np.where(self._walk[self.box], window, 0.0)
+
+    @cached_property
+    def _top(self) -> tuple[Pos, float]:
+        """The first tile (row-major) whose large scan sees the most, and that mass."""
+        flat = int(np.argmax(self.cover))
+        r, c = divmod(flat, self.w)
+        return (r + self.r0, c + self.c0), float(self.cover[r, c])
+
+    @property
+    def cover_max(self) -> float:
+        return self._top[1]
+
+    def _window(self, r: int, c: int, k: int) -> float:
+        """Mass of the (2k+1)x(2k+1) window centred on box tile (r, c)."""
+        cs = self.cs
         lo, hi = _PAD - k, _PAD + k + 1
-        return cs[hi: hi + h, hi: hi + w] - cs[lo: lo + h, hi: hi + w] - cs[hi: hi + h, lo: lo + w] + cs[lo: lo + h, lo: lo + w]
+        return cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi) - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo)
 
     def rect(self, r0: int, r1: int, c0: int, c1: int) -> float:
         """Mass of map rows r0..r1, cols c0..c1 inclusive."""
@@ -102,11 +149,29 @@ class _Mass:
         cs, a, b = self.cs, _PAD, _PAD + 1
         return float(cs[r1 + b, c1 + b] - cs[r0 + a, c1 + b] - cs[r1 + b, c0 + a] + cs[r0 + a, c0 + a])
 
+    def best_small_scan(self, small: list[tuple[Move, int, int]], value: float,
+                        first: Action) -> tuple[float, Action]:
+        """The first of the `small` moves (move, row, col) whose 3x3 scan sees more than
+        `value` + 1e-12 and more than each earlier one did, and what it sees; else
+        (`value`, `first`). Each scan's mass is `square(((row, col), 1))`, inlined."""
+        cs, r0, c0, h, w = self.cs, self.r0, self.c0, self.h, self.w
+        lo, hi = _PAD - 1, _PAD + 2
+        for move, r, c in small:
+            r, c = r - r0, c - c0
+            if 0 <= r < h and 0 <= c < w:
+                seen = (cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi)
+                        - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo))
+            else:
+                seen = 0.0
+            if seen > value + 1e-12:
+                value, first = seen, move
+        return value, first
+
     def square(self, sq: Square) -> float:
         (r, c), k = sq
         r, c = r - self.r0, c - self.c0
         if 0 <= r < self.h and 0 <= c < self.w:
-            return float(self.window[k][r, c])
+            return self._window(r, c, k)
         return 0.0
 
     def union(self, a: Square, b: Square) -> float:
@@ -118,15 +183,54 @@ class _Mass:
         return self.square(a) + self.square(b) - both
 
     def richest(self, pos: Pos, discount: float | None) -> tuple[Pos, float]:
-        """The tile whose large scan sees the most mass (discounted by distance if asked)."""
-        score = self.cover
-        if discount:
+        """The tile whose large scan sees the most mass (discounted by distance from `pos`,
+        a tile of the map, if asked)."""
+        if not discount:
+            return self._top
+        map_h, map_w = self._walk.shape
+        if (2 * map_h - 1) * (2 * map_w - 1) <= _DIVISORS_MAX_TILES:
+            rows = self.r0 - pos[0] + map_h - 1
+            cols = self.c0 - pos[1] + map_w - 1
+            divisor = _divisors(map_h, map_w, discount)[rows: rows + self.h, cols: cols + self.w]
+        else:
             rows = np.abs(np.arange(self.r0, self.r0 + self.h) - pos[0])
             cols = np.abs(np.arange(self.c0, self.c0 + self.w) - pos[1])
-            score = score / (1.0 + (rows[:, None] + cols[None, :]) / discount)
+            divisor = 1.0 + (rows[:, None] + cols[None, :]) / discount
+        score = self.cover / divisor
         flat = int(np.argmax(score))
         r, c = divmod(flat, self.w)
         return (r + self.r0, c + self.c0), float(self.cover[r, c])
+
+
+class _Moves:
+    """The legal moves from one tile (N, E, S, W; 1 to 4 steps), in the forms the agent's loops read."""
+
+    __slots__ = ("all", "small", "_ranked")
+
+    def __init__(self, walk: np.ndarray, pos: Pos):
+        self.all: list[tuple[Move, Pos]] = legal_moves(walk, pos)  # (move, destination)
+        self.small = [(move, r, c) for move, (r, c) in self.all if move.small]
+        self._ranked: list[tuple[Move, int, int, int]] | None = None
+
+    @property
+    def ranked(self) -> list[tuple[Move, int, int, int]]:
+        """With 0 for a small move and 1 for a large one: of two moves that bring the
+        agent as near, the small one (it scans on the way)."""
+        if self._ranked is None:
+            self._ranked = [(move, r, c, 0 if move.small else 1) for move, (r, c) in self.all]
+        return self._ranked
+
+
+def _nearest_step(moves: _Moves, target: Pos) -> tuple[Move | None, int]:
+    """The move whose destination is nearest `target` (Manhattan; a small move on a tie,
+    then the first in move order) and that distance; (None, 0) if there is no move."""
+    tr, tc = target
+    best, best_key = None, 0
+    for move, r, c, rank in moves.ranked:
+        key = 2 * (abs(r - tr) + abs(c - tc)) + rank  # orders as (distance, rank)
+        if best is None or key < best_key:  # strict: the first of equals stays
+            best, best_key = move, key
+    return best, best_key // 2
 
 
 def _n_eff(p: np.ndarray) -> float:
@@ -145,7 +249,14 @@ class LogicAgent:
         self._to_target: np.ndarray | None = None
         self._target_field: Pos | None = None  # the target `_to_target` was computed for
         self._field_partial = False  # that field stops a few steps past where the agent stood
-        self._move_cache: dict[Pos, list[tuple[Move, Pos]]] = {}
+        self._move_cache: dict[Pos, _Moves] = {}
+        # What depends on the candidates alone, kept while Knowledge keeps the same array
+        # (it makes a new one whenever they change): often a move's scan finds none.
+        self._cand: np.ndarray | None = None
+        self._count = 0
+        self._cand_box: tuple[slice, slice] | None = None
+        self._cand_mass: _Mass | None = None
+        self._split_counts: dict[int, int] = {}  # hint number -> candidates in its set
 
     # ------------------------------------------------------------------ act
     def act(self, obs: Observation) -> Action:
@@ -154,18 +265,26 @@ class LogicAgent:
             self.belief = Belief(self.know, obs.truth_rate, soft_hints=self.features.soft_hints)
         know = self.know
         know.observe(obs)
-        n = int(np.count_nonzero(know.candidates))
+        if know.candidates is not self._cand:
+            self._cand = know.candidates
+            self._count = int(np.count_nonzero(self._cand))
+            self._cand_box = self._cand_mass = None
+            self._split_counts.clear()
+        n = self._count
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
             return LargeScan()
-        # With hard facts only every candidate weighs the same: work on the mask itself.
-        p = self.belief.weights() if self.belief.soft_hints else know.candidates
-        box = _box(p)
         if self.belief.soft_hints:
+            p = self.belief.weights()
+            box = _box(p)
             idx = np.flatnonzero(p)
             pc = p.ravel()[idx]
             n_eff = _n_eff(pc)
             verify, gain_verify = self._best_verification(idx, pc, n_eff / SCAN_RATE)
-        else:
+        else:  # with hard facts only every candidate weighs the same: work on the mask itself
+            p = self._cand
+            if self._cand_box is None:
+                self._cand_box = _box(p)
+            box = self._cand_box
             n_eff = float(n)
             verify, gain_verify = self._best_split(box, n)
         j_now = n_eff / SCAN_RATE
@@ -178,8 +297,14 @@ class LogicAgent:
                 return verify
         walk = obs.island.walkable
         pos = obs.position
-        urgent = self._urgency(p) if racing else p
-        mass = _Mass(urgent, walk, box)
+        if racing:
+            mass = _Mass(self._urgency(p), walk, box)
+        elif p is self._cand:
+            if self._cand_mass is None:
+                self._cand_mass = _Mass(p, walk, box)
+            mass = self._cand_mass
+        else:
+            mass = _Mass(p, walk, box)
 
         scan_value, scan_first, scan_actions = self._best_scan_plan(walk, pos, mass, obs.actions_left)
         if scan_value >= 1.0 - 1e-9:
@@ -202,28 +327,24 @@ class LogicAgent:
         turns = np.maximum(np.ceil(np.maximum(left, 0) / 2.0), 1.0)
         return p * (1.0 + URGENCY / turns)
 
-    def _moves(self, walk, pos: Pos) -> list[tuple[Move, Pos]]:
+    def _moves(self, walk, pos: Pos) -> _Moves:
         moves = self._move_cache.get(pos)
         if moves is None:
-            moves = self._move_cache[pos] = legal_moves(walk, pos)
+            moves = self._move_cache[pos] = _Moves(walk, pos)
         return moves
 
     def _best_scan_plan(self, walk, pos: Pos, mass: _Mass, actions_left: int) -> tuple[float, Action, int]:
         """The plan for the rest of this turn that covers the most mass: (mass, first action, actions)."""
         here = (pos, 2)
-        best = (mass.square(here), LargeScan(), 1)
-        for move, dst in self._moves(walk, pos):
-            if move.small:
-                value = mass.square((dst, 1))
-                if value > best[0] + 1e-12:
-                    best = (value, move, 1)
+        best_value, best_first = mass.best_small_scan(self._moves(walk, pos).small, mass.square(here), LargeScan())
+        best = (best_value, best_first, 1)
         if actions_left < 2 or not self.features.plan_two:
             return best
         firsts: list[tuple[Action, Pos, Square | None]] = [(LargeScan(), pos, here)]
-        firsts += [(move, dst, (dst, 1) if move.small else None) for move, dst in self._moves(walk, pos)]
+        firsts += [(move, dst, (dst, 1) if move.small else None) for move, dst in self._moves(walk, pos).all]
         one = best[0]
         for first, mid, covered in firsts:
-            seconds = [(mid, 2)] + [(dst, 1) for move, dst in self._moves(walk, mid) if move.small]
+            seconds = [(mid, 2)] + [((r, c), 1) for _, r, c in self._moves(walk, mid).small]
             for square in seconds:
                 if covered is None or (covered[0] == square[0] and covered[1] <= square[1]):
                     value = mass.square(square)  # nothing scanned first, or the second square holds the first
@@ -261,19 +382,23 @@ class LogicAgent:
         """`_best_verification` for equal weights: the effective counts are plain counts."""
         know = self.know
         cand = know.candidates[box]
+        counts = self._split_counts  # for these candidates
         j_now = n / SCAN_RATE
         best, best_gain = None, -1.0
         for number in know.unverified():
-            mask = know.open_mask(number)
-            if mask is None:
-                continue  # settled: its answer follows from the candidates
-            n_in = int(np.count_nonzero(cand & mask[box]))
-            if n_in in (0, n):
-                know.settle(number)
-            else:
-                gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
-                if gain > best_gain:
-                    best, best_gain = Verify(number), gain
+            n_in = counts.get(number)
+            if n_in is None:
+                mask = know.open_mask(number)
+                if mask is None:
+                    continue  # settled: its answer follows from the candidates
+                n_in = int(np.count_nonzero(cand & mask[box]))
+                if n_in in (0, n):
+                    know.settle(number)
+                    continue
+                counts[number] = n_in
+            gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
+            if gain > best_gain:
+                best, best_gain = Verify(number), gain
         return best, best_gain
 
     def _teleport(self, obs: Observation, pos: Pos, n_eff: float, mass: _Mass,
@@ -297,7 +422,7 @@ class LogicAgent:
 
     def _travel_or_scan(self, walk, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
         """Scan here if it is half as good as the best spot in reach, else head for that spot."""
-        if scan_value > 0 and scan_value * 2 >= mass.cover.max():
+        if scan_value > 0 and scan_value * 2 >= mass.cover_max:
             return scan_first  # no spot anywhere is twice as good as scanning here
         target, target_mass = mass.richest(pos, TRAVEL_DISCOUNT)
         if scan_value > 0 and scan_value * 2 >= target_mass:
@@ -306,12 +431,9 @@ class LogicAgent:
         if target != self._target:
             # Straight-line progress first; a walking-distance field only once that is
             # blocked, and then kept for this target so the agent cannot dither.
-            def manhattan(t: Pos) -> int:
-                return abs(t[0] - target[0]) + abs(t[1] - target[1])
-
-            best = min(moves, key=lambda m: (manhattan(m[1]), 0 if m[0].small else 1), default=None)
-            if best is not None and manhattan(best[1]) < manhattan(pos):
-                return best[0]
+            best, d = _nearest_step(moves, target)
+            if best is not None and d < abs(pos[0] - target[0]) + abs(pos[1] - target[1]):
+                return best
             self._target = target
         if self._target_field != target or (self._field_partial and self._to_target[pos] < 0):
             # Search out from the target just past the agent: the moves from here need no more.
@@ -321,7 +443,7 @@ class LogicAgent:
             self._field_partial = bool(self._to_target[pos] >= 0)
         dist = self._to_target
         here = int(dist[pos])
-        reachable = [(int(dist[dst]), 0 if move.small else 1, move) for move, dst in moves if dist[dst] >= 0]
+        reachable = [(int(dist[dst]), 0 if move.small else 1, move) for move, dst in moves.all if dist[dst] >= 0]
         if not reachable:
             return scan_first
         d, _, move = min(reachable, key=lambda x: x[:2])
