@@ -87,13 +87,15 @@ class Game:
             raise ValueError("the turn limit must be at least 1")
         self.treasure: Pos = island.treasure
 
-        setup = seeds.stream(seed, seeds.SETUP)
+        # The draws of seeds.stream(seed, SETUP).integers(n), one after the other (below(n - 1)
+        # is integers(n)), without making a numpy Generator: that cost more than the two draws.
+        setup = seeds.draws(seed, seeds.SETUP)
         prisons = island.reachable_prisons
-        self.prison: Pos = prisons[int(setup.integers(len(prisons)))]
+        self.prison: Pos = prisons[setup.below(len(prisons) - 1)]
         starts = start_tiles(island)
         if not starts.size:
             raise UnplayableMapError(NO_START)
-        flat = int(starts[int(setup.integers(starts.size))])
+        flat = int(starts[setup.below(starts.size - 1)])
         self.position: Pos = (flat // island.width, flat % island.width)
 
         self.path = island_pirate_path(island, self.prison)
