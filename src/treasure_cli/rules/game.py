@@ -7,6 +7,7 @@ only; it never sees the treasure or the truth of a hint it has not verified.
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Generator, Iterator
 
@@ -98,8 +99,7 @@ class Game:
         flat = int(starts[setup.below(starts.size - 1)])
         self.position: Pos = (flat // island.width, flat % island.width)
 
-        self.path = island_pirate_path(island, self.prison)
-        self.pirate_index = 0
+        self.pirate_index = 0  # his stop on `path`
         self.turn = 0
         self.hints: list[Hint] = []
         self.truths: list[bool] = []
@@ -116,6 +116,12 @@ class Game:
         self._scanned_seen: np.ndarray | None = None
 
     # ------------------------------------------------------------ helpers
+    @functools.cached_property
+    def path(self) -> list[Pos]:
+        """The pirate's walk from his prison to the treasure, found when first needed: many
+        games end before he is free (at 64x64, most), and it was half the game's setup."""
+        return island_pirate_path(self.island, self.prison)
+
     @property
     def pirate(self) -> Pos:
         return self.path[self.pirate_index]
