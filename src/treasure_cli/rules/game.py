@@ -27,7 +27,7 @@ from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hint_draw import HintContext, draw_hint
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
-from treasure_cli.rules.observation import Agent, Observation
+from treasure_cli.rules.observation import Agent, Observation, make_observation
 from treasure_cli.rules.pirate import island_pirate_path, next_stop
 
 ACTIONS_PER_TURN = 2
@@ -146,7 +146,7 @@ class Game:
         if self._hints_seen is None:
             self._hints_seen = tuple(self.hints)
         news, self._news = tuple(self._news), []
-        return Observation(
+        return make_observation(
             island=self.public_island,
             turn=self.turn,
             actions_left=actions_left,
