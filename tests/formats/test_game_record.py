@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treasure_cli.rules import events as ev
 from treasure_cli.play.games import build_game
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.grid import Direction
-from treasure_cli.formats.game_record import LogFormatError, format_event, format_log, parse_event, parse_log
+from treasure_cli.formats.game_record import (
+    _FIELD, _TYPES, TEMPLATES, LogFormatError, format_event, format_log, parse_event, parse_log,
+)
 
 
 def play(seed, agent="logic", size=16, **kw):
@@ -80,3 +84,43 @@ def test_damaged_logs_name_the_line():
 def test_a_log_needs_a_finished_game():
     with pytest.raises(ValueError):
         format_log([ev.TurnStarted(1)])
+
+
+# -- the compiled line writers write what the template pieces wrote -----------------------
+def reference_format_event(event: ev.Event) -> str:
+    """The writer format_event replaced: each field's text joined piece by piece."""
+    template = TEMPLATES[type(event)]
+    pieces, pos = [], 0
+    for m in _FIELD.finditer(template):
+        pieces.append(template[pos:m.start()] + _TYPES[m.group(2)].write(getattr(event, m.group(1))))
+        pos = m.end()
+    return "".join(pieces) + template[pos:]
+
+
+def _sample_hints() -> list:
+    island = generate_island(24, 20, rng=np.random.default_rng(5))
+    return [e.hint for seed in range(6) for e in build_game(island, "logic", seed).run()
+            if isinstance(e, ev.HintGiven)]
+
+
+_ints = st.integers(-2**70, 2**70)
+_pos = st.tuples(st.integers(0, 10**9), st.integers(0, 10**9))
+_texts = st.text() | st.sampled_from(["MAP_1.txt", "in put/MAP (1).txt", 'a"b\\c', "x\u2028y"])
+_FIELDS = {
+    "int": _ints, "float": st.floats(allow_nan=True), "text": _texts,
+    "digest": st.sampled_from(["", "0123456789abcdef"]), "told": st.booleans(), "pos": _pos,
+    "dir": st.sampled_from(list(Direction)), "truth": st.sampled_from([True, False, None]),
+    "found": st.booleans(), "outcome": st.sampled_from(list(ev.Outcome)),
+    "reason": st.sampled_from(list(ev.EndReason)), "hint": st.sampled_from(_sample_hints()),
+}
+
+
+def _event_of(cls) -> st.SearchStrategy:
+    fields = {name: _FIELDS[kind] for name, kind in _FIELD.findall(TEMPLATES[cls])}
+    return st.fixed_dictionaries(fields).map(lambda values: cls(**values))
+
+
+@settings(max_examples=400, deadline=None)
+@given(event=st.one_of([_event_of(cls) for cls in TEMPLATES]))
+def test_every_event_is_written_as_the_template_pieces_wrote_it(event):
+    assert format_event(event) == reference_format_event(event)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treasure_cli.rules.hint_draw import (
     KIND_WEIGHTS,
@@ -713,3 +716,65 @@ def test_parameter_distributions():
         assert sq.mask(isl).sum() == sq.big_side**2 - sq.small_side**2
     assert sides == {3, 4}
     assert MAX_PARAM_DRAWS >= 10
+
+
+# -- the geometric kinds' masks are what the first whole-array build made -------------
+def reference_geometric_mask(hint, shape, window=np.s_[:, :]):
+    """The build the geometric masks replaced: every field read through dataclasses.fields,
+    the rectangle and square formulas term after term, a one-axis result broadcast and copied."""
+    h, w = shape
+    rows, cols = np.arange(h)[:, None][window[0]], np.arange(w)[None, :][:, window[1]]
+    values = [getattr(hint, f.name) for f in dataclasses.fields(hint)]
+    if isinstance(hint, (InRectangle, NotRectangle)):
+        top, left, bottom, right = values
+        inside = (rows >= top) & (rows <= bottom) & (cols >= left) & (cols <= right)
+    elif isinstance(hint, BetweenSquares):
+        def square(top, left, side):
+            return (rows >= top) & (rows < top + side) & (cols >= left) & (cols < left + side)
+        big = square(*values[:3])
+        inside = big & (big ^ square(*values[3:]))
+    else:
+        inside = type(hint).contains(*values, rows, cols, shape)
+    m = np.broadcast_to(inside, (rows.shape[0], cols.shape[1])).copy()
+    return ~m if hint._negated else m
+
+
+_pos = st.tuples(st.integers(0, 45), st.integers(0, 45))
+
+
+@st.composite
+def _geometric_hints(draw):
+    kind = draw(st.sampled_from(["rect", "line", "nearer", "half", "direction", "squares"]))
+    if kind == "rect":
+        top, bottom = sorted(draw(st.lists(st.integers(0, 45), min_size=2, max_size=2)))
+        left, right = sorted(draw(st.lists(st.integers(0, 45), min_size=2, max_size=2)))
+        return draw(st.sampled_from([InRectangle, NotRectangle]))(top, left, bottom, right)
+    if kind == "line":
+        row, col = draw(st.one_of(st.none(), st.integers(0, 45))), draw(st.one_of(st.none(), st.integers(0, 45)))
+        if row is None and col is None:
+            row = 0
+        return draw(st.sampled_from([InLine, NotLine]))(row, col)
+    if kind == "nearer":
+        return NearerThanPrison(draw(_pos), draw(_pos))
+    if kind == "half":
+        return NotHalf(draw(st.sampled_from(list(Half))))
+    if kind == "direction":
+        return InDirection(draw(st.sampled_from(list(Compass))), draw(_pos), draw(st.sampled_from(list(Origin))))
+    big_top, big_left, small_side = draw(st.integers(0, 40)), draw(st.integers(0, 40)), draw(st.integers(1, 20))
+    gap_top, gap_left = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    big_side = small_side + max(gap_top, gap_left) + draw(st.integers(1, 5))
+    return BetweenSquares(big_top, big_left, big_side, big_top + gap_top, big_left + gap_left, small_side)
+
+
+@settings(max_examples=500, deadline=None)
+@given(hint=_geometric_hints(), h=st.integers(1, 40), w=st.integers(1, 40), data=st.data())
+def test_geometric_masks_are_the_first_builds(hint, h, w, data):
+    island = Island(np.ones((h, w), dtype=np.int32), np.zeros((h, w), bool), np.zeros((h, w), bool), 1, 1)
+    top, left = data.draw(st.integers(0, h - 1)), data.draw(st.integers(0, w - 1))
+    window = np.s_[top:data.draw(st.integers(top + 1, h)), left:data.draw(st.integers(left + 1, w))]
+    for got, want in ((hint.mask(island), reference_geometric_mask(hint, (h, w))),
+                      (hint.mask(island, window), reference_geometric_mask(hint, (h, w), window))):
+        assert got.shape == want.shape and got.dtype == bool and got.flags.writeable
+        assert np.array_equal(got, want), (hint, window)
+    r, c = data.draw(st.integers(0, h - 1)), data.draw(st.integers(0, w - 1))
+    assert hint.holds_for(island, (r, c)) == bool(reference_geometric_mask(hint, (h, w))[r, c])

@@ -140,14 +140,22 @@ _PARSERS = [(cls, *_compile(t)) for cls, t in TEMPLATES.items()]
 
 
 def _writer(template: str):
-    """Template -> function of an event giving its line: literal text and field writers,
-    split once (a regex substitution per line was most of the cost of writing a log)."""
-    pieces, pos = [], 0
-    for m in _FIELD.finditer(template):
-        pieces.append((template[pos:m.start()], m.group(1), _TYPES[m.group(2)].write))
+    """Template -> function of an event giving its line, compiled once into one f-string:
+    the template's literal text, and for each field its type's writer called on the
+    event's attribute (joining the pieces field by field was half the cost of a log)."""
+    def literal(text: str) -> str:
+        return text.replace("{", "{{").replace("}", "}}")
+
+    body, writers, pos = [], {}, 0
+    for i, m in enumerate(_FIELD.finditer(template)):
+        name, kind = m.groups()
+        writers[f"_write{i}"] = _TYPES[kind].write
+        body += [literal(template[pos:m.start()]), f"{{_write{i}(event.{name})}}"]
         pos = m.end()
-    tail = template[pos:]
-    return lambda event: "".join([text + write(getattr(event, name)) for text, name, write in pieces]) + tail
+    body.append(literal(template[pos:]))
+    source = f"def write(event):\n    return f{''.join(body)!r}\n"
+    exec(compile(source, f"<log line writer: {template}>", "exec"), writers)
+    return writers["write"]
 
 
 _WRITERS = {cls: _writer(t) for cls, t in TEMPLATES.items()}

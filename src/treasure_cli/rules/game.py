@@ -7,6 +7,7 @@ only; it never sees the treasure or the truth of a hint it has not verified.
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Generator, Iterator
 
@@ -26,7 +27,7 @@ from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hint_draw import HintContext, draw_hint
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
-from treasure_cli.rules.observation import Agent, Observation
+from treasure_cli.rules.observation import Agent, Observation, make_observation
 from treasure_cli.rules.pirate import island_pirate_path, next_stop
 
 ACTIONS_PER_TURN = 2
@@ -87,17 +88,18 @@ class Game:
             raise ValueError("the turn limit must be at least 1")
         self.treasure: Pos = island.treasure
 
-        setup = seeds.stream(seed, seeds.SETUP)
+        # The draws of seeds.stream(seed, SETUP).integers(n), one after the other (below(n - 1)
+        # is integers(n)), without making a numpy Generator: that cost more than the two draws.
+        setup = seeds.draws(seed, seeds.SETUP)
         prisons = island.reachable_prisons
-        self.prison: Pos = prisons[int(setup.integers(len(prisons)))]
+        self.prison: Pos = prisons[setup.below(len(prisons) - 1)]
         starts = start_tiles(island)
         if not starts.size:
             raise UnplayableMapError(NO_START)
-        flat = int(starts[int(setup.integers(starts.size))])
+        flat = int(starts[setup.below(starts.size - 1)])
         self.position: Pos = (flat // island.width, flat % island.width)
 
-        self.path = island_pirate_path(island, self.prison)
-        self.pirate_index = 0
+        self.pirate_index = 0  # his stop on `path`
         self.turn = 0
         self.hints: list[Hint] = []
         self.truths: list[bool] = []
@@ -114,6 +116,12 @@ class Game:
         self._scanned_seen: np.ndarray | None = None
 
     # ------------------------------------------------------------ helpers
+    @functools.cached_property
+    def path(self) -> list[Pos]:
+        """The pirate's walk from his prison to the treasure, found when first needed: many
+        games end before he is free (at 64x64, most), and it was half the game's setup."""
+        return island_pirate_path(self.island, self.prison)
+
     @property
     def pirate(self) -> Pos:
         return self.path[self.pirate_index]
@@ -138,7 +146,7 @@ class Game:
         if self._hints_seen is None:
             self._hints_seen = tuple(self.hints)
         news, self._news = tuple(self._news), []
-        return Observation(
+        return make_observation(
             island=self.public_island,
             turn=self.turn,
             actions_left=actions_left,

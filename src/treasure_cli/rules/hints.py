@@ -195,24 +195,37 @@ class Geometric(Hint):
         raise NotImplementedError
 
     def _inside(self, rows, cols, shape: tuple[int, int]):
-        fields = (getattr(self, f.name) for f in dataclasses.fields(self))
-        return self.contains(*fields, rows, cols, shape)
+        return self.contains(*[getattr(self, name) for name in _field_names(type(self))], rows, cols, shape)
 
     def _set_mask(self, island: Island) -> np.ndarray:
-        return self._window_mask(island, np.s_[:, :])
+        h, w = island.shape
+        rows, cols = _index_grids(h, w)
+        return _filled(self._inside(rows, cols, (h, w)), (h, w))
 
     def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
         h, w = island.shape
         rows, cols = _index_grids(h, w)
-        rows, cols = rows[window[0]], cols[:, window[1]]  # views: the whole map costs no copy
-        inside = self._inside(rows, cols, (h, w))
-        shape = (rows.shape[0], cols.shape[1])
-        if inside.shape == shape:  # already a fresh full array (the operators made it): no copy
-            return inside
-        return np.broadcast_to(inside, shape).copy()  # a formula over rows only, or columns only
+        rows, cols = rows[window[0]], cols[:, window[1]]  # views: no copy
+        return _filled(self._inside(rows, cols, (h, w)), (rows.shape[0], cols.shape[1]))
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(self._inside(r, c, island.shape))
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A hint class's fields in their order (dataclasses.fields rebuilds the list at each call)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _filled(inside: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """A formula's result as a fresh (H, W) array: itself when the operators made it full
+    size, else (a formula over rows only, or columns only) broadcast into a new array."""
+    if inside.shape == shape:
+        return inside
+    out = np.empty(shape, dtype=bool)
+    out[...] = inside  # a third of np.broadcast_to(...).copy()'s cost at 64x64
+    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -333,7 +346,8 @@ class _Rectangle(Geometric):
 
     @staticmethod
     def contains(top, left, bottom, right, rows, cols, shape):
-        return (rows >= top) & (rows <= bottom) & (cols >= left) & (cols <= right)
+        # The row terms and the column terms apart: one (H, W) operation, not two.
+        return ((rows >= top) & (rows <= bottom)) & ((cols >= left) & (cols <= right))
 
     def _corners(self) -> str:
         return f"from {format_pos((self.top, self.left))} to {format_pos((self.bottom, self.right))}"
@@ -688,8 +702,8 @@ class BetweenSquares(Geometric):
 
     @staticmethod
     def contains(big_top, big_left, big_side, small_top, small_left, small_side, rows, cols, shape):
-        def square(top: int, left: int, side: int):
-            return (rows >= top) & (rows < top + side) & (cols >= left) & (cols < left + side)
+        def square(top: int, left: int, side: int):  # row and column terms apart, as _Rectangle's
+            return ((rows >= top) & (rows < top + side)) & ((cols >= left) & (cols < left + side))
 
         # `^` (not `~`), so the formula is right for Python bools too: inside the big one, not the small
         big = square(big_top, big_left, big_side)

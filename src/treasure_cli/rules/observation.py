@@ -49,6 +49,16 @@ class Observation:
     news: tuple[Event, ...]
 
 
+def make_observation(**fields) -> Observation:
+    """Observation(**fields), made without the dataclass's __init__: the game makes one
+    per action, and a frozen class's __init__ sets each of the 14 fields through
+    object.__setattr__, most of the cost of observing. The same object, since the class
+    has no __post_init__ (tests/rules/test_observe_snapshots.py checks both)."""
+    obs = object.__new__(Observation)
+    obs.__dict__.update(fields)
+    return obs
+
+
 @runtime_checkable
 class Agent(Protocol):
     """Anything with `act(obs) -> Action` is an agent.
