@@ -123,28 +123,35 @@ def _components_scipy(passable: np.ndarray) -> np.ndarray:
 def _components_numpy(passable: np.ndarray) -> np.ndarray:
     """Runs of tiles along rows, joined through vertical neighbours by a vectorised union-find.
 
-    Runs are numbered in row-major order and every piece is named after its
-    smallest run (hooking always points to a smaller number), which holds the
-    piece's first tile: numbering those roots in order gives the labels.
+    Runs are numbered 1, 2, ... in row-major order and every piece is named
+    after its smallest run (hooking always points to a smaller number), which
+    holds the piece's first tile: numbering those roots in order gives the
+    labels. At 64x64 each numpy call's fixed cost outweighs its work, so the
+    steps are chosen for few calls: no per-tile run numbers (a cumulative sum
+    over every tile), the runs of a joint found by binary search instead.
     """
+    passable = np.asarray(passable, dtype=bool)
     h, w = passable.shape
-    flat = np.zeros((h, w + 1), dtype=bool)  # a blocked column ends each row's last run
-    flat[:, :w] = passable
-    flat = flat.ravel()
-    starts = flat.copy()
-    starts[1:] &= ~flat[:-1]
-    run = (np.cumsum(starts) - 1).reshape(h, w + 1)[:, :w]  # the run of each passable tile
-    n = int(np.count_nonzero(starts))
-    out = np.zeros((h, w), dtype=np.int32)
+    starts = passable.copy()
+    np.greater(passable[:, 1:], passable[:, :-1], out=starts[:, 1:])  # a run's first tile (a > b: a and not b)
+    first = starts.ravel().nonzero()[0]  # run k starts at flat index first[k - 1]
+    n = first.size
     if not n:
-        return out
+        return np.zeros((h, w), dtype=np.int32)
     joined = passable[:-1] & passable[1:]
-    a, b = run[:-1][joined], run[1:][joined]
-    repeat = np.zeros(a.size, dtype=bool)  # the same two runs side by side along a row
-    repeat[1:] = (a[1:] == a[:-1]) & (b[1:] == b[:-1])
-    a, b = a[~repeat], b[~repeat]
-    parent = np.arange(n)
-    while a.size:
+    upper = joined.copy()  # a run and the run below it: the first column where they touch
+    np.greater(joined[:, 1:], joined[:, :-1], out=upper[:, 1:])
+    at = upper.ravel().nonzero()[0]
+    a = first.searchsorted(at, side="right")
+    b = first.searchsorted(at + w, side="right")  # the run below: always a larger number
+    parent = np.arange(n + 1)  # 0 is no run
+    # Each run under its smallest neighbour above, every path climbing a row a
+    # step: so this many jumps point every run at its root (as the loop below
+    # would find, with a check after every jump).
+    np.minimum.at(parent, b, a)
+    for _ in range((h - 1).bit_length()):
+        parent = parent[parent]
+    while True:
         ra, rb = parent[a], parent[b]  # roots: parent is fully compressed here
         apart = ra != rb
         if not apart.any():
@@ -153,11 +160,17 @@ def _components_numpy(passable: np.ndarray) -> np.ndarray:
         np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))  # hook to the smallest root seen
         while True:  # point every run straight at its root
             grand = parent[parent]
-            if np.array_equal(grand, parent):
+            if (grand == parent).all():
                 break
-            parent = grand
-    label = np.cumsum(parent == np.arange(n)).astype(np.int32)  # roots numbered 1, 2, ... in order
-    out[passable] = label[parent[run[passable]]]
+            parent = grand[grand]
+    roots = parent == np.arange(n + 1)
+    if np.count_nonzero(roots) == 2:  # run 0 and one piece: the common map
+        return passable.astype(np.int32)
+    label = np.cumsum(roots, dtype=np.int32) - 1  # roots numbered 1, 2, ... in order
+    ends = passable.copy()
+    np.greater(passable[:, :-1], passable[:, 1:], out=ends[:, :-1])  # a run's last tile
+    out = np.zeros((h, w), dtype=np.int32)
+    out[passable] = np.repeat(label[parent[1:]], ends.ravel().nonzero()[0] - first + 1)  # each run's label, its length times
     return out
 
 
