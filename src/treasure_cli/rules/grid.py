@@ -130,18 +130,15 @@ def _components_numpy(passable: np.ndarray) -> np.ndarray:
     steps are chosen for few calls: no per-tile run numbers (a cumulative sum
     over every tile), the runs of a joint found by binary search instead.
     """
-    passable = np.asarray(passable, dtype=bool)
+    passable = np.ascontiguousarray(passable, dtype=bool)
     h, w = passable.shape
-    starts = passable.copy()
-    np.greater(passable[:, 1:], passable[:, :-1], out=starts[:, 1:])  # a run's first tile (a > b: a and not b)
-    first = starts.ravel().nonzero()[0]  # run k starts at flat index first[k - 1]
-    n = first.size
-    if not n:
+    if not passable.any():
         return np.zeros((h, w), dtype=np.int32)
-    joined = passable[:-1] & passable[1:]
-    upper = joined.copy()  # a run and the run below it: the first column where they touch
-    np.greater(joined[:, 1:], joined[:, :-1], out=upper[:, 1:])
-    at = upper.ravel().nonzero()[0]
+    flat = passable.ravel()
+    first = _row_starts(flat, w).nonzero()[0]  # run k starts at flat index first[k - 1]
+    n = first.size
+    # A run and the run below it: the first column where they touch.
+    at = _row_starts((passable[:-1] & passable[1:]).ravel(), w).nonzero()[0]
     a = first.searchsorted(at, side="right")
     b = first.searchsorted(at + w, side="right")  # the run below: always a larger number
     parent = np.arange(n + 1)  # 0 is no run
@@ -167,11 +164,21 @@ def _components_numpy(passable: np.ndarray) -> np.ndarray:
     if np.count_nonzero(roots) == 2:  # run 0 and one piece: the common map
         return passable.astype(np.int32)
     label = np.cumsum(roots, dtype=np.int32) - 1  # roots numbered 1, 2, ... in order
-    ends = passable.copy()
-    np.greater(passable[:, :-1], passable[:, 1:], out=ends[:, :-1])  # a run's last tile
+    ends = np.empty_like(flat)  # a run's last tile
+    np.greater(flat[:-1], flat[1:], out=ends[:-1])
+    ends[w - 1::w] = flat[w - 1::w]
     out = np.zeros((h, w), dtype=np.int32)
-    out[passable] = np.repeat(label[parent[1:]], ends.ravel().nonzero()[0] - first + 1)  # each run's label, its length times
+    out[passable] = np.repeat(label[parent[1:]], ends.nonzero()[0] - first + 1)  # a run's label, length times
     return out
+
+
+def _row_starts(flat: np.ndarray, w: int) -> np.ndarray:
+    """The True tiles of a row-major grid `w` wide, given flat, whose left neighbour is False
+    or off the grid (one pass over the flat array, cheaper than over its 2-D views)."""
+    starts = np.empty_like(flat)
+    np.greater(flat[1:], flat[:-1], out=starts[1:])  # for bools, a > b is a and not b
+    starts[::w] = flat[::w]
+    return starts
 
 
 def neighbours_of(mask: np.ndarray) -> np.ndarray:
