@@ -218,8 +218,8 @@ class Island:
 
     @_terrain
     def prisons(self) -> tuple[Pos, ...]:
-        rows, cols = np.nonzero(self.prison)
-        return tuple((int(r), int(c)) for r, c in zip(rows, cols))
+        w = self.width
+        return tuple(divmod(i, w) for i in self.prison.ravel().nonzero()[0].tolist())
 
     @_terrain
     def mountain_regions(self) -> tuple[int, ...]:
