@@ -286,3 +286,25 @@ def test_components_match_the_earlier_version(mask):
     assert same(grid._components_numpy(mask), old_components(mask))
     assert same(grid._components_numpy(mask.T), old_components(np.ascontiguousarray(mask.T)))
 
+
+
+def old_manhattan(mask: np.ndarray) -> np.ndarray:
+    """The separable transform with a temporary (and flipped copies) at every step."""
+    h, w = mask.shape
+    if not mask.any():
+        return np.full((h, w), h + w + 1, dtype=np.int32)
+    d = np.where(mask, 0, h + w + 1).astype(np.int32)
+    for axis, n in ((1, w), (0, h)):
+        i = np.arange(n, dtype=np.int32).reshape((1, n) if axis else (n, 1))
+        left = np.minimum.accumulate(d - i, axis=axis) + i
+        right = np.flip(np.minimum.accumulate(np.flip(d + i, axis), axis=axis), axis) - i
+        d = np.minimum(left, right)
+    return d
+
+
+@settings(max_examples=300, deadline=None)
+@given(masks())
+def test_manhattan_distance_matches_the_earlier_version(mask):
+    for m in (mask, ~mask):  # few sources and many
+        with scipy_from(1 << 62):
+            assert same(grid.manhattan_distance_to(m), old_manhattan(m))

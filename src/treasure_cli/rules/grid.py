@@ -203,13 +203,20 @@ def manhattan_distance_to(mask: np.ndarray) -> np.ndarray:
         return _ndimage().distance_transform_cdt(~mask, metric="taxicab").astype(np.int32, copy=False)
     # Separable: along rows, then along columns. Along an axis,
     # min over j of (g[j] + |i - j|) is i + running-min(g[j] - j) from the
-    # left and running-min(g[j] + j) - i from the right.
-    d = np.where(mask, 0, h + w + 1).astype(np.int32)
+    # left and running-min(g[j] + j) - i from the right. The running minima
+    # are most of the cost; the rest is done in place (at 64x64 each
+    # temporary and flipped copy cost about as much as its arithmetic).
+    d = np.multiply(np.logical_not(mask), h + w + 1, dtype=np.int32)  # 0 on the mask, farther than any tile off it
     for axis, n in ((1, w), (0, h)):
         i = np.arange(n, dtype=np.int32).reshape((1, n) if axis else (n, 1))
-        left = np.minimum.accumulate(d - i, axis=axis) + i
-        right = np.flip(np.minimum.accumulate(np.flip(d + i, axis), axis=axis), axis) - i
-        d = np.minimum(left, right)
+        back = np.s_[:, ::-1] if axis else np.s_[::-1]
+        left = np.subtract(d, i)
+        np.minimum.accumulate(left, axis=axis, out=left)
+        left += i
+        right = np.add(d, i, out=d)
+        np.minimum.accumulate(right[back], axis=axis, out=right[back])
+        right -= i
+        d = np.minimum(left, right, out=left)
     return d
 
 
