@@ -149,12 +149,12 @@ def _components_numpy(passable: np.ndarray) -> np.ndarray:
     for _ in range((h - 1).bit_length()):
         parent = parent[parent]
     while True:
-        ra, rb = parent[a], parent[b]  # roots: parent is fully compressed here
-        apart = ra != rb
+        a, b = parent[a], parent[b]  # roots (parent is fully compressed here): a joint joins them
+        apart = a != b
         if not apart.any():
             break
-        a, b, ra, rb = a[apart], b[apart], ra[apart], rb[apart]
-        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))  # hook to the smallest root seen
+        a, b = a[apart], b[apart]
+        np.minimum.at(parent, np.maximum(a, b), np.minimum(a, b))  # hook to the smallest root seen
         while True:  # point every run straight at its root
             grand = parent[parent]
             if (grand == parent).all():
