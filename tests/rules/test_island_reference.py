@@ -47,6 +47,31 @@ def old_prisons(island: Island) -> tuple[tuple[int, int], ...]:
     return tuple((int(r), int(c)) for r, c in zip(rows, cols))
 
 
+def old_present(values: np.ndarray, count: int) -> tuple[int, ...]:
+    if count <= 4 * values.size + 1024 and (not values.size or values.min() >= 0):
+        seen = np.zeros(count, dtype=bool)
+        seen[values] = True
+        return tuple(np.flatnonzero(seen).tolist())
+    return tuple(np.unique(values).tolist())
+
+
+def old_land_regions(island: Island) -> tuple[int, ...]:
+    return tuple(i for i in old_present(island.regions.ravel(), island.region_count) if i != SEA)
+
+
+def old_mountain_regions(island: Island) -> tuple[int, ...]:
+    return old_present(island.regions[island.mountain & island.land], island.region_count)
+
+
+def old_prison_reach(island: Island) -> np.ndarray:
+    if not island.prisons:
+        return island.walkable
+    pieces = island.walk_pieces
+    table = np.zeros(int(pieces.max()) + 1, dtype=bool)
+    table[pieces[island.prison]] = True
+    return table[pieces]
+
+
 @st.composite
 def odd_islands(draw) -> Island:
     h, w = draw(st.integers(0, 40)), draw(st.integers(0, 40))
@@ -80,6 +105,14 @@ def odd_islands(draw) -> Island:
     return Island(regions, mountain, prison, 2, 5)
 
 
+def outcome(compute):
+    """What `compute()` gives, or the error it raises (type and message)."""
+    try:
+        return "value", compute()
+    except Exception as exc:
+        return "error", type(exc), str(exc)
+
+
 def same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
 
@@ -97,3 +130,14 @@ def test_region_contacts_and_prisons_match_the_earlier_versions(island, boundari
     assert island.public().adjacent_pairs is pairs and island.public().all_boundaries is bounds
     prisons = island.prisons
     assert prisons == old_prisons(island) and all(type(x) is int for p in prisons for x in p)
+
+
+@settings(max_examples=400, deadline=None)
+@given(odd_islands())
+def test_region_sets_and_prison_reach_match_the_earlier_versions(island):
+    for name, old in (("land_regions", old_land_regions), ("mountain_regions", old_mountain_regions)):
+        # (All regions negative and no mountain: both fail alike, on a table of R <= 0 entries.)
+        got, want = outcome(lambda: getattr(island, name)), outcome(lambda: old(island))
+        assert got == want and (got[0] == "error" or all(type(x) is int for x in got[1]))
+    reach = island.prison_reach
+    assert same(reach, old_prison_reach(island)) and not reach.flags.writeable

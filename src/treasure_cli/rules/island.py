@@ -373,8 +373,12 @@ def _present(values: np.ndarray, count: int) -> tuple[int, ...]:
     """
     if count <= 4 * values.size + 1024 and (not values.size or values.min() >= 0):
         seen = np.zeros(count, dtype=bool)
-        seen[values] = True
-        return tuple(np.flatnonzero(seen).tolist())
+        # Widened to intp in slices, as _lookup does: numpy widens int32
+        # indices itself, but twice as slowly (7.3 vs 4.2 us at 64x64).
+        step = 1 << 18
+        for top in range(0, values.size, step):
+            seen[values[top:top + step].astype(np.intp)] = True
+        return tuple(seen.nonzero()[0].tolist())
     return tuple(np.unique(values).tolist())
 
 
