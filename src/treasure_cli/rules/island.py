@@ -311,6 +311,8 @@ class Island:
         # A lookup table indexed by label: one gather instead of np.isin's sort.
         table = np.zeros(int(pieces.max()) + 1, dtype=bool)
         table[pieces[self.prison]] = True
+        if table[1:].all() and not table[0]:  # every piece, as on most maps (often the only one)
+            return self.walkable
         return _sealed(_lookup(table, pieces), bool)
 
     @cached_property
