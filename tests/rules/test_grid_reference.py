@@ -207,3 +207,104 @@ def test_treasure_distance_within_a_prison_gives_the_same_pirate_path(island):
         assert pirate_path(walk, near, p) == pirate_path(walk, full, p)
         fresh.treasure_distance  # once the full field is known, it is the one used
         assert fresh.treasure_distance_within(p) is fresh.treasure_distance
+
+
+# -- the grid functions against their earlier numpy versions ------------------
+# Rewritten for fewer numpy calls on small maps; the versions they replaced are
+# kept here as oracles, compared bit for bit on masks of every kind.
+
+
+def old_components(passable: np.ndarray) -> np.ndarray:
+    """Runs along rows (numbered by a cumulative sum over every tile) joined by a union-find."""
+    h, w = passable.shape
+    flat = np.zeros((h, w + 1), dtype=bool)
+    flat[:, :w] = passable
+    flat = flat.ravel()
+    starts = flat.copy()
+    starts[1:] &= ~flat[:-1]
+    run = (np.cumsum(starts) - 1).reshape(h, w + 1)[:, :w]
+    n = int(np.count_nonzero(starts))
+    out = np.zeros((h, w), dtype=np.int32)
+    if not n:
+        return out
+    joined = passable[:-1] & passable[1:]
+    a, b = run[:-1][joined], run[1:][joined]
+    repeat = np.zeros(a.size, dtype=bool)
+    repeat[1:] = (a[1:] == a[:-1]) & (b[1:] == b[:-1])
+    a, b = a[~repeat], b[~repeat]
+    parent = np.arange(n)
+    while a.size:
+        ra, rb = parent[a], parent[b]
+        apart = ra != rb
+        if not apart.any():
+            break
+        a, b, ra, rb = a[apart], b[apart], ra[apart], rb[apart]
+        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
+        while True:
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+    label = np.cumsum(parent == np.arange(n)).astype(np.int32)
+    out[passable] = label[parent[run[passable]]]
+    return out
+
+
+@st.composite
+def masks(draw) -> np.ndarray:
+    """Bool grids of odd shapes (empty, one row or column) and odd contents: random
+    specks (near the density where pieces join up, they branch the most), blobs,
+    combs with teeth up or down, snakes (long thin pieces), all or nothing."""
+    h, w = draw(st.integers(0, 64)), draw(st.integers(0, 64))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["specks", "specks", "blobs", "comb", "snake", "full", "empty"]))
+    if kind == "specks":
+        mask = rng.random((h, w)) < draw(st.sampled_from([0.05, 0.3, 0.5, 0.55, 0.6, 0.65, 0.8, 0.95]))
+    elif kind == "blobs":  # coarse random cells blown up: island-like pieces with holes
+        k = int(rng.integers(2, 6))
+        coarse = rng.random((h // k + 1, w // k + 1)) < 0.5
+        mask = np.kron(coarse, np.ones((k, k), dtype=bool))[:h, :w] & (rng.random((h, w)) < 0.9)
+    elif kind == "comb":  # a bar along one side, teeth off it every other column
+        mask = np.zeros((h, w), dtype=bool)
+        mask[:, ::2] = True
+        mask[slice(-1, None) if draw(st.booleans()) else slice(0, 1)] = True
+    elif kind == "snake":
+        mask = np.zeros((h, w), dtype=bool)
+        mask[::2] = True
+        mask[1::4, -1:] = True
+        mask[3::4, :1] = True
+    else:
+        mask = np.full((h, w), kind == "full")
+    if draw(st.booleans()):  # another memory layout, as callers may pass
+        mask = np.asfortranarray(mask)
+    return mask
+
+
+@settings(max_examples=400, deadline=None)
+@given(masks())
+def test_components_match_the_earlier_version(mask):
+    assert same(grid._components_numpy(mask), old_components(mask))
+    assert same(grid._components_numpy(mask.T), old_components(np.ascontiguousarray(mask.T)))
+
+
+
+def old_manhattan(mask: np.ndarray) -> np.ndarray:
+    """The separable transform with a temporary (and flipped copies) at every step."""
+    h, w = mask.shape
+    if not mask.any():
+        return np.full((h, w), h + w + 1, dtype=np.int32)
+    d = np.where(mask, 0, h + w + 1).astype(np.int32)
+    for axis, n in ((1, w), (0, h)):
+        i = np.arange(n, dtype=np.int32).reshape((1, n) if axis else (n, 1))
+        left = np.minimum.accumulate(d - i, axis=axis) + i
+        right = np.flip(np.minimum.accumulate(np.flip(d + i, axis), axis=axis), axis) - i
+        d = np.minimum(left, right)
+    return d
+
+
+@settings(max_examples=300, deadline=None)
+@given(masks())
+def test_manhattan_distance_matches_the_earlier_version(mask):
+    for m in (mask, ~mask):  # few sources and many
+        with scipy_from(1 << 62):
+            assert same(grid.manhattan_distance_to(m), old_manhattan(m))

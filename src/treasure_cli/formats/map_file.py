@@ -105,22 +105,25 @@ def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch)
     # each cell is digits, a letter or not, and the `;` or newline closing it
     # (a newline right after a row's last `;` closes nothing).
     np.greater(end[1:], sep[:-1], out=end[1:])
-    closers = np.flatnonzero(end)
+    closers = end.nonzero()[0]
     count = width * len(texts)
     if closers.size != count:
         return None
-    rows_end = np.flatnonzero(eol)  # one per row
-    if (np.diff(np.searchsorted(closers, rows_end, side="right"), prepend=0) != width).any():
+    rows_end = eol.nonzero()[0]  # one per row
+    trailing = sep[rows_end - 1]  # rows ending with `;`
+    # Each row closes `width` cells if the last closer of row k (its newline,
+    # or the `;` before it) is closer number (k + 1) * width: closers ascend.
+    if (closers[width - 1::width] != rows_end - trailing).any():
         return None
-    letters = np.flatnonzero(kind)
-    cells = np.searchsorted(closers, letters + 1)  # a letter's cell: the next byte closes it
+    letters = kind.nonzero()[0]
+    cells = closers.searchsorted(letters + 1)  # a letter's cell: the next byte closes it
     last = np.subtract(closers, 1, out=scratch("last", count, np.intp))  # the last digit of each number
     last[cells] -= 1
     first = scratch("first", count, np.intp)  # the first digit
     first[0] = 0
     np.add(closers[:-1], 1, out=first[1:])
-    after_trailing = np.searchsorted(closers, rows_end[sep[rows_end - 1]])  # rows after a closing `;`
-    first[after_trailing[after_trailing < count]] += 1
+    if trailing.any():  # the row after a closing `;` starts past its newline
+        first[(trailing[:-1].nonzero()[0] + 1) * width] += 1
     lengths = np.subtract(last, first, out=scratch("lengths", count, np.intp))  # digits - 1
     longest = int(lengths.max()) + 1
     if longest > _FAST_DIGITS:
@@ -132,22 +135,28 @@ def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch)
         raw_digit = np.subtract(raw, np.uint8(ord("0")), out=scratch("raw_digit", raw.size, np.uint8))
         raw_dig = np.less(raw_digit, 10, out=scratch("raw_dig", raw.size, bool))
         pairs = np.logical_and(raw_dig[1:], raw_dig[:-1], out=scratch("raw_test", raw.size - 1, bool))
-        if np.count_nonzero(pairs) != int(lengths.sum()):
+        if np.count_nonzero(pairs) != np.count_nonzero(dig) - count:  # every digit but each number's first
             return None
-    # Horner, one digit position at a time, over every number at once: a
-    # number shorter than the position keeps its value (and adds a 0).
     wide = longest > 9  # 10 digits may pass int32: checked in int64
     values = scratch("wide", count, np.int64) if wide else out
     d = np.take(digit, first, out=scratch("d", count, np.uint8), mode="clip")
-    values[:] = d
     short = scratch("short", count, np.uint8)
-    short[:] = lengths  # (at most 9) compared a byte at a time
-    more = scratch("more", count, bool)
-    for k in range(1, longest):
-        np.take(digit[k:], first, out=d, mode="clip")  # digit k of each number (clipped: past the end)
-        np.greater_equal(short, k, out=more)
-        np.multiply(values, 10, out=values, where=more)
-        np.add(values, d, out=values, where=more)
+    short[:] = lengths  # (at most 9) a byte at a time
+    if longest == 2:  # the usual map's numbers: the last digit, plus ten times the first if there are two
+        np.multiply(d, short, out=d)
+        np.multiply(d, 10, out=d)
+        values[:] = np.take(digit, last, out=short, mode="clip")
+        np.add(values, d, out=values)
+    else:
+        # Horner, one digit position at a time, over every number at once: a
+        # number shorter than the position keeps its value (and adds a 0).
+        values[:] = d
+        more = scratch("more", count, bool)
+        for k in range(1, longest):
+            np.take(digit[k:], first, out=d, mode="clip")  # digit k of each number (clipped: past the end)
+            np.greater_equal(short, k, out=more)
+            np.multiply(values, 10, out=values, where=more)
+            np.add(values, d, out=values, where=more)
     if wide:
         if int(values.max()) > _REGION_MAX:
             return None
@@ -228,23 +237,28 @@ class _Reader:
 
     def fast_grid(self, rows: list[tuple[int, str]], width: int, height: int):
         """The grid from vectorised passes over the rows' bytes; None when the precise path must decide."""
-        chunks, start, size, total = [], 0, 0, 0
-        for end, (_, text) in enumerate(rows, 1):
-            size += len(text)
-            if size >= _CHUNK_CHARS or end == height:
-                chunks.append((start, end))
-                start, size, total = end, 0, total + size
+        texts = [text for _, text in rows]
+        total = sum(map(len, texts))
         # A valid grid has at least a digit and a `;` per cell. Checked before
         # allocating (H, W): one long first row must not make a few short
         # rows after it allocate width x height.
         if total < height * (2 * width - 1):
             return None
+        if total < _CHUNK_CHARS:
+            chunks = [(0, height)]
+        else:
+            chunks, start, size = [], 0, 0
+            for end, text in enumerate(texts, 1):
+                size += len(text)
+                if size >= _CHUNK_CHARS or end == height:
+                    chunks.append((start, end))
+                    start, size = end, 0
         regions = np.empty((height, width), dtype=np.int32)
         flat = regions.reshape(-1)
         scratch = _Scratch()
         parsed = []
         for lo, hi in chunks:
-            rows_parsed = _fast_rows([text for _, text in rows[lo:hi]], width, flat[lo * width:hi * width], scratch)
+            rows_parsed = _fast_rows(texts[lo:hi], width, flat[lo * width:hi * width], scratch)
             if rows_parsed is None:
                 return None
             parsed.append(rows_parsed)

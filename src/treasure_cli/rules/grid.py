@@ -123,42 +123,62 @@ def _components_scipy(passable: np.ndarray) -> np.ndarray:
 def _components_numpy(passable: np.ndarray) -> np.ndarray:
     """Runs of tiles along rows, joined through vertical neighbours by a vectorised union-find.
 
-    Runs are numbered in row-major order and every piece is named after its
-    smallest run (hooking always points to a smaller number), which holds the
-    piece's first tile: numbering those roots in order gives the labels.
+    Runs are numbered 1, 2, ... in row-major order and every piece is named
+    after its smallest run (hooking always points to a smaller number), which
+    holds the piece's first tile: numbering those roots in order gives the
+    labels. At 64x64 each numpy call's fixed cost outweighs its work, so the
+    steps are chosen for few calls: no per-tile run numbers (a cumulative sum
+    over every tile), the runs of a joint found by binary search instead.
     """
+    passable = np.ascontiguousarray(passable, dtype=bool)
     h, w = passable.shape
-    flat = np.zeros((h, w + 1), dtype=bool)  # a blocked column ends each row's last run
-    flat[:, :w] = passable
-    flat = flat.ravel()
-    starts = flat.copy()
-    starts[1:] &= ~flat[:-1]
-    run = (np.cumsum(starts) - 1).reshape(h, w + 1)[:, :w]  # the run of each passable tile
-    n = int(np.count_nonzero(starts))
-    out = np.zeros((h, w), dtype=np.int32)
-    if not n:
-        return out
-    joined = passable[:-1] & passable[1:]
-    a, b = run[:-1][joined], run[1:][joined]
-    repeat = np.zeros(a.size, dtype=bool)  # the same two runs side by side along a row
-    repeat[1:] = (a[1:] == a[:-1]) & (b[1:] == b[:-1])
-    a, b = a[~repeat], b[~repeat]
-    parent = np.arange(n)
-    while a.size:
-        ra, rb = parent[a], parent[b]  # roots: parent is fully compressed here
-        apart = ra != rb
+    if not passable.any():
+        return np.zeros((h, w), dtype=np.int32)
+    flat = passable.ravel()
+    first = _row_starts(flat, w).nonzero()[0]  # run k starts at flat index first[k - 1]
+    n = first.size
+    # A run and the run below it: the first column where they touch.
+    at = _row_starts((passable[:-1] & passable[1:]).ravel(), w).nonzero()[0]
+    a = first.searchsorted(at, side="right")
+    b = first.searchsorted(at + w, side="right")  # the run below: always a larger number
+    parent = np.arange(n + 1)  # 0 is no run
+    # Each run under its smallest neighbour above, every path climbing a row a
+    # step: so this many jumps point every run at its root (as the loop below
+    # would find, with a check after every jump).
+    np.minimum.at(parent, b, a)
+    for _ in range((h - 1).bit_length()):
+        parent = parent[parent]
+    while True:
+        a, b = parent[a], parent[b]  # roots (parent is fully compressed here): a joint joins them
+        apart = a != b
         if not apart.any():
             break
-        a, b, ra, rb = a[apart], b[apart], ra[apart], rb[apart]
-        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))  # hook to the smallest root seen
+        a, b = a[apart], b[apart]
+        np.minimum.at(parent, np.maximum(a, b), np.minimum(a, b))  # hook to the smallest root seen
         while True:  # point every run straight at its root
             grand = parent[parent]
-            if np.array_equal(grand, parent):
+            if (grand == parent).all():
                 break
-            parent = grand
-    label = np.cumsum(parent == np.arange(n)).astype(np.int32)  # roots numbered 1, 2, ... in order
-    out[passable] = label[parent[run[passable]]]
+            parent = grand[grand]
+    roots = parent == np.arange(n + 1)
+    if np.count_nonzero(roots) == 2:  # run 0 and one piece: the common map
+        return passable.astype(np.int32)
+    label = np.cumsum(roots, dtype=np.int32) - 1  # roots numbered 1, 2, ... in order
+    ends = np.empty_like(flat)  # a run's last tile
+    np.greater(flat[:-1], flat[1:], out=ends[:-1])
+    ends[w - 1::w] = flat[w - 1::w]
+    out = np.zeros((h, w), dtype=np.int32)
+    out[passable] = np.repeat(label[parent[1:]], ends.nonzero()[0] - first + 1)  # a run's label, length times
     return out
+
+
+def _row_starts(flat: np.ndarray, w: int) -> np.ndarray:
+    """The True tiles of a row-major grid `w` wide, given flat, whose left neighbour is False
+    or off the grid (one pass over the flat array, cheaper than over its 2-D views)."""
+    starts = np.empty_like(flat)
+    np.greater(flat[1:], flat[:-1], out=starts[1:])  # for bools, a > b is a and not b
+    starts[::w] = flat[::w]
+    return starts
 
 
 def neighbours_of(mask: np.ndarray) -> np.ndarray:
@@ -183,13 +203,20 @@ def manhattan_distance_to(mask: np.ndarray) -> np.ndarray:
         return _ndimage().distance_transform_cdt(~mask, metric="taxicab").astype(np.int32, copy=False)
     # Separable: along rows, then along columns. Along an axis,
     # min over j of (g[j] + |i - j|) is i + running-min(g[j] - j) from the
-    # left and running-min(g[j] + j) - i from the right.
-    d = np.where(mask, 0, h + w + 1).astype(np.int32)
+    # left and running-min(g[j] + j) - i from the right. The running minima
+    # are most of the cost; the rest is done in place (at 64x64 each
+    # temporary and flipped copy cost about as much as its arithmetic).
+    d = np.multiply(np.logical_not(mask), h + w + 1, dtype=np.int32)  # 0 on the mask, farther than any tile off it
     for axis, n in ((1, w), (0, h)):
         i = np.arange(n, dtype=np.int32).reshape((1, n) if axis else (n, 1))
-        left = np.minimum.accumulate(d - i, axis=axis) + i
-        right = np.flip(np.minimum.accumulate(np.flip(d + i, axis), axis=axis), axis) - i
-        d = np.minimum(left, right)
+        back = np.s_[:, ::-1] if axis else np.s_[::-1]
+        left = np.subtract(d, i)
+        np.minimum.accumulate(left, axis=axis, out=left)
+        left += i
+        right = np.add(d, i, out=d)
+        np.minimum.accumulate(right[back], axis=axis, out=right[back])
+        right -= i
+        d = np.minimum(left, right, out=left)
     return d
 
 
