@@ -1,9 +1,10 @@
-"""Reading a map file's bytes, against the earlier reader.
+"""Reading a map file's bytes and header lines, against the earlier reader.
 
 The reader now takes a small file in one unbuffered read and checks the
-header after, and finds the usual first line without a regular expression;
-the earlier version is kept here as an oracle: the same bytes, or the same
-error and message, for any head and size, either side of the one-read bound.
+header after, and reads the usual header lines without a regular
+expression; the earlier versions are kept here as oracles: the same bytes,
+values, or error and message, for any head and size (either side of the
+one-read bound) and any header lines.
 """
 
 from __future__ import annotations
@@ -99,3 +100,57 @@ def test_unreadable_paths_fail_as_before(tmp_path, make):
     assert outcome(map_file._read_bounded, path) == outcome(old_read_bounded, path)
     assert outcome(map_file._read_bounded, path)[0] == "error"
 
+
+# -- the header lines, against the earlier reading (a regular expression per line)
+
+_INT = re.compile(r"[+-]?\d+")
+_MAX_DIGITS = 100
+
+
+def old_header(reader) -> tuple[list[list[int]], list[int]]:
+    values, line_numbers = [], []
+    for index, (what, count) in enumerate(map_file._HEADER_FIELDS):
+        if index >= len(reader.lines):
+            last = reader.lines[-1][0] if reader.lines else 1
+            raise reader.fail(last, 1, f"file ends before header line {index + 1}: expected the {what}")
+        number, text = reader.lines[index]
+        tokens = [(m.group(), m.start() + 1) for m in re.finditer(r"[^\s,]+", text)]
+        if len(tokens) != count:
+            col = tokens[count][1] if len(tokens) > count else len(text) + 1
+            raise reader.fail(number, col, f"expected the {what} ({count} whole number{'s' if count > 1 else ''}), "
+                                           f"found {text.strip()!r}")
+        row = []
+        for token, col in tokens:
+            if not _INT.fullmatch(token):
+                raise reader.fail(number, col, f"expected a whole number for the {what}, found {token!r}")
+            if len(token) > _MAX_DIGITS:
+                raise reader.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
+            row.append(int(token))
+        values.append(row)
+        line_numbers.append(number)
+    return values, line_numbers
+
+
+WORDS = ["3", "64", "007", "+4", "-2", "1" * 101, "1" * 100, "\u0663", "\u00b2", "x", "3x", "4,4", ","]
+GAPS = [" ", "  ", "\t", ",", ", ", "\x1c", "\u00a0", "\u2028", "\x0b"]
+
+
+@st.composite
+def header_texts(draw) -> str:
+    lines = []
+    for _ in range(draw(st.integers(0, 6))):
+        words = draw(st.lists(st.sampled_from(WORDS), min_size=0, max_size=3))
+        gap = draw(st.sampled_from(GAPS))
+        lines.append(draw(st.sampled_from(["", " ", "\t"])) + gap.join(words) + draw(st.sampled_from(["", " ", ","])))
+    return "\n".join(lines) + "\n1; 1P\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(header_texts())
+def test_header_matches_the_earlier_version(text):
+    def read(header):
+        try:
+            return "values", header(map_file._Reader(text, "m.txt"))
+        except MapFormatError as exc:
+            return "error", str(exc)
+    assert read(lambda r: r.header()) == read(old_header)

@@ -202,24 +202,29 @@ class _Reader:
                 last = self.lines[-1][0] if self.lines else 1
                 raise self.fail(last, 1, f"file ends before header line {index + 1}: expected the {what}")
             number, text = self.lines[index]
-            tokens = [(m.group(), m.start() + 1) for m in re.finditer(r"[^\s,]+", text)]
-            if len(tokens) != count:
-                col = tokens[count][1] if len(tokens) > count else len(text) + 1
-                raise self.fail(
-                    number, col,
-                    f"expected the {what} ({count} whole number{'s' if count > 1 else ''}), "
-                    f"found {text.strip()!r}",
-                )
-            row = []
-            for token, col in tokens:
-                if not _INT.fullmatch(token):
-                    raise self.fail(number, col, f"expected a whole number for the {what}, found {token!r}")
-                if len(token) > _MAX_DIGITS:
-                    raise self.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
-                row.append(int(token))
-            values.append(row)
+            words = text.split()  # the usual line, plain digits between blanks: read without re
+            if len(words) != count or not all(w.isascii() and w.isdigit() and len(w) <= _MAX_DIGITS for w in words):
+                words = self.header_words(number, text, what, count)
+            values.append([int(w) for w in words])
             line_numbers.append(number)
         return values, line_numbers
+
+    def header_words(self, number: int, text: str, what: str, count: int) -> list[str]:
+        """The numbers of a header line, or the error with its column."""
+        tokens = [(m.group(), m.start() + 1) for m in re.finditer(r"[^\s,]+", text)]
+        if len(tokens) != count:
+            col = tokens[count][1] if len(tokens) > count else len(text) + 1
+            raise self.fail(
+                number, col,
+                f"expected the {what} ({count} whole number{'s' if count > 1 else ''}), "
+                f"found {text.strip()!r}",
+            )
+        for token, col in tokens:
+            if not _INT.fullmatch(token):
+                raise self.fail(number, col, f"expected a whole number for the {what}, found {token!r}")
+            if len(token) > _MAX_DIGITS:
+                raise self.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
+        return [token for token, _ in tokens]
 
     def grid(self, width: int, height: int):
         rows = self.lines[5:]
