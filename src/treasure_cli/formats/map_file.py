@@ -181,8 +181,8 @@ def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch)
     if (out[cells] == SEA).any():  # a type on the sea: the precise path says so
         return None
     t_cols = []
-    t_cells = np.flatnonzero(what == ord("T"))
-    if t_cells.size:  # rare: the column of a T marker, as the precise path reports it
+    if b"T" in squeezed:  # rare: the column of a T marker, as the precise path reports it
+        t_cells = (what == ord("T")).nonzero()[0]
         raw = np.frombuffer(data, dtype=np.uint8)
         solid = np.flatnonzero((raw != ord(" ")) & (raw != ord("\t")))
         t_cols = [int(pos) - joined.rfind("\n", 0, int(pos)) for pos in solid[first[cells[t_cells]]]]
@@ -290,10 +290,11 @@ class _Reader:
         prison = np.zeros((height, width), dtype=bool)
         markers: list[tuple[int, int, int, int]] = []
         for (lo, _), (cells, what, t_cols) in zip(chunks, parsed):
-            cells = cells + lo * width
+            if lo:
+                cells = cells + lo * width
             mountain.reshape(-1)[cells[what == ord("M")]] = True
             prison.reshape(-1)[cells[what == ord("P")]] = True
-            for cell, col in zip(cells[what == ord("T")].tolist(), t_cols):
+            for cell, col in zip(cells[what == ord("T")].tolist() if t_cols else (), t_cols):
                 r, c = divmod(cell, width)
                 markers.append((r, c, rows[r][0], col))
         return regions, mountain, prison, markers
