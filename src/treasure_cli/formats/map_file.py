@@ -444,9 +444,9 @@ def _read_bounded(path: str | Path, name: str) -> bytes:
 
 def _first_line_dims(head: bytes) -> tuple[int, int] | None:
     line = head.split(b"\n", 1)[0]
-    dims = line.strip().removeprefix(b"\xef\xbb\xbf")
-    if dims and dims == dims.strip() and b"\r" not in line and b"," not in dims:
-        parts = dims.split()  # the usual first line: what re.split below gives, without re
+    stripped = line.strip().removeprefix(b"\xef\xbb\xbf")
+    if stripped and stripped == stripped.strip() and b"\r" not in line and b"," not in stripped:
+        parts = stripped.split()  # the usual first line: what re.split below gives, without re
     else:
         for line in head.splitlines():
             if line.strip():
