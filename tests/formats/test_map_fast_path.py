@@ -8,6 +8,8 @@ its grid must equal the precise path's cell for cell.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from unittest import mock
 
 import numpy as np
@@ -171,3 +173,22 @@ def test_maps_read_in_slices_agree(chunk_chars):
 def test_near_valid_grids_in_slices_agree(text, chunk_chars):
     with sliced(chunk_chars):
         assert_same(text)
+
+
+def test_scratch_arrays_kept_from_map_to_map_change_nothing():
+    # A thread keeps its scratch arrays for its next map (up to a size): maps
+    # of other sizes after it, T markers, trailing `;` and rejected grids read
+    # as with fresh arrays, and threads reading at once do not share them.
+    texts = [format_map(generate_island(s, s, rng=np.random.default_rng(s))) for s in (40, 5, 64, 16)]
+    texts += [foreign_map_text(seed) for seed in range(6)] + [FUZZ_BASE, edit(7, TRICKY_ROWS[0])]
+    fresh = []
+    for text in texts:
+        with mock.patch.object(map_file, "_kept", threading.local()):
+            fresh.append(verdict(text, fast=True))
+    assert [verdict(text, fast=True) for text in texts * 2] == fresh * 2
+    assert isinstance(map_file._kept.scratch, map_file._Scratch)  # not vacuous: the arrays were kept
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda text: verdict(text, fast=True), texts * 4)) == fresh * 4
+    with mock.patch.object(map_file, "_KEEP_BYTES", 0):
+        verdict(texts[0], fast=True)
+        assert map_file._kept.scratch is None  # too large to keep

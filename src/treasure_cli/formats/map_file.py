@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,21 @@ class _Scratch:
         if a is None or a.size < size:
             a = self.arrays[name] = np.empty(size + size // 4, dtype=dtype)  # room for a longer slice
         return a[:size]
+
+    @classmethod
+    def take(cls) -> _Scratch:
+        """The arrays a previous map left in this thread, or new ones."""
+        return getattr(_kept, "scratch", None) or cls()
+
+    def keep(self) -> None:
+        """Leave the arrays to the thread's next map, unless they are large: from map to map
+        the same faults come back (at 256x256, 0.9 of 2.3 ms); a large map's ~25 MB would
+        stay held through its game."""
+        _kept.scratch = self if sum(a.nbytes for a in self.arrays.values()) <= _KEEP_BYTES else None
+
+
+_KEEP_BYTES = 8 << 20  # a 256x256 map takes about 4.3 MB
+_kept = threading.local()  # one thread's arrays are another's garbage while it parses
 
 
 def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch):
@@ -165,8 +181,8 @@ def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch)
     if (out[cells] == SEA).any():  # a type on the sea: the precise path says so
         return None
     t_cols = []
-    t_cells = np.flatnonzero(what == ord("T"))
-    if t_cells.size:  # rare: the column of a T marker, as the precise path reports it
+    if b"T" in squeezed:  # rare: the column of a T marker, as the precise path reports it
+        t_cells = (what == ord("T")).nonzero()[0]
         raw = np.frombuffer(data, dtype=np.uint8)
         solid = np.flatnonzero((raw != ord(" ")) & (raw != ord("\t")))
         t_cols = [int(pos) - joined.rfind("\n", 0, int(pos)) for pos in solid[first[cells[t_cells]]]]
@@ -202,24 +218,29 @@ class _Reader:
                 last = self.lines[-1][0] if self.lines else 1
                 raise self.fail(last, 1, f"file ends before header line {index + 1}: expected the {what}")
             number, text = self.lines[index]
-            tokens = [(m.group(), m.start() + 1) for m in re.finditer(r"[^\s,]+", text)]
-            if len(tokens) != count:
-                col = tokens[count][1] if len(tokens) > count else len(text) + 1
-                raise self.fail(
-                    number, col,
-                    f"expected the {what} ({count} whole number{'s' if count > 1 else ''}), "
-                    f"found {text.strip()!r}",
-                )
-            row = []
-            for token, col in tokens:
-                if not _INT.fullmatch(token):
-                    raise self.fail(number, col, f"expected a whole number for the {what}, found {token!r}")
-                if len(token) > _MAX_DIGITS:
-                    raise self.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
-                row.append(int(token))
-            values.append(row)
+            words = text.split()  # the usual line, plain digits between blanks: read without re
+            if len(words) != count or not all(w.isascii() and w.isdigit() and len(w) <= _MAX_DIGITS for w in words):
+                words = self.header_words(number, text, what, count)
+            values.append([int(w) for w in words])
             line_numbers.append(number)
         return values, line_numbers
+
+    def header_words(self, number: int, text: str, what: str, count: int) -> list[str]:
+        """The numbers of a header line, or the error with its column."""
+        tokens = [(m.group(), m.start() + 1) for m in re.finditer(r"[^\s,]+", text)]
+        if len(tokens) != count:
+            col = tokens[count][1] if len(tokens) > count else len(text) + 1
+            raise self.fail(
+                number, col,
+                f"expected the {what} ({count} whole number{'s' if count > 1 else ''}), "
+                f"found {text.strip()!r}",
+            )
+        for token, col in tokens:
+            if not _INT.fullmatch(token):
+                raise self.fail(number, col, f"expected a whole number for the {what}, found {token!r}")
+            if len(token) > _MAX_DIGITS:
+                raise self.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
+        return [token for token, _ in tokens]
 
     def grid(self, width: int, height: int):
         rows = self.lines[5:]
@@ -255,21 +276,25 @@ class _Reader:
                     start, size = end, 0
         regions = np.empty((height, width), dtype=np.int32)
         flat = regions.reshape(-1)
-        scratch = _Scratch()
+        scratch = _Scratch.take()
         parsed = []
         for lo, hi in chunks:
             rows_parsed = _fast_rows(texts[lo:hi], width, flat[lo * width:hi * width], scratch)
             if rows_parsed is None:
-                return None
+                break
             parsed.append(rows_parsed)
+        scratch.keep()
+        if rows_parsed is None:
+            return None
         mountain = np.zeros((height, width), dtype=bool)
         prison = np.zeros((height, width), dtype=bool)
         markers: list[tuple[int, int, int, int]] = []
         for (lo, _), (cells, what, t_cols) in zip(chunks, parsed):
-            cells = cells + lo * width
+            if lo:
+                cells = cells + lo * width
             mountain.reshape(-1)[cells[what == ord("M")]] = True
             prison.reshape(-1)[cells[what == ord("P")]] = True
-            for cell, col in zip(cells[what == ord("T")].tolist(), t_cols):
+            for cell, col in zip(cells[what == ord("T")].tolist() if t_cols else (), t_cols):
                 r, c = divmod(cell, width)
                 markers.append((r, c, rows[r][0], col))
         return regions, mountain, prison, markers
@@ -385,6 +410,7 @@ def parse_map(text: str, path: str = "<map>", warnings: list[str] | None = None)
 
 _HEAD_BYTES = 4096
 _CELL_BYTES = 64  # the most one tile may take: padding, a long region number, a type, the `;`
+_WHOLE_BYTES = 1 << 20  # a file this small is read in one call and its header checked after
 
 
 def _read_bounded(path: str | Path, name: str) -> bytes:
@@ -393,30 +419,43 @@ def _read_bounded(path: str | Path, name: str) -> bytes:
     So /dev/zero, a pipe or a huge file with a small header is refused at
     once instead of read without bound.
     """
-    with open(path, "rb") as fh:
+    # Unbuffered, and a small file in one read (most maps): after a game the
+    # caches are cold, and a buffered file, a second read and a seek cost
+    # about 15 of the 60 us of reading a 64x64 map.
+    with open(path, "rb", buffering=0) as fh:
         info = os.fstat(fh.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise MapFormatError(name, None, None, "cannot read the file: not a regular file")
-        head = fh.read(_HEAD_BYTES)
+        data = fh.read() if info.st_size <= _WHOLE_BYTES else None
+        head = fh.read(_HEAD_BYTES) if data is None else data[:_HEAD_BYTES]
         dims = _first_line_dims(head)
         if dims is None:  # the parser will say what is wrong with the header
-            return head + fh.read(16 * _HEAD_BYTES)
+            return head + fh.read(16 * _HEAD_BYTES) if data is None else data[:17 * _HEAD_BYTES]
         width, height = dims
         limit = _HEAD_BYTES + (width + 1) * height * _CELL_BYTES
         if info.st_size > limit:
             raise MapFormatError(name, 1, 1, f"the file has {info.st_size} bytes, more than a {width}x{height} "
                                              f"map can take ({limit}): is line 1 right?")
+        if data is not None:
+            return data
         fh.seek(0)  # read it whole in one piece: `head + rest` copied a big map's text once more
         return fh.read()
 
 
 def _first_line_dims(head: bytes) -> tuple[int, int] | None:
-    for line in head.splitlines():
-        if line.strip():
-            parts = re.split(rb"[\s,]+", line.strip().removeprefix(b"\xef\xbb\xbf"))
-            if len(parts) == 2 and all(p.isdigit() and len(p) <= 9 for p in parts):
-                return int(parts[0]), int(parts[1])
+    line = head.split(b"\n", 1)[0]
+    stripped = line.strip().removeprefix(b"\xef\xbb\xbf")
+    if stripped and stripped == stripped.strip() and b"\r" not in line and b"," not in stripped:
+        parts = stripped.split()  # the usual first line: what re.split below gives, without re
+    else:
+        for line in head.splitlines():
+            if line.strip():
+                parts = re.split(rb"[\s,]+", line.strip().removeprefix(b"\xef\xbb\xbf"))
+                break
+        else:
             return None
+    if len(parts) == 2 and all(p.isdigit() and len(p) <= 9 for p in parts):
+        return int(parts[0]), int(parts[1])
     return None
 
 
