@@ -73,6 +73,6 @@ def test_a_worker_killed_mid_game_costs_only_its_games_in_flight(tmp_path, clust
     assert remote.played == 18 and len(remote.rows) == 18
     with Store(tmp_path / "dask.sqlite") as store:
         assert len(store) == 18 and len(store.keys()) == 18  # every game once
-    local = run_tournament(options, tmp_path / "local.sqlite", jobs=1)  # the marker exists: nobody dies
+    run_tournament(options, tmp_path / "local.sqlite", jobs=1)  # the marker exists: nobody dies
     assert untimed(tmp_path / "dask.sqlite") == untimed(tmp_path / "local.sqlite")
     assert os.getpid() != int(marker.read_text())
