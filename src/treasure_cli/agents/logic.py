@@ -153,16 +153,10 @@ class _Mass:
                         first: Action) -> tuple[float, Action]:
         """The first of the `small` moves (move, row, col) whose 3x3 scan sees more than
         `value` + 1e-12 and more than each earlier one did, and what it sees; else
-        (`value`, `first`). Each scan's mass is `square(((row, col), 1))`, inlined."""
-        cs, r0, c0, h, w = self.cs, self.r0, self.c0, self.h, self.w
-        lo, hi = _PAD - 1, _PAD + 2
+        (`value`, `first`)."""
+        square = self.square
         for move, r, c in small:
-            r, c = r - r0, c - c0
-            if 0 <= r < h and 0 <= c < w:
-                seen = (cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi)
-                        - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo))
-            else:
-                seen = 0.0
+            seen = square(((r, c), 1))
             if seen > value + 1e-12:
                 value, first = seen, move
         return value, first
