@@ -1,8 +1,8 @@
 """How fast the replay page opens and steps, in headless Chromium; and the screenshot for the docs.
 
-    .venv/bin/treasure generate --size 1024 --seed 1 -o /tmp/big.txt
-    .venv/bin/treasure run /tmp/big.txt /tmp/bigout/
-    .venv/bin/python benchmarks/page_first_frame.py /tmp/bigout/LOG_big.txt --map /tmp/big.txt
+    .venv/bin/treasure generate --size 1024 --seed 1 -o big.txt
+    .venv/bin/treasure run big.txt bigout/
+    .venv/bin/python benchmarks/page_first_frame.py bigout/LOG_big.txt --map big.txt
 
 Prints the page's size, the time from navigation to the first frame drawn
 (the page has parsed its data, decoded the map and painted step 0), and
