@@ -315,8 +315,10 @@ static PyObject *bfs(PyObject *self, PyObject *args)
                 dist[o] = d + 1;
                 queue[tail].p = p;
                 queue[tail++].o = o;
-                if (o == stop && last == INT32_MAX)
-                    last = d + 1 + more;
+                if (o == stop && last == INT32_MAX) {
+                    int64_t l = (int64_t)d + 1 + more;
+                    last = l < INT32_MAX ? (int32_t)l : INT32_MAX;
+                }
             }
         }
     }
@@ -521,7 +523,7 @@ static PyObject *neighbours(PyObject *self, PyObject *args)
     PyObject *result = Py_False;
     uint8_t *rows = NULL;
     int have_out = 0;
-    if (g.view.format[0] != '?' || too_big(h, w))  /* other dtypes: numpy's `|=` decides */
+    if (!g.view.format || g.view.format[0] != '?' || too_big(h, w))  /* other dtypes: numpy's `|=` decides */
         goto done;
     got = grid_out(out_obj, &ov, h, w, '?', 1);
     if (got <= 0)
