@@ -1,4 +1,4 @@
-"""The scipy-backed grid functions against the plain implementations they replaced.
+"""The compiled, scipy-backed and numpy grid functions against the plain implementations they replaced.
 
 The reference versions below are the project's earlier code, kept here only
 as an oracle: labels, distances and reach must match them bit for bit (values
@@ -71,16 +71,21 @@ def ref_manhattan(mask: np.ndarray) -> np.ndarray:
 
 
 @contextmanager
-def scipy_from(tiles: int):
-    """Make grid switch to scipy at `tiles` tiles (0: always, huge: never) for a while."""
+def scipy_from(tiles: int | None):
+    """Make grid switch to scipy at `tiles` tiles (0: always, huge: never) for a while,
+    without the compiled kernels (None: leave grid as it is, compiled if built)."""
+    if tiles is None:
+        yield
+        return
     old, grid._SCIPY_MIN_TILES = grid._SCIPY_MIN_TILES, tiles
+    compiled, grid._c = grid._c, None
     try:
         yield
     finally:
-        grid._SCIPY_MIN_TILES = old
+        grid._SCIPY_MIN_TILES, grid._c = old, compiled
 
 
-BOTH_PATHS = (0, 1 << 62)  # scipy, then numpy
+BOTH_PATHS = (None, 0, 1 << 62)  # as the package runs (compiled if built), scipy, numpy
 
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -106,12 +111,13 @@ def test_distances_match_the_reference(island, seed):
     walk = island.walkable
     h, w = island.shape
     sources = [(int(rng.integers(h)), int(rng.integers(w))) for _ in range(int(rng.integers(1, 4)))]
-    assert same(grid.bfs_distance(walk, sources), ref_bfs(walk, sources))
-    assert same(grid.bfs_distance(walk, island.prison), ref_bfs(walk, island.prison))
     until, extra = (int(rng.integers(h)), int(rng.integers(w))), int(rng.integers(0, 5))
-    assert same(grid.bfs_distance(walk, sources, until=until, extra=extra), ref_bfs(walk, sources, until, extra))
     for tiles in BOTH_PATHS:
         with scipy_from(tiles):
+            assert same(grid.bfs_distance(walk, sources), ref_bfs(walk, sources))
+            assert same(grid.bfs_distance(walk, island.prison), ref_bfs(walk, island.prison))
+            assert same(grid.bfs_distance(walk, sources, until=until, extra=extra),
+                        ref_bfs(walk, sources, until, extra))
             assert same(grid.manhattan_distance_to(island.sea), ref_manhattan(island.sea))
             assert same(grid.manhattan_distance_to(island.land), ref_manhattan(island.land))
 

@@ -5,6 +5,14 @@ over flat indices of a grid padded with one blocked tile on every side, so a
 neighbour is always `index + offset` with no edge checks, and each BFS layer
 is a handful of vectorised operations (cost grows with the tiles reached, not
 with the number of layers times the map size).
+
+`bfs_distance`, `components`, `manhattan_distance_to`, `neighbours_of` and
+`bounding_box` run in the compiled module `treasure_cli.rules._grid`
+(`_grid.c`) when it is built, with the same results bit for bit
+(tests/rules/test_grid_compiled.py); the numpy versions below (`_..._numpy`)
+are the readable reference and the fallback: without the module, with
+TREASURE_CLI_PURE_PYTHON=1 set (see `draws`), or for an input the module
+declines (an unusual dtype, a position off the grid).
 """
 
 from __future__ import annotations
@@ -12,6 +20,22 @@ from __future__ import annotations
 import enum
 
 import numpy as np
+
+from treasure_cli.rules.draws import PURE_PYTHON
+
+
+def _compiled():
+    if PURE_PYTHON:
+        return None
+    try:
+        from treasure_cli.rules import _grid
+    except ImportError:  # not built: no C compiler when the package was installed
+        return None
+    return _grid
+
+
+_c = _compiled()
+COMPILED = _c is not None
 
 Pos = tuple[int, int]
 
@@ -50,6 +74,20 @@ def bfs_distance(passable: np.ndarray, sources: list[Pos] | np.ndarray,
     search stops `extra` layers after reaching that tile; farther tiles are
     left UNREACHABLE.
     """
+    if _c is not None:
+        out = np.empty(passable.shape, dtype=np.int32)
+        if isinstance(sources, np.ndarray):
+            done = _c.bfs(passable, None, sources, until, extra, out)
+        else:
+            done = _c.bfs(passable, sources, None, until, extra, out)
+        if done:
+            return out
+    return _bfs_distance_numpy(passable, sources, until, extra)
+
+
+def _bfs_distance_numpy(passable: np.ndarray, sources: list[Pos] | np.ndarray,
+                        until: Pos | None = None, extra: int = 0) -> np.ndarray:
+    """bfs_distance in numpy: one layer at a time, a few whole-layer operations each."""
     # Measured against scipy.sparse.csgraph (C BFS / Dijkstra over a graph of
     # the tiles): building the graph alone costs more than this whole search
     # on a 1024x1024 island (39 ms vs 29 ms), and it ties at 64x64.
@@ -109,6 +147,10 @@ def components(passable: np.ndarray) -> np.ndarray:
 
     Labels follow the first tile of each piece in row-major order.
     """
+    if _c is not None:
+        out = np.empty(passable.shape, dtype=np.int32)
+        if _c.components(passable, out):
+            return out
     if passable.size >= _SCIPY_MIN_TILES:
         return _components_scipy(passable)
     return _components_numpy(passable)
@@ -183,6 +225,14 @@ def _row_starts(flat: np.ndarray, w: int) -> np.ndarray:
 
 def neighbours_of(mask: np.ndarray) -> np.ndarray:
     """Tiles with at least one 4-neighbour in `mask` (the mask itself not included unless so)."""
+    if _c is not None:
+        out = np.empty(mask.shape, dtype=bool)
+        if _c.neighbours(mask, out):
+            return out
+    return _neighbours_of_numpy(mask)
+
+
+def _neighbours_of_numpy(mask: np.ndarray) -> np.ndarray:
     out = np.zeros_like(mask)
     out[1:, :] |= mask[:-1, :]
     out[:-1, :] |= mask[1:, :]
@@ -196,6 +246,14 @@ def manhattan_distance_to(mask: np.ndarray) -> np.ndarray:
 
     Tiles get H + W + 1 when `mask` is empty.
     """
+    if _c is not None:
+        out = np.empty(mask.shape, dtype=np.int32)
+        if _c.manhattan(mask, out):
+            return out
+    return _manhattan_distance_to_numpy(mask)
+
+
+def _manhattan_distance_to_numpy(mask: np.ndarray) -> np.ndarray:
     h, w = mask.shape
     if not mask.any():
         return np.full((h, w), h + w + 1, dtype=np.int32)
@@ -244,6 +302,14 @@ def window_sum(values: np.ndarray, radius: int) -> np.ndarray:
 def bounding_box(mask: np.ndarray) -> tuple[slice, slice] | None:
     """The smallest (row slice, column slice) holding every True (non-zero) tile of `mask`;
     None if it has none."""
+    if _c is not None:
+        box = _c.bounding_box(mask)
+        if box is not False:
+            return box
+    return _bounding_box_numpy(mask)
+
+
+def _bounding_box_numpy(mask: np.ndarray) -> tuple[slice, slice] | None:
     rows = mask.any(axis=1).nonzero()[0]
     if not rows.size:
         return None
