@@ -695,30 +695,35 @@ static PyObject *gen_grow_regions(PyObject *Py_UNUSED(module), PyObject *args)
             }
         }
         /* grows = rng.random(active.size) < 0.6; the tiles that do not grow stay active first,
-           then the growing ones with an open neighbour (alive), then the tiles won */
-        Py_ssize_t nc = 0;
-        next.len = alive.len = 0;
+           then the growing ones with an open neighbour (alive), then the tiles won. The coin
+           flips are random: branch-free appends, not mispredicted branches. */
+        Py_ssize_t nc = 0, stay = 0, grow_n = 0;
+        int32_t *growing = alive.data;
         for (Py_ssize_t i = 0; i < m; i++) {
             int32_t s = active.data[i];
-            if (!(g->next_double(g->state) < 0.6)) {
-                next.data[next.len++] = s;
-                continue;
-            }
-            /* claims (target, region) in numpy's order: by source, then N E S W */
+            int grows = g->next_double(g->state) < 0.6;
+            next.data[stay] = s;
+            growing[grow_n] = s;
+            stay += !grows;
+            grow_n += grows;
+        }
+        next.len = stay;
+        /* claims (target, region) in numpy's order: by source, then N E S W; alive kept in place */
+        Py_ssize_t alive_n = 0;
+        for (Py_ssize_t i = 0; i < grow_n; i++) {
+            int32_t s = growing[i], region = labels[s];
             Py_ssize_t before = nc;
             for (int d = 0; d < 4; d++) {
                 int32_t t = (int32_t)(s + offsets[d]);
-                if (labels[t] == 0) {
-                    claims[nc].tile = t;
-                    claims[nc].region = labels[s];
-                    nc++;
-                }
+                claims[nc].tile = t;
+                claims[nc].region = region;
+                nc += labels[t] == 0;
             }
-            if (nc > before)
-                alive.data[alive.len++] = s;
+            growing[alive_n] = s;
+            alive_n += nc > before;
         }
-        memcpy(next.data + next.len, alive.data, (size_t)alive.len * sizeof(int32_t));
-        next.len += alive.len;
+        memcpy(next.data + next.len, growing, (size_t)alive_n * sizeof(int32_t));
+        next.len += alive_n;
         /* order = rng.permutation(targets.size): the same swaps on the claims themselves */
         for (Py_ssize_t i = nc - 1; i > 0; i--) {
             Py_ssize_t j = (Py_ssize_t)interval(g, (uint64_t)i);
@@ -734,14 +739,12 @@ static PyObject *gen_grow_regions(PyObject *Py_UNUSED(module), PyObject *args)
         Py_ssize_t won_n = 0, lo = n, hi = -1;
         for (Py_ssize_t i = 0; i < nc; i++) {
             int32_t t = claims[i].tile;
-            if (labels[t] == 0) {
-                labels[t] = claims[i].region;
-                won.data[won_n++] = t;
-                if (t < lo)
-                    lo = t;
-                if (t > hi)
-                    hi = t;
-            }
+            int open = labels[t] == 0;
+            labels[t] = open ? claims[i].region : labels[t];
+            won.data[won_n] = t;
+            won_n += open;
+            lo = open && t < lo ? t : lo;
+            hi = open && t > hi ? t : hi;
         }
         if (won_n && ((hi >> 6) - (lo >> 6)) <= 8 * won_n) {  /* a bit per tile over their span */
             for (Py_ssize_t i = 0; i < won_n; i++)
