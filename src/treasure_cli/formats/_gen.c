@@ -293,46 +293,43 @@ static int sort_distinct(int32_t *a, Py_ssize_t n, Ints *scratch)
 
 /* ---- 1. land: value noise, falloff, threshold ---- */
 
-/* The k-th smallest of a[0..n) (a is reordered): Hoare's selection with a median-of-three pivot,
-   a sort of what is left if it degrades. */
-static int cmp_float(const void *x, const void *y)
+/* A float's bits as an unsigned key in the floats' order (-0.0 just below +0.0), and back. */
+static inline uint32_t float_key(float f)
 {
-    float a = *(const float *)x, b = *(const float *)y;
-    return (a > b) - (a < b);
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-static float select_kth(float *a, Py_ssize_t n, Py_ssize_t k)
+static inline float key_float(uint32_t key)
 {
-    Py_ssize_t lo = 0, hi = n - 1;
-    int budget = 64;
-    while (hi > lo) {
-        if (--budget == 0) {
-            qsort(a + lo, (size_t)(hi - lo + 1), sizeof(float), cmp_float);
-            break;
+    uint32_t u = (key & 0x80000000u) ? (key ^ 0x80000000u) : ~key;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* The k-th smallest of the floats whose keys are keys[0..n) (keys is overwritten): radix selection,
+   a byte of the key at a time, without data-dependent branches (np.partition's value; a -0.0 for a
+   +0.0 or back would not change any `>=` against it). */
+static float select_kth(uint32_t *keys, Py_ssize_t n, Py_ssize_t k)
+{
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        Py_ssize_t count[256] = {0};
+        for (Py_ssize_t i = 0; i < n; i++)
+            count[(keys[i] >> shift) & 0xFF]++;
+        uint32_t digit = 0;
+        while (k >= count[digit])
+            k -= count[digit++];
+        Py_ssize_t kept = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint32_t v = keys[i];
+            keys[kept] = v;
+            kept += ((v >> shift) & 0xFF) == digit;
         }
-        float x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
-        float pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        Py_ssize_t i = lo, j = hi;
-        while (i <= j) {  /* the pivot's value is in [lo, hi]: both scans stop inside */
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                float t = a[i];
-                a[i++] = a[j];
-                a[j--] = t;
-            }
-        }
-        /* a[lo..j] <= pivot, a[i..hi] >= pivot, anything between equals it */
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            break;
+        n = kept;
     }
-    return a[k];
+    return key_float(keys[0]);
 }
 
 /* One axis of _value_noise: the lattice cell of each coordinate and its smoothstep weight.
@@ -373,7 +370,8 @@ static PyObject *gen_raw_land(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     PyObject *result = NULL;
     float *field = calloc((size_t)inner, sizeof(float));
-    float *lattice = NULL, *sorted = NULL;
+    float *lattice = NULL;
+    uint32_t *keys = NULL;
     Py_ssize_t *x0 = malloc((size_t)width * sizeof(Py_ssize_t));
     Py_ssize_t *y0 = malloc((size_t)height * sizeof(Py_ssize_t));
     double *tx = malloc((size_t)width * sizeof(double));
@@ -456,13 +454,14 @@ static PyObject *gen_raw_land(PyObject *Py_UNUSED(module), PyObject *args)
         }
         free(rx2);
     }
-    sorted = malloc((size_t)inner * sizeof(float));
-    if (sorted == NULL) {
+    keys = malloc((size_t)inner * sizeof(uint32_t));
+    if (keys == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    memcpy(sorted, field, (size_t)inner * sizeof(float));
-    float threshold = select_kth(sorted, inner, k);
+    for (Py_ssize_t i = 0; i < inner; i++)
+        keys[i] = float_key(field[i]);
+    float threshold = select_kth(keys, inner, k);
     unsigned char *out = land.buf;
     memset(out, 0, (size_t)(width * height));
     Py_ssize_t count = 0;
@@ -478,7 +477,7 @@ static PyObject *gen_raw_land(PyObject *Py_UNUSED(module), PyObject *args)
 done:
     free(field);
     free(lattice);
-    free(sorted);
+    free(keys);
     free(along);
     free(x0);
     free(y0);
