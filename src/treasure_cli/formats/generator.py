@@ -453,8 +453,13 @@ def _compiled_steps(gen) -> _Steps:
     A kernel that draws takes the bit generator's capsule (numpy's C interface
     to its state) and draws as the numpy calls it replaces, under the bit
     generator's lock as numpy's own methods do. The grid work (pieces,
-    neighbours, distances) stays with `grid`, called as the Python steps do.
+    neighbours, distances) stays with `grid`, called as the Python steps do;
+    the kernels read its labels and distances as C-contiguous int32
+    (`as_int32` is free when they already are).
     """
+
+    def as_int32(a):
+        return np.ascontiguousarray(a, dtype=np.int32)
 
     def reveal_turn(rng):
         bits = rng.bit_generator
@@ -462,12 +467,13 @@ def _compiled_steps(gen) -> _Steps:
             return 2 + gen.below(bits.capsule, 2)
 
     def land_mask(width, height, rng):
+        # _land_mask, the noise and its threshold in C (which also counts the land)
         land = np.empty((height, width), dtype=bool)
         k = int((height - 2) * (width - 2) * (1 - _LAND_FRACTION))  # _raw_land's rank of the threshold
         bits = rng.bit_generator
         with bits.lock:
             n_land = gen.raw_land(bits.capsule, land, width, height, k)
-        pieces = grid.components(land)
+        pieces = as_int32(grid.components(land))
         if gen.top(pieces) > 1:
             depth = grid.manhattan_distance_to(~land)
             core = np.unravel_index(int(np.argmax(depth)), land.shape)
@@ -512,7 +518,7 @@ def _compiled_steps(gen) -> _Steps:
         pockets = np.empty(land.size, dtype=bool)
         for _ in range(2 * _MAX_CLUSTER):
             walkable = (land & ~mountain).reshape(height, width)
-            pieces = grid.components(walkable)
+            pieces = as_int32(grid.components(walkable))
             found = gen.pockets(pieces, -1, pockets)
             if found < 0:  # a tie for the largest piece: the one holding the most inland tile (_largest_piece)
                 inland = int(pieces.flat[int(np.argmax(grid.manhattan_distance_to(~walkable)))])
@@ -532,14 +538,14 @@ def _compiled_steps(gen) -> _Steps:
         prison = np.zeros(height * width, dtype=bool)
         bits = rng.bit_generator
         with bits.lock:
-            placed = gen.pick_prisons(bits.capsule, dist, max(2, (width + height) // 8), count, prison)
+            placed = gen.pick_prisons(bits.capsule, as_int32(dist), max(2, (width + height) // 8), count, prison)
         if not placed:
             raise _Retry
         return prison
 
     def verify(island, dist, n_regions, n_prisons, n_mountains):
         r, c = island.treasure
-        return gen.verify(island.regions, island.mountain, island.prison, dist, r * island.width + c,
+        return gen.verify(island.regions, island.mountain, island.prison, as_int32(dist), r * island.width + c,
                           n_regions, n_prisons, n_mountains)
 
     return _Steps(reveal_turn, land_mask, grow_regions, place_mountains, pick_treasure, prison_mask, verify)
