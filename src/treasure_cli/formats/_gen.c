@@ -42,6 +42,20 @@
 
 #define M32 0xFFFFFFFFu
 
+#if defined(__GNUC__) || defined(__clang__)
+#define CTZ64(x) __builtin_ctzll(x)
+#else
+static inline int CTZ64(uint64_t x)  /* x != 0 */
+{
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+#endif
+
 /* numpy/random/bitgen.h (the C API of numpy.random, stable since 1.17) */
 typedef struct {
     void *state;
@@ -601,7 +615,7 @@ static Py_ssize_t take_marked(uint64_t *marks, Py_ssize_t lo, Py_ssize_t hi, int
         uint64_t bits = marks[w];
         marks[w] = 0;
         while (bits) {
-            out[k++] = (int32_t)((w << 6) + __builtin_ctzll(bits));
+            out[k++] = (int32_t)((w << 6) + CTZ64(bits));
             bits &= bits - 1;
         }
     }
