@@ -17,8 +17,9 @@ test: $(STAMP)
 install: $(STAMP)
 
 # Reinstall only when the package metadata or the compiled module's source changes
-# (the editable install builds treasure_cli.rules._draws and _grid in place, if a C compiler is at hand).
-$(STAMP): pyproject.toml setup.py src/treasure_cli/rules/_draws.c src/treasure_cli/rules/_grid.c
+# (the editable install builds the optional compiled modules, src/treasure_cli/*/_*.c, in place,
+# if a C compiler is at hand).
+$(STAMP): pyproject.toml setup.py $(wildcard src/treasure_cli/*/_*.c src/treasure_cli/*/_*.h)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,plot,gym,dask]'

@@ -1,14 +1,24 @@
 """The one thing pyproject.toml does not say: the optional compiled modules.
 
-treasure_cli.rules._draws is the compiled twin of rules/draws.py's hint draws,
-treasure_cli.rules._grid that of rules/grid.py's BFS, pieces and distances.
-`optional=True`: if one does not compile (no C compiler, no Python headers),
-the install goes on without it and the package uses the Python/numpy code.
+Each is the compiled twin of Python/numpy code that stays in the package as
+the readable reference and the fallback, with the same results bit for bit:
+treasure_cli.rules._draws (rules/draws.py's hint draws), treasure_cli.rules._grid
+(rules/grid.py's BFS, pieces and distances) and treasure_cli.formats._gen (the
+island generator's random steps in formats/generator.py). `optional=True`: if
+one does not compile (no C compiler, no Python headers), the install goes on
+without it and the package uses the Python code.
 """
 
+import os
+
 from setuptools import Extension, setup
+
+# Floats must round as numpy's do: no a * b + c fused into one FMA.
+NO_FMA = [] if os.name == "nt" else ["-ffp-contract=off"]
 
 setup(ext_modules=[
     Extension("treasure_cli.rules._draws", ["src/treasure_cli/rules/_draws.c"], optional=True),
     Extension("treasure_cli.rules._grid", ["src/treasure_cli/rules/_grid.c"], optional=True),
+    Extension("treasure_cli.formats._gen", ["src/treasure_cli/formats/_gen.c"], optional=True,
+              extra_compile_args=NO_FMA),
 ])

@@ -19,15 +19,25 @@ The steps, each over flat indices of the (H, W) grid:
 Every random draw comes from the one Generator passed in, in a fixed order,
 and only + - * / are used on floats (no exp/sin whose SIMD variants may
 differ between machines), so the same seed gives the same map everywhere.
+
+The functions below are the readable reference, in numpy. When the compiled
+module `treasure_cli.formats._gen` is built (and TREASURE_CLI_PURE_PYTHON is
+not set), the random steps (the land's noise, the regions' seeds and flood,
+the mountain clusters and trim, the treasure and the prisons) run there
+instead: the same draws from the same Generator, in the same order, so the
+same islands (tests/formats/test_generator_compiled.py compares both).
+Islands at 32x32 cost about a tenth as much.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from treasure_cli.rules import grid
+from treasure_cli.rules.draws import PURE_PYTHON
 from treasure_cli.rules.island import Island
 
 MIN_SIDE = 5
@@ -84,15 +94,22 @@ def generate_island(
     exactly `mountains` mountain tiles; None picks a default scaled with the
     size. Raises ValueError for impossible options.
     """
+    # The compiled steps draw from the bit generator itself, as Generator's own
+    # methods do: not for a subclass, which may draw differently.
+    steps = COMPILED_STEPS if COMPILED_STEPS is not None and type(rng) is np.random.Generator else PYTHON_STEPS
+    return _generate(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps)
+
+
+def _generate(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps: _Steps) -> Island:
     _check_options(width, height, regions, prisons, mountains, reveal_turn, free_turn)
     defaults = default_counts(width, height)
     n_regions = defaults["regions"] if regions is None else regions
     n_prisons = defaults["prisons"] if prisons is None else prisons
-    r_turn = int(rng.integers(2, 5)) if reveal_turn is None else reveal_turn
+    r_turn = steps.reveal_turn(rng) if reveal_turn is None else reveal_turn
     f_turn = default_free_turn(width, height, r_turn) if free_turn is None else free_turn
     for _ in range(_ATTEMPTS):
         try:
-            return _attempt(width, height, n_regions, n_prisons, mountains, r_turn, f_turn, rng)
+            return _attempt(width, height, n_regions, n_prisons, mountains, r_turn, f_turn, rng, steps)
         except _Retry:
             continue
     raise ValueError(f"could not generate a {width}x{height} map with these options; try fewer regions, prisons or mountains")
@@ -111,9 +128,12 @@ def _check_options(width, height, regions, prisons, mountains, reveal_turn, free
             raise ValueError(f"the {name} must be 1 or more, got {value}")
 
 
-def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, rng) -> Island:
-    land = _land_mask(width, height, rng)
-    n_land = int(land.sum())
+def _reveal_turn(rng) -> int:
+    return int(rng.integers(2, 5))
+
+
+def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, rng, steps) -> Island:
+    land, n_land = steps.land_mask(width, height, rng)
     if n_mountains is None:
         n_mountains = min(round(0.06 * n_land), limits(width, height)["mountains"])
     # Room for every seed, and enough plain walkable tiles left for the
@@ -121,15 +141,12 @@ def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, r
     if n_land < n_regions or n_land - n_mountains < 2 * (n_prisons + 1):
         raise _Retry
     flat_land = land.ravel()
-    labels = _grow_regions(flat_land, width, n_regions, rng)
-    mountain = _place_mountains(flat_land, width, n_mountains, rng)
+    labels = steps.grow_regions(flat_land, width, n_regions, rng)
+    mountain = steps.place_mountains(flat_land, width, n_mountains, rng)
     walkable = flat_land & ~mountain
-    treasure_flat = int(rng.choice(np.flatnonzero(walkable)))
-    treasure = divmod(treasure_flat, width)
+    treasure = divmod(steps.pick_treasure(walkable, rng), width)
     dist = grid.bfs_distance(walkable.reshape(height, width), [treasure]).ravel()
-    prison_flat = _pick_prisons(dist, width, height, n_prisons, rng)
-    prison = np.zeros(height * width, dtype=bool)
-    prison[prison_flat] = True
+    prison = steps.prison_mask(dist, width, height, n_prisons, rng)
     # Nothing here writes to these arrays again: read-only, the island keeps them
     # without a copy (six map-sized copies, ~240 MB at 4096x4096).
     for done in (labels, mountain, prison, walkable, dist):
@@ -143,7 +160,7 @@ def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, r
         treasure,
     )
     dist = dist.reshape(height, width)
-    if not _verify(island, dist, n_regions, n_prisons, n_mountains):
+    if not steps.verify(island, dist, n_regions, n_prisons, n_mountains):
         raise _Retry  # the construction should rule this out; never hand out a bad map
     # _verify checked that the walkable land is one piece reached by `dist`:
     # hand the island the masks it would otherwise compute again.
@@ -177,7 +194,8 @@ def _value_noise(height: int, width: int, cell: float, rng: np.random.Generator)
     return out
 
 
-def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+def _land_mask(width: int, height: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """The land and its number of tiles."""
     land = _raw_land(width, height, rng)
     # Keep the piece holding the most inland tile: one island, no islets.
     pieces = grid.components(land)
@@ -185,9 +203,10 @@ def _land_mask(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
         depth = grid.manhattan_distance_to(~land)
         core = np.unravel_index(int(np.argmax(depth)), land.shape)
         land = pieces == pieces[core]
-    if land.sum() < 0.3 * (height - 2) * (width - 2):
+    n_land = int(land.sum())
+    if n_land < 0.3 * (height - 2) * (width - 2):
         raise _Retry
-    return land
+    return land, n_land
 
 
 def _raw_land(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
@@ -368,6 +387,16 @@ def _largest_piece(walkable: np.ndarray) -> np.ndarray:
 
 
 # -- 4. treasure and prisons ----------------------------------------------------
+def _pick_treasure(walkable: np.ndarray, rng) -> int:
+    return int(rng.choice(np.flatnonzero(walkable)))
+
+
+def _prison_mask(dist: np.ndarray, width: int, height: int, count: int, rng) -> np.ndarray:
+    prison = np.zeros(height * width, dtype=bool)
+    prison[_pick_prisons(dist, width, height, count, rng)] = True
+    return prison
+
+
 def _pick_prisons(dist: np.ndarray, width: int, height: int, count: int, rng) -> np.ndarray:
     """Prisons on tiles that reach the treasure, preferably not right next to it."""
     far = max(2, (width + height) // 8)
@@ -400,3 +429,137 @@ def _verify(island: Island, dist: np.ndarray, n_regions, n_prisons, n_mountains)
         and ((dist >= 0) == island.walkable).all()
     )
 
+
+
+# -- the steps: numpy, or compiled ----------------------------------------------
+class _Steps(NamedTuple):
+    """The steps of an attempt that have a compiled twin; the rest is shared."""
+
+    reveal_turn: object
+    land_mask: object
+    grow_regions: object
+    place_mountains: object
+    pick_treasure: object
+    prison_mask: object
+    verify: object
+
+
+PYTHON_STEPS = _Steps(_reveal_turn, _land_mask, _grow_regions, _place_mountains, _pick_treasure, _prison_mask, _verify)
+
+
+def _compiled_steps(gen) -> _Steps:
+    """The same steps with the kernels of `gen` (treasure_cli.formats._gen).
+
+    A kernel that draws takes the bit generator's capsule (numpy's C interface
+    to its state) and draws as the numpy calls it replaces, under the bit
+    generator's lock as numpy's own methods do. The grid work (pieces,
+    neighbours, distances) stays with `grid`, called as the Python steps do;
+    the kernels read its labels and distances as C-contiguous int32
+    (`as_int32` is free when they already are).
+    """
+
+    def as_int32(a):
+        return np.ascontiguousarray(a, dtype=np.int32)
+
+    def reveal_turn(rng):
+        bits = rng.bit_generator
+        with bits.lock:
+            return 2 + gen.below(bits.capsule, 2)
+
+    def land_mask(width, height, rng):
+        # _land_mask, the noise and its threshold in C (which also counts the land)
+        land = np.empty((height, width), dtype=bool)
+        k = int((height - 2) * (width - 2) * (1 - _LAND_FRACTION))  # _raw_land's rank of the threshold
+        bits = rng.bit_generator
+        with bits.lock:
+            n_land = gen.raw_land(bits.capsule, land, width, height, k)
+        pieces = as_int32(grid.components(land))
+        if gen.top(pieces) > 1:
+            depth = grid.manhattan_distance_to(~land)
+            core = np.unravel_index(int(np.argmax(depth)), land.shape)
+            land = pieces == pieces[core]
+            n_land = int(np.count_nonzero(land))
+        if n_land < 0.3 * (height - 2) * (width - 2):
+            raise _Retry
+        return land, n_land
+
+    def grow_regions(land, width, count, rng):
+        labels = np.empty(land.size, dtype=np.int32)
+        bits = rng.bit_generator
+        with bits.lock:
+            complete = gen.grow_regions(bits.capsule, land, width, count, labels)
+        if not complete:
+            raise _Retry
+        return labels
+
+    def place_mountains(land, width, count, rng):
+        # _place_mountains, keeping count of the mountains instead of summing the mask
+        mountain = np.zeros(land.size, dtype=bool)
+        if count == 0:
+            return mountain
+        height = land.size // width
+        bits = rng.bit_generator
+        total = 0
+        for _ in range(8):
+            need = count + max(1, count // 5) - total
+            if need > 0:
+                with bits.lock:
+                    total = gen.add_clusters(bits.capsule, land, mountain, width, need)
+            mountain, total = open_pockets(mountain, land, width, height, total)
+            if total >= count:
+                while (extra := total - count) > 0:  # _trim
+                    walkable = (land & ~mountain).reshape(height, width)
+                    with bits.lock:
+                        total -= gen.drop_some(bits.capsule, mountain, grid.neighbours_of(walkable).ravel(), extra)
+                return mountain
+        raise _Retry
+
+    def open_pockets(mountain, land, width, height, total):
+        pockets = np.empty(land.size, dtype=bool)
+        for _ in range(2 * _MAX_CLUSTER):
+            walkable = (land & ~mountain).reshape(height, width)
+            pieces = as_int32(grid.components(walkable))
+            found = gen.pockets(pieces, -1, pockets)
+            if found < 0:  # a tie for the largest piece: the one holding the most inland tile (_largest_piece)
+                inland = int(pieces.flat[int(np.argmax(grid.manhattan_distance_to(~walkable)))])
+                found = gen.pockets(pieces, inland, pockets)
+            if not found:
+                return mountain, total
+            mountain = mountain & ~grid.neighbours_of(pockets.reshape(height, width)).ravel()
+            total = int(np.count_nonzero(mountain))
+        raise _Retry
+
+    def pick_treasure(walkable, rng):
+        bits = rng.bit_generator
+        with bits.lock:
+            return gen.pick_tile(bits.capsule, walkable)
+
+    def prison_mask(dist, width, height, count, rng):
+        prison = np.zeros(height * width, dtype=bool)
+        bits = rng.bit_generator
+        with bits.lock:
+            placed = gen.pick_prisons(bits.capsule, as_int32(dist), max(2, (width + height) // 8), count, prison)
+        if not placed:
+            raise _Retry
+        return prison
+
+    def verify(island, dist, n_regions, n_prisons, n_mountains):
+        r, c = island.treasure
+        return gen.verify(island.regions, island.mountain, island.prison, as_int32(dist), r * island.width + c,
+                          n_regions, n_prisons, n_mountains)
+
+    return _Steps(reveal_turn, land_mask, grow_regions, place_mountains, pick_treasure, prison_mask, verify)
+
+
+def _compiled() -> _Steps | None:
+    if PURE_PYTHON:  # the same switch as the hint draws' (rules/draws.py)
+        return None
+    try:
+        from treasure_cli.formats import _gen
+    except ImportError:  # not built: no C compiler when the package was installed
+        return None
+    return _compiled_steps(_gen)
+
+
+COMPILED_STEPS = _compiled()
+COMPILED = COMPILED_STEPS is not None
