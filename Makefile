@@ -16,9 +16,9 @@ test: $(STAMP)
 
 install: $(STAMP)
 
-# Reinstall only when the package metadata or the compiled module's source changes
-# (the editable install builds treasure_cli.rules._draws in place, if a C compiler is at hand).
-$(STAMP): pyproject.toml setup.py src/treasure_cli/rules/_draws.c
+# Reinstall only when the package metadata or a compiled module's source changes (the editable
+# install builds treasure_cli.rules._draws and treasure_cli.agents._mass in place, if a C compiler is at hand).
+$(STAMP): pyproject.toml setup.py src/treasure_cli/rules/_draws.c src/treasure_cli/agents/_mass.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,plot,gym,dask]'
