@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treasure_cli.agents import mass_kernel
-from treasure_cli.agents.mass_kernel import PAD, py_best_cover, py_bounding_box, py_count_both, py_integral
+from treasure_cli.agents.mass_kernel import (
+    PAD, py_best_cover, py_best_window, py_bounding_box, py_count_both, py_integral,
+)
 
 try:
     from treasure_cli.agents import _mass
@@ -70,6 +72,12 @@ def test_integral_and_best_cover_are_numpy_s_bit_for_bit(h, w, seed, kind):
             a = _mass.best_cover(want, walk, r0, c0, pos[0], pos[1], discount)
             b = py_best_cover(want, walk, r0, c0, pos[0], pos[1], discount)
             assert a[:2] == b[:2] and np.float64(a[2]).tobytes() == np.float64(b[2]).tobytes()
+    for k in (0, 1, 2):
+        cells = [(i, int(rng.integers(-4, h + 4)), int(rng.integers(-4, w + 4))) for i in range(int(rng.integers(0, 9)))]
+        start = float(rng.choice([0.0, 1e-13, rng.random() * 0.2]))
+        a = _mass.best_window(want, r0, c0, k, cells, start)
+        b = py_best_window(want, r0, c0, k, cells, start)
+        assert a[0] == b[0] and np.float64(a[1]).tobytes() == np.float64(b[1]).tobytes()
 
 
 @needs_compiled
@@ -96,6 +104,10 @@ def test_wrong_arrays_are_refused():
         _mass.integral(p, 0, 0, 4, 4, np.empty((8, 9)))
     with pytest.raises(TypeError):
         _mass.bounding_box(p.astype(np.uint16))
+    with pytest.raises(TypeError):
+        _mass.best_window(np.zeros((9, 9)), 0, 0, 1, [(0, 1)], 0.0)
+    with pytest.raises(ValueError):
+        _mass.best_window(np.zeros((9, 9)), 0, 0, 3, [], 0.0)
     with pytest.raises(ValueError):
         _mass.count_both(p, np.ones((4, 5), dtype=bool), 0, 4, 0, 4)
 

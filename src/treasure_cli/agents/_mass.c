@@ -211,6 +211,65 @@ static PyObject *best_cover(PyObject *self, PyObject *const *args, Py_ssize_t na
     return Py_BuildValue("(nnd)", r0 + best_r, c0 + best_c, best_cover);
 }
 
+/* best_window(cs, r0, c0, k, cells, value) -> (index, value): the first of `cells` (a list
+ * of tuples (_, row, col), map positions) whose (2k+1)x(2k+1) window mass (0 outside the
+ * box at (r0, c0)) is more than value + 1e-12 and than each earlier one's; (-1, value)
+ * if none. */
+static PyObject *best_window(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "best_window(cs, r0, c0, k, cells, value)");
+        return NULL;
+    }
+    Py_ssize_t n[3];
+    if (as_ssize(args + 1, 3, n) < 0)
+        return NULL;
+    Py_ssize_t r0 = n[0], c0 = n[1], k = n[2];
+    double value = PyFloat_AsDouble(args[5]);
+    if (value == -1.0 && PyErr_Occurred())
+        return NULL;
+    if (!PyList_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "cells must be a list");
+        return NULL;
+    }
+    if (k < 0 || k > PAD) {
+        PyErr_SetString(PyExc_ValueError, "the radius must be 0 to 2");
+        return NULL;
+    }
+    Py_buffer cs;
+    if (get_2d(args[0], &cs, 'd', 0, "cs") < 0)
+        return NULL;
+    Py_ssize_t h = cs.shape[0] - 2 * PAD - 1, w = cs.shape[1] - 2 * PAD - 1, lo = PAD - k, hi = PAD + k + 1;
+    Py_ssize_t best = -1, count = PyList_GET_SIZE(args[4]);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *cell = PyList_GET_ITEM(args[4], i);
+        if (!PyTuple_Check(cell) || PyTuple_GET_SIZE(cell) != 3) {
+            PyBuffer_Release(&cs);
+            PyErr_SetString(PyExc_TypeError, "a cell must be a tuple (_, row, col)");
+            return NULL;
+        }
+        Py_ssize_t r = PyLong_AsSsize_t(PyTuple_GET_ITEM(cell, 1)), c = PyLong_AsSsize_t(PyTuple_GET_ITEM(cell, 2));
+        if ((r == -1 || c == -1) && PyErr_Occurred()) {
+            PyBuffer_Release(&cs);
+            return NULL;
+        }
+        r -= r0;
+        c -= c0;
+        double seen = 0.0;
+        if (0 <= r && r < h && 0 <= c && c < w) {
+            seen = *(const double *)AT(cs, r + hi, c + hi) - *(const double *)AT(cs, r + lo, c + hi);
+            seen -= *(const double *)AT(cs, r + hi, c + lo);
+            seen += *(const double *)AT(cs, r + lo, c + lo);
+        }
+        if (seen > value + 1e-12) {
+            value = seen;
+            best = i;
+        }
+    }
+    PyBuffer_Release(&cs);
+    return Py_BuildValue("(nd)", best, value);
+}
+
 /* bounding_box(mask) -> (top, bottom, left, right), bottom and right exclusive, or None. */
 static PyObject *bounding_box(PyObject *self, PyObject *arg)
 {
@@ -299,6 +358,8 @@ static PyMethodDef module_methods[] = {
      "integral(p, r0, c0, h, w, out): the box's padded integral image, as shares of its total, into out."},
     {"best_cover", (PyCFunction)(void (*)(void))best_cover, METH_FASTCALL,
      "best_cover(cs, walk, r0, c0, pr, pc, discount) -> (row, col, mass) of the richest 5x5 window."},
+    {"best_window", (PyCFunction)(void (*)(void))best_window, METH_FASTCALL,
+     "best_window(cs, r0, c0, k, cells, value) -> (index, value) of the first window seeing more."},
     {"bounding_box", bounding_box, METH_O, "bounding_box(mask) -> (top, bottom, left, right) or None."},
     {"count_both", (PyCFunction)(void (*)(void))count_both, METH_FASTCALL,
      "count_both(a, b, r0, r1, c0, c1) -> tiles of the box true in both masks."},

@@ -30,7 +30,7 @@ from treasure_cli.agents.belief import Belief
 from treasure_cli.rules.observation import Observation
 from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.agents.knowledge import Knowledge
-from treasure_cli.agents.mass_kernel import PAD, best_cover, bounding_box, count_both, integral, py_bounding_box
+from treasure_cli.agents.mass_kernel import PAD, best_cover, best_window, bounding_box, count_both, integral, py_bounding_box
 
 SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (prices a verification)
 TELEPORT_MIN_DISTANCE = 10  # closer than this, walking is as good
@@ -122,12 +122,8 @@ class _Mass:
         """The first of the `small` moves (move, row, col) whose 3x3 scan sees more than
         `value` + 1e-12 and more than each earlier one did, and what it sees; else
         (`value`, `first`)."""
-        square = self.square
-        for move, r, c in small:
-            seen = square(((r, c), 1))
-            if seen > value + 1e-12:
-                value, first = seen, move
-        return value, first
+        i, value = best_window(self.cs, self.r0, self.c0, 1, small, value)
+        return value, (small[i][0] if i >= 0 else first)
 
     def square(self, sq: Square) -> float:
         (r, c), k = sq

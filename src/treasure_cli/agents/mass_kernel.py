@@ -50,6 +50,24 @@ def py_best_cover(cs: np.ndarray, walk: np.ndarray, r0: int, c0: int, pr: int, p
     return r + r0, c + c0, float(cover[r, c])
 
 
+def py_best_window(cs: np.ndarray, r0: int, c0: int, k: int, cells: list[tuple], value: float
+                   ) -> tuple[int, float]:
+    """The first of `cells` (tuples (_, row, col), map positions) whose (2k+1)x(2k+1)
+    window (0 outside the box at (r0, c0)) sees more than `value` + 1e-12 and more than
+    each earlier one, as (its index, its mass); else (-1, value)."""
+    h, w = cs.shape[0] - 2 * PAD - 1, cs.shape[1] - 2 * PAD - 1
+    lo, hi = PAD - k, PAD + k + 1
+    best = -1
+    for i, (_, r, c) in enumerate(cells):
+        r, c = r - r0, c - c0
+        seen = 0.0
+        if 0 <= r < h and 0 <= c < w:
+            seen = cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi) - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo)
+        if seen > value + 1e-12:
+            value, best = seen, i
+    return best, value
+
+
 def py_bounding_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
     """(top, bottom, left, right) of the True tiles, bottom and right exclusive; None if none."""
     box = _grid_box(mask)
@@ -74,7 +92,8 @@ def _compiled():
 _mass = _compiled()
 COMPILED = _mass is not None
 if _mass is not None:
-    integral, best_cover, bounding_box, count_both = (
-        _mass.integral, _mass.best_cover, _mass.bounding_box, _mass.count_both)
+    integral, best_cover, best_window, bounding_box, count_both = (
+        _mass.integral, _mass.best_cover, _mass.best_window, _mass.bounding_box, _mass.count_both)
 else:
-    integral, best_cover, bounding_box, count_both = py_integral, py_best_cover, py_bounding_box, py_count_both
+    integral, best_cover, best_window, bounding_box, count_both = (
+        py_integral, py_best_cover, py_best_window, py_bounding_box, py_count_both)
