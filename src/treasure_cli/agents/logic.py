@@ -49,6 +49,8 @@ class Features:
     race: bool = True
 
 
+_DEFAULT_FEATURES = Features()  # frozen: every agent may share it
+
 Square = tuple[Pos, int]  # centre and radius
 
 
@@ -192,7 +194,9 @@ def _n_eff(p: np.ndarray) -> float:
 class LogicAgent:
     def __init__(self, features: Features | None = None, **switches: bool):
         """`switches` are Features fields, e.g. LogicAgent(race=False)."""
-        self.features = dataclasses.replace(features or Features(), **switches)
+        features = features or _DEFAULT_FEATURES
+        # (dataclasses.replace costs more than the rest of this __init__: only when asked)
+        self.features = dataclasses.replace(features, **switches) if switches else features
         self.know: Knowledge | None = None
         self.belief: Belief | None = None
         self._target: Pos | None = None
