@@ -89,7 +89,7 @@ def test_boxes_and_counts_are_numpy_s(h, w, seed, density):
     b = _strided(rng, rng.random((h, w)) < 0.5)
     assert _mass.bounding_box(a) == py_bounding_box(a)
     r0, c0 = int(rng.integers(0, h + 1)), int(rng.integers(0, w + 1))
-    r1, c1 = int(rng.integers(r0, h + 1)), int(rng.integers(c0, w + 1))
+    r1, c1 = int(rng.integers(r0, h + 3)), int(rng.integers(c0, w + 3))  # stops past the edge are clipped
     assert _mass.count_both(a, b, r0, r1, c0, c1) == py_count_both(a, b, r0, r1, c0, c1)
 
 
@@ -110,6 +110,8 @@ def test_wrong_arrays_are_refused():
         _mass.best_window(np.zeros((9, 9)), 0, 0, 3, [], 0.0)
     with pytest.raises(ValueError):
         _mass.count_both(p, np.ones((4, 5), dtype=bool), 0, 4, 0, 4)
+    with pytest.raises(ValueError):
+        _mass.count_both(p, p, -1, 4, 0, 4)
 
 
 @pytest.mark.skipif(PURE_PYTHON_ASKED, reason="TREASURE_CLI_PURE_PYTHON asks for the numpy functions")

@@ -317,7 +317,8 @@ static PyObject *bounding_box(PyObject *self, PyObject *arg)
     return Py_BuildValue("(nnnn)", top, bottom + 1, left, right + 1);
 }
 
-/* count_both(a, b, r0, r1, c0, c1): tiles of rows r0..r1-1, columns c0..c1-1 true in both masks. */
+/* count_both(a, b, r0, r1, c0, c1): tiles of rows r0..r1-1, columns c0..c1-1 true in both masks
+ * (a stop past the edge is clipped, as a slice's). */
 static PyObject *count_both(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 6) {
@@ -335,11 +336,15 @@ static PyObject *count_both(PyObject *self, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     Py_ssize_t r0 = n[0], r1 = n[1], c0 = n[2], c1 = n[3];
-    if (a.shape[0] != b.shape[0] || a.shape[1] != b.shape[1] || r0 < 0 || c0 < 0 || r1 > a.shape[0]
-        || c1 > a.shape[1]) {
+    /* stops past the edge are clipped, as slices are */
+    if (r1 > a.shape[0])
+        r1 = a.shape[0];
+    if (c1 > a.shape[1])
+        c1 = a.shape[1];
+    if (a.shape[0] != b.shape[0] || a.shape[1] != b.shape[1] || r0 < 0 || c0 < 0) {
         PyBuffer_Release(&a);
         PyBuffer_Release(&b);
-        PyErr_SetString(PyExc_ValueError, "the masks differ in shape or the box is not inside them");
+        PyErr_SetString(PyExc_ValueError, "the masks differ in shape or the box starts before them");
         return NULL;
     }
     Py_ssize_t count = 0;

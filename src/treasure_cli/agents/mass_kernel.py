@@ -75,7 +75,8 @@ def py_bounding_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
 
 
 def py_count_both(a: np.ndarray, b: np.ndarray, r0: int, r1: int, c0: int, c1: int) -> int:
-    """Tiles of rows r0..r1-1 and columns c0..c1-1 that are True in both masks."""
+    """Tiles of rows r0..r1-1 and columns c0..c1-1 (starts >= 0, stops clipped at the edge)
+    that are True in both masks."""
     return int(np.count_nonzero(a[r0:r1, c0:c1] & b[r0:r1, c0:c1]))
 
 
