@@ -132,6 +132,10 @@ class _IslandFacts:
         self.rect_least = {kind: _rect_bounds(island, kind)[0] for kind in self.rect_cum}  # smallest area
         self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
             [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
+        # _Drawer.tester's functions by (kind, treasure), and the treasures found to be land
+        # tiles: they depend on the island and the treasure only, and every hint of a game asks.
+        self.testers: dict[tuple[HintKind, Pos], Callable] = {}
+        self.land_treasures: set[Pos] = set()
 
     @functools.cached_property
     def land_tiles(self) -> np.ndarray:
@@ -320,6 +324,16 @@ class _Drawer:
         return HINT_CLASSES[kind](*self.params(kind))
 
     def tester(self, kind: HintKind, treasure: Pos):
+        """`make_tester(kind, treasure)`, kept for the island (a few dozen at most a game)."""
+        testers = self.facts.testers
+        found = testers.get((kind, treasure))
+        if found is None:
+            if len(testers) >= 1024:  # (many treasures on one island: tests, not games)
+                testers.clear()
+            found = testers[kind, treasure] = self.make_tester(kind, treasure)
+        return found
+
+    def make_tester(self, kind: HintKind, treasure: Pos):
         """A function of `params(kind)` answering `draw(kind).holds_for(island, treasure)`.
 
         Geometric kinds use their class's own formula (`contains`) on the
@@ -375,9 +389,11 @@ def draw_hint(
 ) -> Hint:
     """The pirate's hint (RULES §7) whose truth about `treasure` equals `truthful`."""
     t = (int(treasure[0]), int(treasure[1]))
-    if not island.inside(t) or not island.land[t]:
-        raise ValueError(f"the treasure {t} is not a land tile of this map")
     drawer = _Drawer(island, ctx, rng)
+    if t not in drawer.facts.land_treasures:
+        if not island.inside(t) or not island.land[t]:
+            raise ValueError(f"the treasure {t} is not a land tile of this map")
+        drawer.facts.land_treasures.add(t)
     kinds = available_kinds(island, ctx)
     cum: list[float] | None = drawer.facts.cum_weights[kinds]  # kept for the island: most hints take the first kind
     kinds = list(kinds)
