@@ -130,8 +130,7 @@ class _IslandFacts:
         self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
                          for kind in (IN_RECTANGLE, NOT_RECTANGLE)}
         self.rect_least = {kind: _rect_bounds(island, kind)[0] for kind in self.rect_cum}  # smallest area
-        self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
-            [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
+        self.halves = _HALVES[island.height >= 2, island.width >= 2]
         # _Drawer.tester's functions by (kind, treasure), and the treasures found to be land
         # tiles: they depend on the island and the treasure only, and every hint of a game asks.
         self.testers: dict[tuple[HintKind, Pos], Callable] = {}
@@ -144,50 +143,49 @@ class _IslandFacts:
         return np.flatnonzero(self._land)
 
 
+# The halves kind 12 may name, by (H >= 2, W >= 2) (enum members are slow to reach).
+_HALVES = {(rows, cols): (Half.TOP, Half.BOTTOM) * rows + (Half.LEFT, Half.RIGHT) * cols
+           for rows in (False, True) for cols in (False, True)}
+
+
 def _facts(island: Island) -> _IslandFacts:
     return island.memo("hint_draw", _IslandFacts)
 
 
 def _island_kinds(island: Island) -> tuple[HintKind, ...]:
     """The kinds possible on this island at all (kind 6 also waits for the reveal)."""
+    h, w = island.shape
     n_land_regions = len(island.land_regions)
-    out = []
-    for kind in ALL_KINDS:
-        if kind is IN_REGIONS:
-            ok = n_land_regions >= 2
-        elif kind is NOT_REGIONS:
-            ok = n_land_regions >= 1
-        elif kind in (IN_RECTANGLE, NOT_RECTANGLE):
-            ok = _rect_cum(island.height, island.width, kind)[-1] > 0
-        elif kind in (PAIR_BOUNDARY, ANY_BOUNDARY):
-            ok = bool(island.adjacent_pairs)  # no touching regions: S would be empty
-        elif kind is NEAR_SEA:
-            ok = bool(island.sea.any())
-        elif kind is NOT_HALF:
-            ok = island.height >= 2 or island.width >= 2
-        elif kind is BETWEEN_SQUARES:
-            ok = _big_side_range(island)[1] <= min(island.height, island.width)
-        elif kind is MOUNTAIN_REGIONS:
-            ok = bool(island.mountain_regions)
-        else:
-            ok = True  # kind 6 depends on the turn: available_kinds checks it
-        if ok:
-            out.append(kind)
-    return tuple(out)
+    touching = bool(island.adjacent_pairs)  # no touching regions: S would be empty
+    possible = {  # each condition once (kinds not listed are always possible)
+        IN_REGIONS: n_land_regions >= 2,
+        NOT_REGIONS: n_land_regions >= 1,
+        IN_RECTANGLE: _rect_cum(h, w, IN_RECTANGLE)[-1] > 0,
+        NOT_RECTANGLE: _rect_cum(h, w, NOT_RECTANGLE)[-1] > 0,
+        PAIR_BOUNDARY: touching,
+        ANY_BOUNDARY: touching,
+        NEAR_SEA: bool(island.sea.any()),
+        NOT_HALF: h >= 2 or w >= 2,
+        BETWEEN_SQUARES: _big_side_range(island)[1] <= min(h, w),
+        MOUNTAIN_REGIONS: bool(island.mountain_regions),
+    }  # kind 6 depends on the turn: available_kinds checks it
+    return tuple(kind for kind in ALL_KINDS if possible.get(kind, True))
 
 
-def _cum_weights(kinds: Sequence[HintKind]) -> list[float]:
+@functools.lru_cache(maxsize=64)  # a handful of kind lists, shared by every island
+def _cum_weights(kinds: tuple[HintKind, ...]) -> tuple[float, ...]:
     # Running sums in Python floats: the weights are halves and ones, so every sum is exact
     # and equal to np.cumsum's.
-    return list(itertools.accumulate(KIND_WEIGHTS[k] for k in kinds))
+    return tuple(itertools.accumulate(KIND_WEIGHTS[k] for k in kinds))
 
 
-def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator, cum: list[float] | None = None) -> HintKind:
+def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator,
+                cum: Sequence[float] | None = None) -> HintKind:
     """One kind drawn by KIND_WEIGHTS among `kinds`; `cum`: their running weights if known."""
     if not kinds:
         raise ValueError("no hint kind to choose from")
     if cum is None:
-        cum = _cum_weights(kinds)
+        cum = _cum_weights(tuple(kinds))
     # bisect_right is searchsorted(side="right") without numpy's call cost.
     i = bisect.bisect_right(cum, rng.random() * cum[-1])
     return kinds[min(i, len(kinds) - 1)]
@@ -395,7 +393,7 @@ def draw_hint(
             raise ValueError(f"the treasure {t} is not a land tile of this map")
         drawer.facts.land_treasures.add(t)
     kinds = available_kinds(island, ctx)
-    cum: list[float] | None = drawer.facts.cum_weights[kinds]  # kept for the island: most hints take the first kind
+    cum: Sequence[float] | None = drawer.facts.cum_weights[kinds]  # kept: most hints take the first kind
     kinds = list(kinds)
     while kinds:
         kind = choose_kind(kinds, rng, cum)
