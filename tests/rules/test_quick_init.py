@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import typing
 
 import pytest
 from hypothesis import given
@@ -78,3 +79,10 @@ def test_it_refuses_what_it_cannot_serve():
     for cls in (Mutable, Checked, Factory, int):
         with pytest.raises(TypeError):
             quick_init(cls)
+
+
+def test_public_view_s_shortcut_keeps_every_type_s_rule():
+    """public_view returns most events unchanged by a set lookup on their exact type: the set
+    must hold every event type but the three it hides or changes."""
+    every = set(typing.get_args(events.Event))
+    assert events._SHOWN_AS_IS == every - {events.TreasureHidden, events.GameStarted, events.HintGiven}
