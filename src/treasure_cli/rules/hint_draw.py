@@ -142,10 +142,21 @@ class _IslandFacts:
         list: a draw reads at most 12 of them, and a 4096x4096 map has millions."""
         return np.flatnonzero(self._land)
 
+    @functools.cached_property
+    def land_pool(self) -> list[int] | np.ndarray:
+        """land_tiles as a list of Python ints on maps of up to _POOL_LIST_MAX land tiles: a
+        false kind-1 statement is redrawn up to 30 times, 12 tiles each, and reading a list
+        costs a fraction of reading numpy scalars (the array on bigger maps: no huge list)."""
+        tiles = self.land_tiles
+        return tiles.tolist() if tiles.size <= _POOL_LIST_MAX else tiles
+
 
 # The halves kind 12 may name, by (H >= 2, W >= 2) (enum members are slow to reach).
 _HALVES = {(rows, cols): (Half.TOP, Half.BOTTOM) * rows + (Half.LEFT, Half.RIGHT) * cols
            for rows in (False, True) for cols in (False, True)}
+
+
+_POOL_LIST_MAX = 1 << 16  # land tiles kept as a Python list for kind 1 (up to ~2.5 MB of ints)
 
 
 def _facts(island: Island) -> _IslandFacts:
@@ -223,10 +234,13 @@ class _Drawer:
         """Uniform integer in [lo, hi], both inclusive."""
         return lo + self._below(hi - lo)
 
-    def tiles_from(self, pool: np.ndarray, n: int) -> list[Pos]:
+    def tiles_from(self, pool: np.ndarray | list[int], n: int) -> list[Pos]:
         """n distinct tiles of `pool` (flat indices), as rng.choice(pool, n, replace=False) takes them."""
         w = self.island.width
-        return [divmod(int(pool[i]), w) for i in self._sample(len(pool), n)]
+        picked = self._sample(len(pool), n)
+        if isinstance(pool, list):
+            return [divmod(pool[i], w) for i in picked]
+        return [divmod(int(pool[i]), w) for i in picked]
 
     def regions(self, lo: int, hi: int) -> tuple[int, ...]:
         regs = self.facts.land_regions
@@ -249,7 +263,7 @@ class _Drawer:
 
     def not_tiles(self) -> list[Pos]:
         """Kind 1's parameters: 1 to 12 distinct land tiles."""
-        land = self.facts.land_tiles
+        land = self.facts.land_pool
         return self.tiles_from(land, self._int(1, min(12, len(land))))
 
     def line(self) -> tuple[int | None, int | None]:
