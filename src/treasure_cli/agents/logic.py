@@ -50,6 +50,7 @@ class Features:
 
 
 _DEFAULT_FEATURES = Features()  # frozen: every agent may share it
+_LARGE_SCAN = LargeScan()  # the agent's default plan, a frozen value: made once
 
 Square = tuple[Pos, int]  # centre and radius
 
@@ -161,7 +162,8 @@ class _Moves:
 
     def __init__(self, walk: np.ndarray, pos: Pos):
         self.all: list[tuple[Move, Pos]] = legal_moves(walk, pos)  # (move, destination)
-        self.small = [(move, r, c) for move, (r, c) in self.all if move.small]
+        # (move.steps <= 2 is Move.small without a property call per move)
+        self.small = [(move, r, c) for move, (r, c) in self.all if move.steps <= 2]
         self._ranked: list[tuple[Move, int, int, int]] | None = None
 
     @property
@@ -169,7 +171,7 @@ class _Moves:
         """With 0 for a small move and 1 for a large one: of two moves that bring the
         agent as near, the small one (it scans on the way)."""
         if self._ranked is None:
-            self._ranked = [(move, r, c, 0 if move.small else 1) for move, (r, c) in self.all]
+            self._ranked = [(move, r, c, 0 if move.steps <= 2 else 1) for move, (r, c) in self.all]
         return self._ranked
 
 
@@ -290,7 +292,7 @@ class LogicAgent:
     def _best_scan_plan(self, walk, pos: Pos, mass: _Mass, actions_left: int) -> tuple[float, Action, int]:
         """The plan for the rest of this turn that covers the most mass: (mass, first action, actions)."""
         here = (pos, 2)
-        best_value, best_first = mass.best_small_scan(self._moves(walk, pos).small, mass.square(here), LargeScan())
+        best_value, best_first = mass.best_small_scan(self._moves(walk, pos).small, mass.square(here), _LARGE_SCAN)
         best = (best_value, best_first, 1)
         if actions_left < 2 or not self.features.plan_two:
             return best
