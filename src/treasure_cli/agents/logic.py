@@ -25,12 +25,14 @@ from functools import cached_property
 
 import numpy as np
 
-from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
+from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.agents.belief import Belief
 from treasure_cli.rules.observation import Observation
 from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.agents.knowledge import Knowledge
-from treasure_cli.agents.mass_kernel import PAD, best_cover, best_window, bounding_box, count_both, integral, py_bounding_box
+from treasure_cli.agents.mass_kernel import (
+    PAD, best_cover, best_window, bounding_box, count_both, integral, legal_moves, py_bounding_box,
+)
 
 SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (prices a verification)
 TELEPORT_MIN_DISTANCE = 10  # closer than this, walking is as good

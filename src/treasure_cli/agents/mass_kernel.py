@@ -1,4 +1,5 @@
-"""The logic agent's whole-box passes: integral images, the richest 5x5 window, boxes, counts.
+"""The logic agent's whole-box passes: integral images, the richest 5x5 window, boxes, counts
+(and its legal moves).
 
 These are the readable numpy versions. At 32x32 each numpy call costs a few
 microseconds whatever the array's size (a cumsum along one axis of 1,400
@@ -11,8 +12,12 @@ Setting TREASURE_CLI_PURE_PYTHON=1 (as for rules/draws.py) uses these.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from treasure_cli.rules.actions import _MOVE_TABLE
+from treasure_cli.rules.actions import legal_moves as py_legal_moves
 from treasure_cli.rules.draws import PURE_PYTHON
 from treasure_cli.rules.grid import bounding_box as _grid_box
 
@@ -95,6 +100,9 @@ COMPILED = _mass is not None
 if _mass is not None:
     integral, best_cover, best_window, bounding_box, count_both = (
         _mass.integral, _mass.best_cover, _mass.best_window, _mass.bounding_box, _mass.count_both)
+    # legal_moves(walkable, pos): rules.actions.legal_moves (the reference), its loop in C
+    legal_moves = functools.partial(_mass.legal_moves, _MOVE_TABLE)
 else:
     integral, best_cover, best_window, bounding_box, count_both = (
         py_integral, py_best_cover, py_best_window, py_bounding_box, py_count_both)
+    legal_moves = py_legal_moves
