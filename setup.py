@@ -3,10 +3,12 @@
 Each is the compiled twin of Python/numpy code that stays in the package as
 the readable reference and the fallback, with the same results bit for bit:
 treasure_cli.rules._draws (rules/draws.py's hint draws), treasure_cli.rules._grid
-(rules/grid.py's BFS, pieces and distances) and treasure_cli.formats._gen (the
-island generator's random steps in formats/generator.py). `optional=True`: if
-one does not compile (no C compiler, no Python headers), the install goes on
-without it and the package uses the Python code.
+(rules/grid.py's BFS, pieces and distances), treasure_cli.formats._gen (the
+island generator's random steps in formats/generator.py) and
+treasure_cli.agents._mass (agents/mass_kernel.py's whole-box passes of the
+logic agent). `optional=True`: if one does not compile (no C compiler, no
+Python headers), the install goes on without it and the package uses the
+Python code.
 """
 
 import os
@@ -20,5 +22,7 @@ setup(ext_modules=[
     Extension("treasure_cli.rules._draws", ["src/treasure_cli/rules/_draws.c"], optional=True),
     Extension("treasure_cli.rules._grid", ["src/treasure_cli/rules/_grid.c"], optional=True),
     Extension("treasure_cli.formats._gen", ["src/treasure_cli/formats/_gen.c"], optional=True,
+              extra_compile_args=NO_FMA),
+    Extension("treasure_cli.agents._mass", ["src/treasure_cli/agents/_mass.c"], optional=True,
               extra_compile_args=NO_FMA),
 ])

@@ -9,11 +9,9 @@ whole box; the agent's `_Mass` must return exactly the same numbers.
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.agents import logic
 from treasure_cli.agents.logic import _PAD, _Mass, _Moves, _box, _nearest_step
 
 
@@ -68,22 +66,7 @@ def _weights(rng, kind: str, h: int, w: int) -> np.ndarray:
     return np.where(p, rng.random((h, w)), 0.0)  # soft hints: any weights
 
 
-@pytest.fixture(params=["table", "no table"])
-def divisors(request):
-    """The distance divisors from the kept table, or (as on a big map) computed each time."""
-    if request.param == "table":
-        yield
-        return
-    kept = logic._DIVISORS_MAX_TILES
-    logic._DIVISORS_MAX_TILES = 0
-    try:
-        yield
-    finally:
-        logic._DIVISORS_MAX_TILES = kept
-
-
-@pytest.mark.usefixtures("divisors")
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None)
 @given(h=st.integers(1, 30), w=st.integers(1, 30), seed=st.integers(0, 2**32 - 1),
        kind=st.sampled_from(["bool", "urgency", "soft"]))
 def test_masses_are_the_whole_box_formulas_bit_for_bit(h, w, seed, kind):

@@ -104,3 +104,22 @@ def test_the_module_s_kind_names_are_the_kinds_of_those_names():
     from treasure_cli.rules import hint_draw
 
     assert all(getattr(hint_draw, kind.name) is kind for kind in HintKind)
+
+
+def test_kind_1_tiles_are_the_same_from_the_list_and_the_array(monkeypatch):
+    """Small maps read kind 1's land tiles from a Python list, big ones from the array: the
+    same tiles for the same draws."""
+    from treasure_cli.rules import hint_draw, seeds
+
+    island = generate_island(20, 20, rng=np.random.default_rng(3))
+    ctx = hint_draw.HintContext(3, island.prisons[0], (0, 0), True)
+
+    def kind_1_draws(pool_list_max: int) -> list:
+        monkeypatch.setattr(hint_draw, "_POOL_LIST_MAX", pool_list_max)
+        facts = hint_draw._IslandFacts(island)  # a fresh one: the pool is kept per facts
+        drawer = hint_draw._Drawer(island, ctx, seeds.draws(5, seeds.HINTS, 1))
+        drawer.facts = facts
+        return [drawer.params(HintKind.NOT_TILES) for _ in range(200)]
+
+    listed, arrays = kind_1_draws(1 << 16), kind_1_draws(0)
+    assert listed == arrays and all(type(r) is int for tiles, in listed for tile in tiles for r in tile)

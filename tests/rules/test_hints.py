@@ -25,6 +25,7 @@ from treasure_cli.rules.hints import (
     AnyBoundary,
     BetweenSquares,
     Compass,
+    Geometric,
     Half,
     HintKind,
     InDirection,
@@ -778,3 +779,27 @@ def test_geometric_masks_are_the_first_builds(hint, h, w, data):
         assert np.array_equal(got, want), (hint, window)
     r, c = data.draw(st.integers(0, h - 1)), data.draw(st.integers(0, w - 1))
     assert hint.holds_for(island, (r, c)) == bool(reference_geometric_mask(hint, (h, w))[r, c])
+
+
+@settings(max_examples=400, deadline=None)
+@given(h=st.integers(1, 25), w=st.integers(1, 25), data=st.data())
+def test_slice_masks_are_the_formula_s(h, w, data):
+    """Rectangles, lines, halves and rings build their masks as slices; `contains`, the
+    kinds' formula, stays the reference (Geometric._set_mask evaluates it on every tile)."""
+    isl = Island(np.ones((h, w), dtype=np.int32), np.zeros((h, w), dtype=bool), np.zeros((h, w), dtype=bool), 1, 1)
+    n = st.integers(0, max(h, w) + 3)
+    top, left = data.draw(n), data.draw(n)
+    hints = [InRectangle(top, left, top + data.draw(n), left + data.draw(n)),
+             NotRectangle(top, left, top + data.draw(n), left + data.draw(n)),
+             InLine(data.draw(st.one_of(st.none(), n)), data.draw(n)),
+             NotLine(data.draw(n), data.draw(st.one_of(st.none(), n))),
+             NotHalf(data.draw(st.sampled_from(list(Half))))]
+    big = data.draw(st.integers(3, max(3, min(h, w) + 2)))
+    small = data.draw(st.integers(1, big - 2))
+    st_, sl = data.draw(st.integers(top + 1, top + big - 1 - small)), data.draw(st.integers(left + 1, left + big - 1 - small))
+    hints.append(BetweenSquares(top, left, big, st_, sl, small))
+    for hint in hints:
+        want = Geometric._set_mask(hint, isl)
+        want = ~want if hint._negated else want
+        got = hint.mask(isl)
+        assert got.dtype == bool and got.shape == (h, w) and np.array_equal(got, want), hint

@@ -16,7 +16,8 @@ import numpy as np
 
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import scan_square
-from treasure_cli.rules.grid import Direction, Pos, bounding_box
+from treasure_cli.agents.mass_kernel import bounding_box, count_both
+from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.pirate import PrisonRoutes, prison_routes
@@ -79,8 +80,15 @@ class Knowledge:
             handler(self, event)
 
     def update_all(self, events) -> None:
+        handlers = self._handlers  # `update`, inlined: an action brings a few events
         for e in events:
-            self.update(e)
+            kind = type(e)
+            try:
+                handler = handlers[kind]
+            except KeyError:
+                handler = handlers[kind] = getattr(type(self), "_on_" + kind.__name__, None)
+            if handler is not None:
+                handler(self, e)
 
     def restrict(self, mask: np.ndarray) -> None:
         self.candidates = self.candidates & mask  # a new array: callers may keep the old one
@@ -108,11 +116,13 @@ class Knowledge:
             # Only the tiles around the candidates can change: once they are
             # few (a replay's later turns), the hint's set is built on their
             # bounding box, not on the whole map.
-            box = bounding_box(self.candidates)
+            found = bounding_box(self.candidates)
             # A new array (callers may keep the old one); np.zeros leaves the
             # pages outside the box untouched, where zeros_like writes them all.
             candidates = np.zeros(self.candidates.shape, dtype=bool)
-            if box is not None:
+            if found is not None:
+                top, bottom, left, right = found
+                box = np.s_[top:bottom, left:right]
                 s = self.hints[number - 1].mask(self.island, box)
                 candidates[box] = self.candidates[box] & (s if truthful else ~s)
             self.candidates = candidates
@@ -156,7 +166,10 @@ class Knowledge:
 
     def _on_AreaScanned(self, e: ev.AreaScanned) -> None:
         square = scan_square(e.centre, e.size)
-        if not e.found and self.candidates[square].any():  # (a square without candidates changes nothing)
+        rows, cols = square
+        cand = self.candidates
+        # (a square without candidates changes nothing)
+        if not e.found and count_both(cand, cand, rows.start, rows.stop, cols.start, cols.stop):
             self.candidates = self.candidates.copy()  # a new array: callers may keep the old one
             self.candidates[square] = False
 

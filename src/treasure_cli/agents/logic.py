@@ -21,22 +21,24 @@ cost per action shrinks as the candidates do.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from functools import cached_property
 
 import numpy as np
 
-from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify, legal_moves
+from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.agents.belief import Belief
 from treasure_cli.rules.observation import Observation
-from treasure_cli.rules.grid import Pos, bfs_distance, bounding_box
+from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.agents.knowledge import Knowledge
+from treasure_cli.agents.mass_kernel import (
+    PAD, best_cover, best_window, bounding_box, count_both, integral, legal_moves, py_bounding_box,
+)
 
 SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (prices a verification)
 TELEPORT_MIN_DISTANCE = 10  # closer than this, walking is as good
 URGENCY = 3.0               # extra weight for tiles the free pirate reaches next turn
 TRAVEL_DISCOUNT = 8.0       # tiles of distance that halve a spot's appeal
-_PAD = 2                    # the largest scan radius
+_PAD = PAD                  # the largest scan radius
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,30 +51,18 @@ class Features:
     race: bool = True
 
 
+_DEFAULT_FEATURES = Features()  # frozen: every agent may share it
+_LARGE_SCAN = LargeScan()  # the agent's default plan, a frozen value: made once
+
 Square = tuple[Pos, int]  # centre and radius
 
 
 def _box(p: np.ndarray) -> tuple[slice, slice]:
     """The rows and columns holding all of `p`'s weight (not all zero), grown by the largest scan radius."""
-    rows, cols = bounding_box(p)
+    top, bottom, left, right = bounding_box(p) if p.dtype == bool else py_bounding_box(p)
     h, w = p.shape
-    return (slice(max(rows.start - _PAD, 0), min(rows.stop + _PAD, h)),
-            slice(max(cols.start - _PAD, 0), min(cols.stop + _PAD, w)))
-
-
-# Largest table of distance divisors kept (tiles; 8 MB): maps up to about 512x512.
-_DIVISORS_MAX_TILES = 1 << 20
-
-
-@functools.lru_cache(maxsize=4)
-def _divisors(h: int, w: int, discount: float) -> np.ndarray:
-    """1 + (|dr| + |dc|) / discount for every offset (dr, dc) between two tiles of an
-    h x w map, at [dr + h - 1, dc + w - 1] (read-only, kept per map shape)."""
-    rows = np.abs(np.arange(-(h - 1), h))
-    cols = np.abs(np.arange(-(w - 1), w))
-    table = 1.0 + (rows[:, None] + cols[None, :]) / discount
-    table.setflags(write=False)
-    return table
+    return (slice(max(top - _PAD, 0), min(bottom + _PAD, h)),
+            slice(max(left - _PAD, 0), min(right + _PAD, w)))
 
 
 class _Mass:
@@ -81,9 +71,9 @@ class _Mass:
     One integral image of the box (padded by the largest scan radius) gives
     the mass of every 3x3 and 5x5 window and of any rectangle; outside the
     box (grown by the radius) every window is empty. A window's mass is read
-    from four corners of the image where it is asked for; only the large
-    scan's windows are computed over the whole box (`cover`), and only when
-    something looks for the richest spot.
+    from four corners of the image where it is asked for; the richest large
+    scan is searched over the whole box (`mass_kernel.best_cover`) only when
+    something looks for it.
     """
 
     def __init__(self, p: np.ndarray, walk: np.ndarray, box: tuple[slice, slice]):
@@ -92,29 +82,18 @@ class _Mass:
         self.box = box
         self.r0, self.c0 = box[0].start, box[1].start
         self.h, self.w = box[0].stop - self.r0, box[1].stop - self.c0
-        # The integral image in one array: a zero first row and column, then the box
-        # padded by _PAD zeros, summed down and across in place.
-        shape = (self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1)
-        inner = np.s_[_PAD + 1: _PAD + 1 + self.h, _PAD + 1: _PAD + 1 + self.w]
-        if p.dtype == bool:
-            # Counts: summed in integers, which is faster and gives the very numbers a
-            # float sum would (whole numbers far below 2**53 add up exactly either way).
-            ci = np.zeros(shape, dtype=np.int32 if p.size < 2**31 else np.int64)
-            ci[inner] = p[box]
-            np.cumsum(ci, axis=0, out=ci)
-            np.cumsum(ci, axis=1, out=ci)
-            self.cs = ci / float(ci[-1, -1])
-        else:
-            cs = self.cs = np.zeros(shape)
-            cs[inner] = p[box]
-            np.cumsum(cs, axis=0, out=cs)
-            np.cumsum(cs, axis=1, out=cs)
-            cs /= cs[-1, -1]
+        if p.dtype != bool and p.dtype != np.float64:
+            p = p.astype(np.float64)  # (whole numbers: the same sums)
+        # The integral image: a zero first row and column, then the box padded by _PAD zeros.
+        self.cs = np.empty((self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1))
+        integral(p, self.r0, self.c0, self.h, self.w, self.cs)
         self._walk = walk
+        self._top: tuple[Pos, float] | None = None
 
     @cached_property
     def cover(self) -> np.ndarray:
-        """What a large scan sees from each tile of the box (0 where one cannot stand)."""
+        """What a large scan sees from each tile of the box (0 where one cannot stand);
+        for reading (the agent's own searches go through `best_cover`)."""
         cs, h, w = self.cs, self.h, self.w
         lo, hi = 0, 2 * _PAD + 1  # the corners of the 5x5 windows
         # a - b - c + d, in that order (as `_window` adds up one window), in one buffer.
@@ -123,16 +102,10 @@ class _Mass:
         window += cs[lo: lo + h, lo: lo + w]
         return np.where(self._walk[self.box], window, 0.0)
 
-    @cached_property
-    def _top(self) -> tuple[Pos, float]:
-        """The first tile (row-major) whose large scan sees the most, and that mass."""
-        flat = int(np.argmax(self.cover))
-        r, c = divmod(flat, self.w)
-        return (r + self.r0, c + self.c0), float(self.cover[r, c])
-
     @property
     def cover_max(self) -> float:
-        return self._top[1]
+        """The most mass one large scan sees."""
+        return self.richest((0, 0), None)[1]
 
     def _window(self, r: int, c: int, k: int) -> float:
         """Mass of the (2k+1)x(2k+1) window centred on box tile (r, c)."""
@@ -154,12 +127,8 @@ class _Mass:
         """The first of the `small` moves (move, row, col) whose 3x3 scan sees more than
         `value` + 1e-12 and more than each earlier one did, and what it sees; else
         (`value`, `first`)."""
-        square = self.square
-        for move, r, c in small:
-            seen = square(((r, c), 1))
-            if seen > value + 1e-12:
-                value, first = seen, move
-        return value, first
+        i, value = best_window(self.cs, self.r0, self.c0, 1, small, value)
+        return value, (small[i][0] if i >= 0 else first)
 
     def square(self, sq: Square) -> float:
         (r, c), k = sq
@@ -177,23 +146,15 @@ class _Mass:
         return self.square(a) + self.square(b) - both
 
     def richest(self, pos: Pos, discount: float | None) -> tuple[Pos, float]:
-        """The tile whose large scan sees the most mass (discounted by distance from `pos`,
-        a tile of the map, if asked)."""
-        if not discount:
+        """The first tile (row-major) whose large scan sees the most mass, divided by
+        1 + (distance from `pos`, a tile of the map) / discount if a discount is given;
+        that tile and the mass it sees."""
+        if not discount and self._top is not None:
             return self._top
-        map_h, map_w = self._walk.shape
-        if (2 * map_h - 1) * (2 * map_w - 1) <= _DIVISORS_MAX_TILES:
-            rows = self.r0 - pos[0] + map_h - 1
-            cols = self.c0 - pos[1] + map_w - 1
-            divisor = _divisors(map_h, map_w, discount)[rows: rows + self.h, cols: cols + self.w]
-        else:
-            rows = np.abs(np.arange(self.r0, self.r0 + self.h) - pos[0])
-            cols = np.abs(np.arange(self.c0, self.c0 + self.w) - pos[1])
-            divisor = 1.0 + (rows[:, None] + cols[None, :]) / discount
-        score = self.cover / divisor
-        flat = int(np.argmax(score))
-        r, c = divmod(flat, self.w)
-        return (r + self.r0, c + self.c0), float(self.cover[r, c])
+        r, c, seen = best_cover(self.cs, self._walk, self.r0, self.c0, pos[0], pos[1], discount or 0.0)
+        if not discount:
+            self._top = (r, c), seen
+        return (r, c), seen
 
 
 class _Moves:
@@ -203,7 +164,8 @@ class _Moves:
 
     def __init__(self, walk: np.ndarray, pos: Pos):
         self.all: list[tuple[Move, Pos]] = legal_moves(walk, pos)  # (move, destination)
-        self.small = [(move, r, c) for move, (r, c) in self.all if move.small]
+        # (move.steps <= 2 is Move.small without a property call per move)
+        self.small = [(move, r, c) for move, (r, c) in self.all if move.steps <= 2]
         self._ranked: list[tuple[Move, int, int, int]] | None = None
 
     @property
@@ -211,7 +173,7 @@ class _Moves:
         """With 0 for a small move and 1 for a large one: of two moves that bring the
         agent as near, the small one (it scans on the way)."""
         if self._ranked is None:
-            self._ranked = [(move, r, c, 0 if move.small else 1) for move, (r, c) in self.all]
+            self._ranked = [(move, r, c, 0 if move.steps <= 2 else 1) for move, (r, c) in self.all]
         return self._ranked
 
 
@@ -236,7 +198,9 @@ def _n_eff(p: np.ndarray) -> float:
 class LogicAgent:
     def __init__(self, features: Features | None = None, **switches: bool):
         """`switches` are Features fields, e.g. LogicAgent(race=False)."""
-        self.features = dataclasses.replace(features or Features(), **switches)
+        features = features or _DEFAULT_FEATURES
+        # (dataclasses.replace costs more than the rest of this __init__: only when asked)
+        self.features = dataclasses.replace(features, **switches) if switches else features
         self.know: Knowledge | None = None
         self.belief: Belief | None = None
         self._target: Pos | None = None
@@ -330,7 +294,7 @@ class LogicAgent:
     def _best_scan_plan(self, walk, pos: Pos, mass: _Mass, actions_left: int) -> tuple[float, Action, int]:
         """The plan for the rest of this turn that covers the most mass: (mass, first action, actions)."""
         here = (pos, 2)
-        best_value, best_first = mass.best_small_scan(self._moves(walk, pos).small, mass.square(here), LargeScan())
+        best_value, best_first = mass.best_small_scan(self._moves(walk, pos).small, mass.square(here), _LARGE_SCAN)
         best = (best_value, best_first, 1)
         if actions_left < 2 or not self.features.plan_two:
             return best
@@ -375,7 +339,7 @@ class LogicAgent:
     def _best_split(self, box, n: int) -> tuple[Action | None, float]:
         """`_best_verification` for equal weights: the effective counts are plain counts."""
         know = self.know
-        cand = know.candidates[box]
+        cand, (rows, cols) = know.candidates, box
         counts = self._split_counts  # for these candidates
         j_now = n / SCAN_RATE
         best, best_gain = None, -1.0
@@ -385,7 +349,7 @@ class LogicAgent:
                 mask = know.open_mask(number)
                 if mask is None:
                     continue  # settled: its answer follows from the candidates
-                n_in = int(np.count_nonzero(cand & mask[box]))
+                n_in = count_both(cand, mask, rows.start, rows.stop, cols.start, cols.stop)
                 if n_in in (0, n):
                     know.settle(number)
                     continue

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 
 from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.quick_init import quick_init
 
 if TYPE_CHECKING:
     from treasure_cli.rules.observation import Observation
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True)
 class Verify:
     """Learn whether hint `number` (1-based, in the list, not yet verified) is true."""
@@ -20,6 +22,7 @@ class Verify:
     number: int
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True)
 class Move:
     """Move straight `steps` tiles: 1–2 is a small move (then a 3x3 scan), 3–4 a large one."""
@@ -32,11 +35,13 @@ class Move:
         return self.steps <= 2
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True)
 class LargeScan:
     """Stay and scan the 5x5 square around the agent."""
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True)
 class Teleport:
     """Once a game, free: jump to any walkable tile (no scan)."""

@@ -53,17 +53,21 @@ from treasure_cli.rules.hints import (
     FIXED_KINDS, HINT_CLASSES, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin, PairBoundary,
 )
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.quick_init import quick_init
 
 # The kinds as module globals: a draw compares kinds a few dozen times, and a
-# global is found about five times faster than a member of the enum class.
+# global is found about five times faster than a member of the enum class
+# (and iterating over a tuple of them ~30 times faster than over the class).
+ALL_KINDS: tuple[HintKind, ...] = tuple(HintKind)
 (NOT_TILES, IN_REGIONS, NOT_REGIONS, IN_RECTANGLE, NOT_RECTANGLE, NEARER_THAN_PRISON, IN_LINE, NOT_LINE,
- PAIR_BOUNDARY, ANY_BOUNDARY, NEAR_SEA, NOT_HALF, DIRECTION, BETWEEN_SQUARES, MOUNTAIN_REGIONS) = HintKind
+ PAIR_BOUNDARY, ANY_BOUNDARY, NEAR_SEA, NOT_HALF, DIRECTION, BETWEEN_SQUARES, MOUNTAIN_REGIONS) = ALL_KINDS
 
 RARE_KINDS: frozenset[HintKind] = frozenset({IN_LINE, NOT_HALF, BETWEEN_SQUARES})
 KIND_WEIGHTS: dict[HintKind, float] = {k: 0.5 if k in RARE_KINDS else 1.0 for k in HintKind}
 MAX_PARAM_DRAWS = 30
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True)
 class HintContext:
     """What the pirate knows when he gives a hint."""
@@ -126,14 +130,33 @@ class _IslandFacts:
         self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
                          for kind in (IN_RECTANGLE, NOT_RECTANGLE)}
         self.rect_least = {kind: _rect_bounds(island, kind)[0] for kind in self.rect_cum}  # smallest area
-        self.halves = ([Half.TOP, Half.BOTTOM] if island.height >= 2 else []) + (
-            [Half.LEFT, Half.RIGHT] if island.width >= 2 else [])
+        self.halves = _HALVES[island.height >= 2, island.width >= 2]
+        # _Drawer.tester's functions by (kind, treasure), and the treasures found to be land
+        # tiles: they depend on the island and the treasure only, and every hint of a game asks.
+        self.testers: dict[tuple[HintKind, Pos], Callable] = {}
+        self.land_treasures: set[Pos] = set()
 
     @functools.cached_property
     def land_tiles(self) -> np.ndarray:
         """The land tiles' flat indices (for kind 1 only: made when first drawn). An array, not a
         list: a draw reads at most 12 of them, and a 4096x4096 map has millions."""
         return np.flatnonzero(self._land)
+
+    @functools.cached_property
+    def land_pool(self) -> list[int] | np.ndarray:
+        """land_tiles as a list of Python ints on maps of up to _POOL_LIST_MAX land tiles: a
+        false kind-1 statement is redrawn up to 30 times, 12 tiles each, and reading a list
+        costs a fraction of reading numpy scalars (the array on bigger maps: no huge list)."""
+        tiles = self.land_tiles
+        return tiles.tolist() if tiles.size <= _POOL_LIST_MAX else tiles
+
+
+# The halves kind 12 may name, by (H >= 2, W >= 2) (enum members are slow to reach).
+_HALVES = {(rows, cols): (Half.TOP, Half.BOTTOM) * rows + (Half.LEFT, Half.RIGHT) * cols
+           for rows in (False, True) for cols in (False, True)}
+
+
+_POOL_LIST_MAX = 1 << 16  # land tiles kept as a Python list for kind 1 (up to ~2.5 MB of ints)
 
 
 def _facts(island: Island) -> _IslandFacts:
@@ -142,44 +165,38 @@ def _facts(island: Island) -> _IslandFacts:
 
 def _island_kinds(island: Island) -> tuple[HintKind, ...]:
     """The kinds possible on this island at all (kind 6 also waits for the reveal)."""
+    h, w = island.shape
     n_land_regions = len(island.land_regions)
-    out = []
-    for kind in HintKind:
-        if kind is IN_REGIONS:
-            ok = n_land_regions >= 2
-        elif kind is NOT_REGIONS:
-            ok = n_land_regions >= 1
-        elif kind in (IN_RECTANGLE, NOT_RECTANGLE):
-            ok = _rect_cum(island.height, island.width, kind)[-1] > 0
-        elif kind in (PAIR_BOUNDARY, ANY_BOUNDARY):
-            ok = bool(island.adjacent_pairs)  # no touching regions: S would be empty
-        elif kind is NEAR_SEA:
-            ok = bool(island.sea.any())
-        elif kind is NOT_HALF:
-            ok = island.height >= 2 or island.width >= 2
-        elif kind is BETWEEN_SQUARES:
-            ok = _big_side_range(island)[1] <= min(island.height, island.width)
-        elif kind is MOUNTAIN_REGIONS:
-            ok = bool(island.mountain_regions)
-        else:
-            ok = True  # kind 6 depends on the turn: available_kinds checks it
-        if ok:
-            out.append(kind)
-    return tuple(out)
+    touching = bool(island.adjacent_pairs)  # no touching regions: S would be empty
+    possible = {  # each condition once (kinds not listed are always possible)
+        IN_REGIONS: n_land_regions >= 2,
+        NOT_REGIONS: n_land_regions >= 1,
+        IN_RECTANGLE: _rect_cum(h, w, IN_RECTANGLE)[-1] > 0,
+        NOT_RECTANGLE: _rect_cum(h, w, NOT_RECTANGLE)[-1] > 0,
+        PAIR_BOUNDARY: touching,
+        ANY_BOUNDARY: touching,
+        NEAR_SEA: bool(island.sea.any()),
+        NOT_HALF: h >= 2 or w >= 2,
+        BETWEEN_SQUARES: _big_side_range(island)[1] <= min(h, w),
+        MOUNTAIN_REGIONS: bool(island.mountain_regions),
+    }  # kind 6 depends on the turn: available_kinds checks it
+    return tuple(kind for kind in ALL_KINDS if possible.get(kind, True))
 
 
-def _cum_weights(kinds: Sequence[HintKind]) -> list[float]:
+@functools.lru_cache(maxsize=64)  # a handful of kind lists, shared by every island
+def _cum_weights(kinds: tuple[HintKind, ...]) -> tuple[float, ...]:
     # Running sums in Python floats: the weights are halves and ones, so every sum is exact
     # and equal to np.cumsum's.
-    return list(itertools.accumulate(KIND_WEIGHTS[k] for k in kinds))
+    return tuple(itertools.accumulate(KIND_WEIGHTS[k] for k in kinds))
 
 
-def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator, cum: list[float] | None = None) -> HintKind:
+def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator,
+                cum: Sequence[float] | None = None) -> HintKind:
     """One kind drawn by KIND_WEIGHTS among `kinds`; `cum`: their running weights if known."""
     if not kinds:
         raise ValueError("no hint kind to choose from")
     if cum is None:
-        cum = _cum_weights(kinds)
+        cum = _cum_weights(tuple(kinds))
     # bisect_right is searchsorted(side="right") without numpy's call cost.
     i = bisect.bisect_right(cum, rng.random() * cum[-1])
     return kinds[min(i, len(kinds) - 1)]
@@ -217,10 +234,13 @@ class _Drawer:
         """Uniform integer in [lo, hi], both inclusive."""
         return lo + self._below(hi - lo)
 
-    def tiles_from(self, pool: np.ndarray, n: int) -> list[Pos]:
+    def tiles_from(self, pool: np.ndarray | list[int], n: int) -> list[Pos]:
         """n distinct tiles of `pool` (flat indices), as rng.choice(pool, n, replace=False) takes them."""
         w = self.island.width
-        return [divmod(int(pool[i]), w) for i in self._sample(len(pool), n)]
+        picked = self._sample(len(pool), n)
+        if isinstance(pool, list):
+            return [divmod(pool[i], w) for i in picked]
+        return [divmod(int(pool[i]), w) for i in picked]
 
     def regions(self, lo: int, hi: int) -> tuple[int, ...]:
         regs = self.facts.land_regions
@@ -243,7 +263,7 @@ class _Drawer:
 
     def not_tiles(self) -> list[Pos]:
         """Kind 1's parameters: 1 to 12 distinct land tiles."""
-        land = self.facts.land_tiles
+        land = self.facts.land_pool
         return self.tiles_from(land, self._int(1, min(12, len(land))))
 
     def line(self) -> tuple[int | None, int | None]:
@@ -316,6 +336,16 @@ class _Drawer:
         return HINT_CLASSES[kind](*self.params(kind))
 
     def tester(self, kind: HintKind, treasure: Pos):
+        """`make_tester(kind, treasure)`, kept for the island (a few dozen at most a game)."""
+        testers = self.facts.testers
+        found = testers.get((kind, treasure))
+        if found is None:
+            if len(testers) >= 1024:  # (many treasures on one island: tests, not games)
+                testers.clear()
+            found = testers[kind, treasure] = self.make_tester(kind, treasure)
+        return found
+
+    def make_tester(self, kind: HintKind, treasure: Pos):
         """A function of `params(kind)` answering `draw(kind).holds_for(island, treasure)`.
 
         Geometric kinds use their class's own formula (`contains`) on the
@@ -371,11 +401,13 @@ def draw_hint(
 ) -> Hint:
     """The pirate's hint (RULES §7) whose truth about `treasure` equals `truthful`."""
     t = (int(treasure[0]), int(treasure[1]))
-    if not island.inside(t) or not island.land[t]:
-        raise ValueError(f"the treasure {t} is not a land tile of this map")
     drawer = _Drawer(island, ctx, rng)
+    if t not in drawer.facts.land_treasures:
+        if not island.inside(t) or not island.land[t]:
+            raise ValueError(f"the treasure {t} is not a land tile of this map")
+        drawer.facts.land_treasures.add(t)
     kinds = available_kinds(island, ctx)
-    cum: list[float] | None = drawer.facts.cum_weights[kinds]  # kept for the island: most hints take the first kind
+    cum: Sequence[float] | None = drawer.facts.cum_weights[kinds]  # kept: most hints take the first kind
     kinds = list(kinds)
     while kinds:
         kind = choose_kind(kinds, rng, cum)

@@ -349,6 +349,12 @@ class _Rectangle(Geometric):
         # The row terms and the column terms apart: one (H, W) operation, not two.
         return ((rows >= top) & (rows <= bottom)) & ((cols >= left) & (cols <= right))
 
+    def _set_mask(self, island: Island) -> np.ndarray:
+        # `contains` over the whole map as one slice: two numpy calls, not seven (tests/rules/test_hints.py).
+        m = np.zeros(island.shape, dtype=bool)
+        m[self.top: self.bottom + 1, self.left: self.right + 1] = True
+        return m
+
     def _corners(self) -> str:
         return f"from {format_pos((self.top, self.left))} to {format_pos((self.bottom, self.right))}"
 
@@ -439,6 +445,14 @@ class _Line(Geometric):
     def contains(row, col, rows, cols, shape):
         # -1 never matches an index, so a missing line contributes nothing.
         return (rows == (-1 if row is None else row)) | (cols == (-1 if col is None else col))
+
+    def _set_mask(self, island: Island) -> np.ndarray:
+        m = np.zeros(island.shape, dtype=bool)  # `contains` as slices (a line off the map is no tile)
+        if self.row is not None and self.row < m.shape[0]:
+            m[self.row] = True
+        if self.col is not None and self.col < m.shape[1]:
+            m[:, self.col] = True
+        return m
 
     @classmethod
     def _from_match(cls, m: re.Match[str]) -> Hint:
@@ -606,6 +620,20 @@ class NotHalf(Geometric):
             return cols < w // 2
         return cols >= w - w // 2
 
+    def _set_mask(self, island: Island) -> np.ndarray:
+        h, w = island.shape
+        m = np.zeros((h, w), dtype=bool)  # `contains` as a slice
+        half = self.half
+        if half is Half.TOP:
+            m[: h // 2] = True
+        elif half is Half.BOTTOM:
+            m[h - h // 2:] = True
+        elif half is Half.LEFT:
+            m[:, : w // 2] = True
+        else:
+            m[:, w - w // 2:] = True
+        return m
+
     def sentence(self) -> str:
         return f"the treasure is not in the {self.half.value} half of the map"
 
@@ -708,6 +736,12 @@ class BetweenSquares(Geometric):
         # `^` (not `~`), so the formula is right for Python bools too: inside the big one, not the small
         big = square(big_top, big_left, big_side)
         return big & (big ^ square(small_top, small_left, small_side))
+
+    def _set_mask(self, island: Island) -> np.ndarray:
+        m = np.zeros(island.shape, dtype=bool)  # `contains` as slices: the small square lies inside the big one
+        m[self.big_top: self.big_top + self.big_side, self.big_left: self.big_left + self.big_side] = True
+        m[self.small_top: self.small_top + self.small_side, self.small_left: self.small_left + self.small_side] = False
+        return m
 
     def sentence(self) -> str:
         def corners(top: int, left: int, side: int) -> str:
