@@ -26,7 +26,6 @@ from typing import NamedTuple
 import numpy as np
 
 from treasure_cli.formats.generator import generate_island
-from treasure_cli.formats.map_file import parse_map, read_map, read_map_text
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import LOSE, GameRecord
@@ -175,6 +174,8 @@ def _size_key(label: str) -> tuple[int, int, int]:
 # -- the work ----------------------------------------------------------------
 def playable_map(path: str) -> tuple[str, Island] | str:
     """A map file's text and island if a game can be played on it, else why not (as `run` says it)."""
+    from treasure_cli.formats.map_file import parse_map, read_map_text  # map files only: not on generated islands' start-up
+
     try:
         text = read_map_text(path)
         island = parse_map(text, path)
@@ -285,6 +286,8 @@ def chunked(tasks: Iterator[tuple[int, Task]], most: int, count: int | None = No
 @lru_cache(maxsize=8)
 def _read(path: str) -> Island:
     # A worker plays many games on one map file: read and warm it once.
+    from treasure_cli.formats.map_file import read_map
+
     return read_map(path).precompute()
 
 

@@ -11,7 +11,6 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from treasure_cli.formats.game_record import quote_name
 from treasure_cli.play.records import GameRecord
 
 
@@ -25,6 +24,8 @@ def align(rows: Sequence[Sequence[str]], left: int) -> str:
 
 def run_table(records: Sequence[GameRecord]) -> str:
     """Map, size, result, turns, seconds per game; then the totals line."""
+    from treasure_cli.formats.game_record import quote_name  # run's table only: bench starts without the log format
+
     rows = [("map", "size", "result", "turns", "seconds")]
     for r in records:
         name = quote_name(Path(r.map).name)
