@@ -26,7 +26,6 @@ from typing import NamedTuple
 import numpy as np
 
 from treasure_cli.formats.generator import generate_island
-from treasure_cli.formats.map_file import parse_map, read_map, read_map_text
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import LOSE, GameRecord
@@ -175,6 +174,8 @@ def _size_key(label: str) -> tuple[int, int, int]:
 # -- the work ----------------------------------------------------------------
 def playable_map(path: str) -> tuple[str, Island] | str:
     """A map file's text and island if a game can be played on it, else why not (as `run` says it)."""
+    from treasure_cli.formats.map_file import parse_map, read_map_text  # map files only: not on generated islands' start-up
+
     try:
         text = read_map_text(path)
         island = parse_map(text, path)
@@ -249,19 +250,33 @@ def _play_chunk(chunk: tuple[tuple[int, Task], ...], options: BenchOptions) -> l
 
 
 # A worker gets several small islands per submit: one task per 32x32 island
-# cost more in pickling and pool round trips than the game itself.
-CHUNK_TILES = 16 * 32 * 32
+# cost more in pickling and pool round trips than the game itself, and each
+# chunk costs the parent ~0.7 ms (submit, pickling, the pool's two threads).
+# 64 islands of 32x32 are ~0.2 s of play, still a smooth progress bar.
+CHUNK_TILES = 64 * 32 * 32
 
 
-def chunked(tasks: Iterator[tuple[int, Task]], most: int) -> Iterator[tuple[tuple[int, Task], ...]]:
-    """Consecutive tasks grouped up to `most` tasks and about CHUNK_TILES tiles (a big island goes alone)."""
+def chunked(tasks: Iterator[tuple[int, Task]], most: int, count: int | None = None,
+            parts: int = 1) -> Iterator[tuple[tuple[int, Task], ...]]:
+    """Consecutive tasks grouped up to `most` tasks and about CHUNK_TILES tiles (a big island goes alone).
+
+    With `count` (the number of tasks), a chunk also holds at most 1/`parts` of
+    the tasks not yet handed out, so chunks shrink towards the end (guided
+    scheduling): few round trips while there is much to do, and the workers
+    run out of work together, not one finishing a big chunk alone.
+    """
     chunk: list[tuple[int, Task]] = []
     tiles = 0
+    limit = most
+    given = 0  # tasks handed out in earlier chunks
     for item in tasks:
         area = item[1].width * item[1].height
-        if chunk and (len(chunk) >= most or tiles + area > CHUNK_TILES):
+        if chunk and (len(chunk) >= limit or tiles + area > CHUNK_TILES):
             yield tuple(chunk)
+            given += len(chunk)
             chunk, tiles = [], 0
+        if not chunk and count is not None:
+            limit = max(1, min(most, (count - given) // parts))
         chunk.append(item)
         tiles += area
     if chunk:
@@ -271,6 +286,8 @@ def chunked(tasks: Iterator[tuple[int, Task]], most: int) -> Iterator[tuple[tupl
 @lru_cache(maxsize=8)
 def _read(path: str) -> Island:
     # A worker plays many games on one map file: read and warm it once.
+    from treasure_cli.formats.map_file import read_map
+
     return read_map(path).precompute()
 
 
@@ -314,15 +331,18 @@ def run_bench(options: BenchOptions, jobs: int = 1,
     if on_plan is not None:
         on_plan(total_games(options))
     by_task: dict[int, list[GameRecord]] = {}
-    # Enough chunks that every worker stays busy to the end (8 per worker).
-    most = max(1, count // (8 * max(1, jobs)))
-    chunks = chunked(tasks, most) if jobs > 1 else ((task,) for task in tasks)
-    at_least = -(-count // most) if jobs > 1 else count  # chunks to come (a lower bound): caps the workers
+    if jobs > 1:
+        # Chunks of at most 1/(4 * jobs) of the tasks left: each worker gets at least 4.
+        parts = 4 * jobs
+        chunks = chunked(tasks, max(1, count // parts), count, parts)
+        at_least = min(jobs, count)  # chunks to come (a lower bound): caps the workers
+    else:
+        chunks, at_least = ((task,) for task in tasks), count
     for _, done in run_tasks(_play_chunk, ((c, options) for c in chunks), jobs, count=at_least):
         for position, records in done:
             by_task[position] = records
-            if on_progress is not None:
-                on_progress(len(records))
+        if on_progress is not None:
+            on_progress(sum(len(records) for _, records in done))  # once a chunk: a bar redraw each
     records = tuple(r for i in range(count) for r in by_task[i])
     return BenchResult(options, tuple(summarize(records, options.agents)), records,
                        time.perf_counter() - start, tuple(skipped))

