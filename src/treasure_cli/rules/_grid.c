@@ -839,7 +839,7 @@ static PyObject *region_tables(PyObject *self, PyObject *args)
     Py_buffer rv, sv, lv, bv;
     Grid mg;
     int have_m = 0, have_s = 0, have_l = 0, have_b = 0;
-    KeySet lands = {NULL, 0, 0}, mountains = {NULL, 0, 0}, pairs = {NULL, 0, 0};
+    KeySet lands = {0}, mountains = {0}, pairs = {0};
     uint8_t *mrow = NULL;
     PyObject *result = Py_False, *land_t = NULL, *mountain_t = NULL, *pair_t = NULL;
     int got = int32_grid_in(regions_obj, &rv);
@@ -925,11 +925,19 @@ static PyObject *region_tables(PyObject *self, PyObject *args)
         goto error;
     for (size_t k = 0; k < n; k++) {
         int64_t code = pairs.slot[k];
-        PyObject *pair = Py_BuildValue("(LL)", (long long)shift31_floor(code),
-                                       (long long)(code & (((int64_t)1 << 31) - 1)));
+        /* (Py_BuildValue parses its format for every pair: several times the cost of this.) */
+        PyObject *pair = PyTuple_New(2);
         if (!pair)
             goto error;
         PyTuple_SET_ITEM(pair_t, (Py_ssize_t)k, pair);
+        PyObject *a = PyLong_FromLongLong(shift31_floor(code));
+        if (!a)
+            goto error;
+        PyTuple_SET_ITEM(pair, 0, a);
+        PyObject *b = PyLong_FromLongLong(code & (((int64_t)1 << 31) - 1));
+        if (!b)
+            goto error;
+        PyTuple_SET_ITEM(pair, 1, b);
     }
     result = Py_BuildValue("(LOOO)", count, land_t, mountain_t, pair_t);
     goto done;
