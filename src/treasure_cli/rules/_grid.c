@@ -1,9 +1,11 @@
 /*
  * treasure_cli.rules._grid: compiled twins of grid.py's BFS, pieces, Manhattan
- * distances, neighbours and bounding box.
+ * distances, neighbours and bounding box, and of island.py's region tables,
+ * prisons and prison reach.
  *
- * grid.py keeps the numpy versions as the readable reference and the fallback;
- * tests/rules/test_grid_compiled.py compares both bit for bit. Each function
+ * grid.py and island.py keep the numpy versions as the readable reference and
+ * the fallback; tests/rules/test_grid_compiled.py and test_island_compiled.py
+ * compare both bit for bit. Each function
  * here fills an output array the caller made (numpy, C order) and returns
  * True, or returns False without raising when it declines an input it does
  * not handle (a dtype or shape it does not know, a position off the grid):
@@ -1104,7 +1106,8 @@ static PyMethodDef module_methods[] = {
 static struct PyModuleDef grid_module = {
     PyModuleDef_HEAD_INIT,
     "_grid",
-    "Compiled twins of treasure_cli.rules.grid's BFS, pieces, distances, neighbours and bounding box.",
+    "Compiled twins of treasure_cli.rules.grid's BFS, pieces, distances, neighbours and bounding box, "
+    "and of the island's region tables, prisons and prison reach.",
     -1,
     module_methods,
 };
