@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from helpers import island_from_grid
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import format_map, parse_map
+from treasure_cli.rules import grid
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.pirate import island_pirate_path, next_stop, pirate_path
 
@@ -65,18 +68,31 @@ def test_unreachable_treasure_is_refused():
         raise AssertionError("expected ValueError")
 
 
-@settings(max_examples=80, deadline=None)
+@pytest.fixture(params=["as built", "bit layers"])
+def path_way(request):
+    """island_pirate_path as the package takes it, and with the bit layers (numpy's fallback
+    takes them on maps up to 128x128; with the compiled BFS they are not used)."""
+    if request.param == "bit layers":
+        with mock.patch.object(grid, "COMPILED", False):
+            yield request.param
+    else:
+        yield request.param
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(5, 140), st.integers(5, 140), st.integers(0, 2**32 - 1))
-def test_the_bit_layer_path_is_the_distance_field_path(w, h, seed):
-    # A map read from text has no distance field cached: small ones take the bit layers.
+def test_the_bit_layer_path_is_the_distance_field_path(path_way, w, h, seed):
+    # A map read from text has no distance field cached: small ones take the bit layers
+    # (without the compiled BFS), the others the BFS up to the prison's layer.
     island = parse_map(format_map(generate_island(w, h, rng=np.random.default_rng(seed))))
     assert "treasure_distance" not in island.__dict__
     field = island.walk_distance([island.treasure])
     for prison in island.reachable_prisons:
         assert island_pirate_path(island, prison) == pirate_path(island.walkable, field, prison)
+    assert "treasure_distance" not in island.__dict__  # neither way computed the whole field
 
 
-def test_the_bit_layer_path_refuses_an_unreachable_treasure():
+def test_the_bit_layer_path_refuses_an_unreachable_treasure(path_way):
     isl = Island(np.array([[1, 1, 1]]), np.array([[False, True, False]]), np.array([[True, False, False]]),
                  2, 3, (0, 2))  # a mountain between the prison and the treasure
     with pytest.raises(ValueError, match="cannot be reached"):

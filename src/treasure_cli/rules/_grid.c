@@ -1,9 +1,11 @@
 /*
  * treasure_cli.rules._grid: compiled twins of grid.py's BFS, pieces, Manhattan
- * distances, neighbours and bounding box.
+ * distances, neighbours and bounding box, and of island.py's region tables,
+ * prisons and prison reach.
  *
- * grid.py keeps the numpy versions as the readable reference and the fallback;
- * tests/rules/test_grid_compiled.py compares both bit for bit. Each function
+ * grid.py and island.py keep the numpy versions as the readable reference and
+ * the fallback; tests/rules/test_grid_compiled.py and test_island_compiled.py
+ * compare both bit for bit. Each function
  * here fills an output array the caller made (numpy, C order) and returns
  * True, or returns False without raising when it declines an input it does
  * not handle (a dtype or shape it does not know, a position off the grid):
@@ -675,19 +677,437 @@ static PyObject *bounding_box(PyObject *self, PyObject *mask_obj)
     return Py_BuildValue("(NN)", make_slice(top, bottom + 1), make_slice(left, right + 1));
 }
 
+/* ---- the island's region tables ------------------------------------------- */
+
+/* A set of int64 keys (open addressing, linear probing); KEY_NONE marks a free slot. */
+#define KEY_NONE INT64_MIN
+
+typedef struct {
+    int64_t *slot;
+    size_t cap, n;  /* cap: a power of two, kept at least twice n */
+} KeySet;
+
+static int keyset_init(KeySet *s, size_t cap)
+{
+    s->cap = cap;
+    s->n = 0;
+    s->slot = malloc(cap * sizeof(int64_t));
+    if (!s->slot)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        s->slot[i] = KEY_NONE;
+    return 0;
+}
+
+static size_t keyset_home(const KeySet *s, int64_t key)
+{
+    /* Fibonacci hashing: the top bits of key times 2^64 / golden ratio. */
+    uint64_t x = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+    return (size_t)(x >> 32) & (s->cap - 1);
+}
+
+/* 0 ok, -1 no memory. */
+static int keyset_add(KeySet *s, int64_t key)
+{
+    size_t i = keyset_home(s, key);
+    while (s->slot[i] != KEY_NONE) {
+        if (s->slot[i] == key)
+            return 0;
+        i = (i + 1) & (s->cap - 1);
+    }
+    s->slot[i] = key;
+    if (++s->n * 2 > s->cap) {  /* grow: rehash into twice the slots */
+        KeySet bigger;
+        if (keyset_init(&bigger, s->cap * 2) < 0)
+            return -1;
+        for (size_t j = 0; j < s->cap; j++) {
+            int64_t k = s->slot[j];
+            if (k != KEY_NONE) {
+                size_t h = keyset_home(&bigger, k);
+                while (bigger.slot[h] != KEY_NONE)
+                    h = (h + 1) & (bigger.cap - 1);
+                bigger.slot[h] = k;
+            }
+        }
+        bigger.n = s->n;
+        free(s->slot);
+        *s = bigger;
+    }
+    return 0;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The set's keys, ascending, packed at the start of its slots; returns how many. */
+static size_t keyset_sorted(KeySet *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->slot[i] != KEY_NONE)
+            s->slot[n++] = s->slot[i];
+    if (n <= 32) {  /* the usual handful: insertion sort */
+        for (size_t i = 1; i < n; i++) {
+            int64_t k = s->slot[i];
+            size_t j = i;
+            for (; j && s->slot[j - 1] > k; j--)
+                s->slot[j] = s->slot[j - 1];
+            s->slot[j] = k;
+        }
+    } else {
+        qsort(s->slot, n, sizeof(int64_t), compare_keys);
+    }
+    return n;
+}
+
+/* x >> 31 rounding down (numpy's shift of an int64), also for negative x
+   without relying on the compiler's shift of negative numbers. */
+static int64_t shift31_floor(int64_t x)
+{
+    return x >= 0 ? x >> 31 : -((-(x + 1)) >> 31) - 1;
+}
+
+/* A pair of regions' code as island.py's numpy version forms it:
+   (int64(min) << 31) | max, both as int64 (so a negative max sets every high bit). */
+static int64_t pair_code(int32_t u, int32_t v)
+{
+    int64_t a = u < v ? u : v, b = u < v ? v : u;
+    return (int64_t)((uint64_t)a << 31) | b;
+}
+
+/* Whether a buffer's items are signed 32-bit ints. */
+static int is_int32(const Py_buffer *view)
+{
+    const char *f = view->format ? view->format : "B";
+    if (*f == '@' || *f == '=')
+        f++;
+    return (f[0] == 'i' || (f[0] == 'l' && sizeof(long) == 4)) && !f[1] && view->itemsize == 4;
+}
+
+/* An int32 (H, W) grid in C order (1 ok, 0 declined). */
+static int int32_grid_in(PyObject *obj, Py_buffer *view)
+{
+    if (!PyObject_CheckBuffer(obj))
+        return 0;
+    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = is_int32(view) && view->ndim == 2;
+    if (ok) {
+        Py_ssize_t h = view->shape[0], w = view->shape[1];
+        ok = (h <= 1 || view->strides[0] == w * 4) && (w <= 1 || view->strides[1] == 4);
+    }
+    if (!ok) {
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return 1;
+}
+
+/* A tuple of the set's keys, ascending, as Python ints; NULL on error. */
+static PyObject *sorted_ints(KeySet *s)
+{
+    size_t n = keyset_sorted(s);
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(s->slot[i]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, v);
+    }
+    return t;
+}
+
+PyDoc_STRVAR(region_tables_doc,
+"region_tables(regions, mountain, sea, land, bounds) -> tuple | False\n\n"
+"The island's region-derived masks in one pass: fills `sea`, `land` and `bounds`\n"
+"(bool, C order, regions' shape: Island.sea, .land, .all_boundaries) and returns\n"
+"(region_count, land_regions, mountain_regions, adjacent_pairs) as Island's numpy\n"
+"code gives them. `regions`: int32 in C order. False (outputs undefined) when declined.");
+
+static PyObject *region_tables(PyObject *self, PyObject *args)
+{
+    PyObject *regions_obj, *mountain_obj, *sea_obj, *land_obj, *bounds_obj;
+    if (!PyArg_ParseTuple(args, "OOOOO", &regions_obj, &mountain_obj, &sea_obj, &land_obj, &bounds_obj))
+        return NULL;
+    Py_buffer rv, sv, lv, bv;
+    Grid mg;
+    int have_m = 0, have_s = 0, have_l = 0, have_b = 0;
+    KeySet lands = {0}, mountains = {0}, pairs = {0};
+    uint8_t *mrow = NULL;
+    PyObject *result = Py_False, *land_t = NULL, *mountain_t = NULL, *pair_t = NULL;
+    int got = int32_grid_in(regions_obj, &rv);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_False);
+    Py_ssize_t h = rv.shape[0], w = rv.shape[1];
+    if ((got = grid_in(mountain_obj, &mg)) <= 0) {
+        if (got < 0)
+            result = NULL;
+        goto done;
+    }
+    have_m = 1;
+    if (mg.h != h || mg.w != w || too_big(h, w))
+        goto done;
+    if ((have_s = grid_out(sea_obj, &sv, h, w, '?', 1)) <= 0
+        || (have_l = grid_out(land_obj, &lv, h, w, '?', 1)) <= 0
+        || (have_b = grid_out(bounds_obj, &bv, h, w, '?', 1)) <= 0)
+        goto done;
+    const int32_t *reg = rv.buf;
+    uint8_t *sea = sv.buf, *land = lv.buf, *bounds = bv.buf;
+    mrow = malloc(w ? w : 1);
+    if (!mrow || keyset_init(&lands, 64) < 0 || keyset_init(&mountains, 64) < 0 || keyset_init(&pairs, 64) < 0)
+        goto no_memory;
+    /* Consecutive tiles mostly repeat the last value or pair seen: those skip the set. */
+    int64_t last_land = KEY_NONE, last_mountain = KEY_NONE, last_across = KEY_NONE, last_down = KEY_NONE;
+    int32_t top = INT32_MIN;
+    for (Py_ssize_t r = 0; r < h; r++) {
+        const int32_t *row = reg + r * w, *up = r ? row - w : NULL, *down = r + 1 < h ? row + w : NULL;
+        read_row(&mg, r, mrow);
+        for (Py_ssize_t c = 0; c < w; c++) {
+            int32_t v = row[c];
+            Py_ssize_t i = r * w + c;
+            if (v > top)
+                top = v;
+            sea[i] = v == 0;
+            land[i] = v != 0;
+            if (v == 0) {
+                bounds[i] = 0;
+                continue;
+            }
+            if (v != last_land) {
+                last_land = v;
+                if (keyset_add(&lands, v) < 0)
+                    goto no_memory;
+            }
+            if (mrow[c] && v != last_mountain) {
+                last_mountain = v;
+                if (keyset_add(&mountains, v) < 0)
+                    goto no_memory;
+            }
+            /* A tile is on a boundary when a 4-neighbour is land of another region;
+               each touching pair is counted from its left or upper tile. */
+            int32_t left = c ? row[c - 1] : 0, right = c + 1 < w ? row[c + 1] : 0;
+            int32_t above = up ? up[c] : 0, below = down ? down[c] : 0;
+            bounds[i] = (left && left != v) | (right && right != v) | (above && above != v)
+                        | (below && below != v);
+            if (right && right != v) {
+                int64_t code = pair_code(v, right);
+                if (code != last_across) {
+                    last_across = code;
+                    if (keyset_add(&pairs, code) < 0)
+                        goto no_memory;
+                }
+            }
+            if (below && below != v) {
+                int64_t code = pair_code(v, below);
+                if (code != last_down) {
+                    last_down = code;
+                    if (keyset_add(&pairs, code) < 0)
+                        goto no_memory;
+                }
+            }
+        }
+    }
+    long long count = h && w ? (long long)top + 1 : 1;
+    /* With no mountain on land and R below 0, numpy's table of R entries raises: let it. */
+    if (mountains.n == 0 && count < 0)
+        goto done;
+    if (!(land_t = sorted_ints(&lands)) || !(mountain_t = sorted_ints(&mountains)))
+        goto error;
+    size_t n = keyset_sorted(&pairs);
+    if (!(pair_t = PyTuple_New((Py_ssize_t)n)))
+        goto error;
+    for (size_t k = 0; k < n; k++) {
+        int64_t code = pairs.slot[k];
+        /* (Py_BuildValue parses its format for every pair: several times the cost of this.) */
+        PyObject *pair = PyTuple_New(2);
+        if (!pair)
+            goto error;
+        PyTuple_SET_ITEM(pair_t, (Py_ssize_t)k, pair);
+        PyObject *a = PyLong_FromLongLong(shift31_floor(code));
+        if (!a)
+            goto error;
+        PyTuple_SET_ITEM(pair, 0, a);
+        PyObject *b = PyLong_FromLongLong(code & (((int64_t)1 << 31) - 1));
+        if (!b)
+            goto error;
+        PyTuple_SET_ITEM(pair, 1, b);
+    }
+    result = Py_BuildValue("(LOOO)", count, land_t, mountain_t, pair_t);
+    goto done;
+no_memory:
+    PyErr_NoMemory();
+error:
+    result = NULL;
+done:
+    Py_XDECREF(land_t);
+    Py_XDECREF(mountain_t);
+    Py_XDECREF(pair_t);
+    free(lands.slot);
+    free(mountains.slot);
+    free(pairs.slot);
+    free(mrow);
+    if (have_b > 0)
+        PyBuffer_Release(&bv);
+    if (have_l > 0)
+        PyBuffer_Release(&lv);
+    if (have_s > 0)
+        PyBuffer_Release(&sv);
+    if (have_m)
+        PyBuffer_Release(&mg.view);
+    PyBuffer_Release(&rv);
+    return result == Py_False ? Py_NewRef(Py_False) : result;
+}
+
+PyDoc_STRVAR(positions_doc,
+"positions(mask) -> tuple | False\n\n"
+"The (row, col) of every set tile of a 2-D grid, in row-major order (Island.prisons);\n"
+"False when declined.");
+
+static PyObject *positions(PyObject *self, PyObject *mask_obj)
+{
+    Grid g;
+    int got = grid_in(mask_obj, &g);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_False);
+    PyObject *list = PyList_New(0), *result = NULL;
+    if (!list)
+        goto done;
+    for (Py_ssize_t r = 0; r < g.h; r++) {
+        const char *p = g.buf + r * g.s0;
+        for (Py_ssize_t c = first_set(&g, p, 0, g.w); c < g.w; c = first_set(&g, p, c + 1, g.w)) {
+            PyObject *pos = Py_BuildValue("(nn)", r, c);
+            if (!pos || PyList_Append(list, pos) < 0) {
+                Py_XDECREF(pos);
+                goto done;
+            }
+            Py_DECREF(pos);
+        }
+    }
+    result = PyList_AsTuple(list);
+done:
+    Py_XDECREF(list);
+    PyBuffer_Release(&g.view);
+    return result;
+}
+
+PyDoc_STRVAR(piece_reach_doc,
+"piece_reach(pieces, prison, out) -> 1 | 2 | False\n\n"
+"Island.prison_reach from the walk pieces (int32 labels, none below 0) and the\n"
+"prison mask: 1 when the prisons hold every piece and no prison is off them (the\n"
+"reach is the walkable mask); 2 when `out` (bool, C order) holds the reach, the\n"
+"tiles whose label a prison holds; False when declined.");
+
+static PyObject *piece_reach(PyObject *self, PyObject *args)
+{
+    PyObject *pieces_obj, *prison_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &pieces_obj, &prison_obj, &out_obj))
+        return NULL;
+    Grid pg, mg;
+    Py_buffer ov;
+    int have_m = 0, have_out = 0;
+    uint8_t *seen = NULL, *mrow = NULL;
+    PyObject *result = Py_False;
+    int got = grid_in(pieces_obj, &pg);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_False);
+    Py_ssize_t h = pg.h, w = pg.w;
+    if (!is_int32(&pg.view) || too_big(h, w))
+        goto done;
+    if ((got = grid_in(prison_obj, &mg)) <= 0) {
+        if (got < 0)
+            result = NULL;
+        goto done;
+    }
+    have_m = 1;
+    if (mg.h != h || mg.w != w)
+        goto done;
+    /* The labels' range: a table of that many entries (none below 0, or declined). */
+    int32_t top = 0;
+    for (Py_ssize_t r = 0; r < h; r++) {
+        const char *p = pg.buf + r * pg.s0;
+        for (Py_ssize_t c = 0; c < w; c++) {
+            int32_t v;
+            memcpy(&v, p + c * pg.s1, 4);
+            if (v < 0)
+                goto done;
+            if (v > top)
+                top = v;
+        }
+    }
+    seen = calloc((size_t)top + 1, 1);
+    mrow = malloc(w ? w : 1);
+    if (!seen || !mrow) {
+        PyErr_NoMemory();
+        result = NULL;
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < h; r++) {
+        const char *p = pg.buf + r * pg.s0;
+        read_row(&mg, r, mrow);
+        for (Py_ssize_t c = 0; c < w; c++) {
+            if (mrow[c]) {
+                int32_t v;
+                memcpy(&v, p + c * pg.s1, 4);
+                seen[v] = 1;
+            }
+        }
+    }
+    int every = !seen[0];
+    for (int32_t k = 1; every && k <= top; k++)
+        every = seen[k];
+    if (every) {
+        result = PyLong_FromLong(1);
+        goto done;
+    }
+    if ((have_out = grid_out(out_obj, &ov, h, w, '?', 1)) <= 0)
+        goto done;
+    uint8_t *out = ov.buf;
+    for (Py_ssize_t r = 0; r < h; r++) {
+        const char *p = pg.buf + r * pg.s0;
+        for (Py_ssize_t c = 0; c < w; c++) {
+            int32_t v;
+            memcpy(&v, p + c * pg.s1, 4);
+            out[r * w + c] = seen[v];
+        }
+    }
+    result = PyLong_FromLong(2);
+done:
+    free(seen);
+    free(mrow);
+    if (have_out > 0)
+        PyBuffer_Release(&ov);
+    if (have_m)
+        PyBuffer_Release(&mg.view);
+    PyBuffer_Release(&pg.view);
+    return result == Py_False ? Py_NewRef(Py_False) : result;
+}
+
 static PyMethodDef module_methods[] = {
     {"bfs", bfs, METH_VARARGS, bfs_doc},
     {"components", components, METH_VARARGS, components_doc},
     {"manhattan", manhattan, METH_VARARGS, manhattan_doc},
     {"neighbours", neighbours, METH_VARARGS, neighbours_doc},
     {"bounding_box", bounding_box, METH_O, bounding_box_doc},
+    {"region_tables", region_tables, METH_VARARGS, region_tables_doc},
+    {"positions", positions, METH_O, positions_doc},
+    {"piece_reach", piece_reach, METH_VARARGS, piece_reach_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef grid_module = {
     PyModuleDef_HEAD_INIT,
     "_grid",
-    "Compiled twins of treasure_cli.rules.grid's BFS, pieces, distances, neighbours and bounding box.",
+    "Compiled twins of treasure_cli.rules.grid's BFS, pieces, distances, neighbours and bounding box, "
+    "and of the island's region tables, prisons and prison reach.",
     -1,
     module_methods,
 };

@@ -40,10 +40,17 @@ def _sealed(a: np.ndarray, dtype) -> np.ndarray:
 
 class _terrain:
     """Like functools.cached_property, for a value that depends on the terrain only:
-    kept in a cache the island shares with its public copy."""
+    kept in a cache the island shares with its public copy.
 
-    def __init__(self, compute):
+    `compute` is the numpy code: the reference, and the fallback of `compiled`,
+    which (when given) tries the compiled kernels first: it caches this value,
+    and maybe others made in the same pass, and returns True, or returns False
+    (the module not built, or an input it declines) and `compute` runs.
+    """
+
+    def __init__(self, compute, compiled=None):
         self.compute = compute
+        self.compiled = compiled
         self.__doc__ = compute.__doc__
 
     def __set_name__(self, owner, name):
@@ -53,9 +60,71 @@ class _terrain:
         if island is None:
             return self
         cache = island._shared
-        if self.name not in cache:
+        if self.name not in cache and not (self.compiled is not None and self.compiled(island)):
             cache[self.name] = self.compute(island)
         return cache[self.name]
+
+
+def _compiled(fill):
+    """Decorates a _terrain's numpy code with its compiled twin `fill` (see _terrain)."""
+    return lambda compute: _terrain(compute, fill)
+
+
+def _compiled_region_tables(island: Island) -> bool:
+    """sea, land, region_count, land_regions, mountain_regions, adjacent_pairs and
+    all_boundaries from one compiled pass over the regions (rules/_grid.c).
+
+    At 32x32 these were ~12 numpy passes and sorts costing ~40 us, mostly each
+    call's fixed cost; the pass is a few us. Values already cached are kept
+    (whoever holds them keeps the island's very objects).
+    """
+    c = grid._c
+    if c is None:
+        return False
+    shape = island.regions.shape
+    sea, land = np.empty(shape, dtype=bool), np.empty(shape, dtype=bool)
+    bounds = np.empty(island.regions.size, dtype=bool).reshape(shape)  # a view, as _region_contacts' is
+    got = c.region_tables(island.regions, island.mountain, sea, land, bounds)
+    if got is False:
+        return False
+    sea.setflags(write=False)
+    land.setflags(write=False)
+    bounds.setflags(write=False)
+    count, lands, mountains, pairs = got
+    setdefault = island._shared.setdefault
+    for name, value in (("sea", sea), ("land", land), ("region_count", count), ("land_regions", lands),
+                        ("mountain_regions", mountains), ("adjacent_pairs", pairs), ("all_boundaries", bounds)):
+        setdefault(name, value)
+    return True
+
+
+def _compiled_prisons(island: Island) -> bool:
+    c = grid._c
+    got = False if c is None else c.positions(island.prison)
+    if got is False:
+        return False
+    island._shared["prisons"] = got
+    return True
+
+
+def _compiled_prison_reach(island: Island) -> bool:
+    c = grid._c
+    if c is None:
+        return False
+    if not island.prisons:
+        reach = island.walkable
+    else:
+        out = np.empty(island.shape, dtype=bool)
+        got = c.piece_reach(island.walk_pieces, island.prison, out)
+        if got is False:
+            return False
+        if got == 1:  # the prisons hold every piece
+            reach = island.walkable
+        else:
+            out.setflags(write=False)
+            reach = out
+    island._shared["prison_reach"] = reach
+    return True
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -173,11 +242,11 @@ class Island:
         return 0 <= pos[0] < self.height and 0 <= pos[1] < self.width
 
     # -- tile masks -------------------------------------------------------
-    @_terrain
+    @_compiled(_compiled_region_tables)
     def sea(self) -> np.ndarray:
         return _sealed(self.regions == SEA, bool)
 
-    @_terrain
+    @_compiled(_compiled_region_tables)
     def land(self) -> np.ndarray:
         return _sealed(self.regions != SEA, bool)
 
@@ -186,12 +255,12 @@ class Island:
         """Land that is not mountain; prisons are walkable."""
         return _sealed(self.land & ~self.mountain, bool)
 
-    @_terrain
+    @_compiled(_compiled_region_tables)
     def region_count(self) -> int:
         """R as the file should state it: the highest region number plus one."""
         return int(self.regions.max()) + 1 if self.regions.size else 1
 
-    @_terrain
+    @_compiled(_compiled_region_tables)
     def land_regions(self) -> tuple[int, ...]:
         """Region numbers of the land regions present, ascending."""
         return tuple(i for i in _present(self.regions.ravel(), self.region_count) if i != SEA)
@@ -216,18 +285,18 @@ class Island:
         table[wanted] = True
         return _lookup(table, tiles)
 
-    @_terrain
+    @_compiled(_compiled_prisons)
     def prisons(self) -> tuple[Pos, ...]:
         w = self.width
         return tuple(divmod(i, w) for i in self.prison.ravel().nonzero()[0].tolist())
 
-    @_terrain
+    @_compiled(_compiled_region_tables)
     def mountain_regions(self) -> tuple[int, ...]:
         """Land regions holding at least one mountain tile."""
         return _present(self.regions[self.mountain & self.land], self.region_count)
 
     # -- region geometry --------------------------------------------------
-    @_terrain
+    @_compiled(_compiled_region_tables)
     def adjacent_pairs(self) -> tuple[tuple[int, int], ...]:
         """Pairs (a, b), a < b, of land regions that touch 4-wise."""
         return self._region_contacts()[0]
@@ -237,7 +306,7 @@ class Island:
         ma, mb = self.region_mask(a), self.region_mask(b)
         return (ma & grid.neighbours_of(mb)) | (mb & grid.neighbours_of(ma))
 
-    @_terrain
+    @_compiled(_compiled_region_tables)
     def all_boundaries(self) -> np.ndarray:
         """Land tiles with a 4-neighbour in another land region."""
         return self._region_contacts()[1]
@@ -302,7 +371,7 @@ class Island:
         """Tiles one can walk to from `pos` (a walkable tile)."""
         return self.walk_pieces == self.walk_pieces[pos]
 
-    @_terrain
+    @_compiled(_compiled_prison_reach)
     def prison_reach(self) -> np.ndarray:
         """Tiles some prison can walk to: the treasure is always one of them."""
         if not self.prisons:

@@ -8,6 +8,7 @@ import operator
 
 import numpy as np
 
+from treasure_cli.rules import grid
 from treasure_cli.rules.bitgrid import BitGrid
 from treasure_cli.rules.grid import Direction, Pos, bfs_distance
 from treasure_cli.rules.island import Island
@@ -37,8 +38,14 @@ _BIT_LAYERS_MAX_TILES = 128 * 128
 
 
 def island_pirate_path(island: Island, prison: Pos) -> list[Pos]:
-    """`pirate_path` on an island with a treasure, with the cheapest distance layers for its size."""
-    if "treasure_distance" in island.__dict__ or island.walkable.size > _BIT_LAYERS_MAX_TILES:
+    """`pirate_path` on an island with a treasure, with the cheapest distance layers for its size.
+
+    With the compiled BFS (`grid.COMPILED`) the distance field up to the prison's
+    layer is cheaper than the bit layers at every size (13 vs 46 us at 32x32,
+    39 vs 104 us at 64x64); the bit layers serve numpy's fallback.
+    """
+    if (grid.COMPILED or "treasure_distance" in island.__dict__
+            or island.walkable.size > _BIT_LAYERS_MAX_TILES):
         return pirate_path(island.walkable, island.treasure_distance_within(prison), prison)
     walkable = island.walkable
     g = BitGrid(walkable.shape)
