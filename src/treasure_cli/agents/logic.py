@@ -59,7 +59,7 @@ Square = tuple[Pos, int]  # centre and radius
 
 def _box(p: np.ndarray) -> tuple[slice, slice]:
     """The rows and columns holding all of `p`'s weight (not all zero), grown by the largest scan radius."""
-    top, bottom, left, right = bounding_box(p) if p.dtype == bool else py_bounding_box(p)
+    top, bottom, left, right = bounding_box(p) if p.dtype.kind == "b" else py_bounding_box(p)
     h, w = p.shape
     return (slice(max(top - _PAD, 0), min(bottom + _PAD, h)),
             slice(max(left - _PAD, 0), min(right + _PAD, w)))
@@ -208,6 +208,7 @@ class LogicAgent:
         self._target_field: Pos | None = None  # the target `_to_target` was computed for
         self._field_partial = False  # that field stops a few steps past where the agent stood
         self._move_cache: dict[Pos, _Moves] = {}
+        self._walk: np.ndarray | None = None
         # What depends on the candidates alone, kept while Knowledge keeps the same array
         # (it makes a new one whenever they change): often a move's scan finds none.
         self._cand: np.ndarray | None = None
@@ -221,6 +222,7 @@ class LogicAgent:
         if self.know is None:
             self.know = Knowledge(obs.island, tie_break=self.features.tie_break)
             self.belief = Belief(self.know, obs.truth_rate, soft_hints=self.features.soft_hints)
+            self._walk = obs.island.walkable  # the same every action (an island property is a call)
         know = self.know
         know.observe(obs)
         if know.candidates is not self._cand:
@@ -253,7 +255,7 @@ class LogicAgent:
             c_max = min(1.0, 25.0 / n)
             if gain_verify >= max(j_now * (1.0 - (1.0 - c_max) ** 2), 1.0):
                 return verify
-        walk = obs.island.walkable
+        walk = self._walk
         pos = obs.position
         if racing:
             mass = _Mass(self._urgency(p), walk, box)
@@ -342,7 +344,7 @@ class LogicAgent:
         cand, (rows, cols) = know.candidates, box
         counts = self._split_counts  # for these candidates
         j_now = n / SCAN_RATE
-        best, best_gain = None, -1.0
+        best, best_gain = None, -1.0  # the hint number: its Verify is made once, at the end
         for number in know.unverified():
             n_in = counts.get(number)
             if n_in is None:
@@ -356,8 +358,8 @@ class LogicAgent:
                 counts[number] = n_in
             gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
             if gain > best_gain:
-                best, best_gain = Verify(number), gain
-        return best, best_gain
+                best, best_gain = number, gain
+        return (None if best is None else Verify(best)), best_gain
 
     def _teleport(self, obs: Observation, pos: Pos, n_eff: float, mass: _Mass,
                   scan_value: float) -> Action | None:
