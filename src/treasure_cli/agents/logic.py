@@ -160,21 +160,12 @@ class _Mass:
 class _Moves:
     """The legal moves from one tile (N, E, S, W; 1 to 4 steps), in the forms the agent's loops read."""
 
-    __slots__ = ("all", "small", "_ranked")
+    __slots__ = ("all", "small")
 
     def __init__(self, walk: np.ndarray, pos: Pos):
         self.all: list[tuple[Move, Pos]] = legal_moves(walk, pos)  # (move, destination)
         # (move.steps <= 2 is Move.small without a property call per move)
         self.small = [(move, r, c) for move, (r, c) in self.all if move.steps <= 2]
-        self._ranked: list[tuple[Move, int, int, int]] | None = None
-
-    @property
-    def ranked(self) -> list[tuple[Move, int, int, int]]:
-        """With 0 for a small move and 1 for a large one: of two moves that bring the
-        agent as near, the small one (it scans on the way)."""
-        if self._ranked is None:
-            self._ranked = [(move, r, c, 0 if move.steps <= 2 else 1) for move, (r, c) in self.all]
-        return self._ranked
 
 
 def _nearest_step(moves: _Moves, target: Pos) -> tuple[Move | None, int]:
@@ -182,8 +173,10 @@ def _nearest_step(moves: _Moves, target: Pos) -> tuple[Move | None, int]:
     then the first in move order) and that distance; (None, 0) if there is no move."""
     tr, tc = target
     best, best_key = None, 0
-    for move, r, c, rank in moves.ranked:
-        key = 2 * (abs(r - tr) + abs(c - tc)) + rank  # orders as (distance, rank)
+    for move, (r, c) in moves.all:
+        # Orders as (distance, 0 for a small move and 1 for a large one): of two moves that
+        # bring the agent as near, the small one (it scans on the way).
+        key = 2 * (abs(r - tr) + abs(c - tc)) + (move.steps > 2)
         if best is None or key < best_key:  # strict: the first of equals stays
             best, best_key = move, key
     return best, best_key // 2
