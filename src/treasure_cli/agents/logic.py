@@ -39,6 +39,7 @@ TELEPORT_MIN_DISTANCE = 10  # closer than this, walking is as good
 URGENCY = 3.0               # extra weight for tiles the free pirate reaches next turn
 TRAVEL_DISCOUNT = 8.0       # tiles of distance that halve a spot's appeal
 _PAD = PAD                  # the largest scan radius
+_FLOAT64 = np.dtype(np.float64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +83,7 @@ class _Mass:
         self.box = box
         self.r0, self.c0 = box[0].start, box[1].start
         self.h, self.w = box[0].stop - self.r0, box[1].stop - self.c0
-        if p.dtype != bool and p.dtype != np.float64:
+        if p.dtype.kind != "b" and p.dtype != _FLOAT64:  # (a dtype against a type converts the type)
             p = p.astype(np.float64)  # (whole numbers: the same sums)
         # The integral image: a zero first row and column, then the box padded by _PAD zeros.
         self.cs = np.empty((self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1))

@@ -103,6 +103,14 @@ def _rect_cum(h: int, w: int, kind: HintKind) -> tuple[int, ...]:
     return tuple(itertools.accumulate(int(n) for n in _rect_size_counts(h, w, *_area_bounds(h * w, kind))))
 
 
+@functools.lru_cache(maxsize=64)
+def _rect_tables(h: int, w: int) -> tuple[dict[HintKind, tuple[int, ...]], dict[HintKind, int]]:
+    """Kinds 4 and 5's running size counts (`_rect_cum`) and smallest areas on an h x w map
+    (the same for every island of a shape; read only)."""
+    kinds = (IN_RECTANGLE, NOT_RECTANGLE)
+    return ({kind: _rect_cum(h, w, kind) for kind in kinds}, {kind: _area_bounds(h * w, kind)[0] for kind in kinds})
+
+
 def _big_side_range(island: Island) -> tuple[int, int]:
     m = min(island.height, island.width)
     lo = max(3, (3 * m + 5) // 10)  # round half up, in integers to avoid float edge cases
@@ -127,10 +135,9 @@ class _IslandFacts:
         self.kinds_before_reveal = tuple(k for k in kinds if k is not NEARER_THAN_PRISON)
         self.cum_weights = {kinds: _cum_weights(kinds) for kinds in (kinds, self.kinds_before_reveal)}
         self.land_regions = list(island.land_regions)
-        self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
-                         for kind in (IN_RECTANGLE, NOT_RECTANGLE)}
-        self.rect_least = {kind: _rect_bounds(island, kind)[0] for kind in self.rect_cum}  # smallest area
-        self.halves = _HALVES[island.height >= 2, island.width >= 2]
+        h, w = island.shape
+        self.rect_cum, self.rect_least = _rect_tables(h, w)
+        self.halves = _HALVES[h >= 2, w >= 2]
         # _Drawer.tester's functions by (kind, treasure), and the treasures found to be land
         # tiles: they depend on the island and the treasure only, and every hint of a game asks.
         self.testers: dict[tuple[HintKind, Pos], Callable] = {}
@@ -175,7 +182,7 @@ def _island_kinds(island: Island) -> tuple[HintKind, ...]:
         NOT_RECTANGLE: _rect_cum(h, w, NOT_RECTANGLE)[-1] > 0,
         PAIR_BOUNDARY: touching,
         ANY_BOUNDARY: touching,
-        NEAR_SEA: bool(island.sea.any()),
+        NEAR_SEA: bool(np.count_nonzero(island.sea)),  # (ndarray.any's Python wrapper costs more)
         NOT_HALF: h >= 2 or w >= 2,
         BETWEEN_SQUARES: _big_side_range(island)[1] <= min(h, w),
         MOUNTAIN_REGIONS: bool(island.mountain_regions),
