@@ -123,3 +123,51 @@ def test_kind_1_tiles_are_the_same_from_the_list_and_the_array(monkeypatch):
 
     listed, arrays = kind_1_draws(1 << 16), kind_1_draws(0)
     assert listed == arrays and all(type(r) is int for tiles, in listed for tile in tiles for r in tile)
+
+
+def reference_island_kinds(island):
+    """The island's possible kinds as first written: every condition read from the island."""
+    from treasure_cli.rules.hint_draw import _big_side_range, _rect_cum
+
+    h, w = island.shape
+    touching = bool(island.adjacent_pairs)
+    possible = {
+        HintKind.IN_REGIONS: len(island.land_regions) >= 2,
+        HintKind.NOT_REGIONS: len(island.land_regions) >= 1,
+        HintKind.IN_RECTANGLE: _rect_cum(h, w, HintKind.IN_RECTANGLE)[-1] > 0,
+        HintKind.NOT_RECTANGLE: _rect_cum(h, w, HintKind.NOT_RECTANGLE)[-1] > 0,
+        HintKind.PAIR_BOUNDARY: touching,
+        HintKind.ANY_BOUNDARY: touching,
+        HintKind.NEAR_SEA: bool(island.sea.any()),
+        HintKind.NOT_HALF: h >= 2 or w >= 2,
+        HintKind.BETWEEN_SQUARES: _big_side_range(island)[1] <= min(h, w),
+        HintKind.MOUNTAIN_REGIONS: bool(island.mountain_regions),
+    }
+    return tuple(kind for kind in HintKind if possible.get(kind, True))
+
+
+@SETTINGS
+@given(st.tuples(st.integers(1, 24), st.integers(1, 24), st.integers(0, 2**32 - 1)),
+       st.sampled_from([{}, {"mountains": 0}, {"regions": 1}, {"sea": False}]))
+def test_kinds_kept_per_condition_are_the_island_s_own(case, options):
+    """The kinds and their weights are cached by shape and five yes/no facts: each island
+    still gets the kinds its own conditions allow, and the weights of exactly those."""
+    from treasure_cli.rules.hint_draw import _IslandFacts, _cum_weights
+    from treasure_cli.rules.island import Island
+
+    w, h, seed = case
+    rng = np.random.default_rng(seed)
+    regions = rng.integers(0, 4, size=(h, w)).astype(np.int32)
+    if options.get("regions") == 1:
+        regions[regions > 1] = 1
+    if options.get("sea") is False:
+        regions[regions == 0] = 1
+    mountain = (rng.random((h, w)) < 0.1) & (regions > 0) if options.get("mountains") != 0 else np.zeros((h, w), bool)
+    island = Island(regions, mountain, np.zeros((h, w), bool), 3, 6)
+    facts = _IslandFacts(island)
+    want = reference_island_kinds(island)
+    assert facts.kinds_after_reveal == want
+    before = tuple(k for k in want if k is not HintKind.NEARER_THAN_PRISON)
+    assert facts.kinds_before_reveal == before
+    assert facts.cum_weights[want] == _cum_weights(want)
+    assert facts.cum_weights[before] == tuple(np.cumsum([KIND_WEIGHTS[k] for k in before]))

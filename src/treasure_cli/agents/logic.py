@@ -39,6 +39,7 @@ TELEPORT_MIN_DISTANCE = 10  # closer than this, walking is as good
 URGENCY = 3.0               # extra weight for tiles the free pirate reaches next turn
 TRAVEL_DISCOUNT = 8.0       # tiles of distance that halve a spot's appeal
 _PAD = PAD                  # the largest scan radius
+_FLOAT64 = np.dtype(np.float64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +60,7 @@ Square = tuple[Pos, int]  # centre and radius
 
 def _box(p: np.ndarray) -> tuple[slice, slice]:
     """The rows and columns holding all of `p`'s weight (not all zero), grown by the largest scan radius."""
-    top, bottom, left, right = bounding_box(p) if p.dtype == bool else py_bounding_box(p)
+    top, bottom, left, right = bounding_box(p) if p.dtype.kind == "b" else py_bounding_box(p)
     h, w = p.shape
     return (slice(max(top - _PAD, 0), min(bottom + _PAD, h)),
             slice(max(left - _PAD, 0), min(right + _PAD, w)))
@@ -82,7 +83,7 @@ class _Mass:
         self.box = box
         self.r0, self.c0 = box[0].start, box[1].start
         self.h, self.w = box[0].stop - self.r0, box[1].stop - self.c0
-        if p.dtype != bool and p.dtype != np.float64:
+        if p.dtype.kind != "b" and p.dtype != _FLOAT64:  # (a dtype against a type converts the type)
             p = p.astype(np.float64)  # (whole numbers: the same sums)
         # The integral image: a zero first row and column, then the box padded by _PAD zeros.
         self.cs = np.empty((self.h + 2 * _PAD + 1, self.w + 2 * _PAD + 1))
@@ -160,21 +161,12 @@ class _Mass:
 class _Moves:
     """The legal moves from one tile (N, E, S, W; 1 to 4 steps), in the forms the agent's loops read."""
 
-    __slots__ = ("all", "small", "_ranked")
+    __slots__ = ("all", "small")
 
     def __init__(self, walk: np.ndarray, pos: Pos):
         self.all: list[tuple[Move, Pos]] = legal_moves(walk, pos)  # (move, destination)
         # (move.steps <= 2 is Move.small without a property call per move)
         self.small = [(move, r, c) for move, (r, c) in self.all if move.steps <= 2]
-        self._ranked: list[tuple[Move, int, int, int]] | None = None
-
-    @property
-    def ranked(self) -> list[tuple[Move, int, int, int]]:
-        """With 0 for a small move and 1 for a large one: of two moves that bring the
-        agent as near, the small one (it scans on the way)."""
-        if self._ranked is None:
-            self._ranked = [(move, r, c, 0 if move.steps <= 2 else 1) for move, (r, c) in self.all]
-        return self._ranked
 
 
 def _nearest_step(moves: _Moves, target: Pos) -> tuple[Move | None, int]:
@@ -182,8 +174,10 @@ def _nearest_step(moves: _Moves, target: Pos) -> tuple[Move | None, int]:
     then the first in move order) and that distance; (None, 0) if there is no move."""
     tr, tc = target
     best, best_key = None, 0
-    for move, r, c, rank in moves.ranked:
-        key = 2 * (abs(r - tr) + abs(c - tc)) + rank  # orders as (distance, rank)
+    for move, (r, c) in moves.all:
+        # Orders as (distance, 0 for a small move and 1 for a large one): of two moves that
+        # bring the agent as near, the small one (it scans on the way).
+        key = 2 * (abs(r - tr) + abs(c - tc)) + (move.steps > 2)
         if best is None or key < best_key:  # strict: the first of equals stays
             best, best_key = move, key
     return best, best_key // 2
@@ -208,6 +202,7 @@ class LogicAgent:
         self._target_field: Pos | None = None  # the target `_to_target` was computed for
         self._field_partial = False  # that field stops a few steps past where the agent stood
         self._move_cache: dict[Pos, _Moves] = {}
+        self._walk: np.ndarray | None = None
         # What depends on the candidates alone, kept while Knowledge keeps the same array
         # (it makes a new one whenever they change): often a move's scan finds none.
         self._cand: np.ndarray | None = None
@@ -221,6 +216,7 @@ class LogicAgent:
         if self.know is None:
             self.know = Knowledge(obs.island, tie_break=self.features.tie_break)
             self.belief = Belief(self.know, obs.truth_rate, soft_hints=self.features.soft_hints)
+            self._walk = obs.island.walkable  # the same every action (an island property is a call)
         know = self.know
         know.observe(obs)
         if know.candidates is not self._cand:
@@ -253,7 +249,7 @@ class LogicAgent:
             c_max = min(1.0, 25.0 / n)
             if gain_verify >= max(j_now * (1.0 - (1.0 - c_max) ** 2), 1.0):
                 return verify
-        walk = obs.island.walkable
+        walk = self._walk
         pos = obs.position
         if racing:
             mass = _Mass(self._urgency(p), walk, box)
@@ -342,7 +338,7 @@ class LogicAgent:
         cand, (rows, cols) = know.candidates, box
         counts = self._split_counts  # for these candidates
         j_now = n / SCAN_RATE
-        best, best_gain = None, -1.0
+        best, best_gain = None, -1.0  # the hint number: its Verify is made once, at the end
         for number in know.unverified():
             n_in = counts.get(number)
             if n_in is None:
@@ -356,8 +352,8 @@ class LogicAgent:
                 counts[number] = n_in
             gain = j_now - (n_in * n_in + (n - n_in) ** 2) / n / SCAN_RATE
             if gain > best_gain:
-                best, best_gain = Verify(number), gain
-        return best, best_gain
+                best, best_gain = number, gain
+        return (None if best is None else Verify(best)), best_gain
 
     def _teleport(self, obs: Observation, pos: Pos, n_eff: float, mass: _Mass,
                   scan_value: float) -> Action | None:

@@ -21,7 +21,7 @@ from treasure_cli.rules.actions import (
 from treasure_cli.rules.events import (
     AgentMoved, AgentPlaced, AreaScanned, EndReason, Event, GameEnded, GameStarted, HintAdded,
     HintGiven, HintVerified, Outcome, PirateFreed, PirateMoved, PrisonRevealed, ScheduleAnnounced,
-    Teleported, TreasureHidden, TurnStarted, public_view,
+    Teleported, TreasureHidden, TurnStarted, _SHOWN_AS_IS, public_view,
 )
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hint_draw import HintContext, draw_hint
@@ -87,6 +87,7 @@ class Game:
         if self.max_turns < 1:
             raise ValueError("the turn limit must be at least 1")
         self.treasure: Pos = island.treasure
+        self._walkable = island.walkable  # read at every move (an island property costs a call)
 
         # The draws of seeds.stream(seed, SETUP).integers(n), one after the other (below(n - 1)
         # is integers(n)), without making a numpy Generator: that cost more than the two draws.
@@ -127,6 +128,9 @@ class Game:
         return self.path[self.pirate_index]
 
     def _say(self, event: Event) -> Event:
+        if type(event) in _SHOWN_AS_IS:  # public_view's first test, without its call (most events)
+            self._news.append(event)
+            return event
         seen = public_view(event, self.hint_truths_public)
         if seen is not None:
             self._news.append(seen)
@@ -146,6 +150,7 @@ class Game:
         if self._hints_seen is None:
             self._hints_seen = tuple(self.hints)
         news, self._news = tuple(self._news), []
+        free = self.turn >= isl.free_turn
         return make_observation(
             island=self.public_island,
             turn=self.turn,
@@ -156,8 +161,8 @@ class Game:
             verified=self._verified_seen,
             scanned=self._scanned_seen,
             prison=self.prison if self.turn >= isl.reveal_turn else None,
-            pirate=self.pirate if self.turn >= isl.free_turn else None,
-            pirate_free=self.turn >= isl.free_turn,
+            pirate=self.pirate if free else None,
+            pirate_free=free,
             truth_rate=self.truth_rate,
             max_turns=self.max_turns,
             news=news,
@@ -250,7 +255,7 @@ class Game:
             yield self._say(HintVerified(self.turn, k, self.truths[k - 1]))
         elif isinstance(action, Move):
             well_formed = isinstance(action.direction, Direction) and isinstance(action.steps, int)
-            dst = move_target(self.island.walkable, self.position, action) if well_formed else None
+            dst = move_target(self._walkable, self.position, action) if well_formed else None
             if dst is None:
                 raise self._illegal(action, "a move must go 1 to 4 tiles over walkable tiles inside the map")
             src, self.position = self.position, dst

@@ -103,8 +103,20 @@ def _rect_cum(h: int, w: int, kind: HintKind) -> tuple[int, ...]:
     return tuple(itertools.accumulate(int(n) for n in _rect_size_counts(h, w, *_area_bounds(h * w, kind))))
 
 
+@functools.lru_cache(maxsize=64)
+def _rect_tables(h: int, w: int) -> tuple[dict[HintKind, tuple[int, ...]], dict[HintKind, int]]:
+    """Kinds 4 and 5's running size counts (`_rect_cum`) and smallest areas on an h x w map
+    (the same for every island of a shape; read only)."""
+    kinds = (IN_RECTANGLE, NOT_RECTANGLE)
+    return ({kind: _rect_cum(h, w, kind) for kind in kinds}, {kind: _area_bounds(h * w, kind)[0] for kind in kinds})
+
+
 def _big_side_range(island: Island) -> tuple[int, int]:
-    m = min(island.height, island.width)
+    return _big_side_range_hw(island.height, island.width)
+
+
+def _big_side_range_hw(h: int, w: int) -> tuple[int, int]:
+    m = min(h, w)
     lo = max(3, (3 * m + 5) // 10)  # round half up, in integers to avoid float edge cases
     hi = max(lo, (7 * m + 5) // 10)
     return lo, hi
@@ -124,13 +136,11 @@ class _IslandFacts:
         self._land = island.land
         kinds = _island_kinds(island)
         self.kinds_after_reveal = kinds
-        self.kinds_before_reveal = tuple(k for k in kinds if k is not NEARER_THAN_PRISON)
-        self.cum_weights = {kinds: _cum_weights(kinds) for kinds in (kinds, self.kinds_before_reveal)}
+        self.kinds_before_reveal, self.cum_weights = _kind_tables(kinds)
         self.land_regions = list(island.land_regions)
-        self.rect_cum = {kind: _rect_cum(island.height, island.width, kind)
-                         for kind in (IN_RECTANGLE, NOT_RECTANGLE)}
-        self.rect_least = {kind: _rect_bounds(island, kind)[0] for kind in self.rect_cum}  # smallest area
-        self.halves = _HALVES[island.height >= 2, island.width >= 2]
+        h, w = island.shape
+        self.rect_cum, self.rect_least = _rect_tables(h, w)
+        self.halves = _HALVES[h >= 2, w >= 2]
         # _Drawer.tester's functions by (kind, treasure), and the treasures found to be land
         # tiles: they depend on the island and the treasure only, and every hint of a game asks.
         self.testers: dict[tuple[HintKind, Pos], Callable] = {}
@@ -167,20 +177,36 @@ def _island_kinds(island: Island) -> tuple[HintKind, ...]:
     """The kinds possible on this island at all (kind 6 also waits for the reveal)."""
     h, w = island.shape
     n_land_regions = len(island.land_regions)
-    touching = bool(island.adjacent_pairs)  # no touching regions: S would be empty
+    return _possible_kinds(h, w, n_land_regions >= 2, n_land_regions >= 1,
+                           bool(island.adjacent_pairs),  # no touching regions: S would be empty
+                           bool(np.count_nonzero(island.sea)),  # (ndarray.any's Python wrapper costs more)
+                           bool(island.mountain_regions))
+
+
+@functools.lru_cache(maxsize=256)  # a few shapes, each with a few combinations: made once, not per island
+def _possible_kinds(h: int, w: int, two_regions: bool, one_region: bool, touching: bool, sea: bool,
+                    mountains: bool) -> tuple[HintKind, ...]:
     possible = {  # each condition once (kinds not listed are always possible)
-        IN_REGIONS: n_land_regions >= 2,
-        NOT_REGIONS: n_land_regions >= 1,
+        IN_REGIONS: two_regions,
+        NOT_REGIONS: one_region,
         IN_RECTANGLE: _rect_cum(h, w, IN_RECTANGLE)[-1] > 0,
         NOT_RECTANGLE: _rect_cum(h, w, NOT_RECTANGLE)[-1] > 0,
         PAIR_BOUNDARY: touching,
         ANY_BOUNDARY: touching,
-        NEAR_SEA: bool(island.sea.any()),
+        NEAR_SEA: sea,
         NOT_HALF: h >= 2 or w >= 2,
-        BETWEEN_SQUARES: _big_side_range(island)[1] <= min(h, w),
-        MOUNTAIN_REGIONS: bool(island.mountain_regions),
+        BETWEEN_SQUARES: _big_side_range_hw(h, w)[1] <= min(h, w),
+        MOUNTAIN_REGIONS: mountains,
     }  # kind 6 depends on the turn: available_kinds checks it
     return tuple(kind for kind in ALL_KINDS if possible.get(kind, True))
+
+
+@functools.lru_cache(maxsize=64)
+def _kind_tables(kinds: tuple[HintKind, ...]) -> tuple[tuple[HintKind, ...], dict]:
+    """For an island's kinds: those before the reveal (no kind 6), and the running weights of
+    both lists by list (shared by the islands with these kinds; read only)."""
+    before = tuple(k for k in kinds if k is not NEARER_THAN_PRISON)
+    return before, {kinds: _cum_weights(kinds), before: _cum_weights(before)}
 
 
 @functools.lru_cache(maxsize=64)  # a handful of kind lists, shared by every island

@@ -55,7 +55,7 @@ def make_observation(**fields) -> Observation:
     object.__setattr__, most of the cost of observing. The same object, since the class
     has no __post_init__ (tests/rules/test_observe_snapshots.py checks both)."""
     obs = object.__new__(Observation)
-    obs.__dict__.update(fields)
+    object.__setattr__(obs, "__dict__", fields)  # the call's own new dict: no copy
     return obs
 
 
