@@ -7,7 +7,7 @@ tiles is ~5 us), and the agent makes a dozen per action, so the package
 uses the compiled twins of `treasure_cli.agents._mass` (`_mass.c`, built by
 the install when a C compiler is at hand): the same arithmetic in the same
 order, so the same floats bit for bit (tests/agents/test_mass_kernel.py).
-Setting TREASURE_CLI_PURE_PYTHON=1 (as for rules/draws.py) uses these.
+Setting TREASURE_CLI_PURE_PYTHON=1 uses these (see `treasure_cli.compiled`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from treasure_cli.rules.actions import _MOVE_TABLE
 from treasure_cli.rules.actions import legal_moves as py_legal_moves
-from treasure_cli.rules.draws import PURE_PYTHON
+from treasure_cli.compiled import load
 from treasure_cli.rules.grid import bounding_box as _grid_box
 
 PAD = 2  # the largest scan radius: the integral image's margin around the box
@@ -85,17 +85,7 @@ def py_count_both(a: np.ndarray, b: np.ndarray, r0: int, r1: int, c0: int, c1: i
     return int(np.count_nonzero(a[r0:r1, c0:c1] & b[r0:r1, c0:c1]))
 
 
-def _compiled():
-    if PURE_PYTHON:
-        return None
-    try:
-        from treasure_cli.agents import _mass
-    except ImportError:  # not built: no C compiler when the package was installed
-        return None
-    return _mass
-
-
-_mass = _compiled()
+_mass = load("treasure_cli.agents._mass")
 COMPILED = _mass is not None
 if _mass is not None:
     integral, best_cover, best_window, bounding_box, count_both = (

@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treasure_cli.rules import grid
-from treasure_cli.rules.draws import PURE_PYTHON
+from treasure_cli.compiled import load
 from treasure_cli.rules.island import Island
 
 MIN_SIDE = 5
@@ -551,15 +551,6 @@ def _compiled_steps(gen) -> _Steps:
     return _Steps(reveal_turn, land_mask, grow_regions, place_mountains, pick_treasure, prison_mask, verify)
 
 
-def _compiled() -> _Steps | None:
-    if PURE_PYTHON:  # the same switch as the hint draws' (rules/draws.py)
-        return None
-    try:
-        from treasure_cli.formats import _gen
-    except ImportError:  # not built: no C compiler when the package was installed
-        return None
-    return _compiled_steps(_gen)
-
-
-COMPILED_STEPS = _compiled()
+_gen = load("treasure_cli.formats._gen")
+COMPILED_STEPS = _compiled_steps(_gen) if _gen is not None else None
 COMPILED = COMPILED_STEPS is not None

@@ -32,17 +32,18 @@ Two implementations of the class, with the same API and the same values:
   each draw cost a single call.
 
 `Draws` is the compiled class when its module imports, else `PyDraws`.
-Setting the environment variable TREASURE_CLI_PURE_PYTHON=1 (any value but
-empty or 0) before the package is imported forces `PyDraws`, and the
-compiled module is then not loaded. `COMPILED` says which one `Draws` is.
+Setting the environment variable TREASURE_CLI_PURE_PYTHON=1 before the
+package is imported forces `PyDraws` (see `treasure_cli.compiled`).
+`COMPILED` says which one `Draws` is.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
+
+from treasure_cli.compiled import load
 
 _BLOCK = 24             # words fetched per call; a typical hint uses a dozen or two
 _M32 = 0xFFFFFFFF
@@ -149,18 +150,6 @@ class PyDraws:
 
 
 # The compiled class unless told otherwise (module docstring).
-PURE_PYTHON = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
-
-
-def _chosen() -> type:
-    if PURE_PYTHON:
-        return PyDraws
-    try:
-        from treasure_cli.rules._draws import Draws as compiled
-    except ImportError:  # not built: no C compiler when the package was installed
-        return PyDraws
-    return compiled
-
-
-Draws = _chosen()
+_c = load("treasure_cli.rules._draws")
+Draws = _c.Draws if _c is not None else PyDraws
 COMPILED = Draws is not PyDraws

@@ -11,7 +11,7 @@ with the number of layers times the map size).
 (`_grid.c`) when it is built, with the same results bit for bit
 (tests/rules/test_grid_compiled.py); the numpy versions below (`_..._numpy`)
 are the readable reference and the fallback: without the module, with
-TREASURE_CLI_PURE_PYTHON=1 set (see `draws`), or for an input the module
+TREASURE_CLI_PURE_PYTHON=1 set (see `treasure_cli.compiled`), or for an input the module
 declines (an unusual dtype, a position off the grid).
 """
 
@@ -21,20 +21,9 @@ import enum
 
 import numpy as np
 
-from treasure_cli.rules.draws import PURE_PYTHON
+from treasure_cli.compiled import load
 
-
-def _compiled():
-    if PURE_PYTHON:
-        return None
-    try:
-        from treasure_cli.rules import _grid
-    except ImportError:  # not built: no C compiler when the package was installed
-        return None
-    return _grid
-
-
-_c = _compiled()
+_c = load("treasure_cli.rules._grid")
 COMPILED = _c is not None
 
 Pos = tuple[int, int]
