@@ -3,15 +3,13 @@ reference (`mass_kernel.py_*`), bit for bit, over random masks, weights and boxe
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treasure_cli import compiled
 from treasure_cli.agents import mass_kernel
 from treasure_cli.rules.actions import _MOVE_TABLE, legal_moves
 from treasure_cli.agents.mass_kernel import (
@@ -25,7 +23,7 @@ except ImportError as exc:
     _mass, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
 needs_compiled = pytest.mark.skipif(_mass is None, reason=f"treasure_cli.agents._mass not built ({NOT_BUILT})")
-PURE_PYTHON_ASKED = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
+PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
 
 def _strided(rng, a: np.ndarray) -> np.ndarray:
@@ -138,12 +136,3 @@ def test_the_agent_uses_the_compiled_module():
     """The module is optional to install, so a failed build is quiet: this says it."""
     assert _mass is not None, f"treasure_cli.agents._mass does not import ({NOT_BUILT}); reinstall with a C compiler"
     assert mass_kernel.COMPILED and mass_kernel.integral is _mass.integral
-
-
-def test_the_environment_variable_forces_the_numpy_functions():
-    show = ("import sys\nfrom treasure_cli.agents import mass_kernel\n"
-            "print(mass_kernel.COMPILED, 'treasure_cli.agents._mass' in sys.modules)")
-    env = {**os.environ, "TREASURE_CLI_PURE_PYTHON": "1"}
-    shown = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True,
-                           check=True).stdout.split()
-    assert shown == ["False", "False"]

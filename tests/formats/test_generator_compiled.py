@@ -9,15 +9,13 @@ with the Python steps over many seeds, sizes and options.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from treasure_cli import compiled
 from treasure_cli.formats import generator
 from treasure_cli.formats.generator import PYTHON_STEPS, _Retry, limits
 from treasure_cli.formats.map_file import format_map
@@ -32,7 +30,7 @@ except ImportError as exc:  # the tests below say why it is missing
 
 needs_module = pytest.mark.skipif(_gen is None, reason=f"treasure_cli.formats._gen not built ({NOT_BUILT})")
 COMPILED_STEPS = None if _gen is None else generator._compiled_steps(_gen)  # whatever the environment asks
-PURE_PYTHON_ASKED = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
+PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
 RANDOM, RANDOM_F32, INTEGERS, PERMUTATION, SAMPLE = range(5)  # _gen.draws kinds
 
@@ -438,18 +436,3 @@ def test_the_generator_uses_the_compiled_steps():
     install` here), the generator must run the compiled steps."""
     assert _gen is not None, f"treasure_cli.formats._gen does not import ({NOT_BUILT}); reinstall with a C compiler"
     assert generator.COMPILED and generator.COMPILED_STEPS is not None
-
-
-SHOW = ("import sys\nfrom treasure_cli.formats import generator\n"
-        "print(generator.COMPILED, 'treasure_cli.formats._gen' in sys.modules)")
-
-
-@pytest.mark.parametrize("value", ["1", "0"])
-def test_the_environment_variable_forces_the_python_steps(value):
-    env = {**os.environ, "TREASURE_CLI_PURE_PYTHON": value}
-    shown = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True, text=True,
-                           check=True).stdout.split()
-    if value == "1" or _gen is None:
-        assert shown == ["False", "False"]  # the compiled module is not even loaded
-    else:
-        assert shown == ["True", "True"]

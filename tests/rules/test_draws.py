@@ -21,6 +21,7 @@ from helpers import GOLDEN, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treasure_cli import compiled
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules import draws as draws_module
 from treasure_cli.rules import seeds
@@ -38,7 +39,7 @@ IMPLEMENTATIONS = pytest.mark.parametrize("Draws", [
     pytest.param(CDraws, id="compiled",
                  marks=pytest.mark.skipif(CDraws is None, reason=f"treasure_cli.rules._draws not built ({NOT_BUILT})")),
 ])
-PURE_PYTHON_ASKED = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
+PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
 # One draw: ("random",), ("int", low, span) or ("sample", population, size).
 ops = st.one_of(
@@ -194,22 +195,6 @@ def test_the_package_draws_with_the_compiled_class():
     assert CDraws is not None, f"treasure_cli.rules._draws does not import ({NOT_BUILT}); reinstall with a C compiler"
     assert draws_module.Draws is CDraws and draws_module.COMPILED
     assert type(seeds.draws(7, seeds.HINTS, 3)) is CDraws
-
-
-SHOW_CLASS = ("import sys\nfrom treasure_cli.rules import draws, seeds\n"
-              "print(type(seeds.draws(1, seeds.HINTS, 1)).__qualname__, draws.COMPILED,"
-              " 'treasure_cli.rules._draws' in sys.modules)")
-
-
-@pytest.mark.parametrize("value", ["1", "yes", "0", ""])
-def test_the_environment_variable_forces_the_python_class(value):
-    env = {**os.environ, "TREASURE_CLI_PURE_PYTHON": value}
-    shown = subprocess.run([sys.executable, "-c", SHOW_CLASS], env=env, capture_output=True, text=True,
-                           check=True).stdout.split()
-    if value in ("1", "yes") or CDraws is None:
-        assert shown == ["PyDraws", "False", "False"]  # the compiled module is not even loaded
-    else:
-        assert shown == ["Draws", "True", "True"]
 
 
 def test_the_python_class_writes_the_golden_logs(tmp_path):

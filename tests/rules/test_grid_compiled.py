@@ -9,15 +9,13 @@ give through `grid` exactly what the numpy version gives.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treasure_cli import compiled
 from treasure_cli.rules import grid
 
 try:
@@ -26,7 +24,7 @@ try:
 except ImportError as exc:
     _grid, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
-PURE_PYTHON_ASKED = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
+PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 needs_module = pytest.mark.skipif(_grid is None, reason=f"treasure_cli.rules._grid not built ({NOT_BUILT})")
 
 
@@ -314,18 +312,3 @@ def test_the_package_uses_the_compiled_module():
     """The module is optional to install, so a failed build is quiet: this says it."""
     assert _grid is not None, f"treasure_cli.rules._grid does not import ({NOT_BUILT}); reinstall with a C compiler"
     assert grid.COMPILED and grid._c is _grid
-
-
-SHOW = ("import sys\nfrom treasure_cli.rules import grid\n"
-        "print(grid.COMPILED, 'treasure_cli.rules._grid' in sys.modules)")
-
-
-@pytest.mark.parametrize("value", ["1", "0"])
-def test_the_environment_variable_forces_numpy(value):
-    env = {**os.environ, "TREASURE_CLI_PURE_PYTHON": value}
-    shown = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True, text=True,
-                           check=True).stdout.split()
-    if value == "1" or _grid is None:
-        assert shown == ["False", "False"]  # the compiled module is not even loaded
-    else:
-        assert shown == ["True", "True"]

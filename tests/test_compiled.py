@@ -1,0 +1,54 @@
+"""The one switch over the optional compiled modules (treasure_cli.compiled).
+
+Each module's own tests compare it with its Python/numpy twin and check that
+the package wires it in; this file checks the switch they share, once for all
+four: TREASURE_CLI_PURE_PYTHON set means none is imported, anywhere.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+
+import pytest
+
+# (compiled module, the package module that uses it)
+MODULES = [
+    ("treasure_cli.rules._draws", "treasure_cli.rules.draws"),
+    ("treasure_cli.rules._grid", "treasure_cli.rules.grid"),
+    ("treasure_cli.formats._gen", "treasure_cli.formats.generator"),
+    ("treasure_cli.agents._mass", "treasure_cli.agents.mass_kernel"),
+]
+
+
+def _built(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+BUILT = [_built(c) for c, _ in MODULES]
+
+SHOW = ("import sys, importlib\n"
+        "from treasure_cli.rules import seeds\n"
+        f"pairs = {MODULES!r}\n"
+        "print(type(seeds.draws(1, seeds.HINTS, 1)).__qualname__,"
+        " *(importlib.import_module(user).COMPILED for _, user in pairs),"
+        " *(c in sys.modules for c, _ in pairs))")
+
+
+@pytest.mark.parametrize("value", ["1", "yes", "0", ""])
+def test_the_environment_variable_turns_every_compiled_module_off(value):
+    env = {**os.environ, "TREASURE_CLI_PURE_PYTHON": value}
+    shown = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True, text=True,
+                           check=True).stdout.split()
+    if value in ("1", "yes"):
+        # the Python code everywhere, and no compiled module even loaded
+        assert shown == ["PyDraws"] + ["False"] * (2 * len(MODULES))
+    else:
+        flags = [str(b) for b in BUILT]
+        assert shown == ["Draws" if BUILT[0] else "PyDraws"] + flags + flags
