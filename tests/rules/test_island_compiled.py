@@ -19,6 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import region_grids
+
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules import grid
 from treasure_cli.rules.island import TERRAIN_MASKS, Island
@@ -30,38 +32,6 @@ except ImportError:
 
 needs_module = pytest.mark.skipif(_grid is None, reason="treasure_cli.rules._grid not built")
 NAMES = TERRAIN_MASKS + ("reachable_prisons",)
-
-
-@st.composite
-def region_grids(draw, max_side: int = 40) -> np.ndarray:
-    """Region numbers (int64, to be made int32 by the island) of many shapes and layouts:
-    specks of many regions, blobs with long shared borders, stripes, one region, all sea;
-    numbers small, huge (up to 2**31 - 1) or negative, as a foreign caller may pass."""
-    h, w = draw(st.integers(0, max_side)), draw(st.integers(0, max_side))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    kind = draw(st.sampled_from(["specks", "blobs", "blobs", "stripes", "one region", "sea"]))
-    if kind == "specks":
-        regions = np.where(rng.random((h, w)) < draw(st.sampled_from([0.3, 0.7, 1.0])),
-                           rng.integers(1, draw(st.sampled_from([3, 30, 300])), size=(h, w)), 0)
-    elif kind == "blobs":
-        k = int(rng.integers(1, 7))
-        coarse = rng.integers(0, draw(st.sampled_from([3, 6, 40])), size=(h // k + 1, w // k + 1))
-        regions = np.kron(coarse, np.ones((k, k), dtype=np.int64))[:h, :w]
-    elif kind == "stripes":
-        regions = np.broadcast_to(np.arange(w) % 3, (h, w)) if draw(st.booleans()) else \
-            np.broadcast_to((np.arange(h) % 3)[:, None], (h, w))
-    else:
-        regions = np.full((h, w), 1 if kind == "one region" else 0)
-    regions = np.asarray(regions, dtype=np.int64)
-    numbers = draw(st.sampled_from(["small", "small", "small", "huge", "negative", "mixed"]))
-    if numbers == "huge":
-        regions = regions * (2**31 - 1) // max(1, int(regions.max(initial=0)))
-    elif numbers == "negative":
-        regions = -regions
-    elif numbers == "mixed":  # both signs, and the extremes of int32
-        sign = np.where(rng.random((h, w)) < 0.5, -1, 1)
-        regions = np.where(regions == 7, 2**31 - 1, np.where(regions == 8, -2**31, regions * sign))
-    return regions
 
 
 @st.composite

@@ -13,6 +13,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import region_grids
+
 from treasure_cli.rules.island import SEA, Island
 
 
@@ -74,27 +76,9 @@ def old_prison_reach(island: Island) -> np.ndarray:
 
 @st.composite
 def odd_islands(draw) -> Island:
-    h, w = draw(st.integers(0, 40)), draw(st.integers(0, 40))
+    regions = draw(region_grids())
+    h, w = regions.shape
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    kind = draw(st.sampled_from(["specks", "blobs", "stripes", "one region", "sea"]))
-    if kind == "specks":  # many tiny regions, sea between
-        regions = np.where(rng.random((h, w)) < draw(st.sampled_from([0.3, 0.7, 1.0])),
-                           rng.integers(1, draw(st.sampled_from([3, 30])), size=(h, w)), 0)
-    elif kind == "blobs":  # coarse regions blown up: long shared borders
-        k = int(rng.integers(2, 7))
-        coarse = rng.integers(0, 6, size=(h // k + 1, w // k + 1))
-        regions = np.kron(coarse, np.ones((k, k), dtype=np.int64))[:h, :w]
-    elif kind == "stripes":
-        regions = np.broadcast_to(np.arange(w) % 3, (h, w)) if draw(st.booleans()) else \
-            np.broadcast_to((np.arange(h) % 3)[:, None], (h, w))
-    else:
-        regions = np.full((h, w), 1 if kind == "one region" else 0)
-    regions = np.asarray(regions, dtype=np.int64)
-    numbers = draw(st.sampled_from(["small", "small", "huge", "negative"]))
-    if numbers == "huge":  # spread up to the largest region a map may hold
-        regions = regions * (2**31 - 1) // max(1, int(regions.max(initial=0)))
-    elif numbers == "negative":
-        regions = -regions
     mountain = (regions != 0) & (rng.random((h, w)) < 0.1)
     prison = rng.random((h, w)) < draw(st.sampled_from([0.0, 0.05, 0.5]))  # anywhere, even on the sea
     if draw(st.booleans()):  # read-only arrays in another memory layout: the island keeps them as they are
