@@ -5,8 +5,8 @@
 // verified hints, empty scans, the prison's reach and the pirate's shortest
 // walk). Verify the hint that splits those candidates most evenly when the
 // split is worth an action; otherwise scan the 5x5 window holding the most
-// candidates, walking there (2-step moves scan on the way) or teleporting
-// there once when it is far.
+// candidates per action it costs, walking there (small moves scan on the
+// way) or teleporting there once when it is far.
 //
 // Build: g++ -std=c++17 -O2 -o treasure-agent agent.cpp  (or `make`)
 
@@ -237,9 +237,9 @@ static const int DC[4] = {0, 1, 0, -1};
 static const char* const DIR_NAME[4] = {"N", "E", "S", "W"};
 
 // Tuning knobs.
-static const double MIN_SPLIT = 0.15;     // verify when the smaller side holds at least this share
+static const double MIN_SPLIT = 0.10;     // verify when the smaller side holds at least this share
 static const int TELEPORT_DISTANCE = 8;   // teleport when the target is further than this (walking)
-static const double SCAN_ON_WAY_BONUS = 2.5;  // worth of a small move's 3x3 scan, in steps of progress
+static const double SCAN_ON_WAY_BONUS = 1.5;  // worth of a small move's 3x3 scan, in steps of progress
 
 class Agent {
 public:
@@ -462,19 +462,25 @@ private:
         }
         if (bestHint > 0 && bestSplit >= MIN_SPLIT) return verify(bestHint);
 
-        // The target: the walkable tile whose 5x5 scan covers the most candidates,
-        // the nearest by walking when several tie (teleport reach counts as far).
+        // The target: the walkable tile whose 5x5 scan covers the most candidates per
+        // action spent reaching and scanning it; the nearest by walking when several tie.
         std::vector<int> dist = bfs(pos_);
         const long long FAR = 1LL << 40;
         int target = -1;
         long long targetDist = 0;
+        double targetScore = 0;
         for (int t = 0; t < n; ++t) {
             if (!walk_[t] || win5[t] == 0) continue;
             if (dist[t] < 0 && teleportUsed_) continue;
             long long d = dist[t] < 0 ? FAR : dist[t];
-            if (target < 0 || win5[t] > win5[target] || (win5[t] == win5[target] && d < targetDist)) {
+            // Candidates per action spent: the moves to get there (a teleport is free) and the scan.
+            bool byTeleport = !teleportUsed_ && d > TELEPORT_DISTANCE;
+            double actions = 1 + (byTeleport ? 0 : double((d + 3) / 4));
+            double score = win5[t] / actions;
+            if (target < 0 || score > targetScore || (score == targetScore && d < targetDist)) {
                 target = t;
                 targetDist = d;
+                targetScore = score;
             }
         }
         if (target < 0) {
