@@ -23,6 +23,20 @@ def island_from_grid(rows: list[str], treasure: tuple[int, int], r: int = 2, f: 
     return parse_map(header + "\n".join(";".join(row) for row in cells) + "\n", "test-map")
 
 
+def play(game, agent) -> list:
+    """Every event of `game` played to its end by `agent` (an illegal action raises)."""
+    from treasure_cli.play.loop import play_agent
+
+    return list(play_agent(game, agent))
+
+
+def play_spec(island, agent: str, seed: int, **kw) -> list:
+    """Every event of the game `build_game` sets up for an agent spec, played to its end."""
+    from treasure_cli.play.games import build_game
+
+    return play(*build_game(island, agent, seed, **kw))
+
+
 class ScriptedAgent:
     """Plays a fixed list of actions, then large scans; records what it observed."""
 
