@@ -19,6 +19,9 @@ def test_every_public_name_resolves():
         assert getattr(treasure_cli, name) is not None, name
     assert treasure_cli.read_game_log.__name__ == "read_log"
     assert treasure_cli.actions.Verify is treasure_cli.Verify
+    from treasure_cli.play.loop import play_agent as loop
+
+    assert treasure_cli.play_agent is loop and "play_agent" in treasure_cli.__all__
 
 
 def test_importing_the_package_and_asking_the_version_load_no_numpy():
