@@ -15,6 +15,17 @@ ROOT = Path(__file__).resolve().parent.parent  # the repository
 GOLDEN = ROOT / "tests" / "golden"
 
 
+# A 6x8 island for island_from_grid: sea border, two regions, a mountain, one prison.
+SMALL_ROWS = [
+    "0 0 0 0 0 0 0 0",
+    "0 1 1 1 2 2 2 0",
+    "0 1 1M 1 2 2 2 0",
+    "0 1 1 1 2 2 2 0",
+    "0 1P 1 1 2 2 2 0",
+    "0 0 0 0 0 0 0 0",
+]
+
+
 def island_from_grid(rows: list[str], treasure: tuple[int, int], r: int = 2, f: int = 4):
     """Build an Island from rows of space-separated cells in map-file syntax (e.g. '0 1 1M 1P')."""
     cells = [row.split() for row in rows]

@@ -4,6 +4,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from helpers import SMALL_ROWS as ROWS
 from helpers import ScriptedAgent, island_from_grid, play, play_spec
 
 from treasure_cli.rules import events as ev
@@ -11,16 +12,6 @@ from treasure_cli.rules.actions import LargeScan, Move, Teleport, Verify
 from treasure_cli.errors import IllegalActionError
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.grid import Direction
-
-# A 6x8 island: sea border, two regions, a mountain, one prison.
-ROWS = [
-    "0 0 0 0 0 0 0 0",
-    "0 1 1 1 2 2 2 0",
-    "0 1 1M 1 2 2 2 0",
-    "0 1 1 1 2 2 2 0",
-    "0 1P 1 1 2 2 2 0",
-    "0 0 0 0 0 0 0 0",
-]
 
 
 def make_game(actions, treasure=(1, 6), r=2, f=3, seed=5, **kw):

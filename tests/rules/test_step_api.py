@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from helpers import ScriptedAgent, island_from_grid, play
+from helpers import SMALL_ROWS, ScriptedAgent, island_from_grid, play
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -137,18 +137,8 @@ def test_an_illegal_step_leaves_the_game_as_it_was(size, island_seed, seed):
     assert probed.result == plain.result and refused > 0
 
 
-ROWS = [
-    "0 0 0 0 0 0 0 0",
-    "0 1 1 1 2 2 2 0",
-    "0 1 1M 1 2 2 2 0",
-    "0 1 1 1 2 2 2 0",
-    "0 1P 1 1 2 2 2 0",
-    "0 0 0 0 0 0 0 0",
-]
-
-
 def small_game(**kw) -> Game:
-    return Game(island_from_grid(ROWS, (1, 6), r=2, f=3), 5, **kw)
+    return Game(island_from_grid(SMALL_ROWS, (1, 6), r=2, f=3), 5, **kw)
 
 
 def test_nothing_but_start_before_the_start():
