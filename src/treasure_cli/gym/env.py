@@ -110,6 +110,7 @@ class TreasureIslandEnv(gymnasium.Env):
         self.codec: ActionCodec | None = None
         self.game: Game | None = None
         self.events: list[Event] = []
+        self._obs: Observation | None = None  # the engine's observation, for raw_observation
         self.episode_seed: int | None = None
         self.island_seed: int | None = None
         self._renderer = None
@@ -198,7 +199,7 @@ class TreasureIslandEnv(gymnasium.Env):
             if seen is not None:
                 update(seen)
         game = self.game
-        self._obs: Observation | None = None
+        self._obs = None
         if game.result is None:
             self.encoder.ready()
             if self.raw_observation:
