@@ -55,6 +55,7 @@ def measure(size: int, games: int, seed: int, cache: Path) -> dict:
     from treasure_cli.formats.game_record import format_log
     from treasure_cli.formats.map_file import read_map
     from treasure_cli.play.games import build_game
+    from treasure_cli.play.loop import play_agent
 
     paths = map_paths(size, min(games, MAPS_PER_SIZE), seed, cache)
     times: dict[str, list[float]] = {k: [] for k in ("read", "masks", "game", "log", "total", "per_turn")}
@@ -70,8 +71,8 @@ def measure(size: int, games: int, seed: int, cache: Path) -> dict:
             # treasure distance: its pirate needs the BFS only up to his prison.)
             island.precompute()
             t2 = time.perf_counter()
-            game = build_game(island, "logic", seed + g, map_name=path.name)
-            events = game.run()
+            game, agent = build_game(island, "logic", seed + g, map_name=path.name)
+            events = list(play_agent(game, agent))
             t3 = time.perf_counter()
             write_text_atomic(Path(out) / f"LOG_{g}.txt", format_log(events))
             t4 = time.perf_counter()

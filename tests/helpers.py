@@ -15,12 +15,37 @@ ROOT = Path(__file__).resolve().parent.parent  # the repository
 GOLDEN = ROOT / "tests" / "golden"
 
 
+# A 6x8 island for island_from_grid: sea border, two regions, a mountain, one prison.
+SMALL_ROWS = [
+    "0 0 0 0 0 0 0 0",
+    "0 1 1 1 2 2 2 0",
+    "0 1 1M 1 2 2 2 0",
+    "0 1 1 1 2 2 2 0",
+    "0 1P 1 1 2 2 2 0",
+    "0 0 0 0 0 0 0 0",
+]
+
+
 def island_from_grid(rows: list[str], treasure: tuple[int, int], r: int = 2, f: int = 4):
     """Build an Island from rows of space-separated cells in map-file syntax (e.g. '0 1 1M 1P')."""
     cells = [row.split() for row in rows]
     width = len(cells[0])
     header = f"{width} {len(cells)}\n{r}\n{f}\n9\n{treasure[0]} {treasure[1]}\n"
     return parse_map(header + "\n".join(";".join(row) for row in cells) + "\n", "test-map")
+
+
+def play(game, agent) -> list:
+    """Every event of `game` played to its end by `agent` (an illegal action raises)."""
+    from treasure_cli.play.loop import play_agent
+
+    return list(play_agent(game, agent))
+
+
+def play_spec(island, agent: str, seed: int, **kw) -> list:
+    """Every event of the game `build_game` sets up for an agent spec, played to its end."""
+    from treasure_cli.play.games import build_game
+
+    return play(*build_game(island, agent, seed, **kw))
 
 
 class ScriptedAgent:

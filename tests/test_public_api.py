@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import treasure_cli
-from treasure_cli import Game, IllegalActionError, LargeScan, Move, Teleport, legal_actions
+from treasure_cli import Game, IllegalActionError, LargeScan, Move, Teleport, legal_actions, play_agent
 from treasure_cli.formats.generator import generate_island
 
 
@@ -19,6 +19,9 @@ def test_every_public_name_resolves():
         assert getattr(treasure_cli, name) is not None, name
     assert treasure_cli.read_game_log.__name__ == "read_log"
     assert treasure_cli.actions.Verify is treasure_cli.Verify
+    from treasure_cli.play.loop import play_agent as loop
+
+    assert treasure_cli.play_agent is loop and "play_agent" in treasure_cli.__all__
 
 
 def test_importing_the_package_and_asking_the_version_load_no_numpy():
@@ -48,7 +51,7 @@ class Uniform:
 def test_the_game_accepts_every_action_legal_actions_offers(size, seed):
     island = generate_island(size, size, rng=np.random.default_rng(seed))
     agent = Uniform(seed)
-    Game(island, agent, seed).run()  # would raise IllegalActionError on any refused action
+    list(play_agent(Game(island, seed), agent))  # would raise IllegalActionError on any refused action
     assert agent.offered > 0
 
 
@@ -63,7 +66,7 @@ def test_a_move_legal_actions_leaves_out_is_refused():
             return missing[0]
 
     try:
-        Game(island, Probe(), 1).run()
+        list(play_agent(Game(island, 1), Probe()))
     except IllegalActionError as exc:
         assert exc.turn == 1
     else:

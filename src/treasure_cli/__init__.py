@@ -5,6 +5,7 @@ The public API, for writing and running agents (docs/writing-an-agent.md):
     from treasure_cli import Agent, Observation, Knowledge, legal_actions
     from treasure_cli import Verify, Move, LargeScan, Teleport, Direction
     from treasure_cli import read_map, play_game, read_game_log
+    from treasure_cli import Game, play_agent
 
 Every name in `__all__` keeps its meaning until the next major version.
 Names load on first use, so `import treasure_cli` (and `treasure --version`)
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # name -> module that defines it
 _EXPORTS = {
@@ -45,6 +46,7 @@ _EXPORTS = {
     "format_game_log": "treasure_cli.formats.game_record",
     "play_game": "treasure_cli.play.games",
     "build_game": "treasure_cli.play.games",
+    "play_agent": "treasure_cli.play.loop",
     "GameRecord": "treasure_cli.play.records",
     "TreasureError": "treasure_cli.errors",
     "MapFormatError": "treasure_cli.errors",

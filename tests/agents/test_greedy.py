@@ -13,6 +13,7 @@ from treasure_cli.play.bench import BenchOptions, run_bench
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.grid import Direction
 from treasure_cli.play.games import build_game
+from treasure_cli.play.loop import play_agent
 
 
 @settings(max_examples=60, deadline=None)
@@ -25,8 +26,8 @@ from treasure_cli.play.games import build_game
 )
 def test_greedy_only_makes_legal_actions(size, island_seed, game_seed, free_turn, truth_rate):
     island = generate_island(size, size, free_turn=free_turn, rng=np.random.default_rng(island_seed))
-    game = build_game(island, "greedy", game_seed, truth_rate=truth_rate)
-    game.run()  # the engine raises IllegalActionError on any illegal action
+    game, agent = build_game(island, "greedy", game_seed, truth_rate=truth_rate)
+    list(play_agent(game, agent))  # the engine raises IllegalActionError on any illegal action
     assert game.result is not None
 
 
@@ -42,8 +43,8 @@ def test_greedy_is_legal_when_the_walkable_land_is_in_two_pieces():
     ]
     for seed in range(30):
         for f in (3, 30):
-            game = build_game(island_from_grid(rows, (1, 7), r=2, f=f), "greedy", seed)
-            game.run()
+            game, agent = build_game(island_from_grid(rows, (1, 7), r=2, f=f), "greedy", seed)
+            list(play_agent(game, agent))
             assert game.result is not None
 
 
@@ -51,7 +52,7 @@ def test_greedy_teleports_onto_the_pirate_when_he_is_freed():
     checked = 0
     for i in range(30):
         island = generate_island(24, 24, free_turn=2, rng=np.random.default_rng(i))
-        events = build_game(island, "greedy", i).run()
+        events = list(play_agent(*build_game(island, "greedy", i)))
         freed = [e for e in events if isinstance(e, ev.PirateMoved)]
         teleports = [e for e in events if isinstance(e, ev.Teleported)]
         if not freed or freed[0].dst == island.treasure:

@@ -71,7 +71,7 @@ def test_candidates_are_replaced_never_changed_in_place(monkeypatch):
     # holds the same array (and the gym encoder copies the plane only then).
     from treasure_cli.agents.logic import LogicAgent
     from treasure_cli.formats.generator import generate_island
-    from treasure_cli.play.games import build_game
+    from helpers import play_spec
 
     seen: list[tuple[np.ndarray, np.ndarray]] = []
     act = LogicAgent.act
@@ -85,6 +85,6 @@ def test_candidates_are_replaced_never_changed_in_place(monkeypatch):
     for seed in range(12):
         island = generate_island(20, 20, free_turn=2 + seed % 3, rng=np.random.default_rng(seed))
         for agent in ("logic", "logic-soft-hints"):
-            build_game(island, agent, seed).run()
+            play_spec(island, agent, seed)
     assert len(seen) > 100
     assert all(np.array_equal(kept, copy) for kept, copy in seen)

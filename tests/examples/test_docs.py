@@ -1,4 +1,5 @@
-"""docs/writing-an-agent.md shows real output: its agents are run here and compared with what it prints."""
+"""The docs show real output: writing-an-agent.md's agents and architecture.md's step API
+example are run here and compared with what they print."""
 
 from __future__ import annotations
 
@@ -63,3 +64,11 @@ def test_run_and_bench_print_what_the_doc_shows(user_dir):
 
 def _head_block() -> str:
     return re.search(r"```\n\$ head -4 out/LOG_01.txt\n(.*?)```", DOC, flags=re.S).group(1)
+
+
+def test_the_step_api_example_prints_what_architecture_md_shows(capsys):
+    arch = (ROOT / "docs" / "architecture.md").read_text()
+    code, printed = re.search(r"```python\n(# example: the step API\n.*?)```\n\nprints[^\n]*\n\n```\n(.*?)```",
+                              arch, flags=re.S).groups()
+    exec(compile(code, "docs/architecture.md", "exec"), {})
+    assert capsys.readouterr().out == printed

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from helpers import play
 
 from treasure_cli.rules import events as ev
 from treasure_cli.agents.registry import agent_names
@@ -38,8 +39,8 @@ def test_agents_play_foreign_maps_legally(map_seed, game_seed, agent):
         island = parse_map(foreign_map_text(map_seed), "foreign.txt", warnings=[])
     except MapFormatError:
         return  # e.g. no prison reaches the treasure: rejected with a message, as it should be
-    game = build_game(island, agent, game_seed)
-    events = game.run()  # raises on any illegal action
+    game, player = build_game(island, agent, game_seed)
+    events = play(game, player)  # raises on any illegal action
     assert isinstance(events[-1], ev.GameEnded)
     know = Knowledge(island.public(), tie_break=True)
     for e in events:

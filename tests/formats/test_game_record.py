@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers import play_spec
 
 from treasure_cli.rules import events as ev
-from treasure_cli.play.games import build_game
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.grid import Direction
 from treasure_cli.formats.game_record import (
@@ -16,7 +16,7 @@ from treasure_cli.formats.game_record import (
 
 def play(seed, agent="logic", size=16, **kw):
     isl = generate_island(size, size, rng=np.random.default_rng(seed))
-    return build_game(isl, agent, seed, map_name="maps/MAP_x.txt", **kw).run()
+    return play_spec(isl, agent, seed, map_name="maps/MAP_x.txt", **kw)
 
 
 def test_every_event_line_parses_back():
@@ -99,7 +99,7 @@ def reference_format_event(event: ev.Event) -> str:
 
 def _sample_hints() -> list:
     island = generate_island(24, 20, rng=np.random.default_rng(5))
-    return [e.hint for seed in range(6) for e in build_game(island, "logic", seed).run()
+    return [e.hint for seed in range(6) for e in play_spec(island, "logic", seed)
             if isinstance(e, ev.HintGiven)]
 
 

@@ -4,7 +4,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import ScriptedAgent, island_from_grid
+from helpers import SMALL_ROWS as ROWS
+from helpers import ScriptedAgent, island_from_grid, play, play_spec
 
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import LargeScan, Move, Teleport, Verify
@@ -12,21 +13,11 @@ from treasure_cli.errors import IllegalActionError
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.grid import Direction
 
-# A 6x8 island: sea border, two regions, a mountain, one prison.
-ROWS = [
-    "0 0 0 0 0 0 0 0",
-    "0 1 1 1 2 2 2 0",
-    "0 1 1M 1 2 2 2 0",
-    "0 1 1 1 2 2 2 0",
-    "0 1P 1 1 2 2 2 0",
-    "0 0 0 0 0 0 0 0",
-]
-
 
 def make_game(actions, treasure=(1, 6), r=2, f=3, seed=5, **kw):
     isl = island_from_grid(ROWS, treasure, r=r, f=f)
     agent = ScriptedAgent(actions)
-    return Game(isl, agent, seed, **kw), agent
+    return Game(isl, seed, **kw), agent
 
 
 def kinds(events):
@@ -35,8 +26,8 @@ def kinds(events):
 
 def test_turn_order_of_the_rules():
     pace = [Move(Direction.E, 3), Move(Direction.W, 3)] * 10  # large moves do not scan
-    game, _ = make_game([Teleport((4, 2))] + pace, treasure=(1, 6), r=2, f=3)
-    events = game.run()
+    game, agent = make_game([Teleport((4, 2))] + pace, treasure=(1, 6), r=2, f=3)
+    events = play(game, agent)
     names = kinds(events)
     assert names[:4] == ["GameStarted", "TreasureHidden", "AgentPlaced", "ScheduleAnnounced"]
     # Turn 1: start, hint, add, two actions.
@@ -51,7 +42,7 @@ def test_turn_order_of_the_rules():
 def test_first_hint_is_true_and_known_true():
     for seed in range(20):
         game, agent = make_game([LargeScan()] * 4, seed=seed, truth_rate=0.0)
-        events = game.run()
+        events = play(game, agent)
         first = next(e for e in events if isinstance(e, ev.HintGiven))
         assert first.number == 1 and first.truthful is True
         assert agent.observations[0].verified == {1: True}
@@ -60,8 +51,8 @@ def test_first_hint_is_true_and_known_true():
 
 
 def test_scan_covering_the_treasure_wins_at_once():
-    game, _ = make_game([Teleport((2, 5)), LargeScan()], treasure=(1, 6))
-    events = game.run()
+    game, agent = make_game([Teleport((2, 5)), LargeScan()], treasure=(1, 6))
+    events = play(game, agent)
     assert isinstance(events[-1], ev.GameEnded)
     assert events[-1].outcome is ev.Outcome.WIN and events[-1].reason is ev.EndReason.FOUND
     assert events[-2] == ev.AreaScanned(1, (2, 5), 5, True)
@@ -69,8 +60,8 @@ def test_scan_covering_the_treasure_wins_at_once():
 
 
 def test_small_move_scans_three_by_three_and_large_move_does_not():
-    game, _ = make_game([Teleport((3, 1)), Move(Direction.E, 1), Move(Direction.E, 4)], treasure=(1, 6))
-    events = game.run()
+    game, agent = make_game([Teleport((3, 1)), Move(Direction.E, 1), Move(Direction.E, 4)], treasure=(1, 6))
+    events = play(game, agent)
     acted = [e for e in events if isinstance(e, (ev.Teleported, ev.AgentMoved, ev.AreaScanned))]
     assert acted[:4] == [
         acted[0],
@@ -98,9 +89,9 @@ def test_small_move_scans_three_by_three_and_large_move_does_not():
     ],
 )
 def test_illegal_actions_raise_naming_the_action_and_state(actions, message):
-    game, _ = make_game(actions)
+    game, agent = make_game(actions)
     with pytest.raises(IllegalActionError) as info:
-        game.run()
+        play(game, agent)
     text = str(info.value)
     assert message in text
     assert "turn 1" in text and "from the agent at" in text
@@ -108,22 +99,22 @@ def test_illegal_actions_raise_naming_the_action_and_state(actions, message):
 
 def test_pirate_reaching_the_treasure_loses():
     # Treasure two steps from the prison; the pirate is free on turn 1.
-    game, _ = make_game([], treasure=(3, 2), r=1, f=1)
-    events = game.run()
+    game, agent = make_game([], treasure=(3, 2), r=1, f=1)
+    events = play(game, agent)
     assert events[-1] == ev.GameEnded(1, ev.Outcome.LOSE, ev.EndReason.PIRATE)
     assert events[-2] == ev.PirateMoved(1, (4, 1), (3, 2))
 
 
 def test_turn_limit_ends_in_a_timeout():
     pace = [Move(Direction.E, 3), Move(Direction.W, 3)] * 10
-    game, _ = make_game([Teleport((4, 2))] + pace, treasure=(1, 6), f=50, max_turns=3)
-    events = game.run()
+    game, agent = make_game([Teleport((4, 2))] + pace, treasure=(1, 6), f=50, max_turns=3)
+    events = play(game, agent)
     assert events[-1] == ev.GameEnded(3, ev.Outcome.LOSE, ev.EndReason.TIMEOUT)
 
 
 def test_observation_hides_the_truth():
     game, agent = make_game([LargeScan()] * 10, f=2, max_turns=4, treasure=(1, 6))
-    game.run()
+    play(game, agent)
     for obs in agent.observations:
         assert obs.island.treasure is None
         for event in obs.news:
@@ -137,26 +128,25 @@ def test_observation_hides_the_truth():
 
 def test_same_seed_same_events_other_seed_other_events():
     isl = island_from_grid(ROWS, (1, 6))
-    from treasure_cli.play.games import build_game
 
-    def play(seed):
-        return build_game(isl, "random", seed, max_turns=30).run()
+    def random_game(seed):
+        return play_spec(isl, "random", seed, max_turns=30)
 
-    assert play(11) == play(11)
-    assert play(11) != play(12)
+    assert random_game(11) == random_game(11)
+    assert random_game(11) != random_game(12)
 
 
 def test_agent_start_is_walkable_not_prison_not_treasure():
     isl = island_from_grid(ROWS, (1, 6))
     for seed in range(50):
-        g = Game(isl, ScriptedAgent([]), seed)
+        g = Game(isl, seed)
         assert isl.walkable[g.position] and not isl.prison[g.position] and g.position != (1, 6)
         assert g.prison == (4, 1)
 
 
 def test_scanned_mask_is_clipped_at_the_edge():
     game, agent = make_game([Teleport((1, 1)), LargeScan(), LargeScan()], treasure=(4, 6))
-    game.run()
+    play(game, agent)
     seen = agent.observations[-1].scanned
     expected = np.zeros(seen.shape, bool)
     expected[0:4, 0:4] = True

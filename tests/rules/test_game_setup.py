@@ -18,11 +18,6 @@ from treasure_cli.rules.game import Game, start_tiles
 from treasure_cli.rules.pirate import island_pirate_path
 
 
-class _Idle:
-    def act(self, obs):  # never asked: the game is not played
-        raise AssertionError
-
-
 def reference_setup(island, seed: int):
     """Prison and start tile as drawn from the setup stream's numpy Generator."""
     setup = seeds.stream(seed, seeds.SETUP)
@@ -48,7 +43,7 @@ def test_two_setup_draws_are_the_setup_streams_integers(seed, first, second):
 @given(size=st.integers(6, 40), island_seed=st.integers(0, 2**32), seed=st.integers(0, 2**63 - 1))
 def test_the_game_places_prison_and_agent_as_the_setup_stream_does(size, island_seed, seed):
     island = generate_island(size, size, rng=np.random.default_rng(island_seed))
-    game = Game(island, _Idle(), seed)
+    game = Game(island, seed)
     assert (game.prison, game.position) == reference_setup(island, seed)
     # The walk, found when first asked for, is the one the setup used to find.
     assert game.path == island_pirate_path(island, game.prison)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from treasure_cli.agents.registry import resolve
 from treasure_cli.formats.generator import generate_island
+from treasure_cli.play.loop import play_agent
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.observation import Observation
 
@@ -38,9 +39,9 @@ class Watcher:
 def test_every_observation_is_the_state_when_it_was_made(size, seed, agent):
     island = generate_island(size, size, rng=np.random.default_rng(seed))
     watcher = Watcher(resolve(agent).build())
-    game = Game(island, watcher, seed, truth_rate=0.5)
+    game = Game(island, seed, truth_rate=0.5)
     watcher.game = game
-    game.run()
+    list(play_agent(game, watcher))
     for obs, scanned, verified, hints in watcher.seen:  # checked after the game: still as they were
         assert np.array_equal(obs.scanned, scanned) and not obs.scanned.flags.writeable
         assert dict(obs.verified) == verified and obs.hints == tuple(hints)
@@ -55,9 +56,9 @@ def test_the_game_observations_are_what_observation_init_makes(size, seed, agent
     assert "__post_init__" not in vars(Observation)
     island = generate_island(size, size, rng=np.random.default_rng(seed))
     watcher = Watcher(resolve(agent).build())
-    game = Game(island, watcher, seed, truth_rate=0.5)
+    game = Game(island, seed, truth_rate=0.5)
     watcher.game = game
-    game.run()
+    list(play_agent(game, watcher))
     names = [f.name for f in dataclasses.fields(Observation)]
     for obs, *_ in watcher.seen:
         assert type(obs) is Observation and sorted(vars(obs)) == sorted(names)

@@ -13,6 +13,7 @@ from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.rules.pirate import pirate_path
 from treasure_cli.play.games import build_game
+from treasure_cli.play.loop import play_agent
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -31,8 +32,8 @@ def play(case):
     w, h, island_seed, seed, agent, truth_rate, early = case
     extra = {"reveal_turn": 1, "free_turn": 2} if early else {}
     island = generate_island(w, h, rng=np.random.default_rng(island_seed), **extra)
-    game = build_game(island, agent, seed, truth_rate=truth_rate)
-    return island, game, game.run()  # an illegal action would raise here
+    game, player = build_game(island, agent, seed, truth_rate=truth_rate)
+    return island, game, list(play_agent(game, player))  # an illegal action would raise here
 
 
 @SETTINGS

@@ -343,10 +343,10 @@ def test_ruled_out_tiles_are_the_ones_the_logged_agent_knew(agent):
     """An oracle was told every hint's truth; the replay dims what it could rule out."""
     from treasure_cli.agents.knowledge import Knowledge
     from treasure_cli.play.games import build_game
+    from treasure_cli.play.loop import play_agent
 
     island = generate_island(20, 20, rng=np.random.default_rng(5))
-    game = build_game(island, agent, 3)
-    events = game.run()
+    events = list(play_agent(*build_game(island, agent, 3)))
     replay = Replay(island, events)
     index = 0
     while replay.has_step(index + 1):

@@ -1,16 +1,14 @@
 """The game as a Gymnasium environment, driving the engine of `treasure run` one action at a time.
 
-`rules.game.Game.play()` asks for each action through its `_ask` generator
-hook; `_SteppedGame` overrides the hook to yield a request out of `play()`
-and be sent the action, so `step` resumes the very same generator: no rule is
-re-implemented here, and no thread is used. One `step` is one agent action
-(two per turn, plus the free teleport while it is unused).
+`rules.game.Game` is a state machine with a public step API: `reset` calls its
+`start()` and `step` its `step(action)`, so no rule is re-implemented here and
+no thread is used. One `step` is one agent action (two per turn, plus the free
+teleport while it is unused).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -31,33 +29,6 @@ from treasure_cli.rules.events import EndReason, Event, Outcome, public_view
 from treasure_cli.rules.game import Game, check_truth_rate, default_turn_limit
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation
-
-
-@dataclasses.dataclass(frozen=True)
-class _Request:
-    """Yielded out of `play()` when the game wants the agent's next action (not an event)."""
-
-    actions_left: int
-    observation: Observation | None
-
-
-_PLAIN_REQUESTS = {n: _Request(n, None) for n in (1, 2)}  # immutable: one per action count will do
-
-
-class _SteppedGame(Game):
-    """The engine, asking its caller for each action instead of an agent object."""
-
-    raw_observation = False
-
-    def _say(self, event: Event) -> Event:
-        # The news (public views of the events) feed only `observe`; without raw
-        # observations nobody reads them, and the env makes its own public views.
-        return super()._say(event) if self.raw_observation else event
-
-    def _ask(self, actions_left: int) -> Generator[object, object, object]:
-        if self.raw_observation:
-            return (yield _Request(actions_left, self.observe(actions_left)))
-        return (yield _PLAIN_REQUESTS[actions_left])
 
 
 class TreasureIslandEnv(gymnasium.Env):
@@ -137,8 +108,9 @@ class TreasureIslandEnv(gymnasium.Env):
         self.public: Island | None = None
         self.game_seed: int | None = None
         self.codec: ActionCodec | None = None
-        self.game: _SteppedGame | None = None
+        self.game: Game | None = None
         self.events: list[Event] = []
+        self._obs: Observation | None = None  # the engine's observation, for raw_observation
         self.episode_seed: int | None = None
         self.island_seed: int | None = None
         self._renderer = None
@@ -166,17 +138,15 @@ class TreasureIslandEnv(gymnasium.Env):
             self.codec = ActionCodec(self.public.walkable, self.max_hints, self.teleport_grid)
             self._hint_sets = HintSets(self.public)  # kept while the island stays the same
             self._renderer = None
-        game = _SteppedGame(island, None, game_seed, agent_name=self.agent_name, map_name=map_name,
-                            truth_rate=self.truth_rate, max_turns=self.max_turns)
-        game.raw_observation = self.raw_observation
+        # The news feed only `observe`, read for raw observations; the env makes its own public views.
+        game = Game(island, game_seed, agent_name=self.agent_name, map_name=map_name,
+                    truth_rate=self.truth_rate, max_turns=self.max_turns, keep_news=self.raw_observation)
         self.game = game
         self.game_seed = game_seed
         self.events = []
         self.encoder = Encoder(self.public, game.max_turns, self.codec, self._hint_sets)
-        self._play = game.play()
-        self._request: _Request | None = None
         self._over = False
-        self._advance(None)
+        self._advance(game.start())
         self._walkable_tiles = int(self.island.walkable.sum())  # the shaping's scale, once a game
         self._potential = self._phi()
         return self._observation(), self._info()
@@ -190,7 +160,7 @@ class TreasureIslandEnv(gymnasium.Env):
         mask = self._mask
         if not (0 <= index < mask.size and mask[index]):
             return self._illegal(index)
-        self._advance(self.codec.decode(index))
+        self._advance(self.game.step(self.codec.decode(index)))
         reward = 0.0
         terminated = truncated = False
         end = self.game.result
@@ -220,36 +190,33 @@ class TreasureIslandEnv(gymnasium.Env):
         info["illegal_action"] = str(err)
         return self._observation(), -1.0, True, False, info
 
-    def _advance(self, action) -> None:
-        """Send the action (None at the start) and run the game to its next request or its end."""
-        play, events, update = self._play, self.events, self.encoder.update
-        try:
-            item = play.send(action) if action is not None else next(play)
-            while type(item) is not _Request:
-                events.append(item)
-                seen = public_view(item)
-                if seen is not None:
-                    update(seen)
-                item = next(play)
-        except StopIteration:
-            self._request = None
-            self._mask = self.encoder.action_mask()
-            return
-        self._request = item
-        self.encoder.ready()
+    def _advance(self, new: list[Event]) -> None:
+        """Fold in the events of the game's last start() or step(), up to its next request or its end."""
+        self.events += new
+        update = self.encoder.update
+        for item in new:
+            seen = public_view(item)
+            if seen is not None:
+                update(seen)
+        game = self.game
+        self._obs = None
+        if game.result is None:
+            self.encoder.ready()
+            if self.raw_observation:
+                self._obs = game.observe()
         self._mask = self.encoder.action_mask()
 
     def _phi(self) -> float:
         return -self.encoder.knowledge.count / self._walkable_tiles if self.shaping else 0.0
 
     def _observation(self) -> dict[str, object]:
-        return self.encoder.observation(self._request.actions_left if self._request is not None else 0)
+        return self.encoder.observation(self.game.actions_left)
 
     def _info(self) -> dict[str, object]:
         # The mask is a new array at each step, made for this info (action_masks() copies it).
         info: dict[str, object] = {"action_mask": self._mask, "turn": self.game.turn}
-        if self._request is not None and self._request.observation is not None:
-            info["observation"] = self._request.observation
+        if self._obs is not None:
+            info["observation"] = self._obs
         if self.game.result is not None:
             info["outcome"] = self.game.result.outcome.value
             info["reason"] = self.game.result.reason.value

@@ -18,6 +18,7 @@ from treasure_cli.agents.registry import resolve
 from treasure_cli.errors import AgentError, GameTimeout, TreasureError
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.play.games import build_game, time_limit
+from treasure_cli.play.loop import play_agent
 from treasure_cli.rules import seeds
 
 SIZES = (10, 16, 24)
@@ -48,9 +49,8 @@ class _Timed:
 
 def _play(spec, island, seed: int, times: list[float], game_timeout: float):
     with time_limit(game_timeout):  # building the agent counts too, and may fail like a game
-        game = build_game(island, spec, seed)
-        game.agent = _Timed(game.agent, times)
-        events = game.run()
+        game, agent = build_game(island, spec, seed)
+        events = list(play_agent(game, _Timed(agent, times)))
     return events, game.result
 
 

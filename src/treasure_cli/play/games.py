@@ -18,15 +18,18 @@ from treasure_cli.agents.registry import AgentSpec, resolve
 from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
+from treasure_cli.play.loop import play_agent
 from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.observation import Agent
 
 
 def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str = "map",
-               truth_rate: float = 0.5, max_turns: int | None = None) -> Game:
-    """The one way a game is set up (run, bench, live view): `agent` is a spec string
+               truth_rate: float = 0.5, max_turns: int | None = None) -> tuple[Game, Agent]:
+    """The one way a game is set up (run, bench, check-agent, live view): the game and
+    the agent built to play it (`play_agent(game, agent)` plays it). `agent` is a spec string
     (or an AgentSpec already resolved, such as a file agent sent to a Dask worker)."""
     spec = agent if isinstance(agent, AgentSpec) else resolve(agent)
     try:
@@ -35,8 +38,8 @@ def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: s
         raise
     except Exception as exc:
         raise AgentCrashError(0, f"building the agent raised {type(exc).__name__}: {exc}") from exc
-    return Game(island, player, seed, agent_name=spec.spec, map_name=map_name, truth_rate=truth_rate,
-                max_turns=max_turns, hint_truths_public=spec.sees_hint_truths)
+    return Game(island, seed, agent_name=spec.spec, map_name=map_name, truth_rate=truth_rate,
+                max_turns=max_turns, hint_truths_public=spec.sees_hint_truths), player
 
 
 @contextlib.contextmanager
@@ -78,11 +81,14 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     events: list[Event] = []
     try:
         with time_limit(game_timeout):
-            game = build_game(island, spec, seed, map_name=map_name, truth_rate=truth_rate,
-                              max_turns=max_turns)
-            for event in game.play():
-                if keep_events:
-                    events.append(event)
+            game, player = build_game(island, spec, seed, map_name=map_name, truth_rate=truth_rate,
+                                      max_turns=max_turns)
+            play = play_agent(game, player)
+            if keep_events:
+                events.extend(play)
+            else:
+                for _ in play:
+                    pass
     except AgentError as exc:
         return failed(agent, map_name, seed, exc.kind, f"turn {exc.turn}: {exc.message}", size, **record), None
     except GameTimeout:

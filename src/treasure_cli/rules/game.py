@@ -1,19 +1,20 @@
 """The engine: the only owner of the truth and the only thing that changes game state.
 
-`Game.play()` yields the game's events one by one, asking the agent for its
-actions in between. The agent is handed an Observation built from public state
-only; it never sees the treasure or the truth of a hint it has not verified.
+A `Game` knows no agent. It is a state machine driven from outside: `start()`
+plays up to the first request for an action, then `observe()` shows what an
+agent may see (public state only: never the treasure, nor the truth of a hint
+it has not verified) and `step(action)` applies one action and plays on to the
+next request or the end. `play.loop.play_agent` is the loop that asks an agent.
 """
 
 from __future__ import annotations
 
 import functools
 import types
-from collections.abc import Generator, Iterator
 
 import numpy as np
 
-from treasure_cli.errors import AgentCrashError, IllegalActionError, TreasureError, UnplayableMapError
+from treasure_cli.errors import IllegalActionError, UnplayableMapError
 from treasure_cli.rules import seeds
 from treasure_cli.rules.actions import (
     LARGE_SCAN_SIZE, SMALL_SCAN_SIZE, LargeScan, Move, Teleport, Verify, in_scan, move_target, scan_square,
@@ -27,7 +28,7 @@ from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hint_draw import HintContext, draw_hint
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
-from treasure_cli.rules.observation import Agent, Observation, make_observation
+from treasure_cli.rules.observation import Observation, make_observation
 from treasure_cli.rules.pirate import island_pirate_path, next_stop
 
 ACTIONS_PER_TURN = 2
@@ -57,12 +58,17 @@ def default_turn_limit(width: int, height: int) -> int:
 
 
 class Game:
-    """One game of one agent on one island with one seed."""
+    """One game on one island with one seed, played one action at a time.
+
+    `start()` once, then `observe()` and `step(action)` while `actions_left` (2 or 1; a
+    teleport leaves it as it was) until `over`. `check(action)` tells whether `step`
+    would take an action without changing anything. `keep_news=False` skips building
+    the observations' news (for a driver that never shows them to an agent).
+    """
 
     def __init__(
         self,
         island: Island,
-        agent: Agent,
         seed: int,
         *,
         agent_name: str = "agent",
@@ -70,6 +76,7 @@ class Game:
         truth_rate: float = 0.5,
         max_turns: int | None = None,
         hint_truths_public: bool = False,
+        keep_news: bool = True,
     ):
         """`hint_truths_public` tells the agent every hint's truth (the oracle bound only)."""
         if island.treasure is None:
@@ -77,7 +84,6 @@ class Game:
         check_truth_rate(truth_rate)
         self.island = island
         self.public_island = island.public()
-        self.agent = agent
         self.seed = seed
         self.agent_name = agent_name
         self.map_name = map_name
@@ -108,6 +114,10 @@ class Game:
         self.scanned = np.zeros(island.shape, dtype=bool)
         self.teleport_used = False
         self.result: GameEnded | None = None  # set once the game is over
+        self._started = False
+        self._left = 0  # actions left in the turn while an action is awaited, else 0
+        self._out: list[Event] = []  # the events of the current start() or step()
+        self._keep_news = keep_news
         self._news: list[Event] = []
         self._found = False
         # The Observation's read-only snapshots of hints, verified and scanned: they change on a
@@ -116,7 +126,7 @@ class Game:
         self._verified_seen: types.MappingProxyType | None = None
         self._scanned_seen: np.ndarray | None = None
 
-    # ------------------------------------------------------------ helpers
+    # ------------------------------------------------------------ state
     @functools.cached_property
     def path(self) -> list[Pos]:
         """The pirate's walk from his prison to the treasure, found when first needed: many
@@ -127,20 +137,19 @@ class Game:
     def pirate(self) -> Pos:
         return self.path[self.pirate_index]
 
-    def _say(self, event: Event) -> Event:
-        if type(event) in _SHOWN_AS_IS:  # public_view's first test, without its call (most events)
-            self._news.append(event)
-            return event
-        seen = public_view(event, self.hint_truths_public)
-        if seen is not None:
-            self._news.append(seen)
-        return event
+    @property
+    def over(self) -> bool:
+        return self.result is not None
 
-    def _end(self, outcome: Outcome, reason: EndReason) -> Event:
-        self.result = GameEnded(self.turn, outcome, reason)
-        return self._say(self.result)
+    @property
+    def actions_left(self) -> int:
+        """2 or 1 while the game waits for an action, 0 before the start and once it is over."""
+        return self._left
 
-    def observe(self, actions_left: int) -> Observation:
+    def observe(self) -> Observation:
+        """What the agent may see now; its news are the public events since the previous call."""
+        if not self._started:
+            raise RuntimeError("the game has not started: call start() first")
         isl = self.island
         if self._scanned_seen is None:
             self._scanned_seen = self.scanned.copy()
@@ -154,7 +163,7 @@ class Game:
         return make_observation(
             island=self.public_island,
             turn=self.turn,
-            actions_left=actions_left,
+            actions_left=self._left,
             position=self.position,
             teleport_used=self.teleport_used,
             hints=self._hints_seen,
@@ -168,6 +177,89 @@ class Game:
             news=news,
         )
 
+    # ------------------------------------------------------------ driving
+    def start(self) -> list[Event]:
+        """The setup and the first turn's events, up to the first request for an action (or the end)."""
+        if self._started:
+            raise RuntimeError("the game has already started")
+        self._started = True
+        isl = self.island
+        out = self._out = []
+        say = self._say
+        say(GameStarted(self.map_name, isl.width, isl.height, self.seed, self.agent_name,
+                        self.truth_rate, self.max_turns, self.hint_truths_public, isl.digest))
+        say(TreasureHidden(self.treasure, self.prison))
+        say(AgentPlaced(self.position))
+        say(ScheduleAnnounced(isl.reveal_turn, isl.free_turn))
+        self._next_turn()
+        return out
+
+    def check(self, action: object) -> None:
+        """Raise IllegalActionError if `step` would refuse `action`; changes nothing."""
+        self._target(action)
+
+    def step(self, action: object) -> list[Event]:
+        """Apply one action; its events and the game's up to the next request or the end.
+        An illegal action raises IllegalActionError and leaves the game as it was."""
+        target = self._target(action)  # every check comes before any change
+        out = self._out = []
+        if isinstance(action, Move):
+            src, self.position = self.position, target
+            self._say(AgentMoved(self.turn, action.direction, action.steps, src, target))
+            if action.small:
+                self._scan(SMALL_SCAN_SIZE)
+        elif isinstance(action, LargeScan):
+            self._scan(LARGE_SCAN_SIZE)
+        elif isinstance(action, Verify):
+            truth = self.verified[target] = self.truths[target - 1]
+            self._verified_seen = None
+            self._say(HintVerified(self.turn, target, truth))
+        else:  # a teleport: free, so the same request follows
+            src, self.position, self.teleport_used = self.position, target, True
+            self._say(Teleported(self.turn, src, target))
+            return out
+        if self._found:
+            self._end(Outcome.WIN, EndReason.FOUND)
+        elif self._left > 1:
+            self._left -= 1
+        else:
+            self._next_turn()
+        return out
+
+    # ------------------------------------------------------------ the rules
+    def _target(self, action: object):
+        """Where a legal action leads (a move's or teleport's tile, a verified hint's number);
+        IllegalActionError if the rules forbid it. The one place an action is checked."""
+        if not self._left:
+            raise RuntimeError("the game is over" if self._started else
+                               "the game has not started: call start() first")
+        if isinstance(action, Move):
+            well_formed = isinstance(action.direction, Direction) and isinstance(action.steps, int)
+            dst = move_target(self._walkable, self.position, action) if well_formed else None
+            if dst is None:
+                raise self._illegal(action, "a move must go 1 to 4 tiles over walkable tiles inside the map")
+            return dst
+        if isinstance(action, LargeScan):
+            return None
+        if isinstance(action, Verify):
+            k = action.number
+            if not isinstance(k, int) or not 1 <= k <= len(self.hints):
+                raise self._illegal(action, f"there is no hint {k}")
+            if k in self.verified:
+                raise self._illegal(action, f"hint {k} is already verified")
+            return k
+        if isinstance(action, Teleport):
+            if self.teleport_used:
+                raise self._illegal(action, "the teleport can be used only once a game")
+            try:
+                r, c = (int(x) for x in action.target)
+            except (TypeError, ValueError):
+                raise self._illegal(action, "the teleport target must be a (row, col) pair") from None
+            if not (self.island.inside((r, c)) and self._walkable[r, c]):
+                raise self._illegal(action, "the teleport target must be a walkable tile inside the map")
+            return (r, c)
+        raise self._illegal(action, "not an action")
+
     def _illegal(self, action: object, why: str) -> IllegalActionError:
         return IllegalActionError(
             self.turn, f"illegal action {action!r} from the agent at {self.position} "
@@ -175,44 +267,47 @@ class Game:
             f"verified: {sorted(self.verified)}): {why}"
         )
 
-    # ------------------------------------------------------------ the game
-    def play(self) -> Iterator[Event]:
+    def _say(self, event: Event) -> None:
+        self._out.append(event)
+        if not self._keep_news:
+            return
+        if type(event) in _SHOWN_AS_IS:  # public_view's first test, without its call (most events)
+            self._news.append(event)
+            return
+        seen = public_view(event, self.hint_truths_public)
+        if seen is not None:
+            self._news.append(seen)
+
+    def _end(self, outcome: Outcome, reason: EndReason) -> None:
+        self.result = GameEnded(self.turn, outcome, reason)
+        self._left = 0
+        self._say(self.result)
+
+    def _next_turn(self) -> None:
+        """Play the next turn up to its first request for an action, or end the game."""
         isl = self.island
-        reset = getattr(self.agent, "reset", None)
-        if reset is not None:
-            self._call(reset, seeds.agent_seed(self.seed))
-        yield self._say(GameStarted(self.map_name, isl.width, isl.height, self.seed, self.agent_name,
-                                    self.truth_rate, self.max_turns, self.hint_truths_public, isl.digest))
-        yield self._say(TreasureHidden(self.treasure, self.prison))
-        yield self._say(AgentPlaced(self.position))
-        yield self._say(ScheduleAnnounced(isl.reveal_turn, isl.free_turn))
-        for turn in range(1, self.max_turns + 1):
-            self.turn = turn
-            yield self._say(TurnStarted(turn))
-            if turn == isl.reveal_turn:
-                yield self._say(PrisonRevealed(turn, self.prison))
-            if turn == isl.free_turn:
-                yield self._say(PirateFreed(turn))
-            yield from self._give_hint()
-            if turn >= isl.free_turn:
-                src = self.pirate
-                self.pirate_index = next_stop(self.path, self.pirate_index)
-                yield self._say(PirateMoved(turn, src, self.pirate))
-                if self.pirate == self.treasure:
-                    yield self._end(Outcome.LOSE, EndReason.PIRATE)
-                    return
-            for used in range(ACTIONS_PER_TURN):
-                yield from self._agent_action(ACTIONS_PER_TURN - used)
-                if self._found:
-                    yield self._end(Outcome.WIN, EndReason.FOUND)
-                    return
-        yield self._end(Outcome.LOSE, EndReason.TIMEOUT)
+        turn = self.turn + 1
+        if turn > self.max_turns:
+            self._end(Outcome.LOSE, EndReason.TIMEOUT)
+            return
+        self.turn = turn
+        say = self._say
+        say(TurnStarted(turn))
+        if turn == isl.reveal_turn:
+            say(PrisonRevealed(turn, self.prison))
+        if turn == isl.free_turn:
+            say(PirateFreed(turn))
+        self._give_hint()
+        if turn >= isl.free_turn:
+            src = self.pirate
+            self.pirate_index = next_stop(self.path, self.pirate_index)
+            say(PirateMoved(turn, src, self.pirate))
+            if self.pirate == self.treasure:
+                self._end(Outcome.LOSE, EndReason.PIRATE)
+                return
+        self._left = ACTIONS_PER_TURN
 
-    def run(self) -> list[Event]:
-        """Play to the end and return every event."""
-        return list(self.play())
-
-    def _give_hint(self) -> Iterator[Event]:
+    def _give_hint(self) -> None:
         turn = self.turn
         draw = seeds.draws(self.seed, seeds.HINTS, turn)
         truthful = turn == 1 or bool(draw.random() < self.truth_rate)
@@ -225,72 +320,11 @@ class Game:
         if number == 1:
             self.verified[1] = True  # hint 1 is known true without costing an action
             self._verified_seen = None
-        yield self._say(HintGiven(turn, number, hint, truthful))
-        yield self._say(HintAdded(turn, number, number))
+        self._say(HintGiven(turn, number, hint, truthful))
+        self._say(HintAdded(turn, number, number))
 
-    def _call(self, method, *args):
-        """Run the agent's code; its exceptions end the game as the agent's failure."""
-        try:
-            return method(*args)
-        except TreasureError:
-            raise
-        except Exception as exc:
-            raise AgentCrashError(self.turn, f"the agent raised {type(exc).__name__}: {exc}") from exc
-
-    def _agent_action(self, actions_left: int) -> Iterator[Event]:
-        action = yield from self._ask(actions_left)
-        if isinstance(action, Teleport):
-            yield from self._teleport(action)
-            action = yield from self._ask(actions_left)
-            if isinstance(action, Teleport):
-                raise self._illegal(action, "the teleport can be used only once a game")
-        if isinstance(action, Verify):
-            k = action.number
-            if not isinstance(k, int) or not 1 <= k <= len(self.hints):
-                raise self._illegal(action, f"there is no hint {k}")
-            if k in self.verified:
-                raise self._illegal(action, f"hint {k} is already verified")
-            self.verified[k] = self.truths[k - 1]
-            self._verified_seen = None
-            yield self._say(HintVerified(self.turn, k, self.truths[k - 1]))
-        elif isinstance(action, Move):
-            well_formed = isinstance(action.direction, Direction) and isinstance(action.steps, int)
-            dst = move_target(self._walkable, self.position, action) if well_formed else None
-            if dst is None:
-                raise self._illegal(action, "a move must go 1 to 4 tiles over walkable tiles inside the map")
-            src, self.position = self.position, dst
-            yield self._say(AgentMoved(self.turn, action.direction, action.steps, src, dst))
-            if action.small:
-                yield self._scan(SMALL_SCAN_SIZE)
-        elif isinstance(action, LargeScan):
-            yield self._scan(LARGE_SCAN_SIZE)
-        else:
-            raise self._illegal(action, "not an action")
-
-    def _ask(self, actions_left: int) -> Generator[object, object, object]:
-        """The agent's next action: here, the answer of its `act`, with nothing yielded.
-
-        A generator so that a driver can take the agent's place without a thread:
-        `treasure_cli.gym` overrides it to yield a request out of `play()` and be
-        sent the action, so its environment runs this very engine one action at a time.
-        """
-        return self._call(self.agent.act, self.observe(actions_left))
-        yield  # unreachable: makes this method a generator
-
-    def _teleport(self, action: Teleport) -> Iterator[Event]:
-        if self.teleport_used:
-            raise self._illegal(action, "the teleport can be used only once a game")
-        try:
-            r, c = (int(x) for x in action.target)
-        except (TypeError, ValueError):
-            raise self._illegal(action, "the teleport target must be a (row, col) pair") from None
-        if not (self.island.inside((r, c)) and self.island.walkable[r, c]):
-            raise self._illegal(action, "the teleport target must be a walkable tile inside the map")
-        src, self.position, self.teleport_used = self.position, (r, c), True
-        yield self._say(Teleported(self.turn, src, self.position))
-
-    def _scan(self, size: int) -> Event:
+    def _scan(self, size: int) -> None:
         self.scanned[scan_square(self.position, size)] = True
         self._scanned_seen = None
         self._found = in_scan(self.position, size, self.treasure)
-        return self._say(AreaScanned(self.turn, self.position, size, self._found))
+        self._say(AreaScanned(self.turn, self.position, size, self._found))

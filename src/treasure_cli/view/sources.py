@@ -116,9 +116,10 @@ def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
 def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = None) -> Replay:
     """A game played as it is watched, with the seeds and names of `treasure run` (same log)."""
     from treasure_cli.play.games import build_game
+    from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import game_seed, map_label
 
     island = read_map(map_path, warnings)
-    game = build_game(island, options.agent, game_seed(island, options), map_name=map_label(map_path),
-                      truth_rate=options.truth_rate, max_turns=options.max_turns)
-    return Replay(island, game.play())
+    game, agent = build_game(island, options.agent, game_seed(island, options), map_name=map_label(map_path),
+                             truth_rate=options.truth_rate, max_turns=options.max_turns)
+    return Replay(island, play_agent(game, agent))
