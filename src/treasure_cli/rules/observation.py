@@ -10,11 +10,14 @@ change without a major version.
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from treasure_cli.rules import events as ev
+from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
@@ -69,3 +72,69 @@ class Agent(Protocol):
     """
 
     def act(self, obs: Observation) -> Action: ...
+
+
+class Observer:
+    """An agent's Observations rebuilt from the public events alone.
+
+    What the agent host in another process does (play/agent_host.py): it is sent
+    the public island once and the news before each action, never the game.
+    tests/rules/test_observer.py checks that every Observation it makes
+    equals the one the game makes, field by field.
+    """
+
+    def __init__(self, island: Island, truth_rate: float, max_turns: int):
+        self.island = island
+        self.truth_rate = truth_rate
+        self.max_turns = max_turns
+        self.position: Pos = (0, 0)
+        self.teleport_used = False
+        self.hints: tuple[Hint, ...] = ()
+        self._verified: dict[int, bool] = {}
+        self._scanned = np.zeros(island.shape, dtype=bool)
+        self.prison: Pos | None = None
+        self.pirate: Pos | None = None
+        # Read-only snapshots, remade only when their state changes (as the game does).
+        self._verified_seen = types.MappingProxyType({})
+        self._scanned_seen = self._scanned.copy()
+        self._scanned_seen.setflags(write=False)
+
+    def see(self, news: tuple[Event, ...]) -> None:
+        """Follow the events since the previous action."""
+        for e in news:
+            kind = type(e)
+            if kind is ev.AgentMoved or kind is ev.Teleported:
+                self.position = e.dst
+                if kind is ev.Teleported:
+                    self.teleport_used = True
+            elif kind is ev.AreaScanned:
+                self._scanned[scan_square(e.centre, e.size)] = True
+                self._scanned_seen = self._scanned.copy()
+                self._scanned_seen.setflags(write=False)
+            elif kind is ev.HintGiven:
+                self.hints = (*self.hints, e.hint)
+                if e.number == 1:  # the game tells hint 1's truth with the hint: it counts as verified
+                    self._verify(1, True)
+            elif kind is ev.HintVerified:
+                self._verify(e.number, e.truthful)
+            elif kind is ev.PirateMoved:
+                self.pirate = e.dst
+            elif kind is ev.PrisonRevealed:
+                self.prison = e.pos
+            elif kind is ev.AgentPlaced:
+                self.position = e.pos
+
+    def _verify(self, number: int, truth: bool) -> None:
+        self._verified[number] = truth
+        self._verified_seen = types.MappingProxyType(dict(self._verified))
+
+    def observe(self, turn: int, actions_left: int, news: tuple[Event, ...]) -> Observation:
+        """`see(news)`, then the Observation the agent is given for its next action."""
+        self.see(news)
+        free = turn >= self.island.free_turn
+        return make_observation(
+            island=self.island, turn=turn, actions_left=actions_left, position=self.position,
+            teleport_used=self.teleport_used, hints=self.hints, verified=self._verified_seen,
+            scanned=self._scanned_seen, prison=self.prison, pirate=self.pirate if free else None,
+            pirate_free=free, truth_rate=self.truth_rate, max_turns=self.max_turns, news=news,
+        )

@@ -1,0 +1,182 @@
+"""The agent protocol's JSON values (docs/agent-protocol.md): public islands, events and actions.
+
+Both sides use this module: the referee encodes what an agent may see and
+decodes its answer; the Python agent host (play/agent_host.py) decodes the
+island and the events back into the very objects an agent in process gets.
+Everything an agent sends is untrusted: `decode_action` accepts only the
+exact shapes the protocol allows and says what is wrong with anything else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from typing import Any
+
+import numpy as np
+
+from treasure_cli.errors import TreasureError
+from treasure_cli.rules import events as ev
+from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
+from treasure_cli.rules.grid import Direction
+from treasure_cli.rules.hints import Hint, parse_hint
+from treasure_cli.rules.island import Island
+
+PROTOCOL = 1
+
+
+class ProtocolError(TreasureError):
+    """An agent said something the protocol does not allow."""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+# The events an agent may see (rules.events.public_view never shows GameStarted or TreasureHidden).
+EVENT_NAMES: dict[type, str] = {cls: _snake(cls.__name__) for cls in typing.get_args(ev.Event)
+                                if cls not in (ev.GameStarted, ev.TreasureHidden)}
+_EVENT_TYPES = {name: cls for cls, name in EVENT_NAMES.items()}
+# Each event type's fields with their annotation (a string: the events module postpones them).
+_FIELDS = {cls: tuple((f.name, str(f.type)) for f in dataclasses.fields(cls)) for cls in EVENT_NAMES}
+
+
+# ---------------------------------------------------------------- islands
+def encode_island(island: Island) -> dict[str, Any]:
+    """The public island as the `start` message carries it; memoised per island (games on one
+    map in a row send the same text)."""
+    if island.treasure is not None:
+        raise ValueError("only the public island (no treasure) is sent to an agent")
+    return island.memo("wire-island", _island_dict)
+
+
+def _island_dict(island: Island) -> dict[str, Any]:
+    w = island.width
+
+    def bits(mask: np.ndarray) -> list[str]:
+        text = np.where(mask, ord("1"), ord("0")).astype(np.uint8).tobytes().decode("ascii")
+        return [text[i:i + w] for i in range(0, len(text), w)]
+
+    return {"id": island.digest, "width": island.width, "height": island.height,
+            "reveal_turn": island.reveal_turn, "free_turn": island.free_turn,
+            "regions": island.regions.tolist(), "mountain": bits(island.mountain), "prison": bits(island.prison)}
+
+
+def decode_island(data: dict[str, Any]) -> Island:
+    """The public Island of a `start` message (the agent host's side)."""
+    h, w = int(data["height"]), int(data["width"])
+
+    def mask(rows: list[str]) -> np.ndarray:
+        flat = np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8)
+        return (flat == ord("1")).reshape(h, w)
+
+    regions = np.array(data["regions"], dtype=np.int32).reshape(h, w)
+    return Island(regions, mask(data["mountain"]), mask(data["prison"]), int(data["reveal_turn"]),
+                  int(data["free_turn"]))
+
+
+# ---------------------------------------------------------------- events
+def tile_runs(mask: np.ndarray) -> list[int]:
+    """A tile set as [start, length, ...] runs over the row-major tile index."""
+    flat = np.concatenate(([False], np.ravel(mask), [False])).view(np.int8)
+    edges = np.flatnonzero(np.diff(flat))
+    starts, ends = edges[0::2], edges[1::2]
+    return np.column_stack((starts, ends - starts)).ravel().tolist()
+
+
+def runs_mask(runs: list[int], shape: tuple[int, int]) -> np.ndarray:
+    """The tile set of `tile_runs` (for tests and agents that want the referee's tiles)."""
+    flat = np.zeros(shape[0] * shape[1], dtype=bool)
+    for start, length in zip(runs[0::2], runs[1::2]):
+        flat[start:start + length] = True
+    return flat.reshape(shape)
+
+
+def encode_hint(hint: Hint, island: Island) -> dict[str, Any]:
+    return {"kind": hint.kind.name.lower(), "text": hint.sentence(), "tiles": tile_runs(hint.mask(island))}
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# How each field type crosses the wire, out and back (an event's fields are annotated by name).
+_OUT: dict[str, Any] = {
+    "Pos": lambda p: [p[0], p[1]], "Direction": lambda d: d.name,
+    "Outcome": lambda o: o.value, "EndReason": lambda r: r.value,
+}
+_BACK: dict[str, Any] = {
+    "Pos": lambda p: (int(p[0]), int(p[1])), "Direction": lambda d: Direction[d],
+    "Outcome": ev.Outcome, "EndReason": ev.EndReason, "Hint": lambda h: parse_hint(h["text"]),
+}
+_PLAIN = ("int", "bool", "float", "str", "bool | None")
+for _kind in {k for fields in _FIELDS.values() for _, k in fields}:
+    if _kind not in _PLAIN and (_kind not in _BACK or (_kind not in _OUT and _kind != "Hint")):
+        raise TypeError(f"no wire form for an event field of type {_kind}")
+_ENCODERS = {cls: tuple((name, kind == "Hint", _OUT.get(kind, _same)) for name, kind in fields)
+             for cls, fields in _FIELDS.items()}
+_DECODERS = {cls: tuple((name, _BACK.get(kind, _same)) for name, kind in fields) for cls, fields in _FIELDS.items()}
+
+
+def encode_event(event: ev.Event, island: Island) -> dict[str, Any]:
+    """A public event as the `news` of an `act` message (`island`: the public island, for hint tiles)."""
+    cls = type(event)
+    out: dict[str, Any] = {"event": EVENT_NAMES[cls]}
+    for name, hint, convert in _ENCODERS[cls]:
+        value = getattr(event, name)
+        out[name] = encode_hint(value, island) if hint else value if value is None else convert(value)
+    return out
+
+
+def decode_event(data: dict[str, Any]) -> ev.Event:
+    """The event of `encode_event` (the agent host's side): equal to the one the game made."""
+    cls = _EVENT_TYPES[data["event"]]
+    return cls(**{name: (None if data[name] is None else convert(data[name]))
+                  for name, convert in _DECODERS[cls]})
+
+
+# ---------------------------------------------------------------- actions
+def encode_action(action: object) -> dict[str, Any]:
+    """An agent's answer. Anything that is not an action is sent as `invalid` with its repr,
+    so the referee refuses it as the game refuses it in process."""
+    if isinstance(action, Verify):
+        return {"type": "action", "action": "verify", "hint": action.number}
+    if isinstance(action, Move):
+        direction = action.direction.name if isinstance(action.direction, Direction) else action.direction
+        return {"type": "action", "action": "move", "direction": direction, "steps": action.steps}
+    if isinstance(action, LargeScan):
+        return {"type": "action", "action": "scan"}
+    if isinstance(action, Teleport):
+        return {"type": "action", "action": "teleport", "to": list(action.target)}
+    return {"type": "action", "action": "invalid", "repr": repr(action)[:200]}
+
+
+def _int(message: dict[str, Any], key: str) -> int:
+    value = message.get(key)
+    if type(value) is not int:
+        raise ProtocolError(f"{key!r} must be an integer, got {value!r:.80}")
+    return value
+
+
+def decode_action(message: dict[str, Any]) -> Action | str:
+    """The Action of an `action` message, or a string saying why it is not an action the
+    rules know (the referee refuses it as an illegal action); ProtocolError if malformed."""
+    kind = message.get("action")
+    if kind == "verify":
+        return Verify(_int(message, "hint"))
+    if kind == "move":
+        direction = message.get("direction")
+        if direction not in ("N", "E", "S", "W"):
+            raise ProtocolError(f"a move's direction must be N, E, S or W, got {direction!r:.80}")
+        return Move(Direction[direction], _int(message, "steps"))
+    if kind == "scan":
+        return LargeScan()
+    if kind == "teleport":
+        to = message.get("to")
+        if not (isinstance(to, list) and len(to) == 2 and all(type(x) is int for x in to)):
+            raise ProtocolError(f"a teleport's 'to' must be [row, col], got {to!r:.80}")
+        return Teleport((to[0], to[1]))
+    if kind == "invalid":
+        return f"not an action: {str(message.get('repr'))[:200]}"
+    raise ProtocolError(f"unknown action {kind!r:.80}")
