@@ -6,7 +6,15 @@ A spec is one of:
 * `package.module:Class`: anything importable;
 * `path/to/file.py:Class`: a file anywhere, loaded under a private module name;
 * the name of a plugin: an installed package's entry point in the group
-  `treasure_cli.agents` (a built-in name wins over a plugin of the same name).
+  `treasure_cli.agents` (a built-in name wins over a plugin of the same name);
+* `exec:PATH [ARGS]`: any executable that speaks the agent protocol
+  (docs/agent-protocol.md), such as a compiled C++ agent.
+
+Every agent but the built-ins is a stranger's code: the referee runs it in a
+process of its own (play/isolation.py), so `check_spec` tells whether a spec
+names something without running any of its code; `resolve` builds it in
+this process, which only the built-ins, the agent host in the agent's own
+process, and `--agent-isolation none` do.
 
 `Class` is any callable that takes no argument and returns an object with
 `act(obs)`: a class, or a factory function. Every game gets a new agent.
@@ -24,6 +32,7 @@ import functools
 import hashlib
 import importlib
 import importlib.util
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -33,6 +42,7 @@ from typing import Any
 from treasure_cli.errors import AgentLoadError
 
 PLUGIN_GROUP = "treasure_cli.agents"
+EXEC = "exec:"
 _LOGIC = "treasure_cli.agents.logic:LogicAgent"
 
 
@@ -81,7 +91,84 @@ BUILTIN: dict[str, _Builtin] = {
 }
 
 SPEC_HELP = ("a built-in name (" + ", ".join(sorted(BUILTIN)) + "), package.module:Class, "
-             "path/to/file.py:Class, or an installed plugin's name")
+             "path/to/file.py:Class, exec:PATH [ARGS], or an installed plugin's name")
+
+
+def is_builtin(spec: str) -> bool:
+    """Built-in agents are this package's own code: they always play in the referee's process."""
+    return spec.strip() in BUILTIN
+
+
+def is_exec_spec(spec: str) -> bool:
+    return spec.strip().startswith(EXEC)
+
+
+def exec_command(spec: str) -> list[str]:
+    """The command line of an `exec:PATH [ARGS]` spec (split as a POSIX shell would, no shell run)."""
+    import shlex
+
+    try:
+        words = shlex.split(spec.strip()[len(EXEC):])
+    except ValueError as exc:
+        raise AgentLoadError(f"agent {spec!r}: {exc}") from None
+    if not words:
+        raise AgentLoadError(f"agent {spec!r}: give the program after exec:, e.g. exec:./my-agent")
+    return words
+
+
+def check_spec(spec: str) -> str:
+    """`spec`, stripped, if it names an agent; AgentLoadError saying what is wrong otherwise.
+
+    Runs none of the agent's code: a file is looked for, a module's source file found
+    without importing it, a plugin's entry point read but not loaded.
+    """
+    spec = spec.strip()
+    if not spec:
+        raise AgentLoadError("an agent spec is empty")
+    if spec in BUILTIN:
+        return spec
+    if is_exec_spec(spec):
+        program = Path(exec_command(spec)[0]).expanduser()
+        if not program.is_file():
+            raise AgentLoadError(f"agent {spec!r}: no such program {str(program)!r}")
+        if not os.access(program, os.X_OK):
+            raise AgentLoadError(f"agent {spec!r}: {str(program)!r} is not executable (chmod +x it)")
+        return spec
+    if ":" in spec:
+        where, _, attr = spec.rpartition(":")
+        if not attr.isidentifier():
+            raise AgentLoadError(f"agent {spec!r}: {attr!r} is not a Python name (expected FILE_OR_MODULE:Class)")
+        if is_file_spec(spec):
+            if not Path(where).expanduser().is_file():
+                raise AgentLoadError(f"agent {spec!r}: no such file {where!r}")
+            return spec
+        if _module_file(where) is None:
+            raise AgentLoadError(f"agent {spec!r}: cannot find the module {where!r}")
+        return spec
+    if spec in _plugins():
+        return spec
+    hint = ""
+    if spec.endswith(".py") or Path(spec).expanduser().is_file():
+        hint = f" (a Python file needs its class: {spec}:ClassName; a program: exec:{spec})"
+    raise AgentLoadError(f"unknown agent {spec!r}; give {SPEC_HELP}{hint}")
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of module `name`, found on the import path without importing it
+    (nor its parent packages, whose __init__ would run)."""
+    from importlib.machinery import PathFinder
+
+    parts = name.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    found = PathFinder.find_spec(parts[0])
+    for part in parts[1:]:
+        if found is None or not found.submodule_search_locations:
+            return None
+        found = PathFinder.find_spec(part, list(found.submodule_search_locations))
+    if found is None or not found.origin or not Path(found.origin).is_file():
+        return None
+    return Path(found.origin)
 
 
 def agent_names() -> list[str]:
@@ -96,6 +183,9 @@ def resolve(spec: str) -> AgentSpec:
     if not spec:
         raise AgentLoadError("an agent spec is empty")
     builtin = BUILTIN.get(spec)
+    if is_exec_spec(spec):
+        raise AgentLoadError(f"agent {spec!r}: a program plays only in a process of its own, "
+                             "not with --agent-isolation none")
     if builtin is not None:
         cls = _import_attr(builtin.target, spec)
         switches = dict(builtin.switches)
@@ -156,6 +246,7 @@ def agent_code(spec: str) -> AgentCode:
     """The digest of the code behind `spec` (resolve it first, so a bad spec fails there).
 
     * path/to/file.py:Class: SHA-256 of the file's bytes (16 hex digits), and the bytes;
+    * exec:PATH [ARGS]: the same of the program's file;
     * package.module:Class: SHA-256 of the module's own source file (not of what it imports);
     * a built-in: the version of treasure-cli; a plugin: its distribution's name and version.
     """
@@ -164,15 +255,17 @@ def agent_code(spec: str) -> AgentCode:
         from treasure_cli import __version__
 
         return AgentCode(f"package:treasure-cli=={__version__}")
+    if is_exec_spec(spec):
+        data = Path(exec_command(spec)[0]).expanduser().read_bytes()
+        return AgentCode("exec:" + hashlib.sha256(data).hexdigest()[:16], data)
     if ":" in spec:
         where, _, _ = spec.rpartition(":")
         if is_file_spec(spec):
             data = Path(where).expanduser().read_bytes()
             return AgentCode("file:" + hashlib.sha256(data).hexdigest()[:16], data)
-        module = _import_module(where, spec)
-        origin = getattr(module, "__file__", None)
-        if origin and Path(origin).is_file():
-            return AgentCode("module:" + hashlib.sha256(Path(origin).read_bytes()).hexdigest()[:16])
+        origin = _module_file(where)  # not imported: a stranger's module runs only in its own process
+        if origin is not None:
+            return AgentCode("module:" + hashlib.sha256(origin.read_bytes()).hexdigest()[:16])
         return AgentCode("package:" + _distribution(where.partition(".")[0]))
     plugin = _plugins().get(spec)
     if plugin is not None:

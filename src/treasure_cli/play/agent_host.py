@@ -1,0 +1,133 @@
+"""The Python agent host: plays a Python agent over the agent protocol, in the agent's own process.
+
+The referee starts `python -I -m treasure_cli.play.agent_host SPEC` (inside the
+sandbox where there is one) for any Python agent that is not built in: a
+file (`path/to/file.py:Class`), a module (`package.module:Class`) or a
+plugin. The host rebuilds, from the protocol's messages alone, the same
+`Observation` objects the agent gets in process (rules.observation.Observer),
+so an agent runs unchanged either way. docs/agent-protocol.md is the protocol.
+
+Whatever the agent prints goes to standard error, which the referee keeps
+per game: standard output carries the protocol only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, BinaryIO
+
+from treasure_cli.agents.tracebacks import agent_traceback
+from treasure_cli.formats import wire
+from treasure_cli.rules.island import Island
+from treasure_cli.rules.observation import Observer
+
+
+class _Host:
+    def __init__(self, spec: str, out: BinaryIO):
+        self.spec_text = spec
+        self.out = out
+        self.spec: Any = None
+        self.load_error: str | None = None
+        self.agent: Any = None
+        self.observer: Observer | None = None
+        self.islands: dict[str, Island] = {}  # by the island's id: games on one map in a row
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.out.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+        self.out.flush()
+
+    def fail(self, what: str, exc: BaseException) -> None:
+        where, text = agent_traceback(exc)
+        message = f"{what} raised {type(exc).__name__}: {exc}" + (f" ({where})" if where else "")
+        self.send({"type": "error", "message": message, "traceback": text})
+        self.agent = None
+
+    def load(self) -> None:
+        from treasure_cli.agents.registry import resolve
+        from treasure_cli.errors import TreasureError
+
+        try:
+            self.spec = resolve(self.spec_text)
+        except TreasureError as exc:
+            self.load_error = str(exc)
+        except Exception as exc:  # an agent's module raising at import is reported by `resolve` already
+            self.load_error = f"loading the agent raised {type(exc).__name__}: {exc}"
+
+    def handle(self, message: dict[str, Any]) -> bool:
+        """Answer one message; False once the session is over."""
+        kind = message.get("type")
+        if kind == "hello":
+            if self.load_error is not None:
+                self.send({"type": "error", "message": self.load_error, "traceback": ""})
+            else:
+                self.send({"type": "hello", "protocol": wire.PROTOCOL, "agent": self.spec_text})
+        elif kind == "start":
+            self.start(message)
+        elif kind == "act":
+            self.act(message)
+        elif kind == "end":
+            self.agent = self.observer = None
+            self.send({"type": "ready"})
+        elif kind == "bye":
+            return False
+        return True
+
+    def start(self, message: dict[str, Any]) -> None:
+        data = message["island"]
+        island = self.islands.get(data["id"])
+        if island is None:
+            island = wire.decode_island(data)
+            self.islands = {data["id"]: island}  # one island kept: a tournament plays a map's games in a row
+        options = message["options"]
+        self.observer = Observer(island, options["truth_rate"], options["max_turns"])
+        try:
+            self.agent = self.spec.build()
+        except Exception as exc:
+            self.fail("building the agent", exc)
+            return
+        reset = getattr(self.agent, "reset", None)
+        if reset is not None:
+            try:
+                reset(message["seed"])
+            except Exception as exc:
+                self.fail("the agent's reset", exc)
+
+    def act(self, message: dict[str, Any]) -> None:
+        if self.agent is None or self.observer is None:
+            return  # it failed at start and said so: the referee has ended the game
+        news = tuple(wire.decode_event(e) for e in message["news"])
+        obs = self.observer.observe(message["turn"], message["actions_left"], news)
+        try:
+            action = self.agent.act(obs)
+        except Exception as exc:
+            self.fail("the agent", exc)
+            return
+        self.send(wire.encode_action(action))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m treasure_cli.play.agent_host SPEC", file=sys.stderr)
+        return 2
+    # The protocol keeps standard output for itself; print() and any write to fd 1 go to stderr.
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = os.fdopen(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+    host = _Host(args[0], out)
+    host.load()
+    for line in sys.stdin.buffer:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            host.send({"type": "error", "message": "the host could not read the referee's message", "traceback": ""})
+            return 1
+        if not host.handle(message):
+            break
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

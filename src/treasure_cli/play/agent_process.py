@@ -1,0 +1,416 @@
+"""The referee's side of an agent in another process: start it, talk to it, time it, end it.
+
+An `AgentProcess` is one running agent (sandboxed or not) speaking the agent
+protocol (docs/agent-protocol.md). A worker keeps one per agent command and
+reuses it for that agent's games while it behaves; any failure kills it and
+its whole process tree, and the next game starts a fresh one. The referee
+keeps every time limit itself: a reply is waited for until the action's or
+the game's deadline, whichever comes first, and never longer.
+
+A `ProcessAgent` is what the game loop sees: an agent with `reset` and `act`,
+whose `act` sends the news since the last action and decodes the reply.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import math
+import os
+import selectors
+import signal
+import subprocess
+import time
+from typing import Any
+
+from treasure_cli.errors import AgentCrashError, AgentError, IllegalActionError
+from treasure_cli.formats import wire
+from treasure_cli.play.sandbox import AgentLimits, Launch, set_limits
+from treasure_cli.rules.events import Event, GameEnded
+from treasure_cli.rules.island import Island
+from treasure_cli.rules.observation import Observation
+
+MAX_LINE = 1 << 20        # bytes of one message from an agent
+HELLO_SECONDS = 30.0      # to start and answer hello (an interpreter and numpy on a busy machine)
+READY_SECONDS = 5.0       # to answer `end`
+RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative)
+
+
+class AgentTimeout(AgentError):
+    """The agent did not answer within its action's or its game's time."""
+
+    kind = "game-timeout"
+
+
+class ActionTimeout(AgentTimeout):
+    kind = "action-timeout"
+
+
+class ProtocolBreach(AgentError):
+    """The agent said something the protocol does not allow, or stopped talking."""
+
+    kind = "protocol"
+
+
+class AgentDied(AgentError):
+    """The agent's process ended during its game (a crash, a limit, a signal)."""
+
+    kind = "agent-died"
+
+
+def _exit_cause(code: int | None) -> str:
+    if code is None:
+        return "it stopped answering"
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        why = {"SIGXCPU": " (its CPU time limit)", "SIGKILL": "", "SIGSEGV": " (a crash)",
+               "SIGXFSZ": " (its file size limit)"}.get(name, "")
+        return f"its process was killed by {name}{why}"
+    return f"its process exited with status {code}"
+
+
+class AgentProcess:
+    """One agent's running process and its two pipes (and its standard error, kept per game)."""
+
+    def __init__(self, launch: Launch, limits: AgentLimits, label: str):
+        self.launch = launch
+        self.limits = limits
+        self.label = label
+        self.thought = 0.0          # seconds spent waiting for its answers, over its games
+        self.output = bytearray()   # its standard error since the game started (up to limits.output)
+        self.dropped = 0            # bytes of standard error beyond that
+        self._buffer = bytearray()  # bytes of standard output not yet a whole line
+        self._err_done = False      # its standard error is closed (or ours is)
+        started = time.perf_counter()
+        try:
+            self.proc = subprocess.Popen(
+                launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=dict(launch.env), cwd=launch.cwd, close_fds=True, start_new_session=True,
+                preexec_fn=lambda: set_limits(limits))
+        except OSError as exc:
+            raise AgentCrashError(0, f"cannot start the agent ({launch.argv[0]}): {exc}") from None
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ, "out")
+        self._selector.register(self.proc.stderr, selectors.EVENT_READ, "err")
+        try:
+            self._hello()
+        except BaseException:
+            self.kill()
+            raise
+        self.start_seconds = time.perf_counter() - started
+        self.agent_pid: int | None = None
+        self.leftovers()
+
+    def _hello(self) -> None:
+        from treasure_cli import __version__
+
+        self.send({"type": "hello", "protocol": wire.PROTOCOL, "program": f"treasure-cli {__version__}"},
+                  time.monotonic() + HELLO_SECONDS, 0)
+        hello = self.receive(time.monotonic() + HELLO_SECONDS, 0, None)
+        if hello.get("type") != "hello":
+            raise ProtocolBreach(0, f"the agent answered hello with {_said(hello)}")
+        if hello.get("protocol") != wire.PROTOCOL:
+            raise ProtocolBreach(0, f"the agent speaks protocol {hello.get('protocol')!r:.20}, "
+                                    f"this program {wire.PROTOCOL}")
+
+    # ------------------------------------------------------------ the pipes
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, message: dict[str, Any], deadline: float, turn: int) -> None:
+        data = memoryview(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+        fd = self.proc.stdin.fileno()
+        while data:
+            try:
+                n = os.write(fd, data)
+            except BlockingIOError:
+                n = 0
+            except (BrokenPipeError, OSError):
+                raise self._gone(turn, "it closed its input") from None
+            data = data[n:]
+            if data:
+                self._wait(deadline, turn, None, write=True)
+
+    def receive(self, deadline: float, turn: int, action_deadline: float | None) -> dict[str, Any]:
+        """The agent's next message; AgentError if it does not come, in time and well formed."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
+                if not line.strip():
+                    continue
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    raise ProtocolBreach(turn, f"the agent wrote a line that is not JSON: {line[:80]!r}") from None
+                if not isinstance(message, dict):
+                    raise ProtocolBreach(turn, f"the agent wrote {line[:80]!r}, not a JSON object")
+                if message.get("type") == "error":
+                    raise AgentCrashError(turn, str(message.get("message"))[:2000],
+                                          ) from _AgentTraceback(str(message.get("traceback") or "")[:8000])
+                return message
+            if len(self._buffer) > MAX_LINE:
+                raise ProtocolBreach(turn, f"the agent wrote a line longer than {MAX_LINE} bytes")
+            self._wait(deadline, turn, action_deadline)
+
+    def _wait(self, deadline: float, turn: int, action_deadline: float | None, write: bool = False) -> None:
+        """Wait for output (or, with `write`, room in the agent's input) until the deadline."""
+        until = deadline if action_deadline is None else min(deadline, action_deadline)
+        if write:
+            self._selector.modify(self.proc.stdout, selectors.EVENT_READ, "out")
+        left: float | None = until - time.monotonic()
+        if left == math.inf:
+            left = None  # no deadline (a game being watched: its actions are timed, not the game)
+        elif left <= 0:
+            raise self._late(turn, action_deadline is not None and action_deadline <= deadline)
+        if write:
+            with selectors.DefaultSelector() as both:
+                both.register(self.proc.stdin, selectors.EVENT_WRITE, "in")
+                both.register(self.proc.stderr, selectors.EVENT_READ, "err")
+                ready = both.select(left)
+        else:
+            ready = self._selector.select(left)
+        for key, _ in ready:
+            if key.data == "err":
+                self._drain_stderr()
+            elif key.data == "out":
+                try:
+                    chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    raise self._gone(turn, "it closed its output")
+                self._buffer += chunk
+
+    def _drain_stderr(self) -> None:
+        if self._err_done:
+            return
+        try:
+            chunk = os.read(self.proc.stderr.fileno(), 1 << 16)
+        except (BlockingIOError, OSError):
+            return
+        if not chunk:
+            self._err_done = True
+            with contextlib.suppress(KeyError, ValueError):
+                self._selector.unregister(self.proc.stderr)
+            return
+        room = self.limits.output - len(self.output)
+        self.output += chunk[:max(room, 0)]
+        self.dropped += max(len(chunk) - max(room, 0), 0)
+
+    def _late(self, turn: int, action: bool) -> AgentError:
+        self.kill()
+        if action:
+            return ActionTimeout(turn, f"the agent ran past its {self.limits.action_timeout:g} s action limit")
+        return AgentTimeout(turn, "the game ran past its time limit")
+
+    def _gone(self, turn: int, what: str) -> AgentError:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=0.5)
+        code = self.proc.poll()
+        self._drain_stderr()
+        self.kill()
+        if code is None:
+            return ProtocolBreach(turn, f"the agent stopped talking: {what}")
+        said = self.output.decode("utf-8", errors="replace").strip()[-600:]
+        return AgentDied(turn, f"the agent's process ended: {_exit_cause(code)}"
+                         + (f"; it said: {said}" if said else ""))
+
+    def take_output(self) -> str:
+        """Its standard error since the last call (what it printed during one game)."""
+        self._drain_stderr()
+        text = self.output.decode("utf-8", errors="replace")
+        if self.dropped:
+            text += f"\n[{self.dropped} more bytes not kept]"
+        self.output, self.dropped = bytearray(), 0
+        return text
+
+    # ------------------------------------------------------------ its processes
+    def leftovers(self) -> list[int]:
+        """Processes the agent started that still run (none may, between games)."""
+        if self.launch.level != "sandbox":
+            return _descendants(self.proc.pid)
+        # bwrap -> the namespace's init (bwrap's reaper, which adopts orphans) -> the agent.
+        inits = _children(self.proc.pid)
+        below_init = [p for i in inits for p in _children(i)]
+        if self.agent_pid is None and len(below_init) == 1:
+            self.agent_pid = below_init[0]  # the first look, right after hello: the agent alone
+        return [p for p in below_init if p != self.agent_pid] + (
+            _descendants(self.agent_pid) if self.agent_pid is not None else [])
+
+    def kill(self) -> None:
+        """End the agent and every process it started, now."""
+        if self.proc.returncode is None:
+            victims = _descendants(self.proc.pid)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            for pid in victims:  # those that left its process group (the sandbox's die with bwrap)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=5)
+        self._close()
+
+    def close(self) -> None:
+        """Say goodbye, then end it whatever it does."""
+        if self.alive():
+            with contextlib.suppress(AgentError, OSError):
+                self.send({"type": "bye"}, time.monotonic() + 1, 0)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=1)
+        self.kill()
+
+    def _close(self) -> None:
+        self._err_done = True
+        with contextlib.suppress(Exception):
+            self._selector.close()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+class _AgentTraceback(Exception):
+    """The traceback an agent's host sent with its error, chained to the AgentCrashError."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+def sent_traceback(cause: BaseException) -> str | None:
+    """The traceback an agent's host sent with its error, if `cause` is one."""
+    return cause.text if isinstance(cause, _AgentTraceback) else None
+
+
+def _said(message: dict[str, Any]) -> str:
+    return repr(message)[:120]
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(x) for x in f.read().split()]
+    return out
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], _children(pid)
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo += _children(p)
+    return found
+
+
+# ---------------------------------------------------------------- one worker's processes
+_POOL: dict[tuple, AgentProcess] = {}
+
+
+def _forget_in_child() -> None:
+    # A forked worker must not talk to (or kill) the agent processes of its parent.
+    for process in _POOL.values():
+        for stream in (process.proc.stdin, process.proc.stdout, process.proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+    _POOL.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
+@atexit.register
+def close_all() -> None:
+    """End every agent process this process started."""
+    while _POOL:
+        _, process = _POOL.popitem()
+        process.close()
+
+
+def acquire(launch: Launch, limits: AgentLimits, label: str) -> AgentProcess:
+    """This worker's process for the agent, started if there is none (or it is spent)."""
+    key = (launch, limits)
+    process = _POOL.pop(key, None)
+    if process is not None and (not process.alive() or process.thought > RECYCLE_SECONDS):
+        process.close()
+        process = None
+    return process if process is not None else AgentProcess(launch, limits, label)
+
+
+def release(process: AgentProcess) -> None:
+    """Keep a process that ended its game cleanly for the agent's next game."""
+    key = (process.launch, process.limits)
+    old = _POOL.pop(key, None)
+    if old is not None:
+        old.close()
+    _POOL[key] = process
+
+
+class ProcessAgent:
+    """An agent in another process, as the game loop sees it: `reset(seed)`, then `act(obs)`."""
+
+    def __init__(self, process: AgentProcess, game_deadline: float, game_seconds: float):
+        self.process = process
+        self.deadline = game_deadline
+        self.game_seconds = game_seconds  # for the message when it runs out
+        self.seed = 0
+        self.started = False
+        self.island: Island | None = None
+        self.actions = 0
+
+    def reset(self, seed: int) -> None:
+        self.seed = seed
+
+    def act(self, obs: Observation) -> object:
+        process, turn = self.process, obs.turn
+        if not self.started:
+            self.started, self.island = True, obs.island
+            process.send({"type": "start", "seed": self.seed, "island": wire.encode_island(obs.island),
+                          "options": {"truth_rate": obs.truth_rate, "max_turns": obs.max_turns,
+                                      "hint_truths_shown": False}}, self.deadline, turn)
+        message = {"type": "act", "turn": turn, "actions_left": obs.actions_left, "position": list(obs.position),
+                   "teleport_used": obs.teleport_used,
+                   "news": [wire.encode_event(e, obs.island) for e in obs.news]}
+        limit = process.limits.action_timeout
+        asked = time.monotonic()
+        process.send(message, self.deadline, turn)
+        try:
+            reply = process.receive(self.deadline, turn, asked + limit if limit is not None else None)
+        except ActionTimeout:
+            raise
+        except AgentTimeout:
+            raise AgentTimeout(turn, f"the game ran past its {self.game_seconds:g} s limit") from None
+        process.thought += time.monotonic() - asked
+        self.actions += 1
+        if reply.get("type") != "action":
+            raise ProtocolBreach(turn, f"the agent answered act with {_said(reply)}")
+        try:
+            action = wire.decode_action(reply)
+        except wire.ProtocolError as exc:
+            raise ProtocolBreach(turn, str(exc)) from None
+        if isinstance(action, str):
+            raise IllegalActionError(turn, f"illegal action from the agent: {action}")
+        return action
+
+    def end(self, result: GameEnded, news: tuple[Event, ...]) -> bool:
+        """Tell the agent its game is over (`news`: the public events since its last action);
+        True if it is ready for another game and left no process running."""
+        process = self.process
+        try:
+            if self.started:
+                process.send({"type": "end", "outcome": result.outcome.value, "reason": result.reason.value,
+                              "turn": result.turn, "news": [wire.encode_event(e, self.island) for e in news]},
+                             time.monotonic() + READY_SECONDS, result.turn)
+                reply = process.receive(time.monotonic() + READY_SECONDS, result.turn, None)
+                if reply.get("type") != "ready":
+                    return False
+        except AgentError:
+            return False
+        return not process.leftovers()

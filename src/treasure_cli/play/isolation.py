@@ -1,0 +1,63 @@
+"""Where an agent plays: in the referee's process (built-ins), or in a process of its own.
+
+The one place an agent spec becomes a command line (`agent_launch`): the
+Python agent host for Python agents (files, modules, plugins), the program
+itself for `exec:` agents, inside the sandbox or not (play/sandbox.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from treasure_cli.agents.registry import exec_command, is_builtin, is_exec_spec, is_file_spec
+from treasure_cli.play.sandbox import Launch, host_command, launch
+
+DEFAULT_GAME_TIMEOUT = 60.0  # seconds: an agent in a process of its own never hangs a run by default
+
+
+def in_process(spec: str, level: str) -> bool:
+    """Whether `spec` plays in the referee's own process at isolation `level`."""
+    return is_builtin(spec) or (level == "none" and not is_exec_spec(spec))
+
+
+def agent_launch(spec: str, level: str, source: bytes | None = None) -> Launch:
+    """How to start the agent of `spec` at `level` ("process" or "sandbox"; "none" for an
+    exec: agent means "process").
+
+    A file agent or a program plays from a copy of its bytes (`source`, or the file
+    read now) in a folder of its own: the sandbox's user can read it whatever the
+    original's permissions, the folders around it stay out of view, and the code that
+    plays is the code whose digest the results record, even if the file changes."""
+    level = "process" if level == "none" else level
+    if is_exec_spec(spec):
+        command = exec_command(spec)
+        data = source if source is not None else Path(command[0]).expanduser().read_bytes()
+        program = _shipped(command[0], data, executable=True)
+        return launch([program, *command[1:]], level, program, python=False)
+    if is_file_spec(spec):
+        where, _, attr = spec.strip().rpartition(":")
+        data = source if source is not None else Path(where).expanduser().read_bytes()
+        file = _shipped(where, data, executable=False)
+        return launch(host_command(f"{file}:{attr}"), level, file, python=True)
+    return launch(host_command(spec.strip()), level, None, python=True)  # a module or a plugin: installed
+
+
+def _shipped(name: str, data: bytes, executable: bool) -> str:
+    """`data` as a file named like `name` in a folder of its own (by its digest), readable by
+    the sandbox's user; written once per machine, atomically."""
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}" / digest
+    target = folder / Path(name).name
+    if not target.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder.parent, 0o755)
+        os.chmod(folder, 0o755)
+        fd, tmp = tempfile.mkstemp(dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o755 if executable else 0o644)
+        os.replace(tmp, target)
+    return str(target)

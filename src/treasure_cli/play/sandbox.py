@@ -1,0 +1,187 @@
+"""How an agent's process is started: the isolation level, the sandbox, the limits.
+
+Levels (`--agent-isolation`):
+
+* `none`: the agent runs in the program's own process (built-in agents always do);
+* `process`: in a process of its own, in its own session, with the resource
+  limits the OS offers (address space, CPU time, file size, processes), dying
+  with its parent; on a machine without bubblewrap this is all there is;
+* `sandbox`: the same process inside bubblewrap (Linux): no network, its own
+  PID, IPC and UTS namespaces, a read-only view of only the interpreter, the
+  installed packages and its own file, an empty private `/tmp`, no capabilities,
+  an unprivileged user of its own (so the process limit holds);
+* `auto` (the default): `sandbox` where bubblewrap runs, else `process` with
+  a one-line warning. `sandbox` asked for by name refuses to run without it.
+
+docs/security.md states what each level stops and what it does not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from treasure_cli.errors import TreasureError
+
+LEVELS = ("auto", "none", "process", "sandbox")
+NO_SANDBOX = ("the agent sandbox needs bubblewrap (Linux: apt-get install bubblewrap), which cannot run here")
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentLimits:
+    """What the referee allows an agent's process; times are wall-clock seconds."""
+
+    memory: int = 1 << 30            # bytes of address space (RLIMIT_AS)
+    cpu_seconds: int = 600           # CPU time of one agent process over its games (RLIMIT_CPU), a backstop
+    processes: int = 64              # processes and threads of the sandbox's user (RLIMIT_NPROC)
+    file_size: int = 16 << 20        # bytes of any file it writes (RLIMIT_FSIZE), in its private /tmp
+    action_timeout: float | None = None  # wall-clock seconds per action (None: only the game's limit)
+    output: int = 64 << 10           # bytes of the agent's standard error kept per game
+
+
+@dataclasses.dataclass(frozen=True)
+class Launch:
+    """An agent process's command line, ready for subprocess.Popen."""
+
+    argv: tuple[str, ...]
+    level: str                       # "process" or "sandbox"
+    env: tuple[tuple[str, str], ...]
+    cwd: str
+    uid: int | None                  # the unprivileged user to run as (sandbox as root), else None
+
+
+def effective_level(asked: str) -> tuple[str, str | None]:
+    """The level to use for an agent that is not built in, and a warning when it is less than asked."""
+    if asked not in LEVELS:
+        raise TreasureError(f"--agent-isolation must be one of {', '.join(LEVELS)}, got {asked!r}")
+    if asked in ("none", "process"):
+        return asked, None
+    if bwrap_works():
+        return "sandbox", None
+    if asked == "sandbox":
+        raise TreasureError(NO_SANDBOX + "; use --agent-isolation process to run agents without it")
+    return "process", ("warning: bubblewrap cannot run here, so agents run in plain processes with OS limits "
+                       "only (no private file system, network or PID namespace): see docs/security.md")
+
+
+@functools.lru_cache(maxsize=None)
+def bwrap_works() -> bool:
+    """Whether bubblewrap is installed and can make its namespaces here (not in every container)."""
+    exe = shutil.which("bwrap")
+    if exe is None or not sys.platform.startswith("linux"):
+        return False
+    try:
+        done = subprocess.run([exe, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+                              capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@functools.lru_cache(maxsize=None)
+def _python_paths() -> tuple[str, ...]:
+    """What the agent host's interpreter reads: its prefixes and the import path of a fresh,
+    isolated (-I) interpreter (no current folder), plus this package."""
+    probe = subprocess.run([sys.executable, "-I", "-c",
+                            "import json, sys, treasure_cli; print(json.dumps([sys.prefix, sys.base_prefix, "
+                            "sys.exec_prefix, *sys.path, *treasure_cli.__path__]))"],
+                           capture_output=True, text=True, timeout=60, check=True)
+    return tuple(dict.fromkeys(json.loads(probe.stdout)))
+
+
+def _mounts(paths: list[str]) -> list[str]:
+    """Read-only binds of the existing `paths`, each once, parents before children (bwrap mounts in order)."""
+    real = sorted({os.path.realpath(p) for p in paths if p and os.path.exists(p)})
+    kept = [p for p in real if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in real)]
+    # Their parent folders are made first, open to all: bwrap would make them 0700, closed to the
+    # agent's unprivileged user.
+    parents = sorted({str(a) for p in kept for a in Path(p).parents if str(a) != "/"}, key=len)
+    args: list[str] = []
+    for d in parents:
+        args += ["--perms", "0755", "--dir", d]
+    for p in kept:
+        args += ["--ro-bind", p, p]
+    return args
+
+
+def host_command(spec: str) -> list[str]:
+    """The command of the Python agent host for `spec` (a file spec with its path made absolute)."""
+    return [sys.executable, "-I", "-m", "treasure_cli.play.agent_host", spec]
+
+
+AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own file or program
+
+
+def launch(command: list[str], level: str, own: str | None, python: bool) -> Launch:
+    """How to start `command` at `level`. `own` is the agent's own file or program (a copy of
+    it, see play/isolation.py): the sandbox shows it, read-only, as /agent/<name>, and every
+    word of `command` that names it is changed to match. `python`: whether the agent needs
+    the interpreter and the installed packages."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+           # numpy's BLAS would start a thread per core, each counted against the process limit
+           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    if level == "process":
+        return Launch(tuple(command), level, tuple(env.items()), os.getcwd(), None)
+    binds = ["/usr", "/etc/ld.so.cache", "/etc/alternatives"]
+    if python:
+        binds += list(_python_paths())
+    mine: list[str] = []
+    if own is not None:
+        seen = f"{AGENT_FOLDER}/{os.path.basename(own)}"
+        mine = ["--perms", "0755", "--dir", AGENT_FOLDER, "--ro-bind", own, seen]
+        command = [w.replace(own, seen) for w in command]
+    argv = ["bwrap",
+            # Every namespace but the user's: as root a user namespace would map the agent to root again.
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--clearenv",
+            *[x for k, v in env.items() for x in ("--setenv", k, v)],
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            *_mounts(binds), *mine,
+            *[x for d in ("bin", "lib", "lib64", "sbin") if os.path.islink("/" + d)
+              for x in ("--symlink", os.readlink("/" + d), "/" + d)],
+            "--chdir", "/tmp"]
+    uid = None
+    if os.geteuid() == 0:
+        # As root the sandbox's user would be root, whom the kernel exempts from the process
+        # limit: drop to a user of this referee's own (no other process has it) before the agent
+        # runs; setuid away from root clears every capability, and setpriv empties the bounding set.
+        uid = 1_900_000_000 + os.getpid() % 100_000_000
+        argv += ["--", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+                 "--bounding-set=-all", "--no-new-privs"]
+    else:
+        argv += ["--unshare-user", "--cap-drop", "ALL", "--"]
+    return Launch((*argv, *command), level, (), "/", uid)
+
+
+def describe(launch_: Launch) -> str:
+    return " ".join(shlex.quote(a) for a in launch_.argv)
+
+
+def set_limits(limits: AgentLimits) -> None:
+    """In the agent's process before its program starts (subprocess's preexec_fn)."""
+    import resource
+
+    for name, value in (("RLIMIT_AS", limits.memory), ("RLIMIT_CPU", limits.cpu_seconds),
+                        ("RLIMIT_FSIZE", limits.file_size), ("RLIMIT_NPROC", limits.processes),
+                        ("RLIMIT_CORE", 0)):
+        which = getattr(resource, name, None)
+        if which is not None:
+            try:
+                resource.setrlimit(which, (value, value))
+            except (ValueError, OSError):
+                pass  # a limit this OS does not offer, or lower already: the agent gets what there is
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the referee
+
+
