@@ -9,9 +9,13 @@ STAMP  := $(VENV)/.installed
 run: $(STAMP)
 	$(BIN)/treasure run input/ output/
 
-# The browser tests drive Debian's chromium (never a downloaded browser build).
+# The tests need Debian's chromium (the browser tests, never a downloaded browser build),
+# bubblewrap (the agent sandbox) and g++ (the C++ example agent): installed when missing.
+SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++
+
 test: $(STAMP)
-	command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
+	@missing=""; for pair in $(SYSTEM_TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi
 	$(BIN)/python -m pytest
 
 install: $(STAMP)

@@ -202,14 +202,68 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> 
 
 
 def _agent_spec(value: str, option: str = "--agent") -> str:
-    """Resolve an agent spec once, so a bad one is a usage error before any game."""
-    from treasure_cli.agents.registry import resolve
+    """Check an agent spec once, so a bad one is a usage error before any game (without
+    running any of a stranger's code: that happens in the agent's own process)."""
+    from treasure_cli.agents.registry import check_spec
     from treasure_cli.errors import AgentLoadError
 
     try:
-        return resolve(value).spec
+        return check_spec(value)
     except AgentLoadError as exc:
         raise click.BadParameter(str(exc), param_hint=option) from None
+
+
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def _byte_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (text[:-1], text[-1]) if text[-1:] in "KMG" else (text, "")
+    try:
+        size = int(float(number) * _SIZE_UNITS[unit])
+    except ValueError:
+        raise click.BadParameter(f"expected a size such as 512M or 2G, got {value!r}") from None
+    if size < 64 << 20:
+        raise click.BadParameter(f"{value} is too little for an agent's process: give at least 64M")
+    return size
+
+
+def _isolation_options(command):
+    """--agent-isolation, --agent-memory and --action-timeout: how agents that are not built in play."""
+    from treasure_cli.play.sandbox import LEVELS
+
+    command = click.option(
+        "--action-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+        help="An agent in a process of its own that takes longer than SECONDS over one action fails "
+             "its game.")(command)
+    command = click.option(
+        "--agent-memory", default="1G", show_default=True, metavar="SIZE", callback=_byte_size,
+        help="Memory (address space) an agent's process may use: 512M, 2G, ...")(command)
+    return click.option(
+        "--agent-isolation", type=click.Choice(LEVELS), default="auto", show_default=True,
+        help="Where agents that are not built in play: sandbox (bubblewrap: no network, no files but "
+             "their own), process (a process of their own, OS limits), none (this process, trusted "
+             "code only); auto = sandbox where bubblewrap runs, else process. See docs/security.md.")(command)
+
+
+def _isolation(asked: str, memory: int, action_timeout: float | None, specs) -> tuple[str, object]:
+    """The isolation level to use and the limits, said on stderr when an agent is not built in."""
+    from treasure_cli.agents.registry import is_builtin
+    from treasure_cli.play.sandbox import AgentLimits, effective_level
+
+    try:
+        level, warning = effective_level(asked)
+    except TreasureError as exc:
+        raise Refusal(str(exc)) from None
+    strangers = [s for s in specs if not is_builtin(s)]
+    if strangers:
+        if warning:
+            click.echo(warning, err=True)
+        where = {"sandbox": f"in a sandbox (bubblewrap; no network, {memory >> 20} MiB)",
+                 "process": f"in processes of their own (no sandbox; {memory >> 20} MiB)",
+                 "none": "in this process (--agent-isolation none: no protection)"}[level]
+        click.echo(printable(f"agents: {', '.join(strangers)} {where}"), err=True)
+    return level, AgentLimits(memory=memory, action_timeout=action_timeout)
 
 
 _GAME_TIMEOUT = click.option(
@@ -241,10 +295,12 @@ _GAME_TIMEOUT = click.option(
 @_view_options
 @click.option("--html", "html_pages", is_flag=True,
               help="Also write OUTPUT/LOG_<id>.html, a page to watch each game in a browser.")
+@_isolation_options
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
         max_turns: int | None, game_timeout: float | None, jobs: int, naming: str, no_clobber: bool,
         as_json: bool, step: bool, no_pause: bool, turn: int | None, window: tuple[int, int] | None,
-        color: bool | None, html_pages: bool = False) -> None:
+        color: bool | None, html_pages: bool = False, agent_isolation: str = "auto",
+        agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
     INPUT is a folder (every *.txt map, in name order) or one map file. A map
@@ -261,14 +317,16 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/ output/ --seed 7 --jobs 2 --json
       treasure run input/MAP_01.txt output/ --agent random
       treasure run input/ output/ --agent ./my_agent.py:MyAgent --game-timeout 5
+      treasure run input/ output/ --agent 'exec:./my-agent --fast'
       treasure run input/MAP_01.txt --step
       treasure run input/ output/ --html
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
     from treasure_cli.play.tables import as_dict, run_table
 
+    level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
-                         game_timeout=game_timeout)
+                         game_timeout=game_timeout, isolation=level, limits=limits)
     if step:
         if as_json:
             raise click.UsageError("--json does not go with --step")
@@ -450,11 +508,13 @@ def _csv(value: str, param: str, convert=str) -> tuple:
 @click.option("--scheduler", metavar="ADDRESS",
               help="Play the games on this Dask cluster (tcp://host:8786) instead of local processes "
                    "(with --db; needs: pip install 'treasure-cli[dask]').")
+@_isolation_options
 def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int, truth_rate: float,
           reveal_turn: int | None, free_turn: int | None, max_turns: int | None, game_timeout: float | None,
           jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
           from_json: str | None = None, db_path: str | None = None, report: bool = False,
-          all_versions: bool = False, scheduler: str | None = None) -> None:
+          all_versions: bool = False, scheduler: str | None = None, agent_isolation: str = "auto",
+          agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
     """Compare agents over many seeded games; print win rate, turns and time.
 
     Every agent plays exactly the same islands with the same game seeds, so
@@ -469,6 +529,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
       treasure bench --sizes 16,32,64 --games 200 --html report.html
       treasure bench --from-json bench.json --html report.html
       treasure bench --agents logic,students/ann.py:Agent --maps hidden/ --games 5 --db results.sqlite
+      treasure bench --agents logic,exec:examples/cpp/build/treasure-agent --sizes 16,32 --games 50
       treasure bench --maps hidden/ --games 5 --db results.sqlite --scheduler tcp://10.0.0.5:8786
       treasure bench --db results.sqlite --report
       treasure bench --db results.sqlite --report --all-versions --html leaderboard.html
@@ -495,9 +556,11 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     size_list = _csv("16,32,64" if sizes is None else sizes, "--sizes", int)
     if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
-    options = BenchOptions(agents=tuple(dict.fromkeys(names)), sizes=size_list, maps=maps, games=games,
+    names = tuple(dict.fromkeys(names))
+    level, limits = _isolation(agent_isolation, agent_memory, action_timeout, names)
+    options = BenchOptions(agents=names, sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
-                           max_turns=max_turns, game_timeout=game_timeout)
+                           max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits)
     if db_path is not None or scheduler is not None:
         _bench_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path)
         return
@@ -536,6 +599,7 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
 def _bench_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                       no_timing: bool, html_path: str | None) -> None:
     """`bench --db`: play the games the store does not hold yet, then show every game of the command."""
+    from treasure_cli.agents.registry import is_builtin
     from treasure_cli.play.bench import BenchResult, summarize
     from treasure_cli.play.tournament import as_record, run_tournament
 
@@ -543,9 +607,11 @@ def _bench_tournament(options, db_path: str | None, jobs: int, scheduler: str | 
         raise click.UsageError("--scheduler plays a tournament into a results store: give --db RESULTS.sqlite")
     if not options.maps:
         raise click.UsageError("--db records games on map files: give --maps DIR")
-    if scheduler is not None and options.game_timeout is not None:
-        raise click.UsageError("--game-timeout does not work with --scheduler: Dask plays games in worker "
-                               "threads, where the time-limit signal cannot interrupt them")
+    if scheduler is not None and options.game_timeout is not None and options.isolation == "none" and not all(
+            is_builtin(a) for a in options.agents):
+        raise click.UsageError("--game-timeout needs agents in processes of their own with --scheduler (Dask "
+                               "plays games in worker threads, where nothing can interrupt an agent in the "
+                               "same process): drop --agent-isolation none")
     bar_box: list = []
 
     def plan(to_play: int, already: int) -> None:
@@ -614,11 +680,15 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
 @click.option("--seed", default=0, show_default=True, type=int, metavar="S", help="Seed of the games.")
 @click.option("--game-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               metavar="SECONDS", help="A game still running after SECONDS fails the check.")
-def check_agent_command(spec: str, games: int, seed: int, game_timeout: float) -> None:
+@_isolation_options
+def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, agent_isolation: str = "auto",
+                        agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
     SPEC is what --agent takes: a built-in name, package.module:Class,
-    path/to/file.py:Class, or an installed plugin's name. The check plays
+    path/to/file.py:Class, exec:PATH [ARGS], or an installed plugin's name.
+    The agent plays as it would in `run` (in its own process, sandboxed
+    where possible: see --agent-isolation). The check plays
     a few small seeded games, each twice, and reports whether the agent
     loads, takes only legal actions without raising, plays the same game
     from the same seed, and how long an action takes. Exit status 1 if a
@@ -628,10 +698,13 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float) -
     Examples:
       treasure check-agent examples/densest_scan.py:DensestScan
       treasure check-agent mypackage.agents:Clever --games 20
+      treasure check-agent 'exec:examples/cpp/build/treasure-agent'
     """
     from treasure_cli.play.conformance import check_agent
 
-    checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout)
+    level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [spec.strip()])
+    checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
+                         limits=limits)
     for check in checks:
         click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
     if not all(check.ok for check in checks):

@@ -56,7 +56,7 @@ def test_a_store_from_a_newer_program_is_refused_with_the_reason(tmp_path):
     Store(path).close()
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(TreasureError, match=r"newer treasure-cli \(store schema 2; .* upgrade"):
+    with pytest.raises(TreasureError, match=rf"newer treasure-cli \(store schema {SCHEMA_VERSION + 1}; .* upgrade"):
         Store(path)
 
 

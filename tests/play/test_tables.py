@@ -19,7 +19,8 @@ floats = st.floats(allow_nan=False)
 records = st.builds(
     GameRecord, agent=texts, map=texts, size=texts, seed=ints, outcome=st.sampled_from(["WIN", "LOSE", "failed"]),
     reason=texts, turns=ints, seconds=floats, error=st.none() | texts, index=ints, island_seed=st.none() | ints,
-    log=st.none() | texts, warnings=st.lists(texts, max_size=3).map(tuple),
+    log=st.none() | texts, warnings=st.lists(texts, max_size=3).map(tuple), output=texts,
+    traceback=st.none() | texts, isolation=st.sampled_from(["", "in-process", "process", "sandbox"]),
 )
 stats = st.builds(
     Stats, agent=texts, size=texts, games=ints, wins=ints, win_rate=floats, win_low=floats, win_high=floats,
@@ -29,8 +30,10 @@ stats = st.builds(
 
 
 def reference(obj, timing: bool) -> dict:
-    """The definition as_dict had: dataclasses.asdict, then the timing fields left out."""
-    d = dataclasses.asdict(obj)
+    """The definition of as_dict: dataclasses.asdict, the agent-process fields left out while empty,
+    then the timing fields left out."""
+    d = {k: v for k, v in dataclasses.asdict(obj).items()
+         if k not in ("output", "traceback", "isolation") or v}
     return d if timing else {k: v for k, v in d.items() if k not in {"seconds", "median_ms_game", "median_ms_turn"}}
 
 

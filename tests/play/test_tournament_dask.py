@@ -64,7 +64,8 @@ def test_a_worker_killed_mid_game_costs_only_its_games_in_flight(tmp_path, clust
     marker = tmp_path / "killed"
     agent = tmp_path / "killer.py"
     agent.write_text(KILLER.format(marker=str(marker)))
-    options = BenchOptions(agents=("greedy", f"{agent}:Killer"), maps=MAPS, games=3, seed=2)
+    # In the worker's own process (isolation "none"): an agent in a process of its own could not kill it.
+    options = BenchOptions(agents=("greedy", f"{agent}:Killer"), maps=MAPS, games=3, seed=2, isolation="none")
     with distributed.Client(cluster) as client:
         before = set(client.run(os.getpid).values())
     assert len(before) == 2

@@ -97,19 +97,19 @@ def test_a_failed_game_counts_as_failed_in_the_bench_never_as_a_loss(tmp_path):
     r = CliRunner().invoke(cli, ["bench", "--agents", f"logic,{spec}", "--sizes", "16,20", "--games", "3",
                                  "--json", "--jobs", "1"])
     assert r.exit_code == 0, r.output
-    stats = {(s["size"], s["agent"]): s for s in json.loads(r.output)["stats"]}
+    stats = {(s["size"], s["agent"]): s for s in json.loads(r.stdout)["stats"]}
     failing = stats[("16x16", spec)]
     assert failing["failed"] + failing["wins"] == 3 and failing["failed"] >= 1
     assert failing["lost_to_pirate"] == failing["timeouts"] == 0
     assert stats[("20x20", spec)]["failed"] == 0
-    games = [g for g in json.loads(r.output)["games"] if g["outcome"] == "failed"]
+    games = [g for g in json.loads(r.stdout)["games"] if g["outcome"] == "failed"]
     assert games and all(g["reason"] == "agent-error" and "turn 1" in g["error"] for g in games)
 
 
 def test_check_agent_passes_a_good_agent_and_names_what_a_bad_one_gets_wrong(tmp_path):
     good = CliRunner().invoke(cli, ["check-agent", str(ROOT / "examples" / "raw_observation.py") + ":RawObservation"])
     assert good.exit_code == 0, good.output
-    assert [line.split(":")[0] for line in good.output.splitlines() if not line.startswith(" ")] == [
+    assert [line.split(":")[0] for line in good.stdout.splitlines() if not line.startswith(" ")] == [
         "ok    loads", "ok    legal actions", "ok    deterministic", "ok    time per action"]
     (tmp_path / "bad.py").write_text(textwrap.dedent("""
         import random

@@ -28,6 +28,7 @@ import numpy as np
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
+from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.play.records import LOSE, GameRecord
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules import seeds
@@ -49,6 +50,8 @@ class BenchOptions:
     free_turn: int | None = None
     max_turns: int | None = None
     game_timeout: float | None = None
+    isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
+    limits: AgentLimits = AgentLimits()  # what its process may use
 
 
 @dataclasses.dataclass(frozen=True)
@@ -308,6 +311,7 @@ def play_task(task: Task, options: BenchOptions) -> list[GameRecord]:
     label = name or f"bench-{island.width}x{island.height}-{task.index}"
     return [play_game(island, agent, task.game_seed, map_name=label, truth_rate=options.truth_rate,
                       max_turns=options.max_turns, game_timeout=options.game_timeout, keep_events=False,
+                      isolation=options.isolation, limits=options.limits,
                       index=task.index, island_seed=task.island_seed)[0]
             for agent in options.agents]
 

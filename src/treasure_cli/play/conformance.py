@@ -14,12 +14,15 @@ import time
 
 import numpy as np
 
-from treasure_cli.agents.registry import resolve
+from treasure_cli.agents.registry import check_spec
 from treasure_cli.errors import AgentError, GameTimeout, TreasureError
 from treasure_cli.formats.generator import generate_island
-from treasure_cli.play.games import build_game, time_limit
+from treasure_cli.formats.wire import PROTOCOL
+from treasure_cli.play.games import Seat, resolve_level, time_limit
 from treasure_cli.play.loop import play_agent
+from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.rules import seeds
+from treasure_cli.rules.game import Game
 
 SIZES = (10, 16, 24)
 
@@ -47,23 +50,38 @@ class _Timed:
             self.times.append(time.perf_counter() - start)
 
 
-def _play(spec, island, seed: int, times: list[float], game_timeout: float):
-    with time_limit(game_timeout):  # building the agent counts too, and may fail like a game
-        game, agent = build_game(island, spec, seed)
-        events = list(play_agent(game, _Timed(agent, times)))
+def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
+          limits: AgentLimits):
+    # The agent plays as in `run`: in its own process where it would there, timed from outside.
+    seat = Seat(spec, level, limits, None, game_timeout)
+    try:
+        with time_limit(seat.timeout), seat.printing():  # building the agent counts too
+            game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths)
+            events = list(play_agent(game, _Timed(seat.agent, times)))
+        seat.finish(game)
+    except BaseException:
+        seat.abandon()
+        raise
     return events, game.result
 
 
-def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float = 30.0) -> list[Check]:
+def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float = 30.0,
+                isolation: str = "auto", limits: AgentLimits | None = None) -> list[Check]:
     """Run the checks; each Check says whether it passed and what was seen."""
+    limits = limits or AgentLimits()
     try:
-        spec = resolve(agent)
-        spec.build()
+        spec = check_spec(agent)
+        level = resolve_level(isolation)
+        seat = Seat(spec, level, limits, None, game_timeout)  # loads it, in its own process if need be
+        seat.put_back()
     except TreasureError as exc:
         return [Check("loads", False, str(exc))]
-    except Exception as exc:
-        return [Check("loads", False, f"building the agent raised {type(exc).__name__}: {exc}")]
-    checks = [Check("loads", True, f"{agent} builds an agent with act(obs)")]
+    if seat.process is None:
+        said = f"{agent} builds an agent with act(obs)"
+    else:
+        said = (f"{agent} starts in {'a sandbox' if seat.where == 'sandbox' else 'a process of its own'} "
+                f"in {seat.process.start_seconds:.2f} s and speaks protocol {PROTOCOL}")
+    checks = [Check("loads", True, said)]
     times: list[float] = []
     outcomes: list[str] = []
     problems: list[str] = []
@@ -74,8 +92,8 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         game_seed = seeds.derive("check-agent-game", seed, i)
         where = f"game {i + 1} ({size}x{size}, seed {game_seed})"
         try:
-            first, end = _play(spec, island, game_seed, times, game_timeout)
-            second, _ = _play(spec, island, game_seed, [], game_timeout)
+            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits)
+            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits)
         except AgentError as exc:
             problems.append(f"{where}: {exc}")
             continue

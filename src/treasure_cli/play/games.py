@@ -2,28 +2,37 @@
 `check-agent` set a game up, play it under its time limit and catch an agent's failure.
 
 A user's agent is untrusted code. Whatever it does (raise, ask for an illegal
-action, never return) ends only its own game, as a record whose outcome is
-"failed" with a message naming the agent, the map, the turn and the cause.
+action, never return, print, die) ends only its own game, as a record whose
+outcome is "failed" with a message naming the agent, the map, the turn and
+the cause. An agent that is not built in plays in a process of its own
+(play/isolation.py): a `Seat` is one game's agent, wherever it plays.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import signal
 import threading
 import time
 from collections.abc import Iterator
 
-from treasure_cli.agents.registry import AgentSpec, resolve
+from treasure_cli.agents.registry import AgentSpec, is_builtin, load_source, resolve
+from treasure_cli.agents.tracebacks import agent_traceback
 from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
+from treasure_cli.play.agent_process import AgentProcess, ProcessAgent, acquire, release, sent_traceback
+from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
 from treasure_cli.play.records import FAILED, GameRecord
+from treasure_cli.play.sandbox import AgentLimits, effective_level
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Agent
+
+IN_PROCESS = "in-process"
 
 
 def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str = "map",
@@ -67,43 +76,162 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+class Seat:
+    """One game's agent, wherever it plays: built in this process (the built-ins, and any
+    agent with isolation "none"), or a ProcessAgent over this worker's process for the agent.
+
+    `finish(game)` after a game played to its end keeps the agent's process for its next
+    game if the agent ends cleanly; `abandon()` after a failure kills it and all it started.
+    `output` is then what the agent printed during the game.
+    """
+
+    def __init__(self, spec: str | AgentSpec, level: str, limits: AgentLimits, source: bytes | None = None,
+                 game_timeout: float | None = None):
+        self.name = spec.spec if isinstance(spec, AgentSpec) else spec
+        level = resolve_level(level)
+        self.process: AgentProcess | None = None
+        self.output = ""
+        self._printed: io.StringIO | None = None
+        self._limits = limits
+        if isinstance(spec, AgentSpec) or in_process(spec, level):
+            built = spec if isinstance(spec, AgentSpec) else (
+                load_source(spec, source) if source is not None else resolve(spec))
+            self.agent = _build(built)
+            self.hint_truths = built.sees_hint_truths
+            self.where = "" if is_builtin(self.name) else IN_PROCESS
+            # SIGALRM needs the main thread: on a Dask worker's thread a built-in plays untimed
+            # (it is our code, and bounded); anything else is refused there by time_limit.
+            main = threading.current_thread() is threading.main_thread()
+            self.timeout = game_timeout if main or not is_builtin(self.name) else None
+            if not is_builtin(self.name):
+                self._printed = io.StringIO()  # a user's print() must not reach the program's output
+            return
+        self.hint_truths = False
+        self.where = level
+        self.timeout = None  # the ProcessAgent keeps it, waiting for no answer past the deadline
+        self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
+        seconds = game_timeout or DEFAULT_GAME_TIMEOUT
+        self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)
+
+    @contextlib.contextmanager
+    def printing(self) -> Iterator[None]:
+        """What an agent in this process prints during the game goes to `output`, not to ours."""
+        if self._printed is None:
+            yield
+            return
+        try:
+            with contextlib.redirect_stdout(self._printed), contextlib.redirect_stderr(self._printed):
+                yield
+        finally:
+            self.output = self._printed.getvalue()[:self._limits.output]
+
+    def finish(self, game: Game) -> None:
+        if self.process is None or not isinstance(self.agent, ProcessAgent):
+            return
+        assert game.result is not None
+        clean = self.agent.end(game.result, game.observe().news)
+        self.output = self.process.take_output()
+        if clean:
+            release(self.process)
+        else:
+            self.process.kill()
+
+    def put_back(self) -> None:
+        """No game was played: keep the agent's process, as it started, for the next one."""
+        if self.process is not None:
+            release(self.process)
+
+    def abandon(self) -> None:
+        if self.process is not None:
+            self.output = self.process.take_output()
+            self.process.kill()
+
+
+def _build(spec: AgentSpec) -> Agent:
+    try:
+        return spec.build()
+    except AgentLoadError:
+        raise
+    except Exception as exc:
+        raise AgentCrashError(0, f"building the agent raised {type(exc).__name__}: {exc}") from exc
+
+
+def resolve_level(isolation: str) -> str:
+    """"auto" made concrete (silently: the command line says the warning once)."""
+    return effective_level(isolation)[0]
+
+
 def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str, truth_rate: float = 0.5,
               max_turns: int | None = None, game_timeout: float | None = None,
-              keep_events: bool = True, **record: object) -> tuple[GameRecord, list[Event] | None]:
+              keep_events: bool = True, isolation: str = "auto", limits: AgentLimits | None = None,
+              source: bytes | None = None, **record: object) -> tuple[GameRecord, list[Event] | None]:
     """Play one game; its record and (with `keep_events`) its events, None if it failed.
 
-    `record` adds fields to the GameRecord (index, island_seed, warnings).
+    `isolation` ("auto", "none", "process", "sandbox") says where an agent that is not built
+    in plays, within `limits`; `source` is the bytes of a file agent or program that this
+    machine may not have (a Dask worker). `record` adds fields to the GameRecord (index,
+    island_seed, warnings).
     """
     size = f"{island.width}x{island.height}"
-    spec, agent = agent, (agent.spec if isinstance(agent, AgentSpec) else agent)
-    start = time.perf_counter()
+    name = agent.spec if isinstance(agent, AgentSpec) else agent
+    limits = limits or AgentLimits()
     game: Game | None = None
+    seat: Seat | None = None
     events: list[Event] = []
+    start = time.perf_counter()
     try:
-        with time_limit(game_timeout):
-            game, player = build_game(island, spec, seed, map_name=map_name, truth_rate=truth_rate,
-                                      max_turns=max_turns)
-            play = play_agent(game, player)
+        seat = Seat(agent, isolation, limits, source, game_timeout)
+        start = time.perf_counter()  # an agent process's start-up is not its game's time
+        with time_limit(seat.timeout), seat.printing():
+            game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
+                        max_turns=max_turns, hint_truths_public=seat.hint_truths)
+            play = play_agent(game, seat.agent)
             if keep_events:
                 events.extend(play)
             else:
                 for _ in play:
                     pass
+        seat.finish(game)
     except AgentError as exc:
-        return failed(agent, map_name, seed, exc.kind, f"turn {exc.turn}: {exc.message}", size, **record), None
+        return _failure(seat, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc, **record)
     except GameTimeout:
         turn = game.turn if game is not None else 0
-        return failed(agent, map_name, seed, GameTimeout.kind,
-                      f"turn {turn}: the game ran past its {game_timeout:g} s limit", size, **record), None
+        return _failure(seat, agent, map_name, seed, GameTimeout.kind, turn,
+                        f"the game ran past its {game_timeout:g} s limit", size, None, **record)
     except UnplayableMapError as exc:
-        return failed(agent, map_name, seed, "bad-map", f"{map_name}: {exc}", size, **record), None
+        if seat is not None:
+            seat.abandon()
+        return failed(name, map_name, seed, "bad-map", f"{map_name}: {exc}", size, **record), None
     except TreasureError as exc:
-        return failed(agent, map_name, seed, "agent-error", str(exc), size, **record), None
+        if seat is not None:
+            seat.abandon()
+        return failed(name, map_name, seed, "agent-error", str(exc), size, **record), None
+    except BaseException:
+        if seat is not None:
+            seat.abandon()
+        raise
     seconds = time.perf_counter() - start
     end = game.result
     assert end is not None
-    return GameRecord(agent, map_name, size, seed, end.outcome.value, end.reason.value, end.turn, seconds,
-                      **record), (events if keep_events else None)
+    return GameRecord(name, map_name, size, seed, end.outcome.value, end.reason.value, end.turn, seconds,
+                      output=seat.output, isolation=seat.where, **record), (events if keep_events else None)
+
+
+def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int, kind: str, turn: int,
+             message: str, size: str, exc: BaseException | None, **record: object) -> tuple[GameRecord, None]:
+    """The record of a game the agent failed: the cause, where in the agent's code, what it printed."""
+    if seat is not None:
+        seat.abandon()
+    name = agent.spec if isinstance(agent, AgentSpec) else agent
+    text = None
+    if exc is not None and exc.__cause__ is not None:
+        text = sent_traceback(exc.__cause__)
+        if text is None and isinstance(exc, AgentCrashError):  # raised in this process
+            where, text = agent_traceback(exc.__cause__)
+            message += f" ({where})" if where else ""
+    return failed(name, map_name, seed, kind, f"turn {turn}: {message}", size,
+                  output=seat.output if seat is not None else "", traceback=text,
+                  isolation=seat.where if seat is not None else "", **record), None
 
 
 def failed(agent: str, map_name: str, seed: int, kind: str, cause: str, size: str = "",

@@ -25,6 +25,9 @@ class GameRecord:
     island_seed: int | None = None   # generated islands (bench)
     log: str | None = None           # the log file written (run)
     warnings: tuple[str, ...] = ()
+    output: str = ""                 # what the agent printed (kept, cut, never mixed into ours)
+    traceback: str | None = None     # the agent's own frames, when its code raised
+    isolation: str = ""              # where it played: in-process, process or sandbox
 
     @property
     def won(self) -> bool:

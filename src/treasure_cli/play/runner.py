@@ -23,6 +23,7 @@ from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import read_map
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import failed, play_game
+from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import Event
@@ -36,6 +37,8 @@ class RunOptions:
     truth_rate: float = 0.5
     max_turns: int | None = None
     game_timeout: float | None = None    # seconds; a game past it fails
+    isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
+    limits: AgentLimits = AgentLimits()  # what its process may use
 
 
 NAMINGS = ("id", "stem")
@@ -91,7 +94,7 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
     seed = game_seed(island, options)
     record, events = play_game(island, options.agent, seed, map_name=label, truth_rate=options.truth_rate,
                                max_turns=options.max_turns, game_timeout=options.game_timeout,
-                               warnings=tuple(warnings))
+                               isolation=options.isolation, limits=options.limits, warnings=tuple(warnings))
     return record, (format_log(events) if events is not None else None)
 
 

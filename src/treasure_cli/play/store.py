@@ -28,7 +28,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -55,10 +55,16 @@ MIGRATIONS: dict[int, str] = {
     );
     CREATE INDEX games_by_game ON games (settings, map_digest, seed);
     """,
+    2: """
+    ALTER TABLE games ADD COLUMN output TEXT NOT NULL DEFAULT '';  -- what the agent printed (cut)
+    ALTER TABLE games ADD COLUMN traceback TEXT;                     -- the agent's own frames, when it raised
+    ALTER TABLE games ADD COLUMN isolation TEXT NOT NULL DEFAULT ''; -- in-process / process / sandbox
+    """,
 }
 
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
-           "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at")
+           "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
+           "traceback", "isolation")
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -81,6 +87,9 @@ class Row:
     seconds: float
     program_version: str
     finished_at: str = ""
+    output: str = ""              # what the agent printed during the game, cut at the limit
+    traceback: str | None = None  # the agent's own frames, when its code raised
+    isolation: str = ""           # where it played: in-process, process or sandbox
     id: int | None = None
 
     @property

@@ -11,6 +11,7 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
+from treasure_cli.agents.registry import is_builtin
 from treasure_cli.play.records import GameRecord
 
 
@@ -71,6 +72,8 @@ def bench_rows(stats, timing: bool = True) -> list[list[str]]:
 
 
 _UNTIMED = {"seconds", "median_ms_game", "median_ms_turn"}
+# Fields about an agent's own process, left out while empty: most games have nothing to say there.
+_WHEN_SET = ("output", "traceback", "isolation")
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
@@ -87,6 +90,9 @@ def as_dict(obj, timing: bool = True) -> dict:
         if type(v) not in _PLAIN and not (type(v) is tuple and all(type(x) in _PLAIN for x in v)):
             d = dataclasses.asdict(obj)
             break
+    for name in _WHEN_SET:
+        if name in d and not d[name]:
+            del d[name]
     return d if timing else {k: v for k, v in d.items() if k not in _UNTIMED}
 
 
@@ -99,6 +105,8 @@ def bench_json(result, timing: bool = True) -> dict:
     """Options, per size/agent statistics and every game."""
     # JSON's own types (lists, not tuples): the same data as a saved run read back with --from-json.
     options = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(result.options).items()}
+    if all(is_builtin(a) for a in result.options.agents):
+        del options["isolation"], options["limits"]  # they apply to agents that are not built in only
     out = {"options": options,
            "stats": [as_dict(s, timing) for s in result.stats],
            "games": [as_dict(r, timing) for r in result.records]}

@@ -27,13 +27,14 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from treasure_cli.agents.registry import agent_code, load_source
+from treasure_cli.agents.registry import agent_code
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import BenchOptions, MapInfo, game_stats, map_game_seed, read_playable, summarize
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
+from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.play.store import Row, Store, now, settings_key
 from treasure_cli.rules.island import Island
 
@@ -46,7 +47,7 @@ class Entry:
 
     agent: str
     agent_digest: str
-    source: bytes | None  # a file agent's bytes (loaded under a private module name); None: resolve the spec
+    source: bytes | None  # a file agent's or a program's bytes (played from a copy); None: resolve the spec
     map_path: str
     map_digest: str
     map_data: bytes       # the map file's text, zlib-compressed (`pack_map`)
@@ -56,6 +57,8 @@ class Entry:
     truth_rate: float = 0.5
     max_turns: int | None = None
     game_timeout: float | None = None
+    isolation: str = "auto"
+    limits: AgentLimits = AgentLimits()
 
     @cached_property  # read for every game's key, several times a run: one JSON text per entry
     def settings(self) -> str:
@@ -84,13 +87,13 @@ def play_entry(entry: Entry) -> Row:
     from treasure_cli import __version__
 
     island = _island(entry.map_data, entry.map_path)
-    agent = load_source(entry.agent, entry.source) if entry.source is not None else entry.agent
-    record, _ = play_game(island, agent, entry.seed, map_name=Path(entry.map_path).name,
+    record, _ = play_game(island, entry.agent, entry.seed, map_name=Path(entry.map_path).name,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
-                          game_timeout=entry.game_timeout, keep_events=False, index=entry.index)
+                          game_timeout=entry.game_timeout, keep_events=False, isolation=entry.isolation,
+                          limits=entry.limits, source=entry.source, index=entry.index)
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
-               record.seconds, __version__, now())
+               record.seconds, __version__, now(), record.output, record.traceback, record.isolation)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
@@ -140,7 +143,8 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo]) -> list[Entry]
                 code = codes[agent]
                 entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
                                      info.width * info.height, i, seed,
-                                     options.truth_rate, options.max_turns, options.game_timeout))
+                                     options.truth_rate, options.max_turns, options.game_timeout,
+                                     options.isolation, options.limits))
     return entries
 
 
@@ -181,7 +185,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
 def as_record(row: Row, label: str | None = None) -> GameRecord:
     """A stored game as the GameRecord that bench's tables and charts take."""
     return GameRecord(label or row.agent, Path(row.map_path).name, row.size, row.seed, row.outcome, row.reason,
-                      row.turns, row.seconds, row.error, index=row.game_index)
+                      row.turns, row.seconds, row.error, index=row.game_index, output=row.output,
+                      traceback=row.traceback, isolation=row.isolation)
 
 
 # -- the leaderboard ----------------------------------------------------------

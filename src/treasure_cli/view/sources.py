@@ -114,12 +114,34 @@ def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
 
 
 def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = None) -> Replay:
-    """A game played as it is watched, with the seeds and names of `treasure run` (same log)."""
-    from treasure_cli.play.games import build_game
+    """A game played as it is watched, with the seeds and names of `treasure run` (same log).
+
+    The agent plays where it would in `run`. A watcher may pause for as long as they like,
+    so only each action is timed (`--action-timeout`, else the default game timeout).
+    """
+    import dataclasses
+    import math
+
+    from treasure_cli.play.games import Seat
+    from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import game_seed, map_label
+    from treasure_cli.rules.game import Game
 
     island = read_map(map_path, warnings)
-    game, agent = build_game(island, options.agent, game_seed(island, options), map_name=map_label(map_path),
-                             truth_rate=options.truth_rate, max_turns=options.max_turns)
-    return Replay(island, play_agent(game, agent))
+    limits = options.limits
+    if limits.action_timeout is None:
+        limits = dataclasses.replace(limits, action_timeout=options.game_timeout or DEFAULT_GAME_TIMEOUT)
+    seat = Seat(options.agent, options.isolation, limits, None, math.inf)
+    game = Game(island, game_seed(island, options), agent_name=options.agent, map_name=map_label(map_path),
+                truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=seat.hint_truths)
+
+    def events():
+        try:
+            yield from play_agent(game, seat.agent)
+            seat.finish(game)
+        except BaseException:
+            seat.abandon()
+            raise
+
+    return Replay(island, events())
