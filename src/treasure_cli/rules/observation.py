@@ -1,10 +1,10 @@
 """What an agent is shown, and what an agent is: the contract between the game and any agent.
 
-The game builds one Observation before every action it asks for (as a
-Gymnasium environment returns `obs` from `step`) from public state only: it
-never holds the treasure, the seed, or the truth of a hint the agent has not
-verified. docs/writing-an-agent.md documents every field and what will not
-change without a major version.
+The game builds one (`Game.observe`) before every action an agent is asked
+for (as a Gymnasium environment returns `obs` from `step`), from public
+state only: it never holds the treasure, the seed, or the truth of a hint
+the agent has not verified. docs/writing-an-agent.md documents every field
+and what will not change without a major version.
 """
 
 from __future__ import annotations
