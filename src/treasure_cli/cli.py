@@ -576,10 +576,12 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
 
 def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
     """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left out."""
-    from treasure_cli.play.tables import bench_json, bench_table
+    from treasure_cli.play.tables import bench_json, bench_table, failure_lines
 
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
+    for line in failure_lines(result.records):
+        click.echo(printable(line), err=True)
     data = bench_json(result, not no_timing) if html_path is not None or as_json else None
     if html_path is not None:
         from treasure_cli.view.report import write_report
@@ -655,7 +657,13 @@ def _bench_leaderboard(db_path: str | None, report: bool, all_versions: bool, tr
     if as_json:
         click.echo(json.dumps(leaderboard_json(board), indent=2))
     else:
+        from treasure_cli.play.tables import failure_lines
+        from treasure_cli.play.tournament import as_record
+
         click.echo(printable(leaderboard_table(board)))
+        failures = failure_lines([as_record(r, board.labels.get(r.id)) for r in board.rows])
+        if failures:
+            click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
 
 
 def _bench_report_from(json_path: str, html_path: str | None) -> None:

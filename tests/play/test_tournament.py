@@ -133,11 +133,13 @@ def test_bench_db_and_report_from_the_command_line(tmp_path, student, monkeypatc
     (["--all-versions", "--db", "x.sqlite"], "--all-versions goes with --report"),
     (["--db", "x.sqlite"], "--db records games on map files: give --maps"),
     (["--scheduler", "tcp://127.0.0.1:1", "--maps", "input"], "give --db"),
-    (["--scheduler", "tcp://127.0.0.1:1", "--maps", "input", "--db", "x.sqlite", "--game-timeout", "1"],
-     "--game-timeout does not work with --scheduler"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--maps", "input", "--db", "x.sqlite", "--game-timeout", "1",
+      "--agents", "logic,examples/densest_scan.py:DensestScan", "--agent-isolation", "none"],
+     "--game-timeout needs agents in processes of their own with --scheduler"),
 ])
 def test_tournament_options_that_do_not_go_together(args, message, tmp_path, monkeypatch):
     shutil.copytree(ROOT / "input", tmp_path / "input")
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["bench", *args])
     assert result.exit_code == 2 and message in result.output

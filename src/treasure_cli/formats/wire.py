@@ -10,6 +10,7 @@ exact shapes the protocol allows and says what is wrong with anything else.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import typing
 from typing import Any
@@ -24,6 +25,14 @@ from treasure_cli.rules.hints import Hint, parse_hint
 from treasure_cli.rules.island import Island
 
 PROTOCOL = 1
+
+# One message a line, as compact as JSON gets; made once (json.dumps builds an encoder per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
+def dump_line(message: dict[str, Any]) -> bytes:
+    """A message as the bytes of its line, newline included."""
+    return (_ENCODER.encode(message) + "\n").encode("utf-8")
 
 
 class ProtocolError(TreasureError):

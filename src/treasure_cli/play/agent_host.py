@@ -35,7 +35,7 @@ class _Host:
         self.islands: dict[str, Island] = {}  # by the island's id: games on one map in a row
 
     def send(self, message: dict[str, Any]) -> None:
-        self.out.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+        self.out.write(wire.dump_line(message))
         self.out.flush()
 
     def fail(self, what: str, exc: BaseException) -> None:

@@ -121,7 +121,7 @@ class AgentProcess:
         return self.proc.poll() is None
 
     def send(self, message: dict[str, Any], deadline: float, turn: int) -> None:
-        data = memoryview(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+        data = memoryview(wire.dump_line(message))
         fd = self.proc.stdin.fileno()
         while data:
             try:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import signal
 import threading
 import time
 from collections.abc import Iterator
 
-from treasure_cli.agents.registry import AgentSpec, is_builtin, load_source, resolve
+from treasure_cli.agents.registry import AgentSpec, is_builtin, is_file_spec, load_source, resolve
 from treasure_cli.agents.tracebacks import agent_traceback
 from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
@@ -26,7 +27,7 @@ from treasure_cli.play.agent_process import AgentProcess, ProcessAgent, acquire,
 from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
 from treasure_cli.play.records import FAILED, GameRecord
-from treasure_cli.play.sandbox import AgentLimits, effective_level
+from treasure_cli.play.sandbox import AGENT_FOLDER, AgentLimits, effective_level
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
@@ -200,7 +201,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
                         f"the game ran past its {game_timeout:g} s limit", size, None, **record)
     except UnplayableMapError as exc:
         if seat is not None:
-            seat.abandon()
+            seat.put_back()  # the map's fault, found before the agent heard of the game
         return failed(name, map_name, seed, "bad-map", f"{map_name}: {exc}", size, **record), None
     except TreasureError as exc:
         if seat is not None:
@@ -226,6 +227,9 @@ def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int
     text = None
     if exc is not None and exc.__cause__ is not None:
         text = sent_traceback(exc.__cause__)
+        if text and is_file_spec(name):  # the sandbox's name for the agent's file, back to the user's
+            where = name.strip().rpartition(":")[0]
+            text = text.replace(f"{AGENT_FOLDER}/{os.path.basename(where)}", where)
         if text is None and isinstance(exc, AgentCrashError):  # raised in this process
             where, text = agent_traceback(exc.__cause__)
             message += f" ({where})" if where else ""

@@ -113,3 +113,22 @@ def bench_json(result, timing: bool = True) -> dict:
     if timing:
         out["seconds"] = result.seconds
     return out
+
+
+def failure_lines(records: Sequence[GameRecord], shown: int = 2) -> list[str]:
+    """Why agents failed games: per agent, how many and of which kinds, then the first messages
+    (each names the map, the turn and the cause, with the agent's file:line when it raised)."""
+    by_agent: dict[str, list[GameRecord]] = {}
+    for r in records:
+        if r.failed and r.reason != "bad-map":
+            by_agent.setdefault(r.agent, []).append(r)
+    lines = []
+    for agent, failed in by_agent.items():
+        kinds: dict[str, int] = {}
+        for r in failed:
+            kinds[r.reason] = kinds.get(r.reason, 0) + 1
+        said = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        lines.append(f"{agent}: {len(failed)} game{'s' if len(failed) > 1 else ''} failed ({said})")
+        lines += [f"  {r.error}" for r in failed[:shown]]
+    return lines
+

@@ -1,0 +1,144 @@
+"""What playing an agent out of process costs: per action, per process start, per tournament.
+
+    .venv/bin/python benchmarks/agent_isolation.py [--size 32] [--games 100] [--starts 10] [--levels process,sandbox]
+                                                   [--db-games 2] [--db-maps 10]
+
+1. Per action: the built-in `logic` agent plays `--games` bench islands of
+   `--size` in this process, then the same agent given as a file spec
+   (src/treasure_cli/agents/logic.py:LogicAgent) plays the same games at each
+   level; each action is timed in the referee, from the observation handed
+   over to the action back. The games must be the same (their digest is
+   printed); the median overhead per action is the difference of the medians.
+2. Start: a fresh agent process, started and answering hello, `--starts` times.
+3. Tournament: `bench --db` of three file agents (copies of the logic agent
+   file) on `--db-maps` generated maps of `--size`, `--db-games` games each,
+   with two jobs, in process (isolation none) and at each level; games per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.formats.map_file import write_map
+from treasure_cli.play import agent_process
+from treasure_cli.play.bench import BenchOptions, iter_tasks, task_island
+from treasure_cli.play.games import Seat
+from treasure_cli.play.isolation import agent_launch
+from treasure_cli.play.loop import play_agent
+from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.play.tournament import run_tournament
+from treasure_cli.rules.game import Game
+
+LOGIC_FILE = Path(__file__).resolve().parent.parent / "src" / "treasure_cli" / "agents" / "logic.py"
+
+
+class Timed:
+    def __init__(self, agent, times: list[float]):
+        self.agent, self.times = agent, times
+        if hasattr(agent, "reset"):
+            self.reset = agent.reset
+
+    def act(self, obs):
+        start = time.perf_counter()
+        action = self.agent.act(obs)
+        self.times.append(time.perf_counter() - start)
+        return action
+
+
+def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], str]:
+    times: list[float] = []
+    played = []
+    for task, island in zip(tasks, islands):
+        seat = Seat(spec, level, AgentLimits(), None, None)
+        game = Game(island, task.game_seed, agent_name="agent", hint_truths_public=seat.hint_truths)
+        events = list(play_agent(game, Timed(seat.agent, times)))
+        seat.finish(game)
+        played.append(repr(events))
+    return times, hashlib.sha256("".join(played).encode()).hexdigest()[:12]
+
+
+def starts(level: str, n: int) -> list[float]:
+    launch = agent_launch(f"{LOGIC_FILE}:LogicAgent", level)
+    out = []
+    for _ in range(n):
+        process = agent_process.AgentProcess(launch, AgentLimits(), "logic")
+        out.append(process.start_seconds)
+        process.close()
+    return out
+
+
+def tournament(level: str, folder: Path, size: int, maps: int, games: int) -> float:
+    maps_dir = folder / "maps"
+    if not maps_dir.exists():
+        maps_dir.mkdir()
+        for i in range(maps):
+            write_map(generate_island(size, size, rng=np.random.default_rng(1000 + i)), maps_dir / f"MAP_{i:02d}.txt")
+    specs = []
+    for name in ("ann", "bob", "cyd"):
+        copy = folder / f"{name}.py"
+        shutil.copyfile(LOGIC_FILE, copy)
+        specs.append(f"{copy}:LogicAgent")
+    options = BenchOptions(agents=tuple(specs), maps=tuple(str(p) for p in sorted(maps_dir.iterdir())),
+                           games=games, seed=1, isolation=level)
+    db = folder / f"{level}.sqlite"
+    db.unlink(missing_ok=True)
+    result = run_tournament(options, db, jobs=2)
+    agent_process.close_all()
+    return result.played / result.seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=32)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--starts", type=int, default=10)
+    parser.add_argument("--levels", default="process,sandbox")
+    parser.add_argument("--db-games", type=int, default=2)
+    parser.add_argument("--db-maps", type=int, default=10)
+    args = parser.parse_args()
+    levels = args.levels.split(",")
+
+    options = BenchOptions(agents=("logic",), sizes=(args.size,), games=args.games)
+    tasks = [task for _, task in iter_tasks(options)]
+    islands = [task_island(task, options) for task in tasks]
+    base, digest = per_action("logic", "none", islands, tasks)
+    print(f"| agent ({args.games} games at {args.size}x{args.size}) | actions | median µs per action "
+          f"| overhead µs | games |")
+    print("|---|---|---|---|---|")
+    print(f"| logic, built in, in process | {len(base)} | {1e6 * statistics.median(base):.0f} | - | {digest} |")
+    for level in levels:
+        per_action(f"{LOGIC_FILE}:LogicAgent", level, islands[:3], tasks[:3])  # start and warm the process
+        times, got = per_action(f"{LOGIC_FILE}:LogicAgent", level, islands, tasks)
+        over = 1e6 * (statistics.median(times) - statistics.median(base))
+        print(f"| logic.py as a file, {level} | {len(times)} | {1e6 * statistics.median(times):.0f} "
+              f"| {over:.0f} | {got} |")
+    agent_process.close_all()
+    print()
+    print("| level | process start, median ms (min-max) |")
+    print("|---|---|")
+    for level in levels:
+        s = starts(level, args.starts)
+        print(f"| {level} | {1000 * statistics.median(s):.0f} ({1000 * min(s):.0f}-{1000 * max(s):.0f}) |")
+    print()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        rates = {level: tournament(level, folder, args.size, args.db_maps, args.db_games)
+                 for level in ["none", *levels]}
+    print(f"| bench --db, 3 file agents, {args.db_maps} maps x {args.db_games} games, --jobs 2 "
+          f"| games/s | vs in process |")
+    print("|---|---|---|")
+    for level, rate in rates.items():
+        print(f"| {level} | {rate:.0f} | {rate / rates['none']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
