@@ -28,7 +28,7 @@ def test_an_example_runs_benches_and_replays(tmp_path, name):
     bench = CliRunner().invoke(cli, ["bench", "--agents", f"logic,{spec}", "--sizes", "16", "--games", "20",
                                      "--jobs", "2", "--json"])
     assert bench.exit_code == 0, bench.output
-    stats = {s["agent"]: s for s in json.loads(bench.output)["stats"]}
+    stats = {s["agent"]: s for s in json.loads(bench.stdout)["stats"]}
     assert stats[spec]["games"] == 20 and stats[spec]["failed"] == 0 and stats[spec]["wins"] >= 10
     replay = CliRunner().invoke(cli, ["replay", str(tmp_path / "out" / "LOG_01.txt"), "--map",
                                       str(tmp_path / "in" / "MAP_01.txt"), "--no-pause", "--no-color"])

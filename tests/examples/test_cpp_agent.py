@@ -1,0 +1,134 @@
+"""The C++ example agent (examples/cpp) builds with make and g++ and plays through every command
+that takes an agent: run, replay, bench --db, check-agent, as its README and
+docs/writing-an-agent.md ("In any language") say.
+
+It is built into a temporary folder laid out as the repository (input/ and
+examples/cpp/build/treasure-agent), so the docs' commands run there word for
+word and nothing is written inside the repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT
+
+from treasure_cli.cli import cli
+
+CPP = ROOT / "examples" / "cpp"
+BINARY = "examples/cpp/build/treasure-agent"  # as the docs write it, from the folder below
+SPEC = f"exec:{BINARY}"
+DOC = (ROOT / "docs" / "writing-an-agent.md").read_text()
+
+
+def _tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """A folder with the shipped maps in input/ and the agent built by its Makefile."""
+    compiler = os.environ.get("CXX", "g++")
+    for tool, package in (("make", "make"), (compiler, "g++")):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is not installed, so the C++ example agent cannot be built: "
+                        f"`make test` installs it, or apt-get install {package}")
+    where = tmp_path_factory.mktemp("cpp-agent")
+    shutil.copytree(ROOT / "input", where / "input")
+    before = _tree(CPP)
+    done = subprocess.run(["make", "-s", "-C", str(CPP), f"BUILD={where / 'examples' / 'cpp' / 'build'}"],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, f"make -C examples/cpp failed:\n{done.stdout}{done.stderr}"
+    assert "warning" not in done.stderr, done.stderr  # the example compiles clean with -Wall -Wextra
+    assert (where / BINARY).is_file()
+    assert _tree(CPP) == before, "building the example left files in the repository"
+    return where
+
+
+def invoke(args, folder, monkeypatch):
+    monkeypatch.chdir(folder)
+    return CliRunner().invoke(cli, args)
+
+
+@pytest.fixture(scope="module")
+def ran(folder):
+    """`treasure run input/ out/ --agent exec:...`, once for the module."""
+    with pytest.MonkeyPatch.context() as mp:
+        result = invoke(["run", "input/", "out/", "--agent", SPEC, "--json"], folder, mp)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_run_plays_every_map_to_a_log_that_replays(ran, folder, monkeypatch):
+    assert [r["map"] for r in ran] == [f"input/MAP_0{i}.txt" for i in range(1, 6)]
+    assert all(r["outcome"] in ("WIN", "LOSE") and r["error"] is None for r in ran), ran
+    assert sorted(p.name for p in (folder / "out").iterdir()) == [f"LOG_0{i}.txt" for i in range(1, 6)]
+    for i, record in enumerate(ran, 1):
+        header = (folder / "out" / f"LOG_0{i}.txt").read_text().splitlines()[:2]
+        assert header[1] == record["outcome"]
+    replay = invoke(["replay", "out/LOG_01.txt", "--no-pause", "--no-color"], folder, monkeypatch)
+    assert replay.exit_code == 0, replay.output
+    assert f"agent {SPEC}" in replay.output and "game over" in replay.output
+
+
+def test_the_same_games_give_the_same_logs(ran, folder, monkeypatch):
+    again = invoke(["run", "input/", "again/", "--agent", SPEC, "--jobs", "2"], folder, monkeypatch)
+    assert again.exit_code == 0, again.output
+    for i in range(1, 6):
+        name = f"LOG_0{i}.txt"
+        assert (folder / "again" / name).read_bytes() == (folder / "out" / name).read_bytes(), name
+
+
+def test_bench_records_both_agents_and_reports_them(folder, monkeypatch):
+    bench = invoke(["bench", "--agents", f"logic,{SPEC}", "--maps", "input/", "--games", "2",
+                    "--db", "results.sqlite"], folder, monkeypatch)
+    assert bench.exit_code == 0, bench.output
+    with sqlite3.connect(folder / "results.sqlite") as db:
+        rows = db.execute("SELECT agent, outcome, COUNT(*) FROM games GROUP BY agent, outcome").fetchall()
+        digests = dict(db.execute("SELECT DISTINCT agent, agent_digest FROM games").fetchall())
+    games = {}
+    for agent, outcome, count in rows:
+        assert outcome in ("WIN", "LOSE"), rows
+        games[agent] = games.get(agent, 0) + count
+    assert games == {"logic": 10, SPEC: 10}
+    assert digests[SPEC].startswith("exec:")
+    report = invoke(["bench", "--db", "results.sqlite", "--report"], folder, monkeypatch)
+    assert report.exit_code == 0, report.output
+    assert re.search(rf"^\S+\s+{re.escape(SPEC)}\s+exec:\w+\s+10\s", report.output, flags=re.M), report.output
+
+
+@pytest.mark.parametrize("isolation", ["auto", "process"])
+def test_check_agent_passes_every_check(folder, monkeypatch, isolation):
+    result = invoke(["check-agent", SPEC, "--agent-isolation", isolation], folder, monkeypatch)
+    assert result.exit_code == 0, result.output
+    checks = result.stdout.splitlines()
+    assert [line.split()[:2] for line in checks] == [
+        ["ok", "loads:"], ["ok", "legal"], ["ok", "deterministic:"], ["ok", "time"]], result.output
+
+
+def _normal(text: str) -> str:
+    """Output as it reads wherever it runs: no timings, and where the agent plays said one way."""
+    text = re.sub(r"\d+\.\d+", "#", text)
+    text = re.sub(r"processes of their own \(no sandbox; ", "a sandbox (bubblewrap; no network, ", text)
+    text = text.replace("starts in a process of its own", "starts in a sandbox")
+    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("warning: "))
+
+
+def test_the_docs_check_agent_output_is_what_it_prints(folder, monkeypatch):
+    command, shown = re.search(r"```\n\$ treasure (check-agent exec:\S+)\n(.*?)```", DOC, flags=re.S).groups()
+    result = invoke(command.split(), folder, monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert _normal(result.output) == _normal(shown)
+
+
+def test_the_docs_hello_by_hand_gets_its_answer(folder):
+    command, shown = re.search(r"```\n\$ (printf [^\n]+)\n(.*?)```", DOC, flags=re.S).groups()
+    done = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True, timeout=10)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown
