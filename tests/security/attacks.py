@@ -60,14 +60,19 @@ while f is not None:
                 return treasure
     f = f.f_back
 """,
-    # Search the heap for any object that knows the treasure (a Game, the true Island).
+    # Search the heap for any object that knows the treasure of this island (a Game, the true Island).
     "gc_peek": """
+import numpy
 for o in gc.get_objects():
-    try:
+    try:  # some objects (ctypes libraries) do things when asked
         treasure = getattr(o, "treasure", None)
-    except Exception:  # some objects (ctypes libraries) do things when asked
+        regions = getattr(o, "regions", None)
+        if regions is None:
+            regions = getattr(getattr(o, "island", None), "regions", None)
+    except Exception:
         continue
-    if isinstance(treasure, tuple) and len(treasure) == 2:
+    if isinstance(treasure, tuple) and len(treasure) == 2 and isinstance(regions, numpy.ndarray) \\
+            and numpy.array_equal(regions, obs.island.regions):
         return treasure
 """,
     # Read the hidden map files and find the one being played: its treasure is on line 5.
