@@ -269,7 +269,7 @@ def test_what_an_agent_prints_is_in_the_json_record_not_in_ours(small_map, tmp_p
     assert "xxx" not in r.stderr
 
 
-@pytest.mark.parametrize("level", ISOLATED)
+@pytest.mark.parametrize("level", ["none", *ISOLATED])
 def test_output_is_capped_with_a_note(agents, island, level):
     record, _ = play_game(island, f"{agents}:Printer", 1, map_name="m", isolation=level,
                           limits=AgentLimits(output=100))
