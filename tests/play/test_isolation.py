@@ -104,8 +104,17 @@ AGENTS = textwrap.dedent("""\
     class Raiser:
         def act(self, obs):
             raise ValueError("no candidate left")
+
+
+    class BadInit:
+        def __init__(self):
+            raise RuntimeError("no model file")
+
+        def act(self, obs):
+            return LargeScan()
 """)
 RAISE_LINE = AGENTS.splitlines().index('        raise ValueError("no candidate left")') + 1
+INIT_LINE = AGENTS.splitlines().index('        raise RuntimeError("no model file")') + 1
 
 
 @pytest.fixture(autouse=True)
@@ -287,6 +296,17 @@ def test_an_agent_that_raises_is_named_with_its_line(agents, island, level):
     assert f'{TOKEN}.py", line {RAISE_LINE}, in act' in record.traceback
     assert record.traceback.rstrip().endswith("ValueError: no candidate left")
     assert "treasure_cli" not in record.traceback.replace(str(agents), "")
+
+
+@pytest.mark.parametrize("level", ["none", *ISOLATED])
+def test_an_agent_that_cannot_be_built_is_named_with_its_line(agents, island, level):
+    record, _ = play_game(island, f"{agents}:BadInit", 1, map_name="m", isolation=level)
+    assert (record.outcome, record.reason) == ("failed", "agent-error")
+    # In process the agent is built before the game (turn 0), out of process at its start (turn 1).
+    assert record.error.endswith(f"building the agent raised RuntimeError: no model file "
+                                 f"({TOKEN}.py:{INIT_LINE} in __init__)")
+    assert record.traceback.rstrip().endswith("RuntimeError: no model file")
+    assert agent_processes() == []
 
 
 # ---------------------------------------------------------------- exec: programs
