@@ -124,7 +124,7 @@ class Seat:
             with contextlib.redirect_stdout(self._printed), contextlib.redirect_stderr(self._printed):
                 yield
         finally:
-            self.output = self._printed.getvalue()[:self._limits.output]
+            self.output = capped(self._printed.getvalue(), self._limits.output)
 
     def finish(self, game: Game) -> None:
         if self.process is None or not isinstance(self.agent, ProcessAgent):
@@ -146,6 +146,14 @@ class Seat:
         if self.process is not None:
             self.output = self.process.take_output()
             self.process.kill()
+
+
+def capped(text: str, limit: int) -> str:
+    """What an agent printed, cut as an agent process's output is: `limit` bytes, and a note."""
+    data = text.encode("utf-8", errors="replace")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", errors="replace") + f"\n[{len(data) - limit} more bytes not kept]"
 
 
 def _build(spec: AgentSpec) -> Agent:

@@ -1,0 +1,498 @@
+"""Agents that are not built in play out of process (play/isolation.py, play/agent_process.py,
+play/sandbox.py): the same games as in process, their processes reused, timed, killed, their
+output kept apart; exec: programs; specs checked without running them; the sandbox refused
+where bubblewrap cannot run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+import time
+import uuid
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT, SMALL_MAP
+
+import treasure_cli
+from treasure_cli.agents import registry
+from treasure_cli.cli import cli
+from treasure_cli.errors import AgentLoadError
+from treasure_cli.play import agent_process, sandbox
+from treasure_cli.play.games import play_game
+from treasure_cli.play.sandbox import AgentLimits
+
+pytestmark = pytest.mark.skipif(not sandbox.bwrap_works(), reason="bubblewrap cannot run here")
+
+ISOLATED = ["process", "sandbox"]
+TOKEN = "isolation_" + uuid.uuid4().hex[:12]  # in the agents' file name: finds their processes in /proc
+
+AGENTS = textwrap.dedent("""\
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import numpy as np
+
+    from treasure_cli import LargeScan, legal_actions
+
+    GAMES = [0]
+
+
+    class Random:
+        def reset(self, seed):
+            self.rng = np.random.default_rng(seed)
+
+        def act(self, obs):
+            actions = legal_actions(obs)
+            return actions[int(self.rng.integers(len(actions)))]
+
+
+    class Flaky:
+        '''Fails the second game its process plays.'''
+
+        def reset(self, seed):
+            GAMES[0] += 1
+
+        def act(self, obs):
+            if GAMES[0] == 2:
+                raise RuntimeError("second game")
+            return LargeScan()
+
+
+    class Sleeper:
+        def act(self, obs):
+            time.sleep(5)
+            return LargeScan()
+
+
+    class Stubborn:
+        '''Ignores SIGTERM, starts a child that ignores it too, and never answers.'''
+
+        def act(self, obs):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            subprocess.Popen([sys.executable, "-c", "import signal, time; "
+                              "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)", __file__])
+            while True:
+                pass
+
+
+    class LeavesAChild:
+        '''Plays cleanly, but leaves a process running after its game.'''
+
+        def act(self, obs):
+            if not hasattr(self, "child"):
+                self.child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", __file__])
+            return LargeScan()
+
+
+    class Printer:
+        '''Prints 1010 bytes at its first action.'''
+
+        def act(self, obs):
+            if not hasattr(self, "printed"):
+                self.printed = True
+                print("x" * 999)
+                print("to stderr", file=sys.stderr)
+            return LargeScan()
+
+
+    class Raiser:
+        def act(self, obs):
+            raise ValueError("no candidate left")
+
+
+    class BadInit:
+        def __init__(self):
+            raise RuntimeError("no model file")
+
+        def act(self, obs):
+            return LargeScan()
+""")
+RAISE_LINE = AGENTS.splitlines().index('        raise ValueError("no candidate left")') + 1
+INIT_LINE = AGENTS.splitlines().index('        raise RuntimeError("no model file")') + 1
+
+
+@pytest.fixture(autouse=True)
+def fresh_pool():
+    agent_process.close_all()
+    yield
+    agent_process.close_all()
+
+
+@pytest.fixture(scope="module")
+def agents(tmp_path_factory):
+    path = tmp_path_factory.mktemp("agents") / f"{TOKEN}.py"
+    path.write_text(AGENTS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def island():
+    return treasure_cli.generate_island(12, 10, rng=np.random.default_rng(7))
+
+
+@pytest.fixture
+def small_map(tmp_path):
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    (folder / "MAP_01.txt").write_text(SMALL_MAP)
+    return folder
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/children") as f:
+            out += [int(x) for x in f.read().split()]
+    return out
+
+
+def agent_processes(grace: float = 1.0) -> list[str]:
+    """Every process on the machine running one of this module's agents (its file in the command
+    line), and every child of this process: none may be left once a failed game is over. Those
+    killed may take a moment to go (a sandbox's processes die with its namespace, after bwrap):
+    they are looked for again for up to `grace` seconds."""
+    deadline = time.monotonic() + grace
+    while True:
+        found = _agent_processes()
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def _agent_processes() -> list[str]:
+    found = set(_children(os.getpid()))
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if TOKEN.encode() in f.read():
+                        found.add(int(entry))
+            except OSError:
+                pass
+    return sorted(f"{pid} {_describe(pid)}" for pid in found)
+
+
+def _describe(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read().split(") ")[-1].split()[:2]  # its state and parent
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f"{stat} {f.read()[:200]!r}"
+    except OSError:
+        return "(gone)"
+
+
+def pooled_pids(spec: str) -> list[int]:
+    return [p.proc.pid for p in agent_process._POOL.values() if p.label == spec]
+
+
+# ---------------------------------------------------------------- the same games
+@pytest.mark.parametrize("which", ["densest", "random"])
+def test_the_same_games_in_process_and_isolated(tmp_path, agents, island, which):
+    if which == "densest":
+        file = tmp_path / "densest_scan.py"
+        shutil.copy(ROOT / "examples" / "densest_scan.py", file)
+        spec = f"{file}:DensestScan"
+    else:
+        spec = f"{agents}:Random"
+    played = {}
+    for level in ["none", *ISOLATED]:
+        games = []
+        for seed in (1, 2, 3):
+            record, events = play_game(island, spec, seed, map_name="m", isolation=level, keep_events=True)
+            assert not record.failed, record.error
+            assert record.isolation == ("in-process" if level == "none" else level)
+            games.append((record.outcome, record.reason, record.turns, events))
+        played[level] = games
+    assert played["process"] == played["none"]
+    assert played["sandbox"] == played["none"]
+    if which == "random":  # the seeds matter: not three copies of one game
+        assert len({tuple(map(repr, g[3])) for g in played["none"]}) == 3
+
+
+# ---------------------------------------------------------------- processes reused and replaced
+@pytest.mark.parametrize("level", ISOLATED)
+def test_a_process_is_reused_while_it_behaves_and_replaced_after_a_failure(agents, island, level):
+    spec = f"{agents}:Flaky"
+    first, _ = play_game(island, spec, 1, map_name="m", isolation=level)
+    assert first.outcome == "WIN" or first.outcome == "LOSE"
+    [pid] = pooled_pids(spec)
+    second, _ = play_game(island, spec, 2, map_name="m", isolation=level)  # the same process's 2nd game
+    assert second.failed and second.reason == "agent-error"
+    assert "second game" in second.error
+    assert pooled_pids(spec) == [] and not os.path.exists(f"/proc/{pid}")
+    third, _ = play_game(island, spec, 3, map_name="m", isolation=level)  # a fresh process's 1st game
+    assert not third.failed
+    [pid3] = pooled_pids(spec)
+    assert pid3 != pid
+    fourth, _ = play_game(island, spec, 4, map_name="m", isolation=level)
+    assert fourth.failed  # its second game: the same process again
+    assert pooled_pids(spec) == []
+
+
+@pytest.mark.parametrize("level", ISOLATED)
+def test_a_process_that_leaves_a_child_running_is_not_reused(agents, island, level):
+    spec = f"{agents}:LeavesAChild"
+    record, _ = play_game(island, spec, 1, map_name="m", isolation=level)
+    assert not record.failed
+    assert pooled_pids(spec) == []
+    assert agent_processes() == []
+
+
+# ---------------------------------------------------------------- time limits
+@pytest.mark.parametrize("level", ISOLATED)
+def test_the_action_timeout_ends_the_game_quickly_and_kills_the_agent(agents, island, level):
+    started = time.monotonic()
+    record, events = play_game(island, f"{agents}:Sleeper", 1, map_name="m", isolation=level,
+                               limits=AgentLimits(action_timeout=0.3))
+    assert time.monotonic() - started < 3
+    assert (record.outcome, record.reason, events) == ("failed", "action-timeout", None)
+    assert record.error.endswith("turn 1: the agent ran past its 0.3 s action limit")
+    assert agent_processes() == []
+
+
+@pytest.mark.parametrize("level", ISOLATED)
+def test_the_game_timeout_kills_an_agent_that_ignores_sigterm_and_its_children(agents, island, level):
+    started = time.monotonic()
+    record, _ = play_game(island, f"{agents}:Stubborn", 1, map_name="m", isolation=level, game_timeout=1.0)
+    assert time.monotonic() - started < 4
+    assert (record.outcome, record.reason) == ("failed", "game-timeout")
+    assert record.error.endswith("turn 1: the game ran past its 1 s limit")
+    assert agent_processes() == []
+
+
+# ---------------------------------------------------------------- output
+def test_what_an_agent_prints_is_in_the_json_record_not_in_ours(small_map, tmp_path, agents):
+    r = CliRunner().invoke(cli, ["run", str(small_map), str(tmp_path / "out"), "--agent", f"{agents}:Printer",
+                                 "--json", "--agent-isolation", "sandbox"])
+    assert r.exit_code == 0, r.output
+    [record] = json.loads(r.stdout)
+    assert record["isolation"] == "sandbox" and record["outcome"] in ("WIN", "LOSE")
+    assert record["output"] == "x" * 999 + "\nto stderr\n"
+    assert "xxx" not in r.stderr
+
+
+@pytest.mark.parametrize("level", ["none", *ISOLATED])
+def test_output_is_capped_with_a_note(agents, island, level):
+    record, _ = play_game(island, f"{agents}:Printer", 1, map_name="m", isolation=level,
+                          limits=AgentLimits(output=100))
+    assert not record.failed
+    assert record.output == "x" * 100 + "\n[910 more bytes not kept]"
+
+
+# ---------------------------------------------------------------- an agent that raises
+@pytest.mark.parametrize("level", ["none", *ISOLATED])
+def test_an_agent_that_raises_is_named_with_its_line(agents, island, level):
+    record, _ = play_game(island, f"{agents}:Raiser", 1, map_name="m", isolation=level)
+    assert (record.outcome, record.reason) == ("failed", "agent-error")
+    assert record.error.endswith(f"turn 1: the agent raised ValueError: no candidate left "
+                                 f"({TOKEN}.py:{RAISE_LINE} in act)")
+    assert f'{TOKEN}.py", line {RAISE_LINE}, in act' in record.traceback
+    assert record.traceback.rstrip().endswith("ValueError: no candidate left")
+    assert "treasure_cli" not in record.traceback.replace(str(agents), "")
+
+
+@pytest.mark.parametrize("level", ["none", *ISOLATED])
+def test_an_agent_that_cannot_be_built_is_named_with_its_line(agents, island, level):
+    record, _ = play_game(island, f"{agents}:BadInit", 1, map_name="m", isolation=level)
+    assert (record.outcome, record.reason) == ("failed", "agent-error")
+    # In process the agent is built before the game (turn 0), out of process at its start (turn 1).
+    assert record.error.endswith(f"building the agent raised RuntimeError: no model file "
+                                 f"({TOKEN}.py:{INIT_LINE} in __init__)")
+    assert record.traceback.rstrip().endswith("RuntimeError: no model file")
+    assert agent_processes() == []
+
+
+# ---------------------------------------------------------------- exec: programs
+def _program(tmp_path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text("#!/bin/sh\n" + textwrap.dedent(body))
+    path.chmod(0o755)
+    return f"exec:{path}"
+
+
+@pytest.mark.parametrize("level", ISOLATED)
+@pytest.mark.parametrize(("body", "reason", "says"), [
+    ("""\
+        read hello
+        echo '{"type": "hello", "protocol": 2}'
+        read more
+     """, "protocol", "turn 0: the agent speaks protocol 2, this program 1"),
+    ("""\
+        read hello
+        echo '{"type": "hello", "protocol": 1, "agent": "sh"}'
+        read start
+        read act
+        echo 'I scan now'
+        read more
+     """, "protocol", "turn 1: the agent wrote a line that is not JSON: b'I scan now'"),
+    ("""\
+        read hello
+        echo '{"type": "hello", "protocol": 1}'
+        read start
+        read act
+        echo '[1, 2]'
+        read more
+     """, "protocol", "turn 1: the agent wrote b'[1, 2]', not a JSON object"),
+    ("""\
+        read hello
+        echo '{"type": "hello", "protocol": 1}'
+        read start
+        read act
+        echo '{"type": "action", "action": "move", "direction": "X", "steps": 1}'
+        read more
+     """, "protocol", "turn 1: a move's direction must be N, E, S or W, got 'X'"),
+    ("""\
+        read hello
+        echo '{"type": "hello", "protocol": 1}'
+        read start
+        read act
+        echo '{"type": "action", "action": "move", "direction": "N", "steps": 9}'
+        read more
+     """, "illegal-action", "turn 1: illegal action"),
+    ("""\
+        echo "cannot start: no model file" >&2
+        exit 3
+     """, "agent-died", "its process exited with status 3; it said: cannot start: no model file"),
+])
+def test_an_exec_program_that_breaks_the_protocol_fails_its_game(tmp_path, island, level, body, reason, says):
+    spec = _program(tmp_path, "agent.sh", body)
+    record, _ = play_game(island, spec, 1, map_name="m", isolation=level)
+    assert (record.outcome, record.reason) == ("failed", reason)
+    assert says in record.error
+    assert record.error.startswith(f"m: agent {spec} failed: ")
+    assert agent_processes() == []
+
+
+@pytest.mark.parametrize("level", ISOLATED)
+def test_an_exec_program_plays_whole_games_in_one_process(tmp_path, island, level):
+    """A shell agent that only ever scans: a process of its own, reused for the next game."""
+    spec = _program(tmp_path, "scanner.sh", """\
+        while read line; do
+          case "$line" in
+            *'"hello"'*) echo '{"type": "hello", "protocol": 1}' ;;
+            *'"act"'*) echo '{"type": "action", "action": "scan"}' ;;
+            *'"end"'*) echo '{"type": "ready"}' ;;
+            *'"bye"'*) exit 0 ;;
+          esac
+        done
+     """)
+    first, _ = play_game(island, spec, 1, map_name="m", isolation=level, max_turns=3)
+    assert (first.outcome, first.isolation) in (("WIN", level), ("LOSE", level)), first.error
+    [pid] = pooled_pids(spec)
+    second, _ = play_game(island, spec, 2, map_name="m", isolation=level, max_turns=3)
+    assert not second.failed and pooled_pids(spec) == [pid]
+
+
+# ---------------------------------------------------------------- specs checked, never run
+def test_check_spec_refuses_what_is_not_there(tmp_path):
+    with pytest.raises(AgentLoadError, match=r"no such file '.*/missing\.py'"):
+        registry.check_spec(f"{tmp_path}/missing.py:Agent")
+    with pytest.raises(AgentLoadError, match=r"no such program '.*/missing-program'"):
+        registry.check_spec(f"exec:{tmp_path}/missing-program --fast")
+    plain = tmp_path / "plain"
+    plain.write_text("#!/bin/sh\n")
+    with pytest.raises(AgentLoadError, match=r"is not executable \(chmod \+x it\)"):
+        registry.check_spec(f"exec:{plain}")
+    with pytest.raises(AgentLoadError, match="cannot find the module 'no_such_module_xyz.agents'"):
+        registry.check_spec("no_such_module_xyz.agents:Agent")
+    with pytest.raises(AgentLoadError, match="'1Agent' is not a Python name"):
+        registry.check_spec(f"{tmp_path}/missing.py:1Agent")
+    with pytest.raises(AgentLoadError, match="give the program after exec:"):
+        registry.check_spec("exec:  ")
+
+
+def test_a_python_file_without_its_class_is_refused_with_the_fix(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    r = CliRunner().invoke(cli, ["run", "input/MAP_01.txt", str(tmp_path / "out"),
+                                 "--agent", "examples/densest_scan.py"])
+    assert r.exit_code == 2
+    assert "a Python file needs its class: examples/densest_scan.py:ClassName" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_check_spec_and_agent_code_run_none_of_the_agent_s_code(tmp_path, monkeypatch):
+    marker = tmp_path / "ran"
+    code = f"open({str(marker)!r}, 'w').write('ran')\nclass Agent:\n    def act(self, obs): pass\n"
+    file = tmp_path / "marked.py"
+    file.write_text(code)
+    package = tmp_path / "lib" / "markedpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(code)
+    (package / "agent.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    for spec in (f"{file}:Agent", "markedpkg.agent:Agent"):
+        assert registry.check_spec(spec) == spec
+        assert registry.agent_code(spec).digest.split(":")[0] in ("file", "module")
+        assert not marker.exists(), spec
+    registry.resolve(f"{file}:Agent")  # the check above can fail: resolving does run the file
+    assert marker.read_text() == "ran"
+
+
+# ---------------------------------------------------------------- no bubblewrap
+@pytest.fixture
+def no_bwrap(monkeypatch):
+    real = sandbox.bwrap_works
+    real.cache_clear()
+    monkeypatch.setattr(sandbox, "bwrap_works", lambda: False)
+    yield
+    real.cache_clear()
+
+
+def test_the_sandbox_asked_for_by_name_is_refused_without_bubblewrap(no_bwrap, small_map, tmp_path, agents):
+    r = CliRunner().invoke(cli, ["run", str(small_map), str(tmp_path / "out"), "--agent", f"{agents}:Random",
+                                 "--agent-isolation", "sandbox"])
+    assert r.exit_code == 2
+    assert sandbox.NO_SANDBOX in r.stderr
+    assert "use --agent-isolation process" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_auto_without_bubblewrap_warns_once_and_plays_in_processes(no_bwrap, small_map, tmp_path, agents):
+    (small_map / "MAP_02.txt").write_text(SMALL_MAP)
+    r = CliRunner().invoke(cli, ["run", str(small_map), str(tmp_path / "out"), "--agent", f"{agents}:Random",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    assert r.stderr.count("warning: bubblewrap cannot run here") == 1
+    assert "in processes of their own (no sandbox; 1024 MiB)" in r.stderr
+    assert [g["isolation"] for g in json.loads(r.stdout)] == ["process", "process"]
+
+
+# ---------------------------------------------------------------- the command line
+@pytest.mark.parametrize(("extra", "where"), [
+    ([], "in a sandbox (bubblewrap; no network, 1024 MiB)"),
+    (["--agent-isolation", "sandbox", "--agent-memory", "512M"], "in a sandbox (bubblewrap; no network, 512 MiB)"),
+    (["--agent-isolation", "process"], "in processes of their own (no sandbox; 1024 MiB)"),
+    (["--agent-isolation", "none"], "in this process (--agent-isolation none: no protection)"),
+])
+def test_a_run_says_where_its_agents_play_on_stderr_only(small_map, tmp_path, agents, extra, where):
+    spec = f"{agents}:Random"
+    r = CliRunner().invoke(cli, ["run", str(small_map), str(tmp_path / "out"), "--agent", spec, *extra])
+    assert r.exit_code == 0, r.output
+    assert f"agents: {spec} {where}\n" in r.stderr
+    assert "agents:" not in r.stdout
+
+
+def test_a_run_of_a_built_in_agent_says_nothing_about_isolation(small_map, tmp_path):
+    r = CliRunner().invoke(cli, ["run", str(small_map), str(tmp_path / "out"), "--agent", "logic"])
+    assert r.exit_code == 0, r.output
+    assert "agents:" not in r.stderr + r.stdout
+
+
+def test_a_python_agent_writes_the_same_logs_in_process_and_in_the_sandbox(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    outs = {}
+    for level in ("none", "sandbox"):
+        out = tmp_path / level
+        r = CliRunner().invoke(cli, ["run", "input/", str(out), "--agent", "examples/densest_scan.py:DensestScan",
+                                     "--agent-isolation", level])
+        assert r.exit_code == 0, r.output
+        outs[level] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    assert sorted(outs["none"]) == [f"LOG_0{i}.txt" for i in range(1, 6)]
+    assert outs["sandbox"] == outs["none"]
