@@ -25,8 +25,6 @@ from treasure_cli.play import agent_process, sandbox
 from treasure_cli.play.games import play_game
 from treasure_cli.play.sandbox import AgentLimits
 
-pytestmark = pytest.mark.skipif(not sandbox.bwrap_works(), reason="bubblewrap cannot run here")
-
 ISOLATED = ["process", "sandbox"]
 TOKEN = "isolation_" + uuid.uuid4().hex[:12]  # in the agents' file name: finds their processes in /proc
 
@@ -496,3 +494,43 @@ def test_a_python_agent_writes_the_same_logs_in_process_and_in_the_sandbox(monke
         outs[level] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
     assert sorted(outs["none"]) == [f"LOG_0{i}.txt" for i in range(1, 6)]
     assert outs["sandbox"] == outs["none"]
+
+
+FAULTY = textwrap.dedent("""\
+    class BadInit:
+        def __init__(self):
+            raise ValueError("no init")
+
+        def act(self, obs):
+            return None
+
+
+    class BadReset:
+        def reset(self, seed):
+            raise KeyError(seed % 7)
+
+        def act(self, obs):
+            return None
+
+
+    class NoAct:
+        pass
+
+
+    class Words:
+        def act(self, obs):
+            return "scan, please"
+""")
+
+
+@pytest.mark.parametrize("name", ["BadInit", "BadReset", "NoAct", "Words"])
+def test_an_agent_fails_in_the_same_words_wherever_it_plays(tmp_path, name):
+    path = tmp_path / "faulty.py"
+    path.write_text(FAULTY)
+    island = treasure_cli.read_map(ROOT / "input" / "MAP_01.txt")
+    said = {}
+    for level in ["none", *ISOLATED]:
+        record, _ = play_game(island, f"{path}:{name}", 5, map_name="m", isolation=level)
+        said[level] = (record.reason, record.error)
+    assert said["process"] == said["sandbox"] == said["none"], said
+    assert "/agent/" not in said["none"][1] and "treasure-cli-agents" not in said["none"][1]

@@ -169,8 +169,8 @@ def _int(message: dict[str, Any], key: str) -> int:
 
 
 def decode_action(message: dict[str, Any]) -> Action | str:
-    """The Action of an `action` message, or a string saying why it is not an action the
-    rules know (the referee refuses it as an illegal action); ProtocolError if malformed."""
+    """The Action of an `action` message, or for `invalid` the repr of what the agent answered
+    instead (the referee hands it to the game, which refuses it); ProtocolError if malformed."""
     kind = message.get("action")
     if kind == "verify":
         return Verify(_int(message, "hint"))
@@ -187,5 +187,5 @@ def decode_action(message: dict[str, Any]) -> Action | str:
             raise ProtocolError(f"a teleport's 'to' must be [row, col], got {to!r:.80}")
         return Teleport((to[0], to[1]))
     if kind == "invalid":
-        return f"not an action: {str(message.get('repr'))[:200]}"
+        return str(message.get("repr"))[:200]
     raise ProtocolError(f"unknown action {kind!r:.80}")

@@ -38,10 +38,18 @@ class _Host:
         self.out.write(wire.dump_line(message))
         self.out.flush()
 
-    def fail(self, what: str, exc: BaseException) -> None:
-        where, text = agent_traceback(exc)
-        message = f"{what} raised {type(exc).__name__}: {exc}" + (f" ({where})" if where else "")
-        self.send({"type": "error", "message": message, "traceback": text})
+    def fail(self, what: str, exc: BaseException, turn: int | None = None) -> None:
+        """Tell the referee the agent gave up, in the words the referee uses for an agent in its
+        own process (`turn`: 0 for a failure before the game's first action)."""
+        from treasure_cli.errors import TreasureError
+
+        if isinstance(exc, TreasureError):  # the registry's own message (a class without act, ...)
+            message, text = str(exc), ""
+        else:
+            where, text = agent_traceback(exc)
+            message = f"{what} raised {type(exc).__name__}: {exc}" + (f" ({where})" if where else "")
+        self.send({"type": "error", "message": message, "traceback": text,
+                   **({"turn": turn} if turn is not None else {})})
         self.agent = None
 
     def load(self) -> None:
@@ -85,14 +93,14 @@ class _Host:
         try:
             self.agent = self.spec.build()
         except Exception as exc:
-            self.fail("building the agent", exc)
+            self.fail("building the agent", exc, turn=0)
             return
         reset = getattr(self.agent, "reset", None)
         if reset is not None:
             try:
                 reset(message["seed"])
             except Exception as exc:
-                self.fail("the agent's reset", exc)
+                self.fail("the agent", exc, turn=0)
 
     def act(self, message: dict[str, Any]) -> None:
         if self.agent is None or self.observer is None:

@@ -24,7 +24,7 @@ import subprocess
 import time
 from typing import Any
 
-from treasure_cli.errors import AgentCrashError, AgentError, IllegalActionError
+from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
 from treasure_cli.play.sandbox import AgentLimits, Launch, set_limits
 from treasure_cli.rules.events import Event, GameEnded
@@ -149,7 +149,9 @@ class AgentProcess:
                 if not isinstance(message, dict):
                     raise ProtocolBreach(turn, f"the agent wrote {line[:80]!r}, not a JSON object")
                 if message.get("type") == "error":
-                    raise AgentCrashError(turn, str(message.get("message"))[:2000],
+                    said = message.get("turn")
+                    at = said if type(said) is int and 0 <= said <= turn else turn  # 0: before its first action
+                    raise AgentCrashError(at, str(message.get("message"))[:2000],
                                           ) from _AgentTraceback(str(message.get("traceback") or "")[:8000])
                 return message
             if len(self._buffer) > MAX_LINE:
@@ -242,7 +244,7 @@ class AgentProcess:
             _descendants(self.agent_pid) if self.agent_pid is not None else [])
 
     def kill(self) -> None:
-        """End the agent and every process it started, now."""
+        """End the agent and every process it started, now; return once they are gone."""
         if self.proc.returncode is None:
             victims = _descendants(self.proc.pid)
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -254,6 +256,10 @@ class AgentProcess:
                 self.proc.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=5)
+            # A sandbox's processes die with its namespace, a moment after bwrap: wait for them.
+            deadline = time.monotonic() + 2
+            while time.monotonic() < deadline and any(_running(p) for p in victims):
+                time.sleep(0.002)
         self._close()
 
     def close(self) -> None:
@@ -274,6 +280,16 @@ class AgentProcess:
                 stream.close()
 
 
+class _NotAnAction:
+    """What an agent answered that is not an action, shown as the agent's own repr of it."""
+
+    def __init__(self, shown: str):
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
 class _AgentTraceback(Exception):
     """The traceback an agent's host sent with its error, chained to the AgentCrashError."""
 
@@ -289,6 +305,15 @@ def sent_traceback(cause: BaseException) -> str | None:
 
 def _said(message: dict[str, Any]) -> str:
     return repr(message)[:120]
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process (not gone, not a zombie waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _children(pid: int) -> list[int]:
@@ -396,7 +421,7 @@ class ProcessAgent:
         except wire.ProtocolError as exc:
             raise ProtocolBreach(turn, str(exc)) from None
         if isinstance(action, str):
-            raise IllegalActionError(turn, f"illegal action from the agent: {action}")
+            return _NotAnAction(action)  # the game refuses it, in its own words
         return action
 
     def end(self, result: GameEnded, news: tuple[Event, ...]) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import signal
 import threading
 import time
@@ -27,7 +26,7 @@ from treasure_cli.play.agent_process import AgentProcess, ProcessAgent, acquire,
 from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
 from treasure_cli.play.records import FAILED, GameRecord
-from treasure_cli.play.sandbox import AGENT_FOLDER, AgentLimits, effective_level
+from treasure_cli.play.sandbox import AgentLimits, effective_level
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
@@ -159,8 +158,8 @@ def capped(text: str, limit: int) -> str:
 def _build(spec: AgentSpec) -> Agent:
     try:
         return spec.build()
-    except AgentLoadError:
-        raise
+    except AgentLoadError as exc:  # a class without act(obs): the agent's failure, before its first action
+        raise AgentCrashError(0, str(exc)) from None
     except Exception as exc:
         raise AgentCrashError(0, f"building the agent raised {type(exc).__name__}: {exc}") from exc
 
@@ -235,12 +234,15 @@ def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int
     text = None
     if exc is not None and exc.__cause__ is not None:
         text = sent_traceback(exc.__cause__)
-        if text and is_file_spec(name):  # the sandbox's name for the agent's file, back to the user's
-            where = name.strip().rpartition(":")[0]
-            text = text.replace(f"{AGENT_FOLDER}/{os.path.basename(where)}", where)
         if text is None and isinstance(exc, AgentCrashError):  # raised in this process
             where, text = agent_traceback(exc.__cause__)
             message += f" ({where})" if where else ""
+    if seat is not None and seat.process is not None and is_file_spec(name):
+        # The host knows the agent's file by its copy's path (/agent/<name> in the sandbox): say the user's.
+        copy = seat.process.launch.argv[-1].rpartition(":")[0]
+        mine = name.strip().rpartition(":")[0]
+        message = message.replace(copy, mine)
+        text = text.replace(copy, mine) if text else text
     return failed(name, map_name, seed, kind, f"turn {turn}: {message}", size,
                   output=seat.output if seat is not None else "", traceback=text,
                   isolation=seat.where if seat is not None else "", **record), None
