@@ -69,6 +69,9 @@ def test_every_public_event_of_a_game_round_trips(game_args):
             tiles = wire.runs_mask(data["hint"]["tiles"], island.shape)
             assert np.array_equal(tiles, event.hint.mask(public))
             assert data["truthful"] is (True if event.number == 1 else None)
+            # An agent that reads the sentence itself ("tiles": false in its hello) gets no tiles.
+            bare = _through_json(wire.encode_event(event, public, tiles=False))
+            assert "tiles" not in bare["hint"] and wire.decode_event(bare) == event
 
 
 def test_the_kinds_of_events_a_random_teleporter_sees():

@@ -94,7 +94,8 @@ def talk(spec: str, *messages: dict, timeout: float = 30) -> tuple[list[dict], s
 def test_hello_is_answered_with_protocol_1_and_bye_ends_it(agents):
     spec = f"{agents}:Scanner"
     answers, err, code = talk(spec, HELLO, {"type": "bye"}, {"type": "hello", "protocol": 1})
-    assert answers == [{"type": "hello", "protocol": 1, "agent": spec}]  # nothing after bye is read
+    # It reads the hints' sentences itself: the referee need not send their tiles.
+    assert answers == [{"type": "hello", "protocol": 1, "agent": spec, "tiles": False}]  # nothing after bye is read
     assert code == 0 and err == ""
 
 

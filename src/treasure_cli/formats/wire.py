@@ -102,8 +102,13 @@ def runs_mask(runs: list[int], shape: tuple[int, int]) -> np.ndarray:
     return flat.reshape(shape)
 
 
-def encode_hint(hint: Hint, island: Island) -> dict[str, Any]:
-    return {"kind": hint.kind.name.lower(), "text": hint.sentence(), "tiles": tile_runs(hint.mask(island))}
+def encode_hint(hint: Hint, island: Island, tiles: bool = True) -> dict[str, Any]:
+    """A hint as the protocol sends it; `tiles=False` for an agent that reads the sentence itself
+    (the Python host): the tile set is most of a hint's cost, on both sides of the pipe."""
+    out = {"kind": hint.kind.name.lower(), "text": hint.sentence()}
+    if tiles:
+        out["tiles"] = tile_runs(hint.mask(island))
+    return out
 
 
 def _same(value: Any) -> Any:
@@ -128,13 +133,14 @@ _ENCODERS = {cls: tuple((name, kind == "Hint", _OUT.get(kind, _same)) for name, 
 _DECODERS = {cls: tuple((name, _BACK.get(kind, _same)) for name, kind in fields) for cls, fields in _FIELDS.items()}
 
 
-def encode_event(event: ev.Event, island: Island) -> dict[str, Any]:
-    """A public event as the `news` of an `act` message (`island`: the public island, for hint tiles)."""
+def encode_event(event: ev.Event, island: Island, tiles: bool = True) -> dict[str, Any]:
+    """A public event as the `news` of an `act` message (`island`: the public island, for hint
+    tiles; `tiles=False` leaves them out)."""
     cls = type(event)
     out: dict[str, Any] = {"event": EVENT_NAMES[cls]}
     for name, hint, convert in _ENCODERS[cls]:
         value = getattr(event, name)
-        out[name] = encode_hint(value, island) if hint else value if value is None else convert(value)
+        out[name] = encode_hint(value, island, tiles) if hint else value if value is None else convert(value)
     return out
 
 

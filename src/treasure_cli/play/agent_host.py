@@ -70,7 +70,8 @@ class _Host:
             if self.load_error is not None:
                 self.send({"type": "error", "message": self.load_error, "traceback": ""})
             else:
-                self.send({"type": "hello", "protocol": wire.PROTOCOL, "agent": self.spec_text})
+                # It rebuilds each hint from its sentence: the referee need not send the tiles.
+                self.send({"type": "hello", "protocol": wire.PROTOCOL, "agent": self.spec_text, "tiles": False})
         elif kind == "start":
             self.start(message)
         elif kind == "act":

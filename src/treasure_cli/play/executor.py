@@ -45,8 +45,14 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _worker_start() -> None:
-    """Leave interruptions to the parent, and die with it."""
+def _worker_start(counter: Any = None) -> None:
+    """Leave interruptions to the parent, and die with it; take the next worker number."""
+    if counter is not None:
+        with counter.get_lock():
+            number, counter.value = counter.value, counter.value + 1
+        from treasure_cli.play import agent_process
+
+        agent_process.WORKER_NUMBER = number
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the whole group: the parent cleans up
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # not the parent's handler, inherited by fork
     if sys.platform.startswith("linux"):
@@ -77,8 +83,10 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
         for i, task in feed:
             yield i, fn(*task)
         return
-    context = multiprocessing.get_context(start_method) if start_method else None
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start)
+    context = multiprocessing.get_context(start_method) if start_method else multiprocessing.get_context()
+    counter = context.Value("i", 0)  # each worker's number: the core it shares with its agents
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
+                               initargs=(counter,))
     try:
         pending: dict[Any, int] = {}
         for i, task in feed:
