@@ -21,7 +21,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Direction
-from treasure_cli.rules.hints import Hint, parse_hint
+from treasure_cli.rules.hints import Hint, HintKind, parse_hint
 from treasure_cli.rules.island import Island
 
 PROTOCOL = 1
@@ -46,7 +46,6 @@ def _snake(name: str) -> str:
 # The events an agent may see (rules.events.public_view never shows GameStarted or TreasureHidden).
 EVENT_NAMES: dict[type, str] = {cls: _snake(cls.__name__) for cls in typing.get_args(ev.Event)
                                 if cls not in (ev.GameStarted, ev.TreasureHidden)}
-_EVENT_TYPES = {name: cls for cls, name in EVENT_NAMES.items()}
 # Each event type's fields with their annotation (a string: the events module postpones them).
 _FIELDS = {cls: tuple((f.name, str(f.type)) for f in dataclasses.fields(cls)) for cls in EVENT_NAMES}
 
@@ -111,44 +110,52 @@ def encode_hint(hint: Hint, island: Island, tiles: bool = True) -> dict[str, Any
     return out
 
 
-def _same(value: Any) -> Any:
-    return value
+def _hint_back(data: dict[str, Any]) -> Hint:
+    kind = HintKind.__members__.get(str(data.get("kind", "")).upper())
+    return parse_hint(data["text"], kind)  # the kind picks the one form to try
 
 
 # How each field type crosses the wire, out and back (an event's fields are annotated by name).
-_OUT: dict[str, Any] = {
-    "Pos": lambda p: [p[0], p[1]], "Direction": lambda d: d.name,
-    "Outcome": lambda o: o.value, "EndReason": lambda r: r.value,
-}
-_BACK: dict[str, Any] = {
-    "Pos": lambda p: (int(p[0]), int(p[1])), "Direction": lambda d: Direction[d],
-    "Outcome": ev.Outcome, "EndReason": ev.EndReason, "Hint": lambda h: parse_hint(h["text"]),
-}
+_OUT: dict[str, str] = {"Pos": "[{v}[0], {v}[1]]", "Direction": "{v}.name", "Outcome": "{v}.value",
+                        "EndReason": "{v}.value", "Hint": "encode_hint({v}, island, tiles)"}
+_BACK: dict[str, str] = {"Pos": "({v}[0], {v}[1])", "Direction": "Direction[{v}]", "Outcome": "Outcome({v})",
+                         "EndReason": "EndReason({v})", "Hint": "hint_back({v})"}
 _PLAIN = ("int", "bool", "float", "str", "bool | None")
-for _kind in {k for fields in _FIELDS.values() for _, k in fields}:
-    if _kind not in _PLAIN and (_kind not in _BACK or (_kind not in _OUT and _kind != "Hint")):
-        raise TypeError(f"no wire form for an event field of type {_kind}")
-_ENCODERS = {cls: tuple((name, kind == "Hint", _OUT.get(kind, _same)) for name, kind in fields)
-             for cls, fields in _FIELDS.items()}
-_DECODERS = {cls: tuple((name, _BACK.get(kind, _same)) for name, kind in fields) for cls, fields in _FIELDS.items()}
+
+
+def _compile(cls: type) -> tuple[Any, Any]:
+    """The encoder and the decoder of one event type, as plain functions of its fields (written
+    out once here: a generic loop over the fields cost most of a small message's time)."""
+    out, back = [f'"event": {EVENT_NAMES[cls]!r}'], []
+    for name, kind in _FIELDS[cls]:
+        if kind not in _PLAIN and kind not in _BACK:
+            raise TypeError(f"no wire form for an event field of type {kind}")
+        get, item = f"e.{name}", f"d[{name!r}]"
+        out.append(f"{name!r}: " + (get if kind in _PLAIN else _OUT[kind].format(v=get)))
+        # Optional fields (a HintGiven's truth) are None on the wire as they are in the event.
+        back.append(item if kind in _PLAIN else _BACK[kind].format(v=item))
+    source = (f"def encode(e, island, tiles):\n    return {{{', '.join(out)}}}\n"
+              f"def decode(d):\n    return cls({', '.join(back)})\n")
+    scope = {"cls": cls, "encode_hint": encode_hint, "hint_back": _hint_back, "Direction": Direction,
+             "Outcome": ev.Outcome, "EndReason": ev.EndReason}
+    exec(compile(source, f"<wire {cls.__name__}>", "exec"), scope)
+    return scope["encode"], scope["decode"]
+
+
+_CODECS = {cls: _compile(cls) for cls in EVENT_NAMES}
+_ENCODERS = {cls: codec[0] for cls, codec in _CODECS.items()}
+_DECODERS = {EVENT_NAMES[cls]: codec[1] for cls, codec in _CODECS.items()}
 
 
 def encode_event(event: ev.Event, island: Island, tiles: bool = True) -> dict[str, Any]:
     """A public event as the `news` of an `act` message (`island`: the public island, for hint
     tiles; `tiles=False` leaves them out)."""
-    cls = type(event)
-    out: dict[str, Any] = {"event": EVENT_NAMES[cls]}
-    for name, hint, convert in _ENCODERS[cls]:
-        value = getattr(event, name)
-        out[name] = encode_hint(value, island, tiles) if hint else value if value is None else convert(value)
-    return out
+    return _ENCODERS[type(event)](event, island, tiles)
 
 
 def decode_event(data: dict[str, Any]) -> ev.Event:
     """The event of `encode_event` (the agent host's side): equal to the one the game made."""
-    cls = _EVENT_TYPES[data["event"]]
-    return cls(**{name: (None if data[name] is None else convert(data[name]))
-                  for name, convert in _DECODERS[cls]})
+    return _DECODERS[data["event"]](data)
 
 
 # ---------------------------------------------------------------- actions

@@ -231,6 +231,12 @@ class AgentProcess:
         return text
 
     # ------------------------------------------------------------ its processes
+    def pids(self) -> list[int]:
+        """The agent's own process: the one that answers (inside the sandbox's namespace, or not)."""
+        if self.launch.level != "sandbox":
+            return [self.proc.pid]
+        return [self.agent_pid] if self.agent_pid is not None else []
+
     def leftovers(self) -> list[int]:
         """Processes the agent started that still run (none may, between games)."""
         if self.launch.level != "sandbox":
@@ -335,28 +341,41 @@ def _descendants(pid: int) -> list[int]:
 # ---------------------------------------------------------------- one worker's processes
 _POOL: dict[tuple, AgentProcess] = {}
 WORKER_NUMBER: int | None = None  # this process's number in a local pool (play/executor.py sets it)
-_one_core = threading.local()
 
 
-def share_a_core() -> None:
-    """Before this thread starts its first agent process: keep it, and so every agent process it
-    starts (they inherit it), on one CPU.
+class SharedCore:
+    """For one game: this thread and the agent's process on one CPU; the thread's own CPUs after.
 
     A referee and its agent take turns and never run at once. On one core an answer costs a
     context switch; across two, each side wakes an idle core, and on a virtual machine each wake
     costs ~50 µs: a pipe's round trip measured 14 µs on one core against 105 µs across two.
-    A local pool's workers take distinct cores by their number; other threads keep the one
-    they run on.
+    A local pool's workers take distinct cores by their number; any other thread the one it is
+    on. Only for the game: a process that plays an agent is not left pinned (its pool workers,
+    forked later, would inherit it).
     """
-    if getattr(_one_core, "done", False) or not hasattr(os, "sched_setaffinity"):
-        return
-    _one_core.done = True
-    cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) < 2:
-        return
-    cpu = cpus[WORKER_NUMBER % len(cpus)] if WORKER_NUMBER is not None else _current_cpu(cpus)
-    with contextlib.suppress(OSError):
-        os.sched_setaffinity(0, {cpu})
+
+    def __init__(self, process: AgentProcess):
+        self.saved: set[int] | None = None
+        if not hasattr(os, "sched_setaffinity"):
+            return
+        try:
+            saved = os.sched_getaffinity(0)
+            cpus = sorted(saved)
+            if len(cpus) < 2:
+                return
+            cpu = cpus[WORKER_NUMBER % len(cpus)] if WORKER_NUMBER is not None else _current_cpu(cpus)
+            os.sched_setaffinity(0, {cpu})
+            self.saved = saved
+            for pid in process.pids():
+                os.sched_setaffinity(pid, {cpu})
+        except OSError:
+            pass  # a CPU set the OS will not give: the game runs unpinned, only slower
+
+    def end(self) -> None:
+        if self.saved is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, self.saved)
+            self.saved = None
 
 
 def _current_cpu(cpus: list[int]) -> int:
@@ -397,10 +416,7 @@ def acquire(launch: Launch, limits: AgentLimits, label: str) -> AgentProcess:
     if process is not None and (not process.alive() or process.thought > RECYCLE_SECONDS):
         process.close()
         process = None
-    if process is None:
-        share_a_core()
-        process = AgentProcess(launch, limits, label)
-    return process
+    return process if process is not None else AgentProcess(launch, limits, label)
 
 
 def release(process: AgentProcess) -> None:

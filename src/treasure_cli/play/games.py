@@ -22,7 +22,9 @@ from treasure_cli.agents.tracebacks import agent_traceback
 from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
-from treasure_cli.play.agent_process import AgentProcess, ProcessAgent, acquire, release, sent_traceback
+from treasure_cli.play.agent_process import (
+    AgentProcess, ProcessAgent, SharedCore, acquire, release, sent_traceback,
+)
 from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
 from treasure_cli.play.records import FAILED, GameRecord
@@ -90,6 +92,7 @@ class Seat:
         self.name = spec.spec if isinstance(spec, AgentSpec) else spec
         level = resolve_level(level)
         self.process: AgentProcess | None = None
+        self._core: SharedCore | None = None
         self.output = ""
         self._printed: io.StringIO | None = None
         self._limits = limits
@@ -110,6 +113,7 @@ class Seat:
         self.where = level
         self.timeout = None  # the ProcessAgent keeps it, waiting for no answer past the deadline
         self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
+        self._core = SharedCore(self.process)
         seconds = game_timeout or DEFAULT_GAME_TIMEOUT
         self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)
 
@@ -131,17 +135,24 @@ class Seat:
         assert game.result is not None
         clean = self.agent.end(game.result, game.observe().news)
         self.output = self.process.take_output()
+        self._unpin()
         if clean:
             release(self.process)
         else:
             self.process.kill()
 
+    def _unpin(self) -> None:
+        if self._core is not None:
+            self._core.end()
+
     def put_back(self) -> None:
         """No game was played: keep the agent's process, as it started, for the next one."""
+        self._unpin()
         if self.process is not None:
             release(self.process)
 
     def abandon(self) -> None:
+        self._unpin()
         if self.process is not None:
             self.output = self.process.take_output()
             self.process.kill()

@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from treasure_cli.errors import TreasureError
@@ -121,6 +122,12 @@ AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own file or prog
 
 
 def launch(command: list[str], level: str, own: str | None, python: bool) -> Launch:
+    """See `_launch`; made once per agent and level (resolving the binds' paths took ~1.5 ms a game)."""
+    return _launch(tuple(command), level, own, python)
+
+
+@functools.lru_cache(maxsize=128)
+def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool) -> Launch:
     """How to start `command` at `level`. `own` is the agent's own file or program (a copy of
     it, see play/isolation.py): the sandbox shows it, read-only, as /agent/<name>, and every
     word of `command` that names it is changed to match. `python`: whether the agent needs
@@ -130,7 +137,7 @@ def launch(command: list[str], level: str, own: str | None, python: bool) -> Lau
            # numpy's BLAS would start a thread per core, each counted against the process limit
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     if level == "process":
-        return Launch(tuple(command), level, tuple(env.items()), os.getcwd(), None)
+        return Launch(command, level, tuple(env.items()), tempfile.gettempdir(), None)  # not the referee's folder
     binds = ["/usr", "/etc/ld.so.cache", "/etc/alternatives"]
     if python:
         binds += list(_python_paths())
@@ -138,7 +145,7 @@ def launch(command: list[str], level: str, own: str | None, python: bool) -> Lau
     if own is not None:
         seen = f"{AGENT_FOLDER}/{os.path.basename(own)}"
         mine = ["--perms", "0755", "--dir", AGENT_FOLDER, "--ro-bind", own, seen]
-        command = [w.replace(own, seen) for w in command]
+        command = tuple(w.replace(own, seen) for w in command)
     argv = ["bwrap",
             # Every namespace but the user's: as root a user namespace would map the agent to root again.
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",

@@ -795,14 +795,15 @@ HINT_CLASSES: dict[HintKind, type[Hint]] = {
 }
 
 
-def parse_hint(text: str) -> Hint:
-    """The hint whose `sentence()` is `text`; ValueError quoting `text` otherwise."""
+def parse_hint(text: str, kind: HintKind | None = None) -> Hint:
+    """The hint whose `sentence()` is `text`; ValueError quoting `text` otherwise.
+    `kind`, when known (the agent protocol says it), tries that kind's form only."""
     if not isinstance(text, str):
         raise ValueError(f"a hint sentence must be a string, got {type(text).__name__}")
     norm = " ".join(text.split())
     if re.search(r"[0-9]{11,}", norm):  # past any region number or map size; numpy would overflow
         raise ValueError(f"bad hint {text[:80]!r}: a number in it is too long")
-    for cls in HINT_CLASSES.values():
+    for cls in HINT_CLASSES.values() if kind is None else (HINT_CLASSES[kind],):
         m = cls._PATTERN.fullmatch(norm)
         if m is not None:
             try:
