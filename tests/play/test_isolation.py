@@ -152,7 +152,8 @@ def _children(pid: int) -> list[int]:
 
 def agent_processes(grace: float = 1.0) -> list[str]:
     """Every process on the machine running one of this module's agents (its file in the command
-    line), and every child of this process: none may be left once a failed game is over. Those
+    line), and every child of this process that is an agent's: none may be left once a failed
+    game is over. Those
     killed may take a moment to go (a sandbox's processes die with its namespace, after bwrap):
     they are looked for again for up to `grace` seconds."""
     deadline = time.monotonic() + grace
@@ -163,8 +164,20 @@ def agent_processes(grace: float = 1.0) -> list[str]:
         time.sleep(0.05)
 
 
+# What an agent's process runs as, seen from outside (other children of pytest, such as the browser
+# tests' Playwright driver, are not agents).
+_AGENT_MARKS = (TOKEN.encode(), b"bwrap", b"treasure_cli.play.agent_host", b"treasure-cli-agents")
+
+
 def _agent_processes() -> list[str]:
-    found = set(_children(os.getpid()))
+    found = set()
+    for pid in _children(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if any(mark in f.read() for mark in _AGENT_MARKS):
+                    found.add(pid)
+        except OSError:
+            pass
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
