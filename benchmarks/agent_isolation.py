@@ -31,6 +31,7 @@ from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import write_map
 from treasure_cli.play import agent_process
 from treasure_cli.play.bench import BenchOptions, iter_tasks, task_island
+from treasure_cli.play.conformance import Timed
 from treasure_cli.play.games import Seat
 from treasure_cli.play.isolation import agent_launch
 from treasure_cli.play.loop import play_agent
@@ -39,19 +40,6 @@ from treasure_cli.play.tournament import run_tournament
 from treasure_cli.rules.game import Game
 
 LOGIC_FILE = Path(__file__).resolve().parent.parent / "src" / "treasure_cli" / "agents" / "logic.py"
-
-
-class Timed:
-    def __init__(self, agent, times: list[float]):
-        self.agent, self.times = agent, times
-        if hasattr(agent, "reset"):
-            self.reset = agent.reset
-
-    def act(self, obs):
-        start = time.perf_counter()
-        action = self.agent.act(obs)
-        self.times.append(time.perf_counter() - start)
-        return action
 
 
 def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], str]:

@@ -108,3 +108,18 @@ def region_grids(draw, max_side: int = 40) -> np.ndarray:
         sign = np.where(rng.random((h, w)) < 0.5, -1, 1)
         regions = np.where(regions == 7, 2**31 - 1, np.where(regions == 8, -2**31, regions * sign))
     return regions
+
+
+class RandomTeleporter:
+    """Uniformly random legal actions, teleports and verifications included: every kind of event
+    turns up (the wire's and the Observer's tests)."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs):
+        from treasure_cli.rules.actions import legal_actions
+
+        actions = legal_actions(obs)
+        return actions[int(self.rng.integers(len(actions)))]
+

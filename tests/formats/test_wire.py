@@ -6,32 +6,22 @@ import json
 
 import numpy as np
 import pytest
+from helpers import RandomTeleporter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import treasure_cli
+from treasure_cli.agents.logic import LogicAgent
 from treasure_cli.formats import wire
 from treasure_cli.formats.wire import ProtocolError
 from treasure_cli.play.loop import play_agent
 from treasure_cli.rules import events as ev
-from treasure_cli.rules.actions import LargeScan, Move, Teleport, Verify, legal_actions
+from treasure_cli.rules.actions import LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.grid import Direction
-from treasure_cli.agents.logic import LogicAgent
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-class RandomTeleporter:
-    """Uniformly random legal actions, teleports included: every kind of event turns up."""
-
-    def __init__(self, seed: int):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs):
-        actions = legal_actions(obs)
-        return actions[int(self.rng.integers(len(actions)))]
 
 
 def _island(w: int, h: int, seed: int):

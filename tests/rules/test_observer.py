@@ -10,6 +10,7 @@ import dataclasses
 import json
 
 import numpy as np
+from helpers import RandomTeleporter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,22 +19,11 @@ from treasure_cli.agents.logic import LogicAgent
 from treasure_cli.formats import wire
 from treasure_cli.play.loop import play_agent
 from treasure_cli.rules import events as ev
-from treasure_cli.rules.actions import Teleport, Verify, legal_actions
+from treasure_cli.rules.actions import Teleport, Verify
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.observation import Observation, Observer
 
 FIELDS = [f.name for f in dataclasses.fields(Observation)]
-
-
-class RandomTeleporter:
-    """Uniformly random legal actions, teleports and verifications included."""
-
-    def __init__(self, seed: int):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs):
-        actions = legal_actions(obs)
-        return actions[int(self.rng.integers(len(actions)))]
 
 
 def assert_same(rebuilt: Observation, obs: Observation) -> None:

@@ -34,7 +34,7 @@ class Check:
     detail: str
 
 
-class _Timed:
+class Timed:
     """Wraps an agent and times every act()."""
 
     def __init__(self, agent, times: list[float]):
@@ -57,7 +57,7 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
     try:
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
             game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths)
-            events = list(play_agent(game, _Timed(seat.agent, times)))
+            events = list(play_agent(game, Timed(seat.agent, times)))
         seat.finish(game)
     except BaseException:
         seat.abandon()

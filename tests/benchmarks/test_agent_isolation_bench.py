@@ -1,0 +1,25 @@
+"""The agent-isolation benchmark runs and prints its three tables (no timing is asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from helpers import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "agent_isolation.py"
+
+
+def test_quick_run_prints_the_three_tables_with_the_same_games_at_every_level():
+    out = subprocess.run([sys.executable, str(SCRIPT), "--size", "12", "--games", "3", "--starts", "1",
+                          "--db-maps", "2", "--db-games", "1", "--levels", "process,sandbox"],
+                         check=True, capture_output=True, text=True, timeout=300).stdout.splitlines()
+    rows = [line.split("|")[1:-1] for line in out if line.startswith("| ") and "---" not in line]
+    games = [r for r in rows if r[0].strip().startswith("logic")]
+    assert [r[0].strip() for r in games] == ["logic, built in, in process", "logic.py as a file, process",
+                                              "logic.py as a file, sandbox"]
+    assert len({r[4].strip() for r in games}) == 1  # the same games, in process and out
+    starts = [r for r in rows if r[0].strip() in ("process", "sandbox") and len(r) == 2]
+    assert [r[0].strip() for r in starts] == ["process", "sandbox"]
+    rates = {r[0].strip(): float(r[1]) for r in rows if len(r) == 3 and r[0].strip() in ("none", "process", "sandbox")}
+    assert set(rates) == {"none", "process", "sandbox"} and all(v > 0 for v in rates.values())
