@@ -172,3 +172,19 @@ def test_an_invalid_action_is_a_reason_not_an_error():
     back = wire.decode_action(_through_json(sent))
     assert back == "'scan please'"  # the agent's own repr: the game refuses it in its own words
     assert wire.decode_action({"type": "action", "action": "invalid", "repr": "x" * 1000}) == "x" * 200
+
+
+def test_a_line_reads_back_the_same_with_orjson_and_with_the_json_module(monkeypatch):
+    # orjson is a dependency; the json module is the fallback where it is missing: one protocol.
+    message = {"type": "act", "turn": 3, "actions_left": 2, "position": [4, 5], "teleport_used": False,
+               "news": [{"event": "hint_given", "turn": 3, "number": 3, "truthful": None,
+                         "hint": {"kind": "in_regions", "text": "the treasure is in région 2 \n"}}],
+               "seed": 2**64 - 1, "rate": 0.5}
+    fast = wire.dump_line(message)
+    assert wire.orjson is not None and fast.endswith(b"\n") and fast.count(b"\n") == 1
+    monkeypatch.setattr(wire, "orjson", None)
+    slow = wire.dump_line(message)
+    assert slow.count(b"\n") == 1
+    assert wire.load_line(fast) == wire.load_line(slow) == message
+    with pytest.raises(ValueError):
+        wire.load_line(b"garbage, not JSON")

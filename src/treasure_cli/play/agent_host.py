@@ -13,7 +13,6 @@ per game: standard output carries the protocol only.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any, BinaryIO
@@ -129,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     host.load()
     for line in sys.stdin.buffer:
         try:
-            message = json.loads(line)
+            message = wire.load_line(line)
         except ValueError:
             host.send({"type": "error", "message": "the host could not read the referee's message", "traceback": ""})
             return 1

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import math
 import os
 import select
@@ -146,7 +145,7 @@ class AgentProcess:
                 if not line.strip():
                     continue
                 try:
-                    message = json.loads(line)
+                    message = wire.load_line(line)
                 except ValueError:
                     raise ProtocolBreach(turn, f"the agent wrote a line that is not JSON: {line[:80]!r}") from None
                 if not isinstance(message, dict):
