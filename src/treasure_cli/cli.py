@@ -8,6 +8,7 @@ load neither numpy nor the engine.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -479,8 +480,9 @@ def _csv(value: str, param: str, convert=str) -> tuple:
               help="Play these map files (a folder or one file) instead of generated islands.")
 @click.option("--games", default=100, show_default=True, type=click.IntRange(min=1), metavar="N",
               help="Games per size (per map file with --maps).")
-@click.option("--seed", default=1, show_default=True, type=int, metavar="S",
-              help="Base seed; island i of size s and its game seed derive from (S, s, i).")
+@click.option("--seed", type=int, metavar="S",
+              help="Base seed; island i of size s and its game seed derive from (S, s, i) [default: 1; "
+                   "with --db, the results store's own secret seed, which no agent can know].")
 @click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0), callback=_finite,
               help="Chance that a hint (after the first) is true.")
 @click.option("--reveal-turn", type=click.IntRange(min=1), metavar="R",
@@ -509,7 +511,7 @@ def _csv(value: str, param: str, convert=str) -> tuple:
               help="Play the games on this Dask cluster (tcp://host:8786) instead of local processes "
                    "(with --db; needs: pip install 'treasure-cli[dask]').")
 @_isolation_options
-def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int, truth_rate: float,
+def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int | None, truth_rate: float,
           reveal_turn: int | None, free_turn: int | None, max_turns: int | None, game_timeout: float | None,
           jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
           from_json: str | None = None, db_path: str | None = None, report: bool = False,
@@ -562,8 +564,12 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
                            max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits)
     if db_path is not None or scheduler is not None:
+        if seed is not None:
+            click.echo(f"warning: --seed {seed} is known: a submitted agent that knows it can recompute each "
+                       "game's hidden draws; leave it out to grade with the store's secret seed", err=True)
         _bench_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path)
         return
+    options = dataclasses.replace(options, seed=1 if seed is None else seed)  # reproducible for one's own agents
     with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,
                            hidden=not sys.stderr.isatty()) as bar:
         try:
@@ -630,6 +636,9 @@ def _bench_tournament(options, db_path: str | None, jobs: int, scheduler: str | 
     finally:
         if bar_box:
             bar_box[0].__exit__(None, None, None)
+    if options.seed is None and not result.secret_seed:
+        click.echo(f"warning: {db_path} holds games of an earlier version, played from the known base seed 1; "
+                   "start a new store to grade with a secret seed", err=True)
     records = tuple(as_record(r) for r in result.rows)
     bench_result = BenchResult(result.options, tuple(summarize(records, result.options.agents)), records,
                                result.seconds, result.skipped)

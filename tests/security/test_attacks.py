@@ -168,8 +168,11 @@ def test_hostile_agents_on_this_machine(arena):
     agent_process.close_all()  # the agents kept for a next game: then nothing of theirs is left
     assert agent_processes() == []
     # The engine patch stayed in its own process: random, played in the same run, plays its usual games.
+    with Store(store) as s:
+        seed = s.secret_seed()  # the tournament's games came from the store's secret base seed
+    assert seed is not None
     alone = CliRunner().invoke(cli, ["bench", "--agents", "random", "--maps", str(arena["maps"]), "--games", "2",
-                                     "--json", "--no-timing"])
+                                     "--json", "--no-timing", "--seed", str(seed)])
     assert [g for g in games if g["agent"] == "random"] == json.loads(alone.stdout)["games"]
 
 

@@ -44,7 +44,7 @@ class BenchOptions:
     sizes: tuple[int, ...] = (16, 32, 64)
     maps: tuple[str, ...] = ()  # map files to play instead of generated islands
     games: int = 100            # per size, or per map file
-    seed: int = 1
+    seed: int | None = 1        # None (bench --db only): the results store's secret base seed
     truth_rate: float = 0.5
     reveal_turn: int | None = None
     free_turn: int | None = None

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -59,6 +59,12 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE games ADD COLUMN output TEXT NOT NULL DEFAULT '';  -- what the agent printed (cut)
     ALTER TABLE games ADD COLUMN traceback TEXT;                     -- the agent's own frames, when it raised
     ALTER TABLE games ADD COLUMN isolation TEXT NOT NULL DEFAULT ''; -- in-process / process / sandbox
+    """,
+    3: """
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL      -- base_seed: the secret base seed of the store's games
+    );
     """,
 }
 
@@ -160,6 +166,39 @@ class Store:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+
+    # -- the secret base seed ---------------------------------------------------
+    def secret_seed(self) -> int | None:
+        """The store's secret base seed, if it has one yet (for the report; makes none)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()
+        return int(row[0]) if row is not None else None
+
+    def base_seed(self) -> tuple[int, bool]:
+        """The base seed of this store's games, and whether it is the store's own secret.
+
+        A store made by this version draws one from `secrets` when it is created and keeps it,
+        so a tournament resumes with it and no agent can know it (a known base seed lets an agent
+        recompute each game's hidden draws: docs/security.md). A store that already held games
+        from an earlier version keeps their known seed, 1 (bench's default then), so resuming
+        it plays the same games; the second value says so.
+        """
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()
+        if row is not None:
+            return int(row[0]), True
+        if len(self) and self.db.execute("SELECT count(*) FROM games WHERE program_version LIKE '0.2.%'").fetchone()[0]:
+            return 1, False
+        import secrets
+
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have made it while this one waited for the lock: keep theirs.
+            self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('base_seed', ?)",
+                            (str(secrets.randbits(63)),))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return int(self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()[0]), True
 
     # -- writing -------------------------------------------------------------
     def add(self, *rows: Row) -> None:

@@ -126,6 +126,7 @@ class TournamentResult:
     already: int               # games found in the store and not played again
     seconds: float
     skipped: tuple[str, ...] = ()  # maps left out, and why
+    secret_seed: bool = False      # the games were drawn from the store's own secret base seed
 
 
 def make_entries(options: BenchOptions, maps: dict[str, MapInfo]) -> list[Entry]:
@@ -153,6 +154,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
                    on_plan: Callable[[int, int], None] | None = None) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
 
+    `options.seed` None: the store's secret base seed (made when the store is, kept for resuming).
+
     `on_plan(to_play, already)` is called once before the first game,
     `on_progress(1)` after each game recorded.
     """
@@ -160,8 +163,12 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         raise TreasureError("a tournament plays map files: give --maps")
     start = time.perf_counter()
     maps, skipped = read_playable(options.maps, keep=pack_map)
-    entries = make_entries(options, maps)
+    secret = False
     with Store(db) as store:
+        if options.seed is None:  # the store's own secret (play/store.py): no agent can know it
+            seed, secret = store.base_seed()
+            options = dataclasses.replace(options, seed=seed)
+        entries = make_entries(options, maps)
         settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
         done = store.keys(settings)
         already = len({e.key for e in entries} & done)
@@ -179,7 +186,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         store.flush()
         by_key = {r.key: r for r in store.rows(settings)}
     rows = tuple(by_key[e.key] for e in entries)
-    return TournamentResult(options, rows, played, already, time.perf_counter() - start, tuple(skipped))
+    return TournamentResult(options, rows, played, already, time.perf_counter() - start, tuple(skipped), secret)
 
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:
@@ -225,6 +232,7 @@ class Leaderboard:
     pairs: tuple[Pair, ...]
     rows: tuple[Row, ...]
     labels: dict[int, str]  # row id -> agent label
+    secret_seed: int | None = None  # the store's secret base seed: for the one who runs the report
 
 
 def sign_test(a_only: int, b_only: int) -> float:
@@ -290,6 +298,7 @@ def store_leaderboard(db: str | Path, settings: str, all_versions: bool = False)
     """The leaderboard of the games of `db` played with `settings`."""
     with Store(db, create=False) as store:
         rows = store.rows(settings)
+        secret = store.secret_seed()
         if not rows:
             seen = store.settings_seen()
             if seen:
@@ -297,7 +306,7 @@ def store_leaderboard(db: str | Path, settings: str, all_versions: bool = False)
                                     + " and with ".join(seen) + " (give the same --truth-rate, --max-turns "
                                     "and --game-timeout)")
             raise TreasureError(f"{db} holds no game yet")
-    return leaderboard(rows, all_versions, settings)
+    return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret)
 
 
 def leaderboard_table(board: Leaderboard) -> str:
@@ -324,6 +333,8 @@ def leaderboard_table(board: Leaderboard) -> str:
     lines.append("")
     lines.append(f"{len(board.rows)} games; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
                  "equal ranks (=) are not told apart")
+    if board.secret_seed is not None:
+        lines.append(f"the store's secret base seed: {board.secret_seed} (for you: never give it to an agent)")
     return "\n".join(lines)
 
 
@@ -332,7 +343,7 @@ def _p(p: float) -> str:
 
 
 def leaderboard_json(board: Leaderboard) -> dict:
-    return {"settings": board.settings, "games": len(board.rows),
+    return {"settings": board.settings, "games": len(board.rows), "secret_seed": board.secret_seed,
             "standings": [dataclasses.asdict(s) for s in board.standings],
             "pairs": [dataclasses.asdict(p) for p in board.pairs]}
 
