@@ -547,3 +547,20 @@ def test_an_agent_fails_in_the_same_words_wherever_it_plays(tmp_path, name):
         said[level] = (record.reason, record.error)
     assert said["process"] == said["sandbox"] == said["none"], said
     assert "/agent/" not in said["none"][1] and "treasure-cli-agents" not in said["none"][1]
+
+
+def test_an_agents_copy_changed_between_games_is_made_again(tmp_path):
+    # Without a sandbox an agent runs as this user and could rewrite another agent's copy: a copy
+    # that is not the agent's bytes any more is written again before it plays.
+    from treasure_cli.play import isolation
+
+    path = tmp_path / "mine.py"
+    path.write_text("class Agent:\n    pass\n")
+    copy = isolation.agent_launch(f"{path}:Agent", "process").argv[-1].rpartition(":")[0]
+    os.chmod(copy, 0o644)
+    with open(copy, "w") as f:
+        f.write("print('tampered')\n")
+    again = isolation.agent_launch(f"{path}:Agent", "process").argv[-1].rpartition(":")[0]
+    assert again == copy
+    with open(copy) as f:
+        assert f.read() == "class Agent:\n    pass\n"

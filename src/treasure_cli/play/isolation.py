@@ -12,7 +12,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from treasure_cli.agents.registry import exec_command, is_builtin, is_exec_spec, is_file_spec
+from treasure_cli.agents.registry import (
+    exec_command,
+    is_builtin,
+    is_exec_spec,
+    is_file_spec,
+)
+from treasure_cli.errors import TreasureError
 from treasure_cli.play.sandbox import Launch, host_command, launch
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds: an agent in a process of its own never hangs a run by default
@@ -47,17 +53,22 @@ def agent_launch(spec: str, level: str, source: bytes | None = None) -> Launch:
 
 def _shipped(name: str, data: bytes, executable: bool) -> str:
     """`data` as a file named like `name` in a folder of its own (by its digest), readable by
-    the sandbox's user; written once per machine, atomically."""
+    the sandbox's user; written atomically, and written again if the copy there is not `data`
+    (an agent without a sandbox runs as this user and could have changed it)."""
     digest = hashlib.sha256(data).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}" / digest
+    root = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}"
+    folder = root / digest
     target = folder / Path(name).name
-    if not target.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder.parent, 0o755)
-        os.chmod(folder, 0o755)
-        fd, tmp = tempfile.mkstemp(dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o755 if executable else 0o644)
-        os.replace(tmp, target)
+    if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest()[:16] == digest:
+        return str(target)
+    folder.mkdir(parents=True, exist_ok=True)
+    if root.lstat().st_uid != os.getuid() or root.is_symlink():
+        raise TreasureError(f"{root} belongs to another user: agents' copies cannot go there")
+    os.chmod(root, 0o755)
+    os.chmod(folder, 0o755)
+    fd, tmp = tempfile.mkstemp(dir=folder)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.chmod(tmp, 0o755 if executable else 0o644)
+    os.replace(tmp, target)
     return str(target)
