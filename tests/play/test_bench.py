@@ -103,8 +103,8 @@ def test_bench_table_layout():
     assert result.exit_code == 0, result.output
     assert result.output == (
         "size   agent   games  wins  win %      95% CI  mean turns  median turns\n"
-        "12x12  random      3     3  100.0  43.9-100.0         2.3           3.0\n"
-        "12x12  greedy      3     3  100.0  43.9-100.0         2.0           2.0\n"
+        "12x12  random      3     0    0.0    0.0-56.1           -             -\n"
+        "12x12  greedy      3     3  100.0  43.9-100.0         5.3           4.0\n"
     )
     again = CliRunner().invoke(cli, args + ["--jobs", "2"])
     assert again.output == result.output
