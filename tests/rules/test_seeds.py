@@ -108,3 +108,20 @@ def test_the_compiled_draws_and_the_python_reference_agree_on_the_keyed_seeding(
 def test_seeds_draws_is_the_stream_s_draws(seed, turn):
     d, g = seeds.draws(seed, seeds.HINTS, turn), seeds.stream(seed, seeds.HINTS, turn)
     assert [d.random() for _ in range(3)] == g.random(3).tolist()
+
+
+def test_one_games_agent_seed_and_hint_truths_do_not_predict_anothers():
+    # Bench's game seeds of one map, game after game: what an agent learns in one game (its own
+    # seed, the truths it verifies) agrees with the next game's only as often as chance would.
+    from treasure_cli.play.bench import map_game_seed
+
+    games = [map_game_seed(1, "0123456789abcdef", i) for i in range(2000)]
+    agents = [seeds.agent_seed(g) for g in games]
+    same_bits = sum(63 - bin(a ^ b).count("1") for a, b in zip(agents, agents[1:])) / (63 * 1999)
+    assert abs(same_bits - 0.5) < 0.01
+    truths = [[seeds.draws(g, seeds.HINTS, turn).random() < 0.5 for turn in range(2, 10)] for g in games]
+    same_truths = sum(x == y for a, b in zip(truths, truths[1:]) for x, y in zip(a, b)) / (8 * 1999)
+    assert abs(same_truths - 0.5) < 0.03
+    # Nor does a game's own agent seed tell its hint truths: its low bits match them at chance.
+    match = sum(bool(a >> k & 1) == t for a, row in zip(agents, truths) for k, t in enumerate(row)) / (8 * 2000)
+    assert abs(match - 0.5) < 0.03
