@@ -193,11 +193,12 @@ for i in range(5000):
 }
 
 
+def write_agent(path, attack: str, config: dict) -> str:
+    """Write the hostile agent of `attack` (the body of attack(obs)) to `path`; its spec."""
+    path.write_text(TEMPLATE.format(config=config, attack=_indent(attack)))
+    return f"{path}:Agent"
+
+
 def write_agents(folder, config: dict) -> dict[str, str]:
     """Write every hostile agent into `folder`; name -> its spec."""
-    specs = {}
-    for name, body in {**CHEATS, **VANDALS}.items():
-        path = folder / f"{name}.py"
-        path.write_text(TEMPLATE.format(config=config, attack=_indent(body)))
-        specs[name] = f"{path}:Agent"
-    return specs
+    return {name: write_agent(folder / f"{name}.py", body, config) for name, body in {**CHEATS, **VANDALS}.items()}

@@ -22,67 +22,39 @@ from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import read_map, write_map
 from treasure_cli.play import agent_process
 
-ORACLE = '''
-import sys
+from security.attacks import write_agent
+
+# The body of attack(obs) (tests/security/attacks.py makes the agent around it).
+ORACLE = """
 import numpy as np
-from treasure_cli import LargeScan, Teleport
-from treasure_cli.agents.logic import LogicAgent
 from treasure_cli.play.bench import map_game_seed
 from treasure_cli.rules import events as ev
 from treasure_cli.rules import seeds
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
 
-GUESSES = range(0, 3)  # run's default base seed is 0, bench's 1
-INDICES = range(0, 3)
-
-
-def game_seeds(digest):
-    for base in GUESSES:
-        yield seeds.map_seed(base, digest)
-        for i in INDICES:
-            yield map_game_seed(base, digest, i)
-
-
-def consistent(obs, start, hint):
-    isl = obs.island
-    found = []
-    for r, c in zip(*np.nonzero(isl.walkable & ~isl.prison)):
-        tile = (int(r), int(c))
-        island = Island(isl.regions, isl.mountain, isl.prison, isl.reveal_turn, isl.free_turn, treasure=tile)
-        for seed in game_seeds(island.digest):
-            try:
-                events = Game(island, seed).start()
-            except Exception:
-                break
-            placed = next(e.pos for e in events if type(e) is ev.AgentPlaced)
-            given = next(e.hint for e in events if type(e) is ev.HintGiven)
-            if placed == start and given == hint:
-                found.append(tile)
-                break
-    return found
-
-
-class Oracle:
-    def __init__(self):
-        self.fair = LogicAgent()
-        self.treasure = None
-        self.tried = False
-
-    def act(self, obs):
-        if not self.tried:
-            self.tried = True
-            start = next(e.pos for e in obs.news if type(e) is ev.AgentPlaced)
-            found = consistent(obs, start, obs.hints[0])
-            if len(found) == 1:
-                self.treasure = found[0]
-                print("CHEATED", self.treasure, file=sys.stderr)
-        if self.treasure is not None:
-            if obs.position != self.treasure and not obs.teleport_used:
-                return Teleport(self.treasure)
-            return LargeScan()
-        return self.fair.act(obs)
-'''
+isl = obs.island
+start = next(e.pos for e in obs.news if type(e) is ev.AgentPlaced)
+found = []
+for r, c in zip(*np.nonzero(isl.walkable & ~isl.prison)):
+    tile = (int(r), int(c))
+    island = Island(isl.regions, isl.mountain, isl.prison, isl.reveal_turn, isl.free_turn, treasure=tile)
+    # run's and bench's derivations from the base seeds it can guess (run's default 0, bench's 1).
+    guesses = [s for base in range(3) for s in (seeds.map_seed(base, island.digest),
+                                                 *(map_game_seed(base, island.digest, i) for i in range(3)))]
+    for seed in guesses:
+        try:
+            events = Game(island, seed).start()
+        except Exception:
+            break
+        placed = next(e.pos for e in events if type(e) is ev.AgentPlaced)
+        given = next(e.hint for e in events if type(e) is ev.HintGiven)
+        if placed == start and given == obs.hints[0]:
+            found.append(tile)
+            break
+if len(found) == 1:
+    return found[0]
+"""
 
 
 def test_the_seed_oracle_wins_with_a_known_seed_and_plays_fair_with_the_stores_secret(tmp_path, monkeypatch):
@@ -93,17 +65,16 @@ def test_the_seed_oracle_wins_with_a_known_seed_and_plays_fair_with_the_stores_s
     maps.mkdir()
     for i in range(3):
         write_map(generate_island(12, 12, rng=np.random.default_rng(70 + i)), maps / f"MAP_{i + 1:02d}.txt")
-    oracle = tmp_path / "oracle.py"
-    oracle.write_text(ORACLE)
+    oracle = write_agent(tmp_path / "oracle.py", ORACLE, {})
 
     def tournament(store: str, *args: str) -> dict[str, list[dict]]:
-        result = CliRunner().invoke(cli, ["bench", "--agents", f"logic,{oracle}:Oracle", "--maps", str(maps),
+        result = CliRunner().invoke(cli, ["bench", "--agents", f"logic,{oracle}", "--maps", str(maps),
                                           "--games", "3", "--db", str(tmp_path / store), "--json", "--no-timing",
                                           "--game-timeout", "60", *args])
         assert result.exit_code == 0, result.output
         games: dict[str, list[dict]] = {}
         for g in json.loads(result.stdout)["games"]:
-            games.setdefault("oracle" if g["agent"].endswith(":Oracle") else g["agent"], []).append(g)
+            games.setdefault("oracle" if g["agent"] == oracle else g["agent"], []).append(g)
         return games
 
     treasures = {p.name: read_map(p).treasure for p in maps.iterdir()}
