@@ -43,12 +43,7 @@ def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: s
     the agent built to play it (`play_agent(game, agent)` plays it). `agent` is a spec string
     (or an AgentSpec already resolved, such as a file agent sent to a Dask worker)."""
     spec = agent if isinstance(agent, AgentSpec) else resolve(agent)
-    try:
-        player = spec.build()
-    except AgentLoadError:
-        raise
-    except Exception as exc:
-        raise AgentCrashError(0, f"building the agent raised {type(exc).__name__}: {exc}") from exc
+    player = _build(spec)
     return Game(island, seed, agent_name=spec.spec, map_name=map_name, truth_rate=truth_rate,
                 max_turns=max_turns, hint_truths_public=spec.sees_hint_truths), player
 

@@ -22,7 +22,6 @@ import dataclasses
 import functools
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -167,10 +166,6 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool)
     else:
         argv += ["--unshare-user", "--cap-drop", "ALL", "--"]
     return Launch((*argv, *command), level, (), "/", uid)
-
-
-def describe(launch_: Launch) -> str:
-    return " ".join(shlex.quote(a) for a in launch_.argv)
 
 
 def set_limits(limits: AgentLimits) -> None:
