@@ -33,7 +33,8 @@ from treasure_cli.rules.observation import Observation
 
 MAX_LINE = 1 << 20        # bytes of one message from an agent
 HELLO_SECONDS = 30.0      # to start and answer hello (an interpreter and numpy on a busy machine)
-READY_SECONDS = 5.0       # to answer `end`
+READY_SECONDS = 1.0       # to answer `end`: an agent has nothing to do then, and one that stalls
+                          # here (it is killed after, with no failure) would add this to every game
 RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative)
 
 
