@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -27,7 +28,9 @@ from treasure_cli.play.store import Store
 
 from security.attacks import CHEATS, write_agents
 
-SLEEP = "317.25"  # the leave_child agent's sleep: a marker no other process has
+# The leave_child agent's sleep: a marker no other process has, not even this suite run from
+# another checkout at the same time.
+SLEEP = f"317.{os.getpid():07d}"
 
 # How each misbehaving agent's games must end (None: played to the end, like `logic`).
 EXPECTED = {
@@ -86,8 +89,8 @@ def agent_processes() -> list[str]:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if SLEEP in cmd or any(f"/agent/{name}.py" in cmd for name in EXPECTED) or any(
-                f"/agent/{name}.py" in cmd for name in CHEATS):
+        ours = sys.prefix in cmd  # this checkout's interpreter (another may run the suite too)
+        if SLEEP in cmd or ours and any(f"/agent/{name}.py" in cmd for name in (*EXPECTED, *CHEATS)):
             found.append(f"{pid}: {cmd}")
     return found
 

@@ -26,8 +26,9 @@ from typing import Any
 
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
+from treasure_cli.play.pacing import Pace, hold
 from treasure_cli.play.sandbox import AgentLimits, Launch, set_limits
-from treasure_cli.rules.events import Event, GameEnded
+from treasure_cli.rules.events import EndReason, Event, GameEnded
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation
 
@@ -79,6 +80,7 @@ class AgentProcess:
         self.limits = limits
         self.label = label
         self.thought = 0.0          # seconds spent waiting for its answers, over its games
+        self.heard = 0.0            # time.perf_counter() when its last message came (steady replies count from it)
         self.output = bytearray()   # its standard error since the game started (up to limits.output)
         self.dropped = 0            # bytes of standard error beyond that
         self._buffer = bytearray()  # bytes of standard output not yet a whole line
@@ -124,7 +126,11 @@ class AgentProcess:
         return self.proc.poll() is None
 
     def send(self, message: dict[str, Any], deadline: float, turn: int) -> None:
-        data = memoryview(wire.dump_line(message))
+        self.write(wire.dump_line(message), deadline, turn)
+
+    def write(self, lines: bytes, deadline: float, turn: int) -> None:
+        """Messages already made into lines, written whole."""
+        data = memoryview(lines)
         while data:
             try:
                 n = os.write(self._in, data)
@@ -156,6 +162,7 @@ class AgentProcess:
                     at = said if type(said) is int and 0 <= said <= turn else turn  # 0: before its first action
                     raise AgentCrashError(at, str(message.get("message"))[:2000],
                                           ) from _AgentTraceback(str(message.get("traceback") or "")[:8000])
+                self.heard = time.perf_counter()
                 return message
             if len(self._buffer) > MAX_LINE:
                 raise ProtocolBreach(turn, f"the agent wrote a line longer than {MAX_LINE} bytes")
@@ -439,23 +446,32 @@ class ProcessAgent:
         self.started = False
         self.island: Island | None = None
         self.actions = 0
+        self.pace: Pace | None = None  # steady replies (play/pacing.py), set for secret-seeded games
+        self.late = 0                  # questions the referee's work made later than the pace
+        self.began = 0.0               # time.perf_counter() when the game's making began (its start's pace)
+        self._turn = 0                 # the turn of the last question
 
     def reset(self, seed: int) -> None:
         self.seed = seed
 
     def act(self, obs: Observation) -> object:
-        process, turn = self.process, obs.turn
-        if not self.started:
+        process, turn, pace = self.process, obs.turn, self.pace
+        paced = pace is not None and turn != self._turn  # a turn ended since its answer (or the game began)
+        self._turn = turn
+        first = not self.started
+        if first:
             self.started, self.island = True, obs.island
-            process.send({"type": "start", "seed": self.seed, "island": wire.encode_island(obs.island),
-                          "options": {"truth_rate": obs.truth_rate, "max_turns": obs.max_turns,
-                                      "hint_truths_shown": False}}, self.deadline, turn)
+            start = {"type": "start", "seed": self.seed, "island": wire.encode_island(obs.island),
+                     "options": {"truth_rate": obs.truth_rate, "max_turns": obs.max_turns, "hint_truths_shown": False}}
         message = {"type": "act", "turn": turn, "actions_left": obs.actions_left, "position": list(obs.position),
                    "teleport_used": obs.teleport_used,
                    "news": [wire.encode_event(e, obs.island, process.tiles) for e in obs.news]}
+        lines = wire.dump_line(start) + wire.dump_line(message) if first else wire.dump_line(message)
+        if paced:  # held once the lines are made: only their write is left after the pace
+            self._hold(self.began, pace.start) if first else self._hold(process.heard, pace.turn)
+        process.write(lines, self.deadline, turn)
         limit = process.limits.action_timeout
         asked = time.monotonic()
-        process.send(message, self.deadline, turn)
         try:
             reply = process.receive(self.deadline, turn, asked + limit if limit is not None else None)
         except ActionTimeout:
@@ -480,13 +496,20 @@ class ProcessAgent:
         process = self.process
         try:
             if self.started:
-                process.send({"type": "end", "outcome": result.outcome.value, "reason": result.reason.value,
-                              "turn": result.turn,
-                              "news": [wire.encode_event(e, self.island, process.tiles) for e in news]},
-                             time.monotonic() + READY_SECONDS, result.turn)
+                message = {"type": "end", "outcome": result.outcome.value, "reason": result.reason.value,
+                           "turn": result.turn,
+                           "news": [wire.encode_event(e, self.island, process.tiles) for e in news]}
+                line = wire.dump_line(message)
+                if self.pace is not None and result.reason is not EndReason.FOUND:  # it came with a turn's work
+                    self._hold(process.heard, self.pace.turn)
+                process.write(line, time.monotonic() + READY_SECONDS, result.turn)
                 reply = process.receive(time.monotonic() + READY_SECONDS, result.turn, None)
                 if reply.get("type") != "ready":
                     return False
         except AgentError:
             return False
         return not process.leftovers()
+
+    def _hold(self, since: float, delay: float) -> None:
+        if hold(since, delay):
+            self.late += 1

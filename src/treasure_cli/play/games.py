@@ -27,6 +27,7 @@ from treasure_cli.play.agent_process import (
 )
 from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
+from treasure_cli.play.pacing import pace_for
 from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.play.sandbox import AgentLimits, effective_level
 from treasure_cli.rules.events import Event
@@ -194,9 +195,15 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     events: list[Event] = []
     start = time.perf_counter()
     try:
+        # Measured before the agent's process is at hand, where the agent could time it.
+        pace = pace_for(island, truth_rate, max_turns) if limits.steady_replies and not is_builtin(name) else None
         seat = Seat(agent, isolation, limits, source, game_timeout)
+        if isinstance(seat.agent, ProcessAgent):
+            seat.agent.pace = pace
         start = time.perf_counter()  # an agent process's start-up is not its game's time
         with time_limit(seat.timeout), seat.printing():
+            if isinstance(seat.agent, ProcessAgent):
+                seat.agent.began = time.perf_counter()  # the game's own work starts here
             game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
                         max_turns=max_turns, hint_truths_public=seat.hint_truths)
             play = play_agent(game, seat.agent)

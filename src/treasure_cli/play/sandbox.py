@@ -45,6 +45,7 @@ class AgentLimits:
     file_size: int = 16 << 20        # bytes of any file it writes (RLIMIT_FSIZE), in its private /tmp
     action_timeout: float | None = None  # wall-clock seconds per action (None: only the game's limit)
     output: int = 64 << 10           # bytes of the agent's standard error kept per game
+    steady_replies: bool = False     # hold each turn's question to a fixed delay (play/pacing.py): secret-seeded games
 
 
 @dataclasses.dataclass(frozen=True)

@@ -167,7 +167,9 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
     with Store(db) as store:
         if options.seed is None:  # the store's own secret (play/store.py): no agent can know it
             seed, secret = store.base_seed()
-            options = dataclasses.replace(options, seed=seed)
+            # ... nor time it out of the referee's replies (play/pacing.py)
+            options = dataclasses.replace(options, seed=seed,
+                                          limits=dataclasses.replace(options.limits, steady_replies=secret))
         entries = make_entries(options, maps)
         settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
         done = store.keys(settings)

@@ -1,0 +1,161 @@
+"""Steady replies: the referee's time to answer must not tell an agent where the treasure is.
+
+Between an agent's answer and its next question the referee plays on. At a turn's
+end that work depends on the hidden draws: how many candidate hints the pirate
+tries before one has the truth he chose, and how long his path to the treasure
+is when he is freed. An agent in another process can time its replies, and over
+a game the delays carry a little of where the treasure is.
+
+In games played with a secret seed (the tournament), the referee therefore
+holds each question that follows a turn's end, made and ready to send, until
+a fixed delay after the agent's answer: a `Pace`, measured once per island
+and process on decoy games, whose treasures are drawn from the public island
+alone. What the agent can time is then that delay and the pipe's latency. A
+turn whose work overran the pace (rare: the pace is twice the slowest decoy
+turn) is counted in `ProcessAgent.late` and held to the next multiple of the
+pace: it shows that it was late, not by how much.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from treasure_cli.errors import UnplayableMapError
+from treasure_cli.formats import wire
+from treasure_cli.rules.actions import LargeScan
+from treasure_cli.rules.events import Event
+from treasure_cli.rules.game import Game
+from treasure_cli.rules.island import Island
+
+DECOY_GAMES = 8        # decoy treasures per island
+DECOY_TURNS = 24       # turns played in each decoy game at most
+REPEATS = 3            # times each decoy game is played (each turn's work is its fastest time)
+MARGIN = 2.0           # the pace over the slowest decoy's work
+FLOOR = 50e-6          # seconds: below this the machine's own jitter is larger than the work
+SPIN = 200e-6          # seconds of the wait spent spinning, not sleeping (`hold`)
+DECOY_SEED = 20261125  # public on purpose: decoys are drawn from the public island, never the treasure
+
+
+@dataclasses.dataclass(frozen=True)
+class Pace:
+    """Seconds from an agent's answer to the next question, when that answer ended a turn
+    (`turn`), and from the moment the referee begins to make a game to its first question
+    (`start`: what comes before, between the agent's `ready` and that moment, is bookkeeping
+    that no treasure changes)."""
+
+    turn: float
+    start: float
+
+
+_PACES: dict[tuple[str, float, int | None], Pace] = {}
+_KEPT = 64  # paces kept per process (a tournament's maps; each costs a few ms to measure again)
+
+
+def pace_for(island: Island, truth_rate: float, max_turns: int | None) -> Pace:
+    """The pace of games on `island`, measured once per process for its public copy: islands
+    that differ only in their treasure share it, so it says nothing of where the treasure is."""
+    public = island.public()
+    key = (public.digest, truth_rate, max_turns)
+    pace = _PACES.get(key)
+    if pace is None:
+        if len(_PACES) >= _KEPT:
+            _PACES.pop(next(iter(_PACES)))
+        pace = _PACES[key] = measure(public, truth_rate, max_turns)
+    return pace
+
+
+def measure(public: Island, truth_rate: float, max_turns: int | None) -> Pace:
+    """Time the referee's work on decoy games: the public island with treasures of our choosing.
+
+    Each decoy game is played REPEATS times, the same game, and each turn counted at its
+    fastest: what is kept is the work, not a pause of the machine in one of the runs.
+    """
+    if public.treasure is not None:
+        raise ValueError("a pace is measured on the public island: the real treasure must not set it")
+    rng = np.random.default_rng(DECOY_SEED)
+    candidates = _decoy_tiles(public)
+    start_work = turn_work = 0.0
+    measured = 0
+    for d in range(DECOY_GAMES + 1):  # game 0 warms this process up (imports, caches), untimed
+        decoy = dataclasses.replace(public, treasure=divmod(int(candidates[rng.integers(candidates.size)]),
+                                                            public.width))
+        try:
+            runs = [_decoy_game(public, decoy, d, truth_rate, max_turns) for _ in range(REPEATS)]
+        except (UnplayableMapError, ValueError):
+            continue  # a decoy no prison can reach: the next one
+        if d:
+            measured += 1
+            start, *turns, path = map(min, *runs)
+            start_work = max(start_work, start + path)
+            turn_work = max(turn_work, max(turns, default=0.0) + path)
+    if not measured:
+        raise UnplayableMapError("no decoy game could be played on this island")
+    return Pace(turn=max(FLOOR, MARGIN * turn_work), start=max(FLOOR, MARGIN * start_work))
+
+
+def _decoy_game(public: Island, decoy: Island, seed: int, truth_rate: float, max_turns: int | None) -> list[float]:
+    """Seconds of the referee's work in one decoy game: its start, each turn's end (up to
+    DECOY_TURNS), and the pirate's path (found in the turn he is freed, maybe later)."""
+    clock = time.perf_counter()
+    game = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns)
+    game.start()
+    _encode(game.observe().news, public)
+    wire.encode_island(public)
+    times = [time.perf_counter() - clock]
+    turn = game.turn
+    while not game.over and game.turn <= DECOY_TURNS:
+        clock = time.perf_counter()
+        game.step(LargeScan())
+        if not game.over:
+            _encode(game.observe().news, public)
+        if game.turn != turn:
+            times.append(time.perf_counter() - clock)
+            turn = game.turn
+    fresh = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns)
+    clock = time.perf_counter()
+    fresh.path  # noqa: B018 (a cached property: the work to time)
+    times.append(time.perf_counter() - clock)
+    return times
+
+
+def _encode(news: tuple[Event, ...], public: Island) -> None:
+    """What the referee does with a question's news before sending it (the pace must cover it)."""
+    for event in news:
+        wire.encode_event(event, public, True)
+
+
+def _decoy_tiles(public: Island) -> np.ndarray:
+    """Flat indices of walkable tiles, not prisons, in a walking piece that holds a prison:
+    where a treasure could be for all the public island says."""
+    pieces = public.walk_pieces
+    with_prison = np.unique(pieces[public.prison & public.walkable])
+    open_tiles = public.walkable & ~public.prison
+    tiles = np.flatnonzero(open_tiles & np.isin(pieces, with_prison))
+    if not tiles.size:  # a treasure off walkable land, next to the prisons' pieces: any open tile
+        tiles = np.flatnonzero(open_tiles)
+    if not tiles.size:
+        raise UnplayableMapError("no tile for the agent to start on")
+    return tiles
+
+
+def hold(since: float, delay: float) -> bool:
+    """Sleep until `delay` seconds after `since` (time.perf_counter's clock); True if that
+    moment had passed already, and then until the next whole multiple of `delay`, so that a
+    late turn shows only that it was late, not by how much."""
+    now = time.perf_counter()
+    late = now - since > delay
+    if late:
+        delay *= math.ceil((now - since) / delay)
+    until = since + delay
+    # Sleep most of the wait, then spin: how long a CPU takes to wake from a sleep depends on
+    # how long it slept (the deeper idle states), so a sleep to the very end would let the
+    # agent time the length of the wait, which is the pace less the work.
+    if until - now > SPIN:
+        time.sleep(until - now - SPIN)
+    while time.perf_counter() < until:
+        pass
+    return late

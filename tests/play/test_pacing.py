@@ -1,0 +1,114 @@
+"""Steady replies (play/pacing.py): in secret-seeded games the referee's reply time carries no secret."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT
+
+from treasure_cli.cli import cli
+from treasure_cli.formats.generator import generate_island
+from treasure_cli.play import games, pacing, tournament
+from treasure_cli.play.games import play_game
+from treasure_cli.play.pacing import FLOOR, Pace, measure, pace_for
+from treasure_cli.play.sandbox import AgentLimits
+
+TIMER_AGENT = '''
+import sys
+import time
+
+from treasure_cli.rules.actions import LargeScan
+
+
+class Agent:
+    def __init__(self):
+        self.sent = None
+        self.turn = 0
+
+    def act(self, obs):
+        now = time.perf_counter()
+        if self.sent is not None and obs.turn != self.turn:
+            print(f"{now - self.sent:.9f}", file=sys.stderr)
+        self.turn = obs.turn
+        self.sent = time.perf_counter()
+        return LargeScan()
+'''
+
+
+@pytest.fixture(scope="module")
+def island():
+    return generate_island(16, 16, rng=np.random.default_rng(3))
+
+
+def test_a_pace_is_measured_on_the_public_island_only(island):
+    with pytest.raises(ValueError, match="public island"):
+        measure(island, 0.5, None)
+    pace = measure(island.public(), 0.5, None)
+    assert pace.turn >= FLOOR and pace.start >= FLOOR
+
+
+def test_islands_that_differ_only_in_their_treasure_share_one_pace(island):
+    tiles = np.argwhere(island.walkable & ~island.prison & (island.walk_pieces == island.walk_pieces[island.treasure]))
+    other = dataclasses.replace(island, treasure=tuple(int(x) for x in tiles[len(tiles) // 2]))
+    assert other.treasure != island.treasure and other.digest != island.digest
+    assert pace_for(other, 0.5, 20) is pace_for(island, 0.5, 20)
+    assert pace_for(island, 0.5, 21) is not pace_for(island, 0.5, 20)  # the game's options are part of it
+
+
+def test_every_question_after_a_turn_waits_out_the_pace_as_the_agent_times_it(island, tmp_path, monkeypatch):
+    agent = tmp_path / "timer.py"
+    agent.write_text(TIMER_AGENT)
+    pace = Pace(turn=0.004, start=0.004)  # far above the referee's work on a 16x16 island
+    monkeypatch.setattr(games, "pace_for", lambda *args: pace)
+    delays: list[float] = []
+    for seed in range(2):
+        record, _ = play_game(island, f"{agent}:Agent", seed, map_name="m", max_turns=12, keep_events=False,
+                              isolation="process", limits=AgentLimits(steady_replies=True))
+        assert record.outcome != "failed", record.error
+        delays += [float(x) for x in record.output.split()]
+    assert len(delays) >= 10
+    assert min(delays) >= pace.turn
+
+
+def test_without_steady_replies_no_pace_is_measured(island, tmp_path, monkeypatch):
+    agent = tmp_path / "timer.py"
+    agent.write_text(TIMER_AGENT)
+
+    def refuse(*args):
+        raise AssertionError("a pace was measured for a game that does not need one")
+
+    monkeypatch.setattr(games, "pace_for", refuse)
+    record, _ = play_game(island, f"{agent}:Agent", 0, map_name="m", max_turns=5, keep_events=False,
+                          isolation="process")
+    assert record.outcome != "failed", record.error
+
+
+def test_the_tournament_paces_its_games_only_under_its_secret_seed(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "input", tmp_path / "maps")
+    monkeypatch.chdir(tmp_path)
+    seen: list[bool] = []
+    play_entries = tournament.play_entries
+
+    def spy(entries):
+        seen.extend(e.limits.steady_replies for e in entries)
+        return play_entries(entries)
+
+    monkeypatch.setattr(tournament, "play_entries", spy)
+    args = ["bench", "--agents", "logic", "--maps", "maps", "--games", "1", "--no-timing", "--jobs", "1"]
+    assert CliRunner().invoke(cli, [*args, "--db", "secret.sqlite"]).exit_code == 0
+    assert seen and all(seen)
+    seen.clear()
+    assert CliRunner().invoke(cli, [*args, "--db", "known.sqlite", "--seed", "3"]).exit_code == 0
+    assert seen and not any(seen)
+
+
+def test_the_decoys_never_include_a_prison_or_a_tile_no_prison_reaches(island):
+    flat = pacing._decoy_tiles(island.public())
+    rows, cols = np.divmod(flat, island.width)
+    assert island.walkable[rows, cols].all() and not island.prison[rows, cols].any()
+    prison_pieces = set(island.walk_pieces[island.prison & island.walkable].tolist())
+    assert set(island.walk_pieces[rows, cols].tolist()) <= prison_pieces
