@@ -16,7 +16,8 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), fla
 
 def test_the_doc_has_its_examples():
     assert len(BLOCKS) >= 3
-    assert any("action_mask" in b for b in BLOCKS) and any("LogicAgent" in b for b in BLOCKS)
+    assert any("action_mask" in b for b in BLOCKS) and any('load_agent("logic")' in b for b in BLOCKS)
+    assert not any("treasure_cli.agents" in b for b in BLOCKS)  # only the public API (treasure_cli)
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))

@@ -56,9 +56,14 @@ def test_missing_matplotlib_says_how_to_install_it(saved, tmp_path, monkeypatch)
     assert not (tmp_path / "r.html").exists()
 
 
-def test_from_json_needs_html_and_a_bench_file(saved, tmp_path):
+def test_from_json_alone_prints_the_table_again_and_needs_a_bench_file(saved, tmp_path):
     result = CliRunner().invoke(cli, ["bench", "--from-json", str(saved)])
-    assert result.exit_code == 2 and "--html" in result.output
+    assert result.exit_code == 0, result.output
+    data = json.loads(saved.read_text())
+    rows = [line.split() for line in result.output.splitlines()]
+    assert rows[0][:5] == ["size", "agent", "games", "wins", "win"]
+    assert [(r[0], r[1], int(r[2]), int(r[3])) for r in rows[1:]] == [
+        (s["size"], s["agent"], s["games"], s["wins"]) for s in data["stats"]]
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
     result = CliRunner().invoke(cli, ["bench", "--from-json", str(bad), "--html", str(tmp_path / "r.html")])

@@ -185,7 +185,9 @@ class Knowledge:
         self.pirate_free = True
 
     def distance_from(self, pos: Pos) -> np.ndarray:
-        """Walking distance field from `pos`, cached (the pirate's moves reuse tiles)."""
+        """Walking distance field from `pos`, cached (the pirate's moves reuse tiles): steps to
+        every tile, and -1 on the tiles that cannot be reached from `pos` (sea, mountains,
+        other pieces of land). Compare with >= 0 before using a distance."""
         field = self._fields.get(pos)
         if field is None:
             if len(self._fields) >= self._max_fields:
