@@ -123,3 +123,9 @@ class RandomTeleporter:
         actions = legal_actions(obs)
         return actions[int(self.rng.integers(len(actions)))]
 
+
+def planted_notes_agent(tmp_path) -> str:
+    """examples/inverted_mask.py (its notes' mask is inverted on turn 3) copied into tmp_path; its spec."""
+    path = tmp_path / "inverted_mask.py"
+    path.write_text((ROOT / "examples" / "inverted_mask.py").read_text())
+    return f"{path}:Inverted"

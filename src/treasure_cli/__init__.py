@@ -2,7 +2,7 @@
 
 The public API, for writing and running agents (docs/writing-an-agent.md):
 
-    from treasure_cli import Agent, Observation, Knowledge, legal_actions
+    from treasure_cli import Agent, Observation, Note, Knowledge, legal_actions
     from treasure_cli import Verify, Move, LargeScan, Teleport, Direction
     from treasure_cli import read_map, play_game, read_game_log
     from treasure_cli import Game, play_agent
@@ -22,6 +22,7 @@ __version__ = "0.3.0"
 _EXPORTS = {
     "Agent": "treasure_cli.rules.observation",
     "Observation": "treasure_cli.rules.observation",
+    "Note": "treasure_cli.rules.observation",
     "Action": "treasure_cli.rules.actions",
     "Verify": "treasure_cli.rules.actions",
     "Move": "treasure_cli.rules.actions",

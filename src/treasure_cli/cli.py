@@ -296,11 +296,13 @@ _GAME_TIMEOUT = click.option(
 @_view_options
 @click.option("--html", "html_pages", is_flag=True,
               help="Also write OUTPUT/LOG_<id>.html, a page to watch each game in a browser.")
+@click.option("--notes", is_flag=True,
+              help="Ask the agent to explain each action (its explain()) and write its notes into the logs.")
 @_isolation_options
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
         max_turns: int | None, game_timeout: float | None, jobs: int, naming: str, no_clobber: bool,
         as_json: bool, step: bool, no_pause: bool, turn: int | None, window: tuple[int, int] | None,
-        color: bool | None, html_pages: bool = False, agent_isolation: str = "auto",
+        color: bool | None, html_pages: bool = False, notes: bool = False, agent_isolation: str = "auto",
         agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
@@ -321,13 +323,14 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/ output/ --agent 'exec:./my-agent --fast'
       treasure run input/MAP_01.txt --step
       treasure run input/ output/ --html
+      treasure run input/ output/ --notes --html
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
     from treasure_cli.play.tables import as_dict, run_table
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
-                         game_timeout=game_timeout, isolation=level, limits=limits)
+                         game_timeout=game_timeout, isolation=level, limits=limits, notes=notes)
     if step:
         if as_json:
             raise click.UsageError("--json does not go with --step")
@@ -676,16 +679,23 @@ def _bench_leaderboard(db_path: str | None, report: bool, all_versions: bool, tr
 
 
 def _bench_report_from(json_path: str, html_path: str | None) -> None:
-    """`bench --from-json`: the report of a run saved with --json."""
+    """`bench --from-json`: the table of a run saved with --json again, or (--html) its report."""
+    import types
+
+    from treasure_cli.play.tables import bench_table
     from treasure_cli.view.report import write_report
 
-    if html_path is None:
-        raise click.UsageError("--from-json makes a report: give --html REPORT.html")
     try:
         data = json.loads(Path(json_path).read_text(encoding="utf-8"))
-        data["stats"], data["games"]  # noqa: B018 - the two parts the report needs
-    except (ValueError, KeyError, TypeError) as exc:
+        data["games"]  # noqa: B018 - the report needs it
+        stats = [types.SimpleNamespace(**s) for s in data["stats"]]
+        timed = all(hasattr(s, "median_ms_game") for s in stats)
+        table = bench_table(stats, timed)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise click.ClickException(f"{json_path}: not a file written by `treasure bench --json` ({exc})") from None
+    if html_path is None:
+        click.echo(table)
+        return
     click.echo(f"wrote {write_report(data, html_path)}")
 
 
@@ -697,9 +707,13 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
 @click.option("--seed", default=0, show_default=True, type=int, metavar="S", help="Seed of the games.")
 @click.option("--game-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               metavar="SECONDS", help="A game still running after SECONDS fails the check.")
+@click.option("--beliefs", is_flag=True,
+              help="Ask for the agent's notes (its explain()) and fail a game at the first turn its "
+                   "declared candidates leave out the treasure's tile.")
 @_isolation_options
-def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, agent_isolation: str = "auto",
-                        agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
+def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, beliefs: bool = False,
+                        agent_isolation: str = "auto", agent_memory: int = 1 << 30,
+                        action_timeout: float | None = None) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
     SPEC is what --agent takes: a built-in name, package.module:Class,
@@ -716,12 +730,13 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, a
       treasure check-agent examples/densest_scan.py:DensestScan
       treasure check-agent mypackage.agents:Clever --games 20
       treasure check-agent 'exec:examples/cpp/build/treasure-agent'
+      treasure check-agent my_agent.py:MyAgent --beliefs
     """
     from treasure_cli.play.conformance import check_agent
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [spec.strip()])
     checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
-                         limits=limits)
+                         limits=limits, beliefs=beliefs)
     for check in checks:
         click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
     if not all(check.ok for check in checks):

@@ -47,7 +47,7 @@ def placed(text: str) -> str:
 
 def test_the_doc_shows_its_files_and_commands():
     # the fifth, check-agent of the C++ example, is compared by test_cpp_agent.py
-    assert set(FILES) == {"first.py", "my_agent.py"} and len(SHOWN) == 5
+    assert set(FILES) == {"first.py", "my_agent.py"} and len(SHOWN) == 6
 
 
 def test_check_agent_prints_what_the_doc_shows(user_dir):
@@ -80,3 +80,12 @@ def test_the_step_api_example_prints_what_architecture_md_shows(capsys):
                               arch, flags=re.S).groups()
     exec(compile(code, "docs/architecture.md", "exec"), {})
     assert capsys.readouterr().out == printed
+
+
+def test_check_agent_beliefs_prints_what_the_doc_shows(user_dir):
+    (user_dir / "examples").mkdir()
+    shutil.copy(ROOT / "examples" / "inverted_mask.py", user_dir / "examples" / "inverted_mask.py")
+    command = "treasure check-agent examples/inverted_mask.py:Inverted --beliefs"
+    result = invoke(command)
+    assert result.exit_code == 1
+    assert untimed(result.output) == untimed(shown(command))

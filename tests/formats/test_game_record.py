@@ -112,6 +112,7 @@ _FIELDS = {
     "dir": st.sampled_from(list(Direction)), "truth": st.sampled_from([True, False, None]),
     "found": st.booleans(), "outcome": st.sampled_from(list(ev.Outcome)),
     "reason": st.sampled_from(list(ev.EndReason)), "hint": st.sampled_from(_sample_hints()),
+    "note": st.text(), "tiles": st.none() | st.builds(ev.TileSet, st.binary(max_size=600), st.booleans()),
 }
 
 
@@ -124,3 +125,11 @@ def _event_of(cls) -> st.SearchStrategy:
 @given(event=st.one_of([_event_of(cls) for cls in TEMPLATES]))
 def test_every_event_is_written_as_the_template_pieces_wrote_it(event):
     assert format_event(event) == reference_format_event(event)
+
+
+@settings(max_examples=300, deadline=None)
+@given(event=st.builds(ev.AgentNoted, st.integers(0, 10**9), _FIELDS["note"], _FIELDS["tiles"]))
+def test_a_note_reads_back_as_written_on_one_line(event):
+    line = format_event(event)
+    assert "\n" not in line and "\r" not in line and line.isascii()
+    assert parse_event(line) == event

@@ -225,7 +225,7 @@ def test_unknown_keys_and_missing_turns_are_explained(tiny):
     result = invoke(["replay", str(log)], input="b\nx\n9\nq\n")
     assert steps_shown(result.output) == [0, 0, 0, 0]
     assert "this is the first step" in result.output
-    assert "unknown key 'x': press Enter, b, a turn number or q" in result.output
+    assert "unknown key 'x': press Enter, b, n, a turn number or q" in result.output
     assert "there is no turn 9: the game ended on turn 3" in result.output
 
 

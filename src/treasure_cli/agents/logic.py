@@ -27,7 +27,7 @@ import numpy as np
 
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.agents.belief import Belief
-from treasure_cli.rules.observation import Observation
+from treasure_cli.rules.observation import Note, Observation
 from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.agents.mass_kernel import (
@@ -210,9 +210,16 @@ class LogicAgent:
         self._cand_box: tuple[slice, slice] | None = None
         self._cand_mass: _Mass | None = None
         self._split_counts: dict[int, int] = {}  # hint number -> candidates in its set
+        self._chose: Action | None = None  # the last action, and why (explain() words them)
+        self._why: tuple[str, float, float] | None = None
 
     # ------------------------------------------------------------------ act
     def act(self, obs: Observation) -> Action:
+        action = self._chose = self._act(obs)
+        return action
+
+    def _act(self, obs: Observation) -> Action:
+        self._why = None  # what explain() words, if asked: (reason, verify's gain, scan's gain)
         if self.know is None:
             self.know = Knowledge(obs.island, tie_break=self.features.tie_break)
             self.belief = Belief(self.know, obs.truth_rate, soft_hints=self.features.soft_hints)
@@ -226,6 +233,7 @@ class LogicAgent:
             self._split_counts.clear()
         n = self._count
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
+            self._why = ("no candidate left", 0.0, 0.0)
             return LargeScan()
         if self.belief.soft_hints:
             p = self.belief.weights()
@@ -248,6 +256,7 @@ class LogicAgent:
             # worth less than the verification, skip pricing the scans.
             c_max = min(1.0, 25.0 / n)
             if gain_verify >= max(j_now * (1.0 - (1.0 - c_max) ** 2), 1.0):
+                self._why = ("no scan can beat it", gain_verify, 0.0)
                 return verify
         walk = self._walk
         pos = obs.position
@@ -262,16 +271,45 @@ class LogicAgent:
 
         scan_value, scan_first, scan_actions = self._best_scan_plan(walk, pos, mass, obs.actions_left)
         if scan_value >= 1.0 - 1e-9:
+            self._why = ("this plan finds the treasure for sure", gain_verify, 0.0)
             return scan_first  # this plan finds the treasure for sure
         gain_scan = j_now * (1.0 - (1.0 - scan_value) ** 2) / scan_actions if scan_value > 0 else 0.0
         if verify is not None and gain_verify >= max(gain_scan, 1.0):
+            self._why = ("", gain_verify, gain_scan)
             return verify
         teleport = self._teleport(obs, pos, n_eff, mass, scan_value)
+        self._why = ("", gain_verify if verify is not None else 0.0, gain_scan)
         if teleport is not None:
             return teleport
         if verify is not None and gain_verify > gain_scan and gain_verify > 0.25:
             return verify
         return self._travel_or_scan(walk, pos, mass, scan_first, scan_value)
+
+    def explain(self) -> Note | None:
+        """Why the last action: the candidates, and what the chosen option and the best other
+        kind were expected to save (in actions). Worded only when notes are recorded."""
+        if self._why is None or self.know is None:
+            return None
+        reason, gain_verify, gain_scan = self._why
+        n = self._count
+        chose = self._chose
+        head = f"{n} candidates; {_describe(chose)}"
+        if isinstance(chose, Verify):
+            inside = self._split_counts.get(chose.number)
+            split = f", splits them {inside}/{n - inside}" if inside is not None else ""
+            text = f"{head}{split}, saves {gain_verify:.1f} actions; " + (
+                reason if reason else f"best scan saves {gain_scan:.1f}")
+        elif reason:
+            text = f"{head}: {reason}"
+        else:
+            other = f"best verification saves {gain_verify:.1f}" if gain_verify else "no verification helps"
+            if isinstance(chose, Teleport):
+                text = f"{head}: where a scan sees the most candidates; a scan here saves {gain_scan:.1f}; {other}"
+            elif isinstance(chose, Move) and not chose.small:
+                text = f"{head}: toward more candidates; a scan here saves {gain_scan:.1f}; {other}"
+            else:
+                text = f"{head}: saves {gain_scan:.1f} actions; {other}"
+        return Note(text, self.know.candidates)
 
     # ------------------------------------------------------------ pieces
     def _urgency(self, p: np.ndarray) -> np.ndarray:
@@ -402,3 +440,16 @@ class LogicAgent:
             return scan_first
         d, _, move = min(reachable, key=lambda x: x[:2])
         return move if d < here else scan_first
+
+
+def _describe(action: Action | None) -> str:
+    """An action in a few words, for a note."""
+    if isinstance(action, Move):
+        return f"move {action.direction.name} {action.steps}" + (" and scan 3x3" if action.small else "")
+    if isinstance(action, LargeScan):
+        return "scan 5x5"
+    if isinstance(action, Verify):
+        return f"verify {action.number}"
+    if isinstance(action, Teleport):
+        return f"teleport to ({action.target[0]}, {action.target[1]})"
+    return "?"

@@ -9,11 +9,13 @@ See docs/log-format.md for the grammar.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import os
 import re
 import stat
+import zlib
 from pathlib import Path
 
 from treasure_cli.rules import events as ev
@@ -41,6 +43,7 @@ TEMPLATES: dict[type, str] = {
     ev.AreaScanned: "turn {turn:int}: the agent scans the {size:int}x{size:int} square around {centre:pos}: {found:found}",
     ev.Teleported: "turn {turn:int}: the agent teleports from {src:pos} to {dst:pos}",
     ev.GameEnded: "turn {turn:int}: game over, {outcome:outcome}: {reason:reason}",
+    ev.AgentNoted: "turn {turn:int}: the agent notes {text:note}{tiles:tiles}",
 }
 
 HEADER_LINES = 3  # line count, WIN/LOSE, turns; event i (0-based) is on line event_line(i)
@@ -96,6 +99,27 @@ def _read_text(text: str) -> str:
 _TOLD = ", the agent is told every hint's truth"
 
 
+def _write_tiles(tiles: ev.TileSet | None) -> str:
+    if tiles is None:
+        return ""
+    # A zlib stream; stored, not compressed, up to a 181x181 map: compressing costs ~70 us a note
+    # whatever the size (more than the rest of the note), and saves little on a small map.
+    level = 0 if len(tiles.bits) <= 4096 else 1
+    packed = base64.b64encode(zlib.compress(tiles.bits, level)).decode("ascii")
+    return f", {'candidates' if tiles.candidates else 'tiles'} {packed}"
+
+
+def _read_tiles(text: str) -> ev.TileSet | None:
+    if not text:
+        return None
+    word, packed = text.removeprefix(", ").split(" ")
+    try:
+        bits = zlib.decompress(base64.b64decode(packed, validate=True))
+    except (ValueError, zlib.error):
+        raise ValueError("the note's tiles are not readable") from None
+    return ev.TileSet(bits, word == "candidates")
+
+
 _TYPES: dict[str, _Type] = {
     "int": _Type(r"-?[0-9]{1,19}", str, int),  # a seed is 63 bits: no field needs more digits
     "float": _Type(r"-?[0-9]{1,20}(?:\.[0-9]{1,20})?(?:e-?[0-9]{1,3})?", repr, float),
@@ -114,6 +138,8 @@ _TYPES: dict[str, _Type] = {
     "reason": _Type("|".join(map(re.escape, _REASONS.values())), _REASONS.__getitem__,
                     {v: k for k, v in _REASONS.items()}.__getitem__),
     "hint": _Type(r".+", lambda h: h.sentence(), parse_hint),
+    "note": _Type(_QUOTED, json.dumps, json.loads),
+    "tiles": _Type(r"(?:, (?:candidates|tiles) [A-Za-z0-9+/]*={0,2})?", _write_tiles, _read_tiles),
 }
 
 _FIELD = re.compile(r"\{(\w+):(\w+)\}")

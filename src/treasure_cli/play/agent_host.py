@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 from treasure_cli.agents.tracebacks import agent_traceback
 from treasure_cli.formats import wire
+from treasure_cli.play.loop import note_event
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observer
 
@@ -31,6 +32,7 @@ class _Host:
         self.load_error: str | None = None
         self.agent: Any = None
         self.observer: Observer | None = None
+        self.notes = False  # the referee records the agent's notes: ask for them after each action
         self.islands: dict[str, Island] = {}  # by the island's id: games on one map in a row
 
     def send(self, message: dict[str, Any]) -> None:
@@ -90,6 +92,7 @@ class _Host:
             self.islands = {data["id"]: island}  # one island kept: a tournament plays a map's games in a row
         options = message["options"]
         self.observer = Observer(island, options["truth_rate"], options["max_turns"])
+        self.notes = bool(options.get("notes"))
         try:
             self.agent = self.spec.build()
         except Exception as exc:
@@ -109,10 +112,20 @@ class _Host:
         obs = self.observer.observe(message["turn"], message["actions_left"], news)
         try:
             action = self.agent.act(obs)
+            explain = getattr(self.agent, "explain", None) if self.notes else None
+            note = explain() if explain is not None else None
+            noted = note_event(obs.turn, note, obs.island.width, obs.island.height) if note else None
         except Exception as exc:
             self.fail("the agent", exc)
             return
-        self.send(wire.encode_action(action))
+        reply = wire.encode_action(action)
+        if noted is not None:
+            reply["note"] = {"text": noted.text}
+            if noted.tiles is not None:
+                shape = (obs.island.height, obs.island.width)
+                reply["note"].update(tiles=wire.tile_runs(noted.tiles.mask(shape[1], shape[0])),
+                                     candidates=noted.tiles.candidates)
+        self.send(reply)
 
 
 def main(argv: list[str] | None = None) -> int:

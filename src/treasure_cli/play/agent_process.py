@@ -30,7 +30,7 @@ from treasure_cli.play.pacing import Pace, hold
 from treasure_cli.play.sandbox import AgentLimits, Launch, set_limits
 from treasure_cli.rules.events import EndReason, Event, GameEnded
 from treasure_cli.rules.island import Island
-from treasure_cli.rules.observation import Observation
+from treasure_cli.rules.observation import Note, Observation
 
 MAX_LINE = 1 << 20        # bytes of one message from an agent
 HELLO_SECONDS = 30.0      # to start and answer hello (an interpreter and numpy on a busy machine)
@@ -314,6 +314,22 @@ def sent_traceback(cause: BaseException) -> str | None:
     return cause.text if isinstance(cause, _AgentTraceback) else None
 
 
+def _note(reply: dict[str, Any], island: Island, turn: int) -> Note:
+    """An action's note (docs/agent-protocol.md): {"text": ..., "tiles": runs, "candidates": bool}."""
+    note = reply["note"]
+    try:
+        runs = note.get("tiles")
+        size = island.height * island.width
+        if runs is not None and not (isinstance(runs, list) and len(runs) % 2 == 0 and all(
+                type(n) is int and n >= 0 for n in runs) and all(
+                start + length <= size for start, length in zip(runs[0::2], runs[1::2]))):
+            raise ValueError(f"its tiles must be [start, length, ...] runs within the map's {size} tiles")
+        tiles = None if runs is None else wire.runs_mask(runs, (island.height, island.width))
+        return Note(str(note.get("text", "")), tiles, bool(note.get("candidates", True)))
+    except (AttributeError, TypeError, ValueError, IndexError) as exc:
+        raise ProtocolBreach(turn, f"the agent's note is not one the protocol allows: {exc}") from None
+
+
 def _said(message: dict[str, Any]) -> str:
     return repr(message)[:120]
 
@@ -450,6 +466,8 @@ class ProcessAgent:
         self.late = 0                  # questions the referee's work made later than the pace
         self.began = 0.0               # time.perf_counter() when the game's making began (its start's pace)
         self._turn = 0                 # the turn of the last question
+        self.notes = False             # ask for the agent's notes (its answers may carry one)
+        self._note: Note | None = None
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -462,7 +480,8 @@ class ProcessAgent:
         if first:
             self.started, self.island = True, obs.island
             start = {"type": "start", "seed": self.seed, "island": wire.encode_island(obs.island),
-                     "options": {"truth_rate": obs.truth_rate, "max_turns": obs.max_turns, "hint_truths_shown": False}}
+                     "options": {"truth_rate": obs.truth_rate, "max_turns": obs.max_turns, "hint_truths_shown": False,
+                                 **({"notes": True} if self.notes else {})}}
         message = {"type": "act", "turn": turn, "actions_left": obs.actions_left, "position": list(obs.position),
                    "teleport_used": obs.teleport_used,
                    "news": [wire.encode_event(e, obs.island, process.tiles) for e in obs.news]}
@@ -486,9 +505,14 @@ class ProcessAgent:
             action = wire.decode_action(reply)
         except wire.ProtocolError as exc:
             raise ProtocolBreach(turn, str(exc)) from None
+        self._note = _note(reply, obs.island, turn) if self.notes and "note" in reply else None
         if isinstance(action, str):
             return _NotAnAction(action)  # the game refuses it, in its own words
         return action
+
+    def explain(self) -> Note | None:
+        """The note that came with the agent's last action, if notes were asked for."""
+        return self._note
 
     def end(self, result: GameEnded, news: tuple[Event, ...]) -> bool:
         """Tell the agent its game is over (`news`: the public events since its last action);

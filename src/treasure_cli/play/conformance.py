@@ -18,10 +18,13 @@ from treasure_cli.agents.registry import check_spec
 from treasure_cli.errors import AgentError, GameTimeout, TreasureError
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.wire import PROTOCOL
+from treasure_cli.play.agent_process import ProcessAgent
+from treasure_cli.play.beliefs import miss_message, misses
 from treasure_cli.play.games import Seat, resolve_level, time_limit
 from treasure_cli.play.loop import play_agent
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.rules import seeds
+from treasure_cli.rules.events import AgentNoted
 from treasure_cli.rules.game import Game
 
 SIZES = (10, 16, 24)
@@ -42,6 +45,9 @@ class Timed:
         if hasattr(agent, "reset"):
             self.reset = agent.reset
 
+        if hasattr(agent, "explain"):
+            self.explain = agent.explain
+
     def act(self, obs):
         start = time.perf_counter()
         try:
@@ -51,13 +57,15 @@ class Timed:
 
 
 def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
-          limits: AgentLimits):
+          limits: AgentLimits, notes: bool = False):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     seat = Seat(spec, level, limits, None, game_timeout)
+    if notes and isinstance(seat.agent, ProcessAgent):
+        seat.agent.notes = True
     try:
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
             game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths)
-            events = list(play_agent(game, Timed(seat.agent, times)))
+            events = list(play_agent(game, Timed(seat.agent, times), notes=notes))
         seat.finish(game)
     except BaseException:
         seat.abandon()
@@ -66,8 +74,10 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
 
 
 def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float = 30.0,
-                isolation: str = "auto", limits: AgentLimits | None = None) -> list[Check]:
-    """Run the checks; each Check says whether it passed and what was seen."""
+                isolation: str = "auto", limits: AgentLimits | None = None, beliefs: bool = False) -> list[Check]:
+    """Run the checks; each Check says whether it passed and what was seen. With `beliefs`,
+    the agent's notes are asked for (`Agent.explain`), and a game whose declared candidates
+    leave out the treasure's tile fails the "beliefs" check at the first turn they do."""
     limits = limits or AgentLimits()
     try:
         spec = check_spec(agent)
@@ -86,14 +96,16 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     outcomes: list[str] = []
     problems: list[str] = []
     differs: list[str] = []
+    wrong: list[str] = []
+    noted = 0
     for i in range(games):
         size = SIZES[i % len(SIZES)]
         island = generate_island(size, size, rng=np.random.default_rng(seeds.derive("check-agent", seed, i)))
         game_seed = seeds.derive("check-agent-game", seed, i)
         where = f"game {i + 1} ({size}x{size}, seed {game_seed})"
         try:
-            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits)
-            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits)
+            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits, beliefs)
+            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits, beliefs)
         except AgentError as exc:
             problems.append(f"{where}: {exc}")
             continue
@@ -101,6 +113,11 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
             problems.append(f"{where}: ran past {game_timeout:g} s")
             continue
         outcomes.append(end.outcome.value)
+        if beliefs:
+            noted += any(isinstance(e, AgentNoted) and e.tiles is not None and e.tiles.candidates for e in first)
+            missed = misses(first)
+            if missed:
+                wrong.append(f"{where}: {miss_message(missed[0])}")
         if first != second:
             step = next((k for k, (a, b) in enumerate(zip(first, second)) if a != b),
                         min(len(first), len(second)))
@@ -112,6 +129,13 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     checks.append(Check("deterministic", played > 0 and not differs,
                         "the same seed gave the same game, event for event" if played and not differs
                         else "no game to compare" if not played else "; ".join(differs)))
+    if beliefs:
+        said = (f"in {noted} of {played} games the agent declared its candidates, and they always held the treasure"
+                if noted else "the agent declared no candidates (explain() returning Note(text, tiles))")
+        if wrong:
+            said = f"in {len(wrong)} of {played} games its candidates left out the treasure" + "".join(
+                f"\n    {w}" for w in wrong)
+        checks.append(Check("beliefs", not wrong, said))
     if times:
         ms = sorted(1000 * t for t in times)
         checks.append(Check("time per action", True,

@@ -179,13 +179,14 @@ def resolve_level(isolation: str) -> str:
 def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str, truth_rate: float = 0.5,
               max_turns: int | None = None, game_timeout: float | None = None,
               keep_events: bool = True, isolation: str = "auto", limits: AgentLimits | None = None,
-              source: bytes | None = None, **record: object) -> tuple[GameRecord, list[Event] | None]:
+              source: bytes | None = None, notes: bool = False,
+              **record: object) -> tuple[GameRecord, list[Event] | None]:
     """Play one game; its record and (with `keep_events`) its events, None if it failed.
 
     `isolation` ("auto", "none", "process", "sandbox") says where an agent that is not built
     in plays, within `limits`; `source` is the bytes of a file agent or program that this
     machine may not have (a Dask worker). `record` adds fields to the GameRecord (index,
-    island_seed, warnings).
+    island_seed, warnings). With `notes`, the agent's notes (`Agent.explain`) are among the events.
     """
     size = f"{island.width}x{island.height}"
     name = agent.spec if isinstance(agent, AgentSpec) else agent
@@ -199,14 +200,14 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
         pace = pace_for(island, truth_rate, max_turns) if limits.steady_replies and not is_builtin(name) else None
         seat = Seat(agent, isolation, limits, source, game_timeout)
         if isinstance(seat.agent, ProcessAgent):
-            seat.agent.pace = pace
+            seat.agent.pace, seat.agent.notes = pace, notes
         start = time.perf_counter()  # an agent process's start-up is not its game's time
         with time_limit(seat.timeout), seat.printing():
             if isinstance(seat.agent, ProcessAgent):
                 seat.agent.began = time.perf_counter()  # the game's own work starts here
             game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
                         max_turns=max_turns, hint_truths_public=seat.hint_truths)
-            play = play_agent(game, seat.agent)
+            play = play_agent(game, seat.agent, notes=notes)
             if keep_events:
                 events.extend(play)
             else:

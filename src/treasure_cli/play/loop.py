@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
+
+import numpy as np
 
 from treasure_cli.errors import AgentCrashError, TreasureError
 from treasure_cli.rules import seeds
-from treasure_cli.rules.events import Event
+from treasure_cli.rules.events import AgentNoted, Event, TileSet
 from treasure_cli.rules.game import Game
-from treasure_cli.rules.observation import Agent
+from treasure_cli.rules.observation import Agent, Note
 
 
-def play_agent(game: Game, agent: Agent) -> Iterator[Event]:
+def play_agent(game: Game, agent: Agent, *, notes: bool = False) -> Iterator[Event]:
     """Play `game` (not yet started) to its end with `agent`, yielding every event.
 
     The agent's `reset(seed)`, if it has one, is called first with the seed derived from the
     game's. An exception from the agent's own code ends the game as AgentCrashError (chained to
-    it); an illegal action raises the game's IllegalActionError.
+    it); an illegal action raises the game's IllegalActionError. With `notes`, the agent's
+    `explain()`, if it has one, is called after each action and its Note comes as an
+    AgentNoted event before the action's events.
     """
+    explain = getattr(agent, "explain", None) if notes else None
+    last: list = [None]  # the latest note's tiles (a TileSet)
     reset = getattr(agent, "reset", None)
     if reset is not None:
         try:
@@ -32,11 +39,56 @@ def play_agent(game: Game, agent: Agent) -> Iterator[Event]:
         obs = observe()  # outside the try: only the agent's own code is its failure
         try:
             action = act(obs)
+            note = explain() if explain is not None else None
+            noted = note_event(game.turn, note, game.island.width, game.island.height, last) if note else None
         except TreasureError:
             raise
         except Exception as exc:
             raise _crash(game, exc) from exc
+        if noted is not None:
+            yield noted
         yield from step(action)
+
+
+NOTE_CHARS = 2000        # a note's text is cut there
+NOTE_TILE_CHARS = 60000  # a note's tiles as the log writes them; more, and they are not kept
+
+
+def note_event(turn: int, note: object, width: int, height: int, last: list | None = None) -> AgentNoted:
+    """An agent's Note as the event a log keeps: its text on one line, its tiles as a mask.
+    TypeError or ValueError (the agent's fault) for anything else.
+
+    `last` holds the previous note's tiles ([TileSet or None], updated here):
+    tiles equal to them are left out, since a note without tiles keeps the latest ones
+    shown. Most actions change no candidate, and writing the same tiles again was most of
+    what notes cost.
+    """
+    if not isinstance(note, Note):
+        raise TypeError(f"explain() must return a Note or None, not {type(note).__name__}")
+    text = note.text if type(note.text) is str and "\n" not in note.text else " ".join(str(note.text).split())
+    text = text[:NOTE_CHARS]
+    tiles, candidates = note.tiles, bool(note.candidates)
+    if tiles is None:
+        return AgentNoted(turn, text)
+    if isinstance(tiles, np.ndarray) and tiles.dtype == bool:
+        if tiles.shape != (height, width):
+            raise ValueError(f"a note's mask must be {height}x{width} (rows x columns), not {tiles.shape}")
+        mask = tiles
+    else:
+        mask = np.zeros((height, width), dtype=bool)
+        for r, c in tiles:
+            if not (0 <= r < height and 0 <= c < width):
+                raise ValueError(f"a note's tile ({r}, {c}) is outside the {width}x{height} map")
+            mask[r, c] = True
+    shown = TileSet(np.packbits(mask).tobytes(), candidates)
+    if last is not None and last[0] == shown:
+        return AgentNoted(turn, text)
+    # zlib as the log writes them, tried only when the raw bits would not fit already
+    if len(shown.bits) * 4 // 3 > NOTE_TILE_CHARS and len(zlib.compress(shown.bits, 1)) * 4 // 3 > NOTE_TILE_CHARS:
+        return AgentNoted(turn, (text + " [tiles not kept: too many to write]").strip())
+    if last is not None:
+        last[0] = shown
+    return AgentNoted(turn, text, shown)
 
 
 def _crash(game: Game, exc: Exception) -> AgentCrashError:

@@ -39,6 +39,7 @@ class RunOptions:
     game_timeout: float | None = None    # seconds; a game past it fails
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
+    notes: bool = False                  # the agent's notes (its explain()) go into the logs
 
 
 NAMINGS = ("id", "stem")
@@ -94,7 +95,8 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
     seed = game_seed(island, options)
     record, events = play_game(island, options.agent, seed, map_name=label, truth_rate=options.truth_rate,
                                max_turns=options.max_turns, game_timeout=options.game_timeout,
-                               isolation=options.isolation, limits=options.limits, warnings=tuple(warnings))
+                               isolation=options.isolation, limits=options.limits, notes=options.notes,
+                               warnings=tuple(warnings))
     return record, (format_log(events) if events is not None else None)
 
 

@@ -11,6 +11,8 @@ import dataclasses
 import enum
 from typing import Union
 
+import numpy as np
+
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.quick_init import quick_init
@@ -156,10 +158,43 @@ class GameEnded:
     reason: EndReason
 
 
+@quick_init
+@dataclasses.dataclass(frozen=True)
+class TileSet:
+    """Tiles an agent showed with a note: one bit a tile, row by row (`numpy.packbits` of the
+    flat mask). `candidates`: they are where it believes the treasure can be (the replay then
+    checks them against the treasure), not just tiles it wants shown."""
+
+    bits: bytes
+    candidates: bool = True
+
+    @classmethod
+    def of(cls, mask: np.ndarray, candidates: bool = True) -> TileSet:
+        return cls(np.packbits(np.asarray(mask, dtype=bool).ravel()).tobytes(), candidates)
+
+    def mask(self, width: int, height: int) -> np.ndarray:
+        """The tiles as a (height, width) bool mask; ValueError if the bits are not that many."""
+        flat = np.unpackbits(np.frombuffer(self.bits, dtype=np.uint8), count=width * height)
+        if len(self.bits) != (width * height + 7) // 8:
+            raise ValueError(f"the tiles are not those of a {width}x{height} map")
+        return flat.reshape(height, width).astype(bool)
+
+
+@quick_init
+@dataclasses.dataclass(frozen=True)
+class AgentNoted:
+    """What the agent said of the action that follows (its `explain()`), written only when
+    notes are recorded (`run --notes`). Never from the referee, never shown to an agent."""
+
+    turn: int
+    text: str
+    tiles: TileSet | None = None
+
+
 Event = Union[
     GameStarted, TreasureHidden, AgentPlaced, ScheduleAnnounced, TurnStarted,
     PrisonRevealed, PirateFreed, HintGiven, HintAdded, PirateMoved, HintVerified,
-    AgentMoved, AreaScanned, Teleported, GameEnded,
+    AgentMoved, AreaScanned, Teleported, GameEnded, AgentNoted,
 ]
 
 
@@ -171,7 +206,7 @@ def public_view(event: Event, hint_truths: bool = False) -> Event | None:
     """
     if type(event) in _SHOWN_AS_IS:  # most events: one set lookup instead of the isinstance tests
         return event
-    if isinstance(event, (TreasureHidden, GameStarted)):
+    if isinstance(event, (TreasureHidden, GameStarted, AgentNoted)):
         return None
     if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
         return HintGiven(event.turn, event.number, event.hint, None)

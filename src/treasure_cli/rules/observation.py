@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
@@ -69,9 +69,28 @@ class Agent(Protocol):
     An agent may also define `reset(seed: int)`: it is called once before
     the game with a seed derived from the game's seed, so an agent that
     draws random numbers is reproducible (same seed, same game).
+
+    And `explain() -> Note | None`: called right after each `act` when the
+    game's notes are recorded (`treasure run --notes`), never otherwise, so
+    an agent can keep what it decided and word it only when asked.
     """
 
     def act(self, obs: Observation) -> Action: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Note:
+    """An agent's word on the action it just chose, for the log and the replay.
+
+    `text`: one short line (`verify 7: splits 212 candidates 104/108`). `tiles`: a
+    (height, width) bool mask or an iterable of (row, col) tiles, shown over the map;
+    with `candidates` True (the default) they are where the agent believes the
+    treasure can be, and the replay marks the step if the treasure is not among them.
+    """
+
+    text: str = ""
+    tiles: np.ndarray | Iterable[Pos] | None = None
+    candidates: bool = True
 
 
 class Observer:

@@ -109,7 +109,7 @@ def page_data(replay: Replay) -> dict:
     terrain[island.mountain] = TERRAIN_MOUNTAIN
     terrain[island.prison] = TERRAIN_PRISON
     cols: dict[str, list] = {k: [] for k in ("turn", "agent", "pirate", "scan", "hint", "mask",
-                                              "out", "back", "lines", "info", "hintText")}
+                                              "out", "back", "lines", "info", "hintText", "belief", "miss")}
     masks: list[list[int]] = []
     mask_index: dict[bytes, int] = {}
     sentences: dict[int, str] = {}
@@ -145,15 +145,16 @@ def page_data(replay: Replay) -> dict:
             cols["scan"].append([rows.start, cs.start, min(rows.stop, island.height), min(cs.stop, w)])
         else:
             cols["scan"].append(0)
-        if st.hint_mask is not None:
-            mask = st.hint_mask & island.land
+        def mask_number(mask: np.ndarray) -> int:
             key = np.packbits(mask).tobytes()
             if key not in mask_index:
                 mask_index[key] = len(masks)
                 masks.append(runs(mask))
-            cols["mask"].append(mask_index[key])
-        else:
-            cols["mask"].append(-1)
+            return mask_index[key]
+
+        cols["mask"].append(mask_number(st.hint_mask & island.land) if st.hint_mask is not None else -1)
+        cols["belief"].append(mask_number(st.belief) if st.belief is not None else -1)
+        cols["miss"].append(int(st.miss))
         cols["hint"].append(st.hint or 0)
         cols["lines"].append(list(st.lines))
         cols["info"].append([line for line in renderer.text(st) if not line.startswith("> ")])

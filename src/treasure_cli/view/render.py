@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 # Tile kinds, in the order later ones are drawn over earlier ones.
 OUT, LAND, SEA, MOUNTAIN, PRISON, TREASURE, PIRATE, AGENT = range(8)
 _SYMBOLS = {OUT: ".", SEA: "~", MOUNTAIN: "^", PRISON: "P", TREASURE: "$", PIRATE: "X", AGENT: "A"}
-NO_MARK, HINT_MARK, SCAN_MARK = 0, 1, 2
-_MARKS = (" ", "+", "#")
+NO_MARK, HINT_MARK, SCAN_MARK, BELIEF_MARK = 0, 1, 2, 3
+_MARKS = (" ", "+", "#", "*")
 # Region backgrounds; blue, red, magenta and grey stay free for sea, agent, prison/pirate and mountains.
 HUES = ("green", "yellow", "cyan", "light_green", "light_yellow", "light_cyan")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -77,6 +77,8 @@ def style_of(kind: int, hue: int, mark: int) -> Style:
         return ("black", "on_light_grey", ())
     if mark == HINT_MARK and "bold" not in attrs:
         attrs = attrs + ("bold",)
+    if mark == BELIEF_MARK:
+        attrs = attrs + ("underline",)
     return fg, bg, attrs
 
 
@@ -187,6 +189,7 @@ class Renderer:
         self.gutter = len(str(island.height - 1))
         self.plain = int((island.walkable & ~island.prison).sum())  # the tiles that could hold a treasure
         self.view: Viewport | None = None
+        self.beliefs = True  # mark the tiles of the agent's notes, when the game has any (`n` toggles)
 
     def reset(self) -> None:
         """Forget the window: the next frame is centred on the agent (after a jump)."""
@@ -199,7 +202,7 @@ class Renderer:
         focus = state.agent if state.agent is not None else (self.island.height // 2, self.island.width // 2)
         self.view = follow(self.view, focus, self.island.shape, rows, cols)
         lines = self.heading(state, self.view) + self.ruler(self.view) + self.tiles(state, self.view)
-        return "\n".join(lines + text + self.legend())
+        return "\n".join(lines + text + self.legend(state))
 
     def _window_size(self, text_lines: int) -> tuple[int, int]:
         if self.window is not None:
@@ -253,6 +256,8 @@ class Renderer:
         mark = np.zeros(kind.shape, dtype=np.int8)
         if state.hint_mask is not None:
             mark[state.hint_mask[win] & isl.land[win]] = HINT_MARK
+        if self.beliefs and state.belief is not None:
+            mark[(mark == NO_MARK) & state.belief[win]] = BELIEF_MARK
         if state.scan is not None:
             rows, cols = scan_square(*state.scan)  # map coordinates: shift them into the window
             mark[max(rows.start - view.top, 0):max(rows.stop - view.top, 0),
@@ -300,6 +305,14 @@ class Renderer:
                       for n in range(1, state.hint_count + 1) if n not in state.verified]
         lines.append(f"hints: {state.hint_count} given; verified: {_few(verified)}; unverified: {_few(unverified)}")
         lines.append("pirate: " + self._pirate(state))
+        if state.note is not None:
+            lines.append(f"agent's note: {state.note}")
+        if state.belief is not None:
+            told = "where it believes the treasure can be" if state.belief_candidates else "tiles it showed"
+            lines.append(f"agent's tiles: {int(state.belief.sum())}, {told}"
+                         + ("" if self.beliefs else " (hidden: n shows them)"))
+        if state.miss:
+            lines.append(f"!! turn {state.turn}: your agent ruled out the treasure's tile")
         if self.screen is not None:  # a terminal wraps long lines itself; count the rows they take
             width = max(20, self.screen[0])
             lines = [chunk for line in lines for chunk in _wrap(line, width)]
@@ -318,14 +331,17 @@ class Renderer:
         away = f", {steps} steps from the treasure" if steps >= 0 else ""
         return f"free, at {_pos(state.pirate)}{away}"
 
-    def legend(self) -> list[str]:
+    def legend(self, state: FrameState | None = None) -> list[str]:
         def entry(key: tuple[int, int, int], what: str) -> str:
             kind, hue, mark = key
             symbol = LETTERS[hue] if kind == LAND else _SYMBOLS[kind]
             gap = "" if mark == NO_MARK else " "  # the empty marker already is the gap
             return paint(symbol + _MARKS[mark], style_of(kind, hue, mark), self.color) + gap + what
-        return ["legend: " + "  ".join(entry(k, w) for k, w in _LEGEND),
-                "        " + "  ".join(entry(k, w) for k, w in _LEGEND2)]
+        lines = ["legend: " + "  ".join(entry(k, w) for k, w in _LEGEND),
+                 "        " + "  ".join(entry(k, w) for k, w in _LEGEND2)]
+        if state is not None and state.belief is not None and self.beliefs:
+            lines.append("        " + entry((LAND, 3, BELIEF_MARK), "in the agent's note (n hides)"))
+        return lines
 
 
 def _pos(p: tuple[int, int] | None) -> str:
@@ -342,7 +358,7 @@ def _few(items: list[str], limit: int = 6) -> str:
         return "none"
     if len(items) <= limit:
         return ", ".join(items)
-    return f"{len(items)}, the latest " + ", ".join(items[-limit:])
+    return f"{len(items)} hints, the latest " + ", ".join(items[-limit:])
 
 
 def _wrap(line: str, width: int) -> list[str]:

@@ -43,6 +43,8 @@ def starts_step(prev: ev.Event | None, event: ev.Event) -> bool:
     """Whether `event` begins a new step (see the module docstring)."""
     if prev is None:
         return True
+    if isinstance(prev, ev.AgentNoted):  # a note and the action it explains are one step
+        return False
     if isinstance(event, _SETUP) and isinstance(prev, _SETUP):
         return False
     if isinstance(event, _TURN_OPENING) and isinstance(prev, (ev.TurnStarted, *_TURN_OPENING)):
@@ -78,6 +80,10 @@ class FrameState:
     hint_mask: np.ndarray | None
     hint_sentence: str | None        # set for a verification, whose log line does not quote the hint
     outcome: ev.GameEnded | None
+    note: str | None = None            # the agent's note on this step's action (`run --notes`)
+    belief: np.ndarray | None = None   # the tiles of its latest note that had tiles
+    belief_candidates: bool = True     # ... where it said the treasure can be (else tiles it showed)
+    miss: bool = False                 # this step's note rules out the treasure's tile
 
     @property
     def pirate_known(self) -> bool:
@@ -98,9 +104,12 @@ class _Truth:
     revealed: bool = False
     truths: tuple[bool | None, ...] = ()
     outcome: ev.GameEnded | None = None
+    belief: ev.TileSet | None = None  # the agent's latest note with tiles (the agent's side, as it told it)
 
     def update(self, e: ev.Event) -> _Truth:
         r = dataclasses.replace
+        if isinstance(e, ev.AgentNoted):
+            return self if e.tiles is None else r(self, belief=e.tiles)
         if isinstance(e, ev.GameStarted):
             return r(self, game=e)
         if isinstance(e, ev.TreasureHidden):
@@ -277,6 +286,12 @@ class Replay:
         events = self.step_events(index)
         scan = next(((e.centre, e.size) for e in events if isinstance(e, ev.AreaScanned)), None)
         hint, sentence = None, None
+        note = next((e for e in events if isinstance(e, ev.AgentNoted)), None)
+        belief = None
+        if truth.belief is not None:
+            belief = truth.belief.mask(self.island.width, self.island.height)
+        miss = bool(note is not None and note.tiles is not None and note.tiles.candidates
+                    and truth.treasure is not None and belief is not None and not belief[truth.treasure])
         for e in events:
             if isinstance(e, ev.HintGiven):
                 hint = e.number
@@ -292,4 +307,6 @@ class Replay:
             truths=truth.truths, verified=dict(know.verified), teleport_used=know.teleport_used,
             scan=scan, hint=hint, hint_mask=know.hint_mask(hint) if hint is not None else None,
             hint_sentence=sentence, outcome=truth.outcome,
+            note=note.text if note is not None else None, belief=belief,
+            belief_candidates=truth.belief.candidates if truth.belief is not None else True, miss=miss,
         )

@@ -53,6 +53,9 @@ def watch(replay: Replay, renderer: Renderer, *, echo: Callable[..., None], read
             if index == 0:
                 message = "this is the first step"
             index = max(0, index - 1)
+        elif key == "n":
+            renderer.beliefs = not renderer.beliefs
+            message = "the agent's tiles are " + ("shown" if renderer.beliefs else "hidden")
         elif key.isascii() and key.isdigit():  # ASCII: "²".isdigit() is true too
             target = replay.step_of_turn(int(key)) if len(key) <= 9 else None
             if target is None:
@@ -61,4 +64,4 @@ def watch(replay: Replay, renderer: Renderer, *, echo: Callable[..., None], read
                 index = target
                 renderer.reset()
         else:
-            message = f"unknown key {line.strip()!r}: press Enter, b, a turn number or q"
+            message = f"unknown key {line.strip()!r}: press Enter, b, n, a turn number or q"
