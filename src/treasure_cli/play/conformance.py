@@ -23,6 +23,7 @@ from treasure_cli.play.loop import play_agent
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.rules import seeds
 from treasure_cli.rules.game import Game
+from treasure_cli.rules.hint_draw import HintSet
 
 SIZES = (10, 16, 24)
 
@@ -51,12 +52,12 @@ class Timed:
 
 
 def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
-          limits: AgentLimits):
+          limits: AgentLimits, hints: HintSet | None = None):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     seat = Seat(spec, level, limits, None, game_timeout)
     try:
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
-            game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths)
+            game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths, hints=hints)
             events = list(play_agent(game, Timed(seat.agent, times)))
         seat.finish(game)
     except BaseException:
@@ -66,8 +67,9 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
 
 
 def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float = 30.0,
-                isolation: str = "auto", limits: AgentLimits | None = None) -> list[Check]:
-    """Run the checks; each Check says whether it passed and what was seen."""
+                isolation: str = "auto", limits: AgentLimits | None = None,
+                hints: HintSet | None = None) -> list[Check]:
+    """Run the checks (the pirate giving `hints`' kinds); each Check says whether it passed and what was seen."""
     limits = limits or AgentLimits()
     try:
         spec = check_spec(agent)
@@ -92,8 +94,8 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         game_seed = seeds.derive("check-agent-game", seed, i)
         where = f"game {i + 1} ({size}x{size}, seed {game_seed})"
         try:
-            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits)
-            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits)
+            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits, hints)
+            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits, hints)
         except AgentError as exc:
             problems.append(f"{where}: {exc}")
             continue

@@ -28,6 +28,7 @@ from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.hint_draw import HintSet
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +40,7 @@ class RunOptions:
     game_timeout: float | None = None    # seconds; a game past it fails
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
+    hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
 
 
 NAMINGS = ("id", "stem")
@@ -94,7 +96,8 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
     seed = game_seed(island, options)
     record, events = play_game(island, options.agent, seed, map_name=label, truth_rate=options.truth_rate,
                                max_turns=options.max_turns, game_timeout=options.game_timeout,
-                               isolation=options.isolation, limits=options.limits, warnings=tuple(warnings))
+                               isolation=options.isolation, limits=options.limits, warnings=tuple(warnings),
+                               hints=options.hints)
     return record, (format_log(events) if events is not None else None)
 
 
