@@ -44,8 +44,8 @@ class NearMountain(PluginHint):
         return cls(1 + rng.below(5), rng.random() < 0.5)  # k uniform in 1..6
 
     def tile_set(self, island: Island) -> np.ndarray:
-        near = island.land & _near(island.mountain, self.k)
-        return near if self.near else island.land & ~near
+        grown = _near(island.mountain, self.k)  # (a mountain never holds the treasure: not in either set)
+        return island.walkable & grown if self.near else island.walkable & ~grown
 
     def statement(self) -> str:
         steps = f"{self.k} step{'s' if self.k > 1 else ''}"

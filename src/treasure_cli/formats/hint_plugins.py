@@ -169,7 +169,7 @@ def hint_set(files: Iterable[str] = (), weights: str | None = None, check: bool 
     """The kinds a game's pirate chooses from: the built-ins, plus the kinds of `files` and of the
     entry points that `weights` names, at the weights it gives (`builtin=0` leaves the built-ins
     out). None when that is the built-ins at their own weights (the games of the golden logs)."""
-    files = tuple(os.path.abspath(f) for f in files)
+    files = tuple(files)
     given = parse_weights(weights)
     plugins: dict[str, type[PluginHint]] = {}
     for path in files:
@@ -196,7 +196,7 @@ def hint_set(files: Iterable[str] = (), weights: str | None = None, check: bool 
             ws.append(w)
     if not kinds:
         raise HintKindError("--hint-weights leaves no hint kind with a weight above 0")
-    out = HintSet(kinds, ws, recipe=(_rebuild, (files, weights)))
+    out = HintSet(kinds, ws, recipe=(_rebuild, (tuple(os.path.abspath(f) for f in files), weights)))
     return None if out == BUILTIN_HINTS else out
 
 
