@@ -191,3 +191,21 @@ def test_a_hint_set_crosses_to_another_process_by_its_recipe():
     kinds = hint_set([KINDS], "builtin=0.5,region-number=3")
     back = pickle.loads(pickle.dumps(kinds))
     assert back == kinds and isinstance(back, HintSet)
+
+
+def test_an_entry_point_kind_is_found_by_its_name(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    from treasure_cli.formats import hint_plugins
+
+    (tmp_path / "my_edge_kinds.py").write_text((ROOT / "examples" / "hints" / "kinds.py").read_text())
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = importlib.metadata.EntryPoint("region-number", "my_edge_kinds:RegionNumber", hint_plugins.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(hint_plugins.importlib.metadata, "entry_points",
+                        lambda group: [ep] if group == hint_plugins.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(hints_mod, "_INSTALLED", {})
+    # a log naming it reads without any option
+    hint = parse_hint("kind region-number [2,1]: the treasure is in a region with an odd number")
+    assert type(hint).__module__ == "my_edge_kinds" and hint.rest == 1
+    # and --hint-weights names it
+    assert hint_set([], "builtin=0,region-number=1").names == ("region-number",)
