@@ -9,6 +9,7 @@ load neither numpy nor the engine.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -247,6 +248,39 @@ def _isolation_options(command):
              "code only); auto = sandbox where bubblewrap runs, else process. See docs/security.md.")(command)
 
 
+def hint_options(command):
+    """--hints FILE.py (repeatable) and --hint-weights SPEC, handed to the command as one
+    `hints` argument: the pirate's kinds (a HintSet, loaded and checked; None for the 15
+    built-in kinds at their own weights). Any command that plays games takes it this way."""
+
+    @functools.wraps(command)
+    def with_hints(*args, hint_files: tuple[str, ...] = (), hint_weights: str | None = None, **kwargs):
+        hints = None
+        if hint_files or hint_weights:
+            from treasure_cli.formats.hint_plugins import hint_set
+
+            hints = hint_set(hint_files, hint_weights)
+        return command(*args, hints=hints, **kwargs)
+
+    with_hints = click.option(
+        "--hint-weights", metavar="NAME=W,...",
+        help="Weights of the hint kinds: a kind's name (built-in, from --hints, or an installed "
+             "treasure_cli.hints entry point), or `builtin` for the 15 built-in kinds together; "
+             "0 leaves a kind out. E.g. builtin=0 (plugin kinds only), near-mountain=2.")(with_hints)
+    return click.option(
+        "--hints", "hint_files", multiple=True, type=click.Path(exists=True, dir_okay=False), metavar="FILE.py",
+        help="Add the hint kinds this Python file defines (trusted code: see docs/hints.md).")(with_hints)
+
+
+def _load_hint_files(files: tuple[str, ...]) -> None:
+    """`replay --hints`: make a log's plugin kinds known to the log reader."""
+    if files:
+        from treasure_cli.formats.hint_plugins import load_file
+
+        for path in files:
+            load_file(path)
+
+
 def _isolation(asked: str, memory: int, action_timeout: float | None, specs) -> tuple[str, object]:
     """The isolation level to use and the limits, said on stderr when an agent is not built in."""
     from treasure_cli.agents.registry import is_builtin
@@ -299,11 +333,12 @@ _GAME_TIMEOUT = click.option(
 @click.option("--notes", is_flag=True,
               help="Ask the agent to explain each action (its explain()) and write its notes into the logs.")
 @_isolation_options
+@hint_options
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
         max_turns: int | None, game_timeout: float | None, jobs: int, naming: str, no_clobber: bool,
         as_json: bool, step: bool, no_pause: bool, turn: int | None, window: tuple[int, int] | None,
         color: bool | None, html_pages: bool = False, notes: bool = False, agent_isolation: str = "auto",
-        agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
+        agent_memory: int = 1 << 30, action_timeout: float | None = None, hints=None) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
     INPUT is a folder (every *.txt map, in name order) or one map file. A map
@@ -324,13 +359,14 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/MAP_01.txt --step
       treasure run input/ output/ --html
       treasure run input/ output/ --notes --html
+      treasure run input/ output/ --hints examples/hints/kinds.py --hint-weights builtin=0
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
     from treasure_cli.play.tables import as_dict, run_table
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
-                         game_timeout=game_timeout, isolation=level, limits=limits, notes=notes)
+                         game_timeout=game_timeout, isolation=level, limits=limits, notes=notes, hints=hints)
     if step:
         if as_json:
             raise click.UsageError("--json does not go with --step")
@@ -514,12 +550,13 @@ def _csv(value: str, param: str, convert=str) -> tuple:
               help="Play the games on this Dask cluster (tcp://host:8786) instead of local processes "
                    "(with --db; needs: pip install 'treasure-cli[dask]').")
 @_isolation_options
+@hint_options
 def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int | None, truth_rate: float,
           reveal_turn: int | None, free_turn: int | None, max_turns: int | None, game_timeout: float | None,
           jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
           from_json: str | None = None, db_path: str | None = None, report: bool = False,
           all_versions: bool = False, scheduler: str | None = None, agent_isolation: str = "auto",
-          agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
+          agent_memory: int = 1 << 30, action_timeout: float | None = None, hints=None) -> None:
     """Compare agents over many seeded games; print win rate, turns and time.
 
     Every agent plays exactly the same islands with the same game seeds, so
@@ -538,6 +575,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
       treasure bench --maps hidden/ --games 5 --db results.sqlite --scheduler tcp://10.0.0.5:8786
       treasure bench --db results.sqlite --report
       treasure bench --db results.sqlite --report --all-versions --html leaderboard.html
+      treasure bench --agents logic --sizes 32,64 --hints examples/hints/kinds.py --hint-weights builtin=0
     """
     if from_json is not None:
         _bench_report_from(from_json, html_path)
@@ -565,8 +603,11 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, names)
     options = BenchOptions(agents=names, sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
-                           max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits)
+                           max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
+                           hints=hints)
     if db_path is not None or scheduler is not None:
+        if hints is not None:  # the store's settings do not name hint kinds yet: its rows would mix
+            raise click.UsageError("--hints and --hint-weights do not go with --db or --scheduler yet")
         if seed is not None:
             click.echo(f"warning: --seed {seed} is known: a submitted agent that knows it can recompute each "
                        "game's hidden draws; leave it out to grade with the store's secret seed", err=True)
@@ -711,9 +752,10 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
               help="Ask for the agent's notes (its explain()) and fail a game at the first turn its "
                    "declared candidates leave out the treasure's tile.")
 @_isolation_options
+@hint_options
 def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, beliefs: bool = False,
                         agent_isolation: str = "auto", agent_memory: int = 1 << 30,
-                        action_timeout: float | None = None) -> None:
+                        action_timeout: float | None = None, hints=None) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
     SPEC is what --agent takes: a built-in name, package.module:Class,
@@ -731,12 +773,13 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, b
       treasure check-agent mypackage.agents:Clever --games 20
       treasure check-agent 'exec:examples/cpp/build/treasure-agent'
       treasure check-agent my_agent.py:MyAgent --beliefs
+      treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
     """
     from treasure_cli.play.conformance import check_agent
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [spec.strip()])
     checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
-                         limits=limits, beliefs=beliefs)
+                         limits=limits, beliefs=beliefs, hints=hints)
     for check in checks:
         click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
     if not all(check.ok for check in checks):
@@ -754,9 +797,11 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, b
               help="Write the game as one self-contained web page instead of showing it.")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False), metavar="FILE.svg",
               help="Write one frame (--turn N's first step; default the last step) as an SVG picture.")
+@click.option("--hints", "hint_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              metavar="FILE.py", help="The file of hint kinds the game was played with (for a log naming them).")
 def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: int | None,
                    window: tuple[int, int] | None, color: bool | None, html_path: str | None = None,
-                   svg_path: str | None = None) -> None:
+                   svg_path: str | None = None, hint_files: tuple[str, ...] = ()) -> None:
     """Step through a game log on the map, one step per Enter.
 
     Keys (each followed by Enter): nothing = next step, b = back one step,
@@ -774,9 +819,11 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay output/LOG_02.txt --turn 2
       treasure replay output/LOG_01.txt --html game.html
       treasure replay output/LOG_02.txt --turn 2 --svg turn2.svg
+      treasure replay output/LOG_01.txt --hints examples/hints/kinds.py
     """
     from treasure_cli.view.sources import open_log
 
+    _load_hint_files(hint_files)
     if html_path is not None or svg_path is not None:
         _export(open_log(log_path, map_path), html_path, svg_path, turn)
         return

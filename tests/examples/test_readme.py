@@ -21,6 +21,7 @@ LINES = [re.split(r"\s+#\s|\s>\s", line)[0].strip()
 
 def shipped(folder):
     shutil.copytree(ROOT / "input", folder / "input")
+    shutil.copytree(ROOT / "examples" / "hints", folder / "examples" / "hints")  # for the --hints lines
     return folder
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 from treasure_cli.rules import events as ev
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules.grid import Direction, format_pos
-from treasure_cli.rules.hints import parse_hint
+from treasure_cli.rules.hints import hint_text, parse_hint
+from treasure_cli.formats import hint_plugins  # noqa: F401  (a log may name a kind from an entry point)
 
 # One template per event type. `{name:type}` is a field; the rest is literal.
 TEMPLATES: dict[type, str] = {
@@ -137,7 +138,7 @@ _TYPES: dict[str, _Type] = {
     "outcome": _Type(r"WIN|LOSE", lambda o: o.value, ev.Outcome),
     "reason": _Type("|".join(map(re.escape, _REASONS.values())), _REASONS.__getitem__,
                     {v: k for k, v in _REASONS.items()}.__getitem__),
-    "hint": _Type(r".+", lambda h: h.sentence(), parse_hint),
+    "hint": _Type(r".+", hint_text, parse_hint),
     "note": _Type(_QUOTED, json.dumps, json.loads),
     "tiles": _Type(r"(?:, (?:candidates|tiles) [A-Za-z0-9+/]*={0,2})?", _write_tiles, _read_tiles),
 }

@@ -21,7 +21,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Direction
-from treasure_cli.rules.hints import Hint, HintKind, parse_hint
+from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, HintKind, TileSetHint, parse_hint
 from treasure_cli.rules.island import Island
 
 PROTOCOL = 1
@@ -115,16 +115,20 @@ def runs_mask(runs: list[int], shape: tuple[int, int]) -> np.ndarray:
 
 def encode_hint(hint: Hint, island: Island, tiles: bool = True) -> dict[str, Any]:
     """A hint as the protocol sends it; `tiles=False` for an agent that reads the sentence itself
-    (the Python host): the tile set is most of a hint's cost, on both sides of the pipe."""
-    out = {"kind": hint.kind.name.lower(), "text": hint.sentence()}
-    if tiles:
+    (the Python host): the tile set is most of a hint's cost, on both sides of the pipe. A kind
+    that is not built in always comes with its tiles: they are all an agent can know of it."""
+    name = hint.name
+    out = {"kind": name, "text": hint.sentence()}
+    if tiles or name not in BUILTIN_NAMES:
         out["tiles"] = tile_runs(hint.mask(island))
     return out
 
 
 def _hint_back(data: dict[str, Any]) -> Hint:
-    kind = HintKind.__members__.get(str(data.get("kind", "")).upper())
-    return parse_hint(data["text"], kind)  # the kind picks the one form to try
+    name = str(data.get("kind", ""))
+    if name not in BUILTIN_NAMES:  # a plugin kind: its statement and tiles, whether installed here or not
+        return TileSetHint(name, str(data["text"]), tuple(data["tiles"]))
+    return parse_hint(data["text"], HintKind[name.upper()])  # the kind picks the one form to try
 
 
 # How each field type crosses the wire, out and back (an event's fields are annotated by name).

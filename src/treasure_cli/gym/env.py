@@ -9,6 +9,7 @@ teleport while it is unused).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from treasure_cli.errors import IllegalActionError
 from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.generator import generate_island
+from treasure_cli.formats.hint_plugins import hint_set
 from treasure_cli.formats.map_file import format_map, read_map
 from treasure_cli.gym.encoding import (
     DEFAULT_MAX_HINTS, DEFAULT_TELEPORT_GRID, HINT_FALSE, ActionCodec, Encoder, HintSets,
@@ -27,6 +29,7 @@ from treasure_cli.gym.encoding import (
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import EndReason, Event, Outcome, public_view
 from treasure_cli.rules.game import Game, check_truth_rate, default_turn_limit
+from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation
 
@@ -47,6 +50,9 @@ class TreasureIslandEnv(gymnasium.Env):
     ends the episode instead, reward -1, `info["illegal_action"]` set.
     `raw_observation`: put the engine's `Observation` in `info["observation"]`
     (slower; for driving the env with an agent of this project).
+    `hints`: the pirate's hint kinds: a HintSet, or a `--hints` file (or a list
+    of them), with `hint_weights` as `--hint-weights` (docs/hints.md); their
+    tile sets reach the observation's hint masks like the built-ins'.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -56,12 +62,17 @@ class TreasureIslandEnv(gymnasium.Env):
                  render_mode: str | None = None, max_hints: int = DEFAULT_MAX_HINTS,
                  teleport_grid: int = DEFAULT_TELEPORT_GRID, shaping: float = 0.0,
                  illegal_action: str = "raise", raw_observation: bool = False,
-                 agent_name: str = "gym", map_name: str | None = None):
+                 agent_name: str = "gym", map_name: str | None = None,
+                 hints: HintSet | str | Sequence[str] | None = None, hint_weights: str | None = None):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         check_truth_rate(truth_rate)
+        if not isinstance(hints, HintSet) and (hints is not None or hint_weights is not None):
+            files = [hints] if isinstance(hints, str) else list(hints or ())
+            hints = hint_set(files, hint_weights)  # loaded and checked (docs/hints.md)
+        self.hint_kinds: HintSet | None = hints
         self.render_mode = render_mode
         self.truth_rate = truth_rate
         self.free_turn = free_turn
@@ -140,7 +151,8 @@ class TreasureIslandEnv(gymnasium.Env):
             self._renderer = None
         # The news feed only `observe`, read for raw observations; the env makes its own public views.
         game = Game(island, game_seed, agent_name=self.agent_name, map_name=map_name,
-                    truth_rate=self.truth_rate, max_turns=self.max_turns, keep_news=self.raw_observation)
+                    truth_rate=self.truth_rate, max_turns=self.max_turns, keep_news=self.raw_observation,
+                    hints=self.hint_kinds)
         self.game = game
         self.game_seed = game_seed
         self.events = []

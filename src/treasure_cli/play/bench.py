@@ -34,6 +34,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.rules import seeds
 from treasure_cli.rules.game import unplayable
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.hint_draw import HintSet
 
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
 
@@ -52,6 +53,7 @@ class BenchOptions:
     game_timeout: float | None = None
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
+    hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -311,7 +313,7 @@ def play_task(task: Task, options: BenchOptions) -> list[GameRecord]:
     label = name or f"bench-{island.width}x{island.height}-{task.index}"
     return [play_game(island, agent, task.game_seed, map_name=label, truth_rate=options.truth_rate,
                       max_turns=options.max_turns, game_timeout=options.game_timeout, keep_events=False,
-                      isolation=options.isolation, limits=options.limits,
+                      isolation=options.isolation, limits=options.limits, hints=options.hints,
                       index=task.index, island_seed=task.island_seed)[0]
             for agent in options.agents]
 

@@ -26,6 +26,7 @@ from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import AgentNoted
 from treasure_cli.rules.game import Game
+from treasure_cli.rules.hint_draw import HintSet
 
 SIZES = (10, 16, 24)
 
@@ -57,14 +58,14 @@ class Timed:
 
 
 def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
-          limits: AgentLimits, notes: bool = False):
+          limits: AgentLimits, notes: bool = False, hints: HintSet | None = None):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     seat = Seat(spec, level, limits, None, game_timeout)
     if notes and isinstance(seat.agent, ProcessAgent):
         seat.agent.notes = True
     try:
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
-            game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths)
+            game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths, hints=hints)
             events = list(play_agent(game, Timed(seat.agent, times), notes=notes))
         seat.finish(game)
     except BaseException:
@@ -74,10 +75,12 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
 
 
 def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float = 30.0,
-                isolation: str = "auto", limits: AgentLimits | None = None, beliefs: bool = False) -> list[Check]:
-    """Run the checks; each Check says whether it passed and what was seen. With `beliefs`,
-    the agent's notes are asked for (`Agent.explain`), and a game whose declared candidates
-    leave out the treasure's tile fails the "beliefs" check at the first turn they do."""
+                isolation: str = "auto", limits: AgentLimits | None = None, beliefs: bool = False,
+                hints: HintSet | None = None) -> list[Check]:
+    """Run the checks (the pirate giving `hints`' kinds); each Check says whether it passed and
+    what was seen. With `beliefs`, the agent's notes are asked for (`Agent.explain`), and a game
+    whose declared candidates leave out the treasure's tile fails the "beliefs" check at the
+    first turn they do."""
     limits = limits or AgentLimits()
     try:
         spec = check_spec(agent)
@@ -104,8 +107,8 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         game_seed = seeds.derive("check-agent-game", seed, i)
         where = f"game {i + 1} ({size}x{size}, seed {game_seed})"
         try:
-            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits, beliefs)
-            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits, beliefs)
+            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits, beliefs, hints)
+            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits, beliefs, hints)
         except AgentError as exc:
             problems.append(f"{where}: {exc}")
             continue

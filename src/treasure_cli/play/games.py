@@ -33,20 +33,22 @@ from treasure_cli.play.sandbox import AgentLimits, effective_level
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.observation import Agent
 
 IN_PROCESS = "in-process"
 
 
 def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str = "map",
-               truth_rate: float = 0.5, max_turns: int | None = None) -> tuple[Game, Agent]:
+               truth_rate: float = 0.5, max_turns: int | None = None,
+               hints: HintSet | None = None) -> tuple[Game, Agent]:
     """The one way a game is set up (run, bench, check-agent, live view): the game and
     the agent built to play it (`play_agent(game, agent)` plays it). `agent` is a spec string
     (or an AgentSpec already resolved, such as a file agent sent to a Dask worker)."""
     spec = agent if isinstance(agent, AgentSpec) else resolve(agent)
     player = _build(spec)
     return Game(island, seed, agent_name=spec.spec, map_name=map_name, truth_rate=truth_rate,
-                max_turns=max_turns, hint_truths_public=spec.sees_hint_truths), player
+                max_turns=max_turns, hint_truths_public=spec.sees_hint_truths, hints=hints), player
 
 
 @contextlib.contextmanager
@@ -179,14 +181,15 @@ def resolve_level(isolation: str) -> str:
 def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str, truth_rate: float = 0.5,
               max_turns: int | None = None, game_timeout: float | None = None,
               keep_events: bool = True, isolation: str = "auto", limits: AgentLimits | None = None,
-              source: bytes | None = None, notes: bool = False,
+              source: bytes | None = None, notes: bool = False, hints: HintSet | None = None,
               **record: object) -> tuple[GameRecord, list[Event] | None]:
     """Play one game; its record and (with `keep_events`) its events, None if it failed.
 
     `isolation` ("auto", "none", "process", "sandbox") says where an agent that is not built
     in plays, within `limits`; `source` is the bytes of a file agent or program that this
-    machine may not have (a Dask worker). `record` adds fields to the GameRecord (index,
-    island_seed, warnings). With `notes`, the agent's notes (`Agent.explain`) are among the events.
+    machine may not have (a Dask worker). `hints`: the pirate's kinds (default: the built-ins).
+    `record` adds fields to the GameRecord (index, island_seed, warnings). With `notes`, the
+    agent's notes (`Agent.explain`) are among the events.
     """
     size = f"{island.width}x{island.height}"
     name = agent.spec if isinstance(agent, AgentSpec) else agent
@@ -206,7 +209,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
             if isinstance(seat.agent, ProcessAgent):
                 seat.agent.began = time.perf_counter()  # the game's own work starts here
             game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
-                        max_turns=max_turns, hint_truths_public=seat.hint_truths)
+                        max_turns=max_turns, hint_truths_public=seat.hint_truths, hints=hints)
             play = play_agent(game, seat.agent, notes=notes)
             if keep_events:
                 events.extend(play)

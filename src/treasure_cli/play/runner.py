@@ -28,6 +28,7 @@ from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.hint_draw import HintSet
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +41,7 @@ class RunOptions:
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
     notes: bool = False                  # the agent's notes (its explain()) go into the logs
+    hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
 
 
 NAMINGS = ("id", "stem")
@@ -96,7 +98,7 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
     record, events = play_game(island, options.agent, seed, map_name=label, truth_rate=options.truth_rate,
                                max_turns=options.max_turns, game_timeout=options.game_timeout,
                                isolation=options.isolation, limits=options.limits, notes=options.notes,
-                               warnings=tuple(warnings))
+                               warnings=tuple(warnings), hints=options.hints)
     return record, (format_log(events) if events is not None else None)
 
 

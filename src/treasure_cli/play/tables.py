@@ -104,7 +104,13 @@ def _field_names(cls: type) -> tuple[str, ...]:
 def bench_json(result, timing: bool = True) -> dict:
     """Options, per size/agent statistics and every game."""
     # JSON's own types (lists, not tuples): the same data as a saved run read back with --from-json.
-    options = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(result.options).items()}
+    hints = result.options.hints
+    options = {k: list(v) if isinstance(v, tuple) else v
+               for k, v in dataclasses.asdict(dataclasses.replace(result.options, hints=None)).items()}
+    if hints is None:
+        del options["hints"]  # the built-in kinds: the JSON of a bench without plugins is unchanged
+    else:
+        options["hints"] = dict(zip(hints.names, hints.weights))
     if all(is_builtin(a) for a in result.options.agents):
         del options["isolation"], options["limits"]  # they apply to agents that are not built in only
     out = {"options": options,

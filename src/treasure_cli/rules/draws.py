@@ -40,6 +40,7 @@ package is imported forces `PyDraws` (see `treasure_cli.compiled`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -153,3 +154,12 @@ class PyDraws:
 _c = load("treasure_cli.rules._draws")
 Draws = _c.Draws if _c is not None else PyDraws
 COMPILED = Draws is not PyDraws
+
+
+class HintDraws(Protocol):
+    """What a hint kind's `draw` is given (docs/hints.md): a `Draws`, or the same three draws of a
+    numpy Generator. All of a hint's randomness comes from it: the game's seeded hint stream."""
+
+    def random(self) -> float: ...             # uniform in [0, 1)
+    def below(self, top: int) -> int: ...      # uniform integer in [0, top], both inclusive
+    def sample(self, n: int, size: int) -> list[int]: ...  # `size` distinct indices out of range(n)

@@ -25,7 +25,7 @@ from treasure_cli.rules.events import (
     Teleported, TreasureHidden, TurnStarted, _SHOWN_AS_IS, public_view,
 )
 from treasure_cli.rules.grid import Direction, Pos
-from treasure_cli.rules.hint_draw import HintContext, draw_hint
+from treasure_cli.rules.hint_draw import HintContext, HintSet, draw_hint
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation, make_observation
@@ -77,8 +77,10 @@ class Game:
         max_turns: int | None = None,
         hint_truths_public: bool = False,
         keep_news: bool = True,
+        hints: HintSet | None = None,
     ):
-        """`hint_truths_public` tells the agent every hint's truth (the oracle bound only)."""
+        """`hint_truths_public` tells the agent every hint's truth (the oracle bound only);
+        `hints`: the kinds the pirate chooses from (default: the 15 built-in kinds)."""
         if island.treasure is None:
             raise ValueError("the game needs an island with its treasure")
         check_truth_rate(truth_rate)
@@ -88,6 +90,7 @@ class Game:
         self.agent_name = agent_name
         self.map_name = map_name
         self.truth_rate = truth_rate
+        self.hint_kinds = hints
         self.hint_truths_public = hint_truths_public
         self.max_turns = max_turns if max_turns is not None else default_turn_limit(island.width, island.height)
         if self.max_turns < 1:
@@ -312,7 +315,7 @@ class Game:
         draw = seeds.draws(self.seed, seeds.HINTS, turn)
         truthful = turn == 1 or bool(draw.random() < self.truth_rate)
         ctx = HintContext(turn, self.prison, self.position, turn >= self.island.reveal_turn)
-        hint = draw_hint(self.island, self.treasure, ctx, truthful, draw)
+        hint = draw_hint(self.island, self.treasure, ctx, truthful, draw, self.hint_kinds)
         self.hints.append(hint)
         self.truths.append(truthful)
         self._hints_seen = None

@@ -50,7 +50,8 @@ import numpy as np
 
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import (
-    FIXED_KINDS, HINT_CLASSES, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin, PairBoundary,
+    FIXED_KINDS, HINT_CLASSES, RARE_KINDS, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin,
+    PairBoundary,
 )
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.quick_init import quick_init
@@ -62,8 +63,7 @@ ALL_KINDS: tuple[HintKind, ...] = tuple(HintKind)
 (NOT_TILES, IN_REGIONS, NOT_REGIONS, IN_RECTANGLE, NOT_RECTANGLE, NEARER_THAN_PRISON, IN_LINE, NOT_LINE,
  PAIR_BOUNDARY, ANY_BOUNDARY, NEAR_SEA, NOT_HALF, DIRECTION, BETWEEN_SQUARES, MOUNTAIN_REGIONS) = ALL_KINDS
 
-RARE_KINDS: frozenset[HintKind] = frozenset({IN_LINE, NOT_HALF, BETWEEN_SQUARES})
-KIND_WEIGHTS: dict[HintKind, float] = {k: 0.5 if k in RARE_KINDS else 1.0 for k in HintKind}
+KIND_WEIGHTS: dict[HintKind, float] = {k: HINT_CLASSES[k].weight for k in HintKind}  # rare kinds 0.5
 MAX_PARAM_DRAWS = 30
 
 
@@ -418,20 +418,30 @@ class _Drawer:
 _COMPASS = list(Compass)
 
 
+def draw_builtin(kind: HintKind, island: Island, ctx: HintContext, rng: np.random.Generator) -> Hint:
+    """One draw of a built-in kind's parameters (its `Hint.draw`): the random calls of the
+    pirate's own draw, so both give the same hints from the same stream."""
+    return _Drawer(island, ctx, rng).draw(kind)
+
+
 def draw_hint(
     island: Island,
     treasure: Pos,
     ctx: HintContext,
     truthful: bool,
     rng: np.random.Generator,
+    kinds: HintSet | None = None,
 ) -> Hint:
-    """The pirate's hint (RULES §7) whose truth about `treasure` equals `truthful`."""
+    """The pirate's hint (RULES §7) whose truth about `treasure` equals `truthful`, of one of
+    `kinds` (by default the 15 built-in kinds at their weights)."""
     t = (int(treasure[0]), int(treasure[1]))
     drawer = _Drawer(island, ctx, rng)
     if t not in drawer.facts.land_treasures:
         if not island.inside(t) or not island.land[t]:
             raise ValueError(f"the treasure {t} is not a land tile of this map")
         drawer.facts.land_treasures.add(t)
+    if kinds is not None and not kinds.builtin_only:
+        return _draw_from(kinds, drawer, t, truthful)
     kinds = available_kinds(island, ctx)
     cum: Sequence[float] | None = drawer.facts.cum_weights[kinds]  # kept: most hints take the first kind
     kinds = list(kinds)
@@ -444,4 +454,83 @@ def draw_hint(
                 return HINT_CLASSES[kind](*args)
         kinds.remove(kind)
         cum = None
+    return drawer.fallback(t, truthful)
+
+
+class GeneratorDraws:
+    """The draws a hint kind is given (`random()`, `below(top)`, `sample(n, size)`, as
+    rules/draws.py's `Draws`), made by a numpy Generator."""
+
+    def __init__(self, rng: np.random.Generator, below: Callable[[int], int], sample: Callable[[int, int], list]):
+        self.random, self.below, self.sample = rng.random, below, sample
+
+
+class HintSet:
+    """The kinds a game's pirate chooses from, each with its weight (docs/hints.md).
+
+    The default (every built-in kind at its own weight) is drawn by draw_hint's
+    own loop; any other set by `_draw_from`, which asks each kind through the
+    hint-kind API only (`available`, `draw`, `holds_for`). Both follow RULES §7
+    and make the same random calls for the same kinds and weights.
+    """
+
+    def __init__(self, kinds: Sequence[type[Hint]], weights: Sequence[float] | None = None,
+                 recipe: tuple | None = None):
+        self.kinds = tuple(kinds)
+        self.weights = tuple(float(w) for w in (weights if weights is not None else [k.weight for k in kinds]))
+        if len(self.weights) != len(self.kinds):
+            raise ValueError("one weight per hint kind")
+        if any(not w > 0 for w in self.weights):  # (also NaN) a kind of weight 0 is left out, not listed
+            raise ValueError("every hint kind of a set weighs more than 0")
+        if not self.kinds:
+            raise ValueError("a hint set needs at least one kind")
+        self.builtin_only = (self.kinds == tuple(HINT_CLASSES.values())
+                             and self.weights == tuple(k.weight for k in self.kinds))
+        self._recipe = recipe  # (function, args) that rebuild it in another process
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.kinds)
+
+    def __reduce__(self):
+        if self._recipe is not None:
+            return self._recipe
+        return (HintSet, (self.kinds, self.weights))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HintSet) and (self.kinds, self.weights) == (other.kinds, other.weights)
+
+    def __hash__(self) -> int:
+        return hash((self.kinds, self.weights))
+
+    def __repr__(self) -> str:
+        return "HintSet(" + ", ".join(f"{n}={w:g}" for n, w in zip(self.names, self.weights)) + ")"
+
+
+BUILTIN_HINTS = HintSet(tuple(HINT_CLASSES.values()))
+
+
+def _draw_from(kinds: HintSet, drawer: _Drawer, t: Pos, truthful: bool) -> Hint:
+    """draw_hint's loop over any set of kinds (RULES §7)."""
+    # A plugin kind sees the public island only (what its tile set is built from on the agent's side).
+    island, ctx, rng = drawer.island.public(), drawer.ctx, drawer.rng
+    if not hasattr(rng, "below"):  # a numpy Generator (tests, tools): the same three draws through it
+        rng = GeneratorDraws(rng, drawer._below, drawer._sample)
+    open_kinds = [(k, w) for k, w in zip(kinds.kinds, kinds.weights) if k.available(island, ctx)]
+    while open_kinds:
+        cum = tuple(itertools.accumulate(w for _, w in open_kinds))
+        i = min(bisect.bisect_right(cum, rng.random() * cum[-1]), len(open_kinds) - 1)
+        cls = open_kinds[i][0]
+        kind = getattr(cls, "kind", None)
+        builtin = isinstance(kind, HintKind) and HINT_CLASSES.get(kind) is cls
+        for _ in range(1 if cls.fixed else MAX_PARAM_DRAWS):
+            if builtin:  # the built-in's fast draw and test: the same random calls as its `draw`
+                args = drawer.drawing(kind)()
+                if drawer.tester(kind, t)(args) == truthful:
+                    return cls(*args)
+            else:
+                hint = cls.draw(island, ctx, rng)
+                if hint.holds_for(island, t) == truthful:
+                    return hint
+        del open_kinds[i]
     return drawer.fallback(t, truthful)

@@ -15,21 +15,26 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import json
 import re
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from treasure_cli.rules.grid import Pos, format_pos
 from treasure_cli.rules.island import Island
 
+if TYPE_CHECKING:
+    from treasure_cli.rules.hint_draw import HintContext
+
 __all__ = [
     "HintKind", "FIXED_KINDS", "Hint", "Geometric", "Compass", "Half", "Origin",
     "NotTiles", "InRegions", "NotRegions", "InRectangle", "NotRectangle",
     "NearerThanPrison", "InLine", "NotLine", "PairBoundary", "AnyBoundary",
     "NearSea", "NotHalf", "InDirection", "BetweenSquares", "MountainRegions",
-    "HINT_CLASSES", "parse_hint",
+    "HINT_CLASSES", "parse_hint", "PluginHint", "TileSetHint", "install_kind", "installed_kind", "hint_text",
+    "RARE_KINDS", "BUILTIN_NAMES",
 ]
 
 
@@ -141,9 +146,28 @@ class Hint:
     one definition of the set.
     """
 
-    kind: ClassVar[HintKind]
+    kind: ClassVar[HintKind | str]
+    # The hint-kind API (docs/hints.md), the same for the built-in kinds and for plugins:
+    name: ClassVar[str]             # the kind's name in the log, the protocol and --hint-weights
+    weight: ClassVar[float] = 1.0   # its default chance of being chosen, against the others'
+    fixed: ClassVar[bool] = False   # no random parameters: drawn once, a redraw cannot change its truth
     _negated: ClassVar[bool] = False
     _PATTERN: ClassVar[re.Pattern[str]]
+
+    @classmethod
+    def available(cls, island: Island, ctx: HintContext) -> bool:
+        """Whether the pirate may give this kind now (built-ins: RULES §7's conditions)."""
+        from treasure_cli.rules.hint_draw import available_kinds  # (hint_draw imports this module)
+
+        return cls.kind in available_kinds(island, ctx)
+
+    @classmethod
+    def draw(cls, island: Island, ctx: HintContext, rng: np.random.Generator) -> Hint:
+        """One draw of the kind's parameters from the hint's own stream `rng`; the pirate redraws
+        until the statement's truth is the one he chose (hint_draw.draw_hint)."""
+        from treasure_cli.rules.hint_draw import draw_builtin
+
+        return draw_builtin(cls.kind, island, ctx, rng)
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
         """S as a fresh, writable (H, W) bool array; with `window` (a row slice and
@@ -793,6 +817,148 @@ HINT_CLASSES: dict[HintKind, type[Hint]] = {
         BetweenSquares, MountainRegions,
     )
 }
+RARE_KINDS: frozenset[HintKind] = frozenset({HintKind.IN_LINE, HintKind.NOT_HALF, HintKind.BETWEEN_SQUARES})
+for _cls in HINT_CLASSES.values():  # the API's class attributes, from RULES §7's table
+    _cls.name = _cls.kind.name.lower()
+    _cls.weight = 0.5 if _cls.kind in RARE_KINDS else 1.0
+    _cls.fixed = _cls.kind in FIXED_KINDS
+BUILTIN_NAMES: frozenset[str] = frozenset(cls.name for cls in HINT_CLASSES.values())
+
+
+# ---------------------------------------------------------------------------
+# Kinds from outside the program (docs/hints.md).
+_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}\Z")
+
+
+class PluginHint(Hint):
+    """Base of a hint kind written outside this program (docs/hints.md).
+
+    A subclass is a frozen dataclass of its parameters with a `name`, a
+    `draw` classmethod, `tile_set(island)` (S as an (H, W) bool array over
+    the public island) and `statement()` (its sentence). Its parameters are
+    written in the log by `write_params` and read back by `read_params`: by
+    default a JSON list of the dataclass's fields in their order.
+    """
+
+    @classmethod
+    def available(cls, island: Island, ctx: HintContext) -> bool:
+        return True
+
+    @classmethod
+    def draw(cls, island: Island, ctx: HintContext, rng: np.random.Generator) -> Hint:
+        raise NotImplementedError(f"hint kind {cls.name!r} defines no draw")
+
+    def tile_set(self, island: Island) -> np.ndarray:
+        raise NotImplementedError
+
+    def statement(self) -> str:
+        raise NotImplementedError
+
+    def write_params(self) -> str:
+        return json.dumps([getattr(self, f) for f in _field_names(type(self))], separators=(",", ":"))
+
+    @classmethod
+    def read_params(cls, text: str) -> PluginHint:
+        values = json.loads(text)
+        if not isinstance(values, list):
+            raise ValueError(f"the parameters {text!r} are not a JSON list")
+        return cls(*values)
+
+    # -- the Hint interface, from the above ---------------------------------
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.name
+
+    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        m = np.array(self.tile_set(island), dtype=bool, copy=True)
+        if m.shape != island.shape:
+            raise ValueError(f"hint kind {self.name!r} made a tile set of shape {m.shape}, "
+                             f"not the map's {island.shape}")
+        return m if window is None else m[window].copy()
+
+    def holds_for(self, island: Island, pos: Pos) -> bool:
+        r, c = int(pos[0]), int(pos[1])
+        if not island.inside((r, c)):
+            raise ValueError(f"position {(r, c)} is outside the {island.height}x{island.width} map")
+        return bool(self.tile_set(island)[r, c])
+
+    def sentence(self) -> str:
+        return self.statement()
+
+
+@dataclasses.dataclass(frozen=True)
+class TileSetHint(Hint):
+    """A hint known only by its kind's name, its statement and its tiles: how an agent's side
+    holds a plugin kind it does not have (the protocol always sends such a hint's tiles)."""
+
+    name: str  # type: ignore[misc]
+    text: str
+    runs: tuple[int, ...]  # [start, length, ...] over the row-major tile index (formats/wire.py)
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.name
+
+    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        flat = np.zeros(island.height * island.width, dtype=bool)
+        for start, length in zip(self.runs[0::2], self.runs[1::2]):
+            flat[start:start + length] = True
+        m = flat.reshape(island.shape)
+        return m if window is None else m[window].copy()
+
+    def holds_for(self, island: Island, pos: Pos) -> bool:
+        return bool(self.mask(island)[int(pos[0]), int(pos[1])])
+
+    def sentence(self) -> str:
+        return self.text
+
+
+_INSTALLED: dict[str, type[PluginHint]] = {}
+# Called with a name that is not installed; may install it (formats/hint_plugins.py adds the
+# entry points' finder: this module reads no files).
+FINDERS: list = []
+
+
+def install_kind(cls: type[PluginHint]) -> type[PluginHint]:
+    """Make a plugin kind known to the log reader and the protocol; ValueError if its name is
+    taken by another kind or malformed."""
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"hint kind {cls.__qualname__}: its name {name!r} must be 1-40 of a-z, 0-9, "
+                         "'_' or '-', starting with a letter")
+    if name in BUILTIN_NAMES:
+        raise ValueError(f"hint kind {name!r}: the name is a built-in kind's")
+    other = _INSTALLED.get(name)
+    if other is not None and other is not cls and other.__qualname__ != cls.__qualname__:
+        raise ValueError(f"hint kind {name!r} is defined twice: by {other.__qualname__} and by {cls.__qualname__}")
+    _INSTALLED[name] = cls
+    return cls
+
+
+def installed_kind(name: str) -> type[PluginHint]:
+    """The installed plugin kind called `name`; ValueError naming it if there is none."""
+    cls = _INSTALLED.get(name)
+    if cls is None:
+        for find in FINDERS:
+            find(name)
+        cls = _INSTALLED.get(name)
+    if cls is None:
+        raise ValueError(f"hint kind {name!r} is not installed: give its file with --hints FILE, "
+                         "or install the package that provides it")
+    return cls
+
+
+def hint_text(hint: Hint) -> str:
+    """A hint as the log writes it: a built-in kind's sentence; a plugin kind's
+    `kind NAME PARAMS: STATEMENT` (PARAMS has no ": ")."""
+    if isinstance(hint, PluginHint):
+        return f"kind {hint.name} {hint.write_params()}: {hint.statement()}"
+    if isinstance(hint, TileSetHint):
+        raise ValueError(f"a hint of kind {hint.name!r} known only by its tiles cannot be written to a log")
+    return hint.sentence()
+
+
+_PLUGIN_LINE = re.compile(r"kind (\S+) (.*?): (.*)", re.DOTALL)
 
 
 def parse_hint(text: str, kind: HintKind | None = None) -> Hint:
@@ -801,6 +967,9 @@ def parse_hint(text: str, kind: HintKind | None = None) -> Hint:
     if not isinstance(text, str):
         raise ValueError(f"a hint sentence must be a string, got {type(text).__name__}")
     norm = " ".join(text.split())
+    plugin = _PLUGIN_LINE.fullmatch(norm) if kind is None else None
+    if plugin is not None:
+        return _parse_plugin(text, *plugin.groups())
     if re.search(r"[0-9]{11,}", norm):  # past any region number or map size; numpy would overflow
         raise ValueError(f"bad hint {text[:80]!r}: a number in it is too long")
     for cls in HINT_CLASSES.values() if kind is None else (HINT_CLASSES[kind],):
@@ -811,3 +980,14 @@ def parse_hint(text: str, kind: HintKind | None = None) -> Hint:
             except ValueError as e:
                 raise ValueError(f"bad hint {text!r}: {e}") from None
     raise ValueError(f"not a hint sentence: {text!r}")
+
+
+def _parse_plugin(text: str, name: str, params: str, statement: str) -> Hint:
+    cls = installed_kind(name)
+    try:
+        hint = cls.read_params(params)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"bad hint {text[:200]!r}: kind {name!r} cannot read its parameters {params!r}: {e}") from None
+    if " ".join(hint.statement().split()) != statement:
+        raise ValueError(f"bad hint {text[:200]!r}: kind {name!r} states {hint.statement()!r} for these parameters")
+    return hint

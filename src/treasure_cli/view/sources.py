@@ -134,7 +134,8 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
         limits = dataclasses.replace(limits, action_timeout=options.game_timeout or DEFAULT_GAME_TIMEOUT)
     seat = Seat(options.agent, options.isolation, limits, None, math.inf)
     game = Game(island, game_seed(island, options), agent_name=options.agent, map_name=map_label(map_path),
-                truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=seat.hint_truths)
+                truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=seat.hint_truths,
+                hints=options.hints)
 
     def events():
         try:
