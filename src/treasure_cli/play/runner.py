@@ -39,6 +39,7 @@ class RunOptions:
     game_timeout: float | None = None    # seconds; a game past it fails
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
+    game_seed: int | None = None         # this exact game seed (a bench or tournament game's), not derived
 
 
 NAMINGS = ("id", "stem")
@@ -79,7 +80,10 @@ def map_label(map_path: Path) -> str:
 
 
 def game_seed(island: Island, options: RunOptions) -> int:
-    """A map's game seed: from the base seed and the map's content, not its name or folder."""
+    """A map's game seed: from the base seed and the map's content, not its name or folder
+    (or the one given as it is)."""
+    if options.game_seed is not None:
+        return options.game_seed
     return seeds.map_seed(options.base_seed, island.digest)
 
 
