@@ -157,16 +157,19 @@ def check_spec(spec: str) -> str:
 
 
 def agent_classes(path: str | Path) -> list[str]:
-    """The top-level classes of a Python file that define `act`, found by parsing it (none of its
-    code runs: a stranger's file runs only in its own process). SyntaxError as AgentLoadError."""
+    """The top-level classes of a Python file that may be its agent, found by parsing it (none of
+    its code runs: a stranger's file runs only in its own process): those that define `act`, or
+    when none does, the one class of the file (it may inherit `act`). SyntaxError as AgentLoadError."""
     import ast
 
     try:
         tree = ast.parse(Path(path).expanduser().read_bytes(), filename=str(path))
     except SyntaxError as exc:
         raise AgentLoadError(f"{path}:{exc.lineno}: {exc.msg}") from None
-    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)
-            and any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in node.body)]
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    acting = [node.name for node in classes
+              if any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in node.body)]
+    return acting or ([classes[0].name] if len(classes) == 1 and classes[0].bases else [])
 
 
 def only_agent_class(path: str | Path) -> str:
