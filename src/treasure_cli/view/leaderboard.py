@@ -41,7 +41,7 @@ th{background:#f6f6f6;font-weight:600}
 td.name,th.name{text-align:left;white-space:nowrap}
 .sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:-1px}
 .bar{vertical-align:middle}
-.matrix td{text-align:center;font-size:12px;min-width:44px}
+.matrix td{text-align:center;font-size:12px;min-width:44px}.matrix td.name{text-align:left}
 .beats{background:#d8f0d8}.loses{background:#f6dada}.tie{color:#888}
 .win{background:#e6f4e6}.lose{background:#fbe3e3}.failed{background:#f3d0f3}
 .games td{text-align:center;font-size:12.5px}
@@ -178,8 +178,11 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
                         + (f" ({html.escape(f.detail)})" if f.detail else "") + "</li>" for f in board.flags)
         parts.append(f'<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
                      f'<ul id="flags">{items}</ul>')
-    if len(replayable) < sum(r.outcome != WIN for r in records):
-        parts.append('<p class="note">Some games not won have no replay page: see each one\'s page.</p>')
+    lost = sum(r.outcome not in (WIN, FAILED) for r in records)
+    if len(replayable) < lost:
+        parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} lost games have no '
+                     "replay page (written without --maps, or they could not be played again): each one's page "
+                     "says why.</p>")
     return _page("Leaderboard", "".join(parts))
 
 
