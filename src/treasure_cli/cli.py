@@ -829,6 +829,8 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     given = truth_rate is not None or max_turns is not None or game_timeout is not None
     settings = settings_key(0.5 if truth_rate is None else truth_rate, max_turns, game_timeout) if given else None
     board = store_leaderboard(db_path, settings, all_versions)
+    # Similarity flags (issue 22, item 5) join here: board = dataclasses.replace(board, flags=(Flag(a, b, kind,
+    # detail), ...)); the table, --json, the CSV's `flags` column and the pages all show board.flags.
     if csv_path is not None:
         from treasure_cli.play.tournament import write_gradebook
 

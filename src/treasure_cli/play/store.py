@@ -1,6 +1,6 @@
 """The results store of a tournament: every finished game, one row, in SQLite.
 
-`treasure bench --db results.sqlite` writes here as games finish and reads
+`treasure tournament ... --db results.sqlite` writes here as games finish and reads
 here first, so a rerun of the same command plays only what is missing: a
 Ctrl-C, a crash or a killed machine costs at most the games in flight.
 

@@ -1,6 +1,6 @@
 """A tournament: many agents on many map files, every game recorded in a results store.
 
-`treasure bench --maps DIR --db results.sqlite` plays here. Game i on a map
+`treasure tournament SUBMISSIONS --maps DIR --db results.sqlite` plays here. Game i on a map
 is the same game as in a plain `treasure bench --maps` (its seed comes from
 the base seed, the map's content digest and i), so both give the same
 results; the tournament also records each game in the store (play/store.py)
@@ -13,7 +13,8 @@ that has no copy of the files (play/executor.py decides where).
 
 The leaderboard ranks the agents of a store by win % and compares every
 two agents on the games both played (an exact sign test), so agents whose
-difference could be luck share a rank.
+difference could be luck share a rank. Every game has an id
+(records.game_id); `rebuild_game` plays a stored game again, exactly.
 """
 
 from __future__ import annotations
