@@ -843,7 +843,8 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
         if maps_path is None:
             click.echo("warning: without --maps the lost games have no replay page (give the tournament's maps)",
                        err=True)
-        level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
+        level, limits = (_isolation(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
+                         if map_paths else ("auto", None))  # nothing is played again without the maps
         index = write_leaderboard(board, db_path, Path(html_dir), map_paths, level, limits,
                                   on_replay=lambda done, total: None)
         click.echo(f"wrote {index}", err=True)

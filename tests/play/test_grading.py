@@ -168,3 +168,22 @@ def test_the_gradebook_round_trips_through_the_csv_module(klass):
         assert (int(row["games"]), int(row["wins"]), int(row["failures"])) == (s["games"], s["wins"], s["failed"])
         assert row["mean_turns_to_win"] == ("" if s["mean_turns_win"] is None else f"{s['mean_turns_win']:.1f}")
         assert float(row["ms_per_turn"]) >= 0 and row["agent"] == s["spec"] and row["code"] == s["agent_digest"]
+
+
+def test_the_pages_replay_lost_games_with_maps_and_say_why_not_without(klass):
+    assert invoke("tournament", "students/bob", "--maps", "hidden/MAP_01.txt", "--games", "3",
+                  "--db", "r.sqlite").exit_code == 0
+    with Store("r.sqlite") as store:
+        lost = [r for r in store.rows() if r.outcome == "LOSE"]
+    assert lost
+    bare = invoke("tournament", "--db", "r.sqlite", "--report", "--html", "bare")
+    assert bare.exit_code == 0 and "without --maps the lost games have no replay page" in bare.stderr
+    assert f"{len(lost)} of the {len(lost)} lost games have no replay page" in (klass / "bare" / "index.html").read_text()
+    page = (klass / "bare" / f"game-{lost[0].game_id}.html").read_text()
+    assert 'id="no-replay"' in page and "written without --maps" in page
+    full = invoke("tournament", "--db", "r.sqlite", "--report", "--maps", "hidden", "--html", "full")
+    assert full.exit_code == 0
+    assert "lost games have no replay page" not in (klass / "full" / "index.html").read_text()
+    page = (klass / "full" / f"game-{lost[0].game_id}.html").read_text()
+    assert 'id="no-replay"' not in page and f"seed {lost[0].seed}, agent students/bob/agent.py:Wanderer" in page
+    assert 'href="agent-bob.html"' in page  # back to the student's page
