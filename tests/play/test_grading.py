@@ -187,3 +187,19 @@ def test_the_pages_replay_lost_games_with_maps_and_say_why_not_without(klass):
     page = (klass / "full" / f"game-{lost[0].game_id}.html").read_text()
     assert 'id="no-replay"' not in page and f"seed {lost[0].seed}, agent students/bob/agent.py:Wanderer" in page
     assert 'href="agent-bob.html"' in page  # back to the student's page
+
+
+def test_a_game_id_names_what_decides_the_game_and_not_the_time_limit():
+    from treasure_cli.play.records import game_id
+    from treasure_cli.play.store import settings_key
+
+    base = game_id("logic", "package:x", settings_key(0.5, None, None), "m", 0, 7)
+    assert base == game_id(" logic ", "package:x", settings_key(0.5, None, 30.0), "m", 0, 7)  # a limit moves nothing
+    others = [game_id("greedy", "package:x", settings_key(0.5, None, None), "m", 0, 7),
+              game_id("logic", "package:y", settings_key(0.5, None, None), "m", 0, 7),
+              game_id("logic", "package:x", settings_key(0.6, None, None), "m", 0, 7),
+              game_id("logic", "package:x", settings_key(0.5, 40, None), "m", 0, 7),
+              game_id("logic", "package:x", settings_key(0.5, None, None), "n", 0, 7),
+              game_id("logic", "package:x", settings_key(0.5, None, None), "m", 1, 7),
+              game_id("logic", "package:x", settings_key(0.5, None, None), "m", 0, 8)]
+    assert len({base, *others}) == 8 and all(len(g) == 12 for g in others)

@@ -271,6 +271,9 @@ def sign_test(a_only: int, b_only: int) -> float:
 
 def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str = "") -> Leaderboard:
     """Rank the agents of `rows` (one settings): one row per agent, its latest code unless `all_versions`."""
+    # In the order of the games (map, number, agent), not of the store, which is the order they finished
+    # in: the failures listed and the examples shown are then the same on every run.
+    rows = sorted(rows, key=lambda r: (r.map_path, r.game_index, r.agent, r.id or 0))
     latest: dict[str, tuple[int, str]] = {}
     for r in rows:
         if r.agent not in latest or (r.id or 0) > latest[r.agent][0]:
