@@ -110,18 +110,31 @@ def main() -> None:
     cli(prog_name="treasure")
 
 
-def map_files(inputs: tuple[str, ...] | list[str]) -> list[Path]:
-    """Expand files and folders (every *.txt in name order) into map paths."""
+def map_files(inputs: tuple[str, ...] | list[str], recursive: bool = False) -> list[Path]:
+    """Expand files, folders (every *.txt in name order; with `recursive`, in subfolders too) and
+    glob patterns (`hidden/**/*.txt`, quoted so the program expands them) into map paths."""
+    import glob
+
     paths: list[Path] = []
     for item in inputs:
         p = Path(item)
         if p.is_dir():
-            paths.extend(sorted(q for q in p.iterdir() if q.suffix == ".txt" and q.is_file()))
+            found = p.rglob("*.txt") if recursive else p.iterdir()
+            paths.extend(sorted(q for q in found if q.suffix == ".txt" and q.is_file()))
         elif p.exists():
             paths.append(p)
+        elif glob.has_magic(item):
+            matched = sorted(Path(q) for q in glob.glob(item, recursive=True) if Path(q).is_file())
+            if not matched:
+                raise click.ClickException(f"{item}: no file matches")
+            paths.extend(matched)
         else:
             raise click.ClickException(f"{item}: no such file or folder")
     return paths
+
+
+_MAPS_HELP = "a folder (its *.txt), one map file, or a quoted glob such as 'hidden/**/*.txt'"
+_RECURSIVE = click.option("--recursive", is_flag=True, help="With a folder for --maps: its subfolders' maps too.")
 
 
 # ---------------------------------------------------------------- check
@@ -313,7 +326,9 @@ _GAME_TIMEOUT = click.option(
               metavar="SPEC",
               help=f"The agent: {SPEC_HELP}.")
 @click.option("--seed", default=0, show_default=True, type=int,
-              help="Base seed; each map's seed is derived from it and the map's file name.")
+              help="Base seed; each map's game seed is derived from it and the map's content (not its name).")
+@click.option("--game-seed", type=click.IntRange(min=0), metavar="N",
+              help="Play with exactly this game seed (one map): the seed a bench or tournament game shows.")
 @click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0), callback=_finite,
               help="Chance that a hint (after the first) is true.")
 @click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
@@ -334,7 +349,7 @@ _GAME_TIMEOUT = click.option(
               help="Ask the agent to explain each action (its explain()) and write its notes into the logs.")
 @_isolation_options
 @hint_options
-def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_rate: float,
+def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_seed: int | None, truth_rate: float,
         max_turns: int | None, game_timeout: float | None, jobs: int, naming: str, no_clobber: bool,
         as_json: bool, step: bool, no_pause: bool, turn: int | None, window: tuple[int, int] | None,
         color: bool | None, html_pages: bool = False, notes: bool = False, agent_isolation: str = "auto",
@@ -360,13 +375,17 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
       treasure run input/ output/ --html
       treasure run input/ output/ --notes --html
       treasure run input/ output/ --hints examples/hints/kinds.py --hint-weights builtin=0
+      treasure run hidden/MAP_07.txt game/ --agent greedy --game-seed 4076398172520178431
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
     from treasure_cli.play.tables import as_dict, run_table
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
-                         game_timeout=game_timeout, isolation=level, limits=limits, notes=notes, hints=hints)
+                         game_timeout=game_timeout, isolation=level, limits=limits, notes=notes, hints=hints,
+                         game_seed=game_seed)
+    if game_seed is not None and not Path(input_path).is_file():
+        raise click.UsageError("--game-seed plays one game: INPUT must be one map file")
     if step:
         if as_json:
             raise click.UsageError("--json does not go with --step")
@@ -438,14 +457,18 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, truth_ra
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the map to FILE instead of printing it.")
 @click.option("--count", type=click.IntRange(min=1), metavar="K", help="Write K maps into --output-dir.")
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="Folder for MAP_01.txt, MAP_02.txt, ...")
-def generate(size, width, height, regions, prisons, mountains, reveal_turn, free_turn, seed, output, count, output_dir):
+@click.option("--force", is_flag=True, help="Replace map files that already exist (refused otherwise).")
+def generate(size, width, height, regions, prisons, mountains, reveal_turn, free_turn, seed, output, count, output_dir,
+             force=False):
     """Generate random valid map files (same options and seed: same file).
 
     The island is surrounded by sea, every land region is one connected
     piece, mountains come in small clusters and the treasure can be reached
     by walking from every prison. With --count K and --output-dir DIR it
     writes DIR/MAP_01.txt .. MAP_K.txt; map k uses seed SEED + k - 1, so it
-    is the same map as a single `--seed SEED+k-1` run.
+    is the same map as a single `--seed SEED+k-1` run. A map file that
+    already exists is not replaced (nothing is written, and the command
+    says which) unless --force is given.
 
     \b
     Example:
@@ -482,6 +505,16 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
 
+    total = count or 1
+    digits = max(2, len(str(total)))
+    targets = ([Path(output)] if output is not None else [] if output_dir is None else
+               [Path(output_dir) / f"MAP_{k:0{digits}d}.txt" for k in range(1, total + 1)])
+    existing = [t for t in targets if t.exists()]
+    if existing and not force:
+        shown = ", ".join(str(t) for t in existing[:5]) + (f" and {len(existing) - 5} more" if len(existing) > 5 else "")
+        raise Refusal(printable(f"{len(existing)} map file{'s' if len(existing) > 1 else ''} already exist"
+                                f"{'s' if len(existing) == 1 else ''} ({shown}); nothing was written: give "
+                                "another --output-dir, or --force to replace them"))
     if output_dir is None:
         island = make(seed)
         if output is None:
@@ -490,10 +523,7 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
             write_map(island, output)
             click.echo(f"wrote {output}")
         return
-    total = count or 1
-    digits = max(2, len(str(total)))
-    for k in range(1, total + 1):
-        path = Path(output_dir) / f"MAP_{k:0{digits}d}.txt"
+    for k, path in enumerate(targets, start=1):
         write_map(make(seed + k - 1), path)
         click.echo(f"wrote {path}")
 
@@ -511,17 +541,23 @@ def _csv(value: str, param: str, convert=str) -> tuple:
     return out
 
 
+_SCHEDULER = click.option(
+    "--scheduler", metavar="ADDRESS",
+    help="Play the games on this Dask cluster (tcp://host:8786) instead of local processes "
+         "(needs: pip install 'treasure-cli[dask]').")
+
+
 @cli.command()
 @click.option("--agents", default="logic,greedy,random", show_default=True, metavar="A,B,...",
               help=f"Agents to compare, comma-separated; each is {SPEC_HELP}.")
 @click.option("--sizes", metavar="N,N,...", help="Square island sizes to generate [default: 16,32,64].")
-@click.option("--maps", "maps_path", type=click.Path(exists=True), metavar="DIR",
-              help="Play these map files (a folder or one file) instead of generated islands.")
+@click.option("--maps", "maps_path", metavar="MAPS",
+              help=f"Play these map files instead of generated islands: {_MAPS_HELP}.")
+@_RECURSIVE
 @click.option("--games", default=100, show_default=True, type=click.IntRange(min=1), metavar="N",
               help="Games per size (per map file with --maps).")
 @click.option("--seed", type=int, metavar="S",
-              help="Base seed; island i of size s and its game seed derive from (S, s, i) [default: 1; "
-                   "with --db, the results store's own secret seed, which no agent can know].")
+              help="Base seed; island i of size s and its game seed derive from (S, s, i) [default: 1].")
 @click.option("--truth-rate", default=0.5, show_default=True, type=click.FloatRange(0.0, 1.0), callback=_finite,
               help="Chance that a hint (after the first) is true.")
 @click.option("--reveal-turn", type=click.IntRange(min=1), metavar="R",
@@ -538,50 +574,59 @@ def _csv(value: str, param: str, convert=str) -> tuple:
               help="Also write a page of charts and the table (needs: pip install 'treasure-cli[plot]').")
 @click.option("--from-json", "from_json", type=click.Path(exists=True, dir_okay=False), metavar="BENCH.json",
               help="Play nothing: chart a run saved with --json (give --html).")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), metavar="RESULTS.sqlite",
-              help="Record every finished game in this SQLite results store (with --maps); a rerun plays "
-                   "only the games it does not hold yet.")
-@click.option("--report", is_flag=True,
-              help="Play nothing: rank the agents of --db by win % with paired sign tests "
-                   "(table, --json or --html).")
-@click.option("--all-versions", is_flag=True,
-              help="With --report: one row per version of an agent's code, not only its latest.")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Play the games on this Dask cluster (tcp://host:8786) instead of local processes "
-                   "(with --db; needs: pip install 'treasure-cli[dask]').")
+@click.option("--keep-logs", "keep_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write the log of each game --keep chooses into DIR as <game id>.txt (a failed game, which "
+                   "has no log: <game id>.failed.txt, why it failed).")
+@click.option("--keep", type=click.Choice(["lost", "failed", "all"]), default="lost", show_default=True,
+              help="With --keep-logs: the games not won, the failed ones, or all.")
+# `bench --db` before `treasure tournament` existed: still played, with a pointer (hidden from the help).
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), hidden=True)
+@click.option("--report", is_flag=True, hidden=True)
+@click.option("--all-versions", is_flag=True, hidden=True)
+@click.option("--scheduler", hidden=True)
 @_isolation_options
 @hint_options
-def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, seed: int | None, truth_rate: float,
-          reveal_turn: int | None, free_turn: int | None, max_turns: int | None, game_timeout: float | None,
-          jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
-          from_json: str | None = None, db_path: str | None = None, report: bool = False,
-          all_versions: bool = False, scheduler: str | None = None, agent_isolation: str = "auto",
-          agent_memory: int = 1 << 30, action_timeout: float | None = None, hints=None) -> None:
+def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool, games: int, seed: int | None,
+          truth_rate: float, reveal_turn: int | None, free_turn: int | None, max_turns: int | None,
+          game_timeout: float | None, jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
+          from_json: str | None = None, keep_dir: str | None = None, keep: str = "lost", db_path: str | None = None,
+          report: bool = False, all_versions: bool = False, scheduler: str | None = None,
+          agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None, hints=None) -> None:
     """Compare agents over many seeded games; print win rate, turns and time.
 
     Every agent plays exactly the same islands with the same game seeds, so
     the table differs between runs with one seed only in its timing columns.
     Win % comes with its 95 % Wilson interval; turns are over won games.
+    Every game has an id (in --json, in the failures listed, and the name of
+    a log kept with --keep-logs). The exit status is 1 if any game failed
+    or a map could not be played. A class tournament (a results store,
+    resumable, a leaderboard) is `treasure tournament`.
 
     \b
     Examples:
       treasure bench
       treasure bench --agents logic,greedy --sizes 32,128 --games 500 --seed 7
       treasure bench --maps input/ --games 20 --json > bench.json
+      treasure bench --maps 'maps/**/*.txt' --games 5 --keep-logs lost/ --keep lost
       treasure bench --sizes 16,32,64 --games 200 --html report.html
       treasure bench --from-json bench.json --html report.html
-      treasure bench --agents logic,students/ann.py:Agent --maps hidden/ --games 5 --db results.sqlite
       treasure bench --agents logic,exec:examples/cpp/build/treasure-agent --sizes 16,32 --games 50
-      treasure bench --maps hidden/ --games 5 --db results.sqlite --scheduler tcp://10.0.0.5:8786
-      treasure bench --db results.sqlite --report
-      treasure bench --db results.sqlite --report --all-versions --html leaderboard.html
       treasure bench --agents logic --sizes 32,64 --hints examples/hints/kinds.py --hint-weights builtin=0
     """
+    if db_path is not None or report or all_versions or scheduler is not None:
+        click.echo("warning: `bench --db`, `--report` and `--scheduler` are now `treasure tournament` "
+                   "(see treasure tournament --help)", err=True)
     if from_json is not None:
         _bench_report_from(from_json, html_path)
         return
     if report or all_versions:
-        _bench_leaderboard(db_path, report, all_versions, truth_rate, max_turns, game_timeout, as_json, html_path)
+        if not report:
+            raise click.UsageError("--all-versions goes with --report")
+        if html_path is not None:
+            raise click.UsageError("the leaderboard's pages: treasure tournament --db RESULTS.sqlite --report "
+                                   "--maps MAPS --html DIR")
+        _leaderboard(db_path, all_versions, None if truth_rate == 0.5 else truth_rate, max_turns, game_timeout,
+                     as_json, None, None, None)
         return
 
     from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
@@ -593,9 +638,11 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
         if sizes is not None or reveal_turn is not None or free_turn is not None:
             raise click.UsageError("--maps plays the given maps: do not combine it with "
                                    "--sizes, --reveal-turn or --free-turn")
-        maps = tuple(str(p) for p in map_files([maps_path]))
+        maps = tuple(str(p) for p in map_files([maps_path], recursive))
         if not maps:
             raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+    elif recursive:
+        raise click.UsageError("--recursive goes with --maps")
     size_list = _csv("16,32,64" if sizes is None else sizes, "--sizes", int)
     if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
@@ -604,28 +651,32 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, games: int, see
     options = BenchOptions(agents=names, sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
                            max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
-                           hints=hints)
+                           keep=keep if keep_dir is not None else None, hints=hints)
     if db_path is not None or scheduler is not None:
+        if keep_dir is not None:
+            raise click.UsageError("--keep-logs goes with a plain bench")
         if hints is not None:  # the store's settings do not name hint kinds yet: its rows would mix
             raise click.UsageError("--hints and --hint-weights do not go with --db or --scheduler yet")
-        if seed is not None:
-            click.echo(f"warning: --seed {seed} is known: a submitted agent that knows it can recompute each "
-                       "game's hidden draws; leave it out to grade with the store's secret seed", err=True)
-        _bench_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path)
+        _play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path)
         return
     options = dataclasses.replace(options, seed=1 if seed is None else seed)  # reproducible for one's own agents
     with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,
                            hidden=not sys.stderr.isatty()) as bar:
         try:
             result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update,
-                               on_plan=lambda games: setattr(bar, "length", games))  # maps left out
+                               on_plan=lambda games: setattr(bar, "length", games),  # maps left out
+                               keep_dir=None if keep_dir is None else Path(keep_dir))
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
+    if keep_dir is not None:
+        n = sum(r.log is not None for r in result.records)
+        click.echo(f"kept {n} game{'s' if n != 1 else ''} in {keep_dir}", err=True)
     _show_bench(result, as_json, no_timing, html_path, f"{len(result.records)} games in {result.seconds:.1f} s")
 
 
 def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
-    """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left out."""
+    """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
+    out or games failed (as `run` does)."""
     from treasure_cli.play.tables import bench_json, bench_table, failure_lines
 
     for problem in result.skipped:
@@ -644,79 +695,8 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
         click.echo(bench_table(result.stats, not no_timing))
         if not no_timing:
             click.echo(footer)
-    if result.skipped:
+    if result.skipped or any(r.failed for r in result.records):
         sys.exit(1)
-
-
-def _bench_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
-                      no_timing: bool, html_path: str | None) -> None:
-    """`bench --db`: play the games the store does not hold yet, then show every game of the command."""
-    from treasure_cli.agents.registry import is_builtin
-    from treasure_cli.play.bench import BenchResult, summarize
-    from treasure_cli.play.tournament import as_record, run_tournament
-
-    if db_path is None:
-        raise click.UsageError("--scheduler plays a tournament into a results store: give --db RESULTS.sqlite")
-    if not options.maps:
-        raise click.UsageError("--db records games on map files: give --maps DIR")
-    if scheduler is not None and options.game_timeout is not None and options.isolation == "none" and not all(
-            is_builtin(a) for a in options.agents):
-        raise click.UsageError("--game-timeout needs agents in processes of their own with --scheduler (Dask "
-                               "plays games in worker threads, where nothing can interrupt an agent in the "
-                               "same process): drop --agent-isolation none")
-    bar_box: list = []
-
-    def plan(to_play: int, already: int) -> None:
-        if already:
-            click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
-                       f"{to_play} to play", err=True)
-        bar_box.append(click.progressbar(length=to_play, label="playing", file=sys.stderr,
-                                         hidden=not sys.stderr.isatty()))
-        bar_box[0].__enter__()
-
-    try:
-        result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
-                                on_progress=lambda n: bar_box[0].update(n))
-    finally:
-        if bar_box:
-            bar_box[0].__exit__(None, None, None)
-    if options.seed is None and not result.secret_seed:
-        click.echo(f"warning: {db_path} holds games of an earlier version, played from the known base seed 1; "
-                   "start a new store to grade with a secret seed", err=True)
-    records = tuple(as_record(r) for r in result.rows)
-    bench_result = BenchResult(result.options, tuple(summarize(records, result.options.agents)), records,
-                               result.seconds, result.skipped)
-    _show_bench(bench_result, as_json, no_timing, html_path,
-                f"{result.played} games played in {result.seconds:.1f} s, {result.already} already in {db_path}")
-
-
-def _bench_leaderboard(db_path: str | None, report: bool, all_versions: bool, truth_rate: float,
-                       max_turns: int | None, game_timeout: float | None, as_json: bool,
-                       html_path: str | None) -> None:
-    """`bench --db --report`: rank the agents of a results store."""
-    from treasure_cli.play.store import settings_key
-    from treasure_cli.play.tournament import leaderboard_json, leaderboard_table, report_data, store_leaderboard
-
-    if not report:
-        raise click.UsageError("--all-versions goes with --report")
-    if db_path is None:
-        raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
-    board = store_leaderboard(db_path, settings_key(truth_rate, max_turns, game_timeout), all_versions)
-    if html_path is not None:
-        from treasure_cli.view.report import write_report
-
-        write_report(report_data(board, db_path), html_path)
-        click.echo(f"wrote {html_path}", err=True)
-    if as_json:
-        click.echo(json.dumps(leaderboard_json(board), indent=2))
-    else:
-        from treasure_cli.play.tables import failure_lines
-        from treasure_cli.play.tournament import as_record
-
-        click.echo(printable(leaderboard_table(board)))
-        failures = failure_lines([as_record(r, board.labels.get(r.id)) for r in board.rows])
-        if failures:
-            click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
 
 
 def _bench_report_from(json_path: str, html_path: str | None) -> None:
@@ -738,6 +718,198 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
         click.echo(table)
         return
     click.echo(f"wrote {write_report(data, html_path)}")
+
+
+# ---------------------------------------------------------------- tournament
+# (the games: play/tournament.py and play/store.py; the submissions: play/submissions.py;
+#  the leaderboard's pages: view/leaderboard.py)
+@cli.command()
+@click.argument("submissions", nargs=-1, type=click.Path())
+@click.option("--with", "extra", metavar="A,B,...",
+              help=f"More agents to play, comma-separated (the built-ins, e.g. logic,greedy); each is {SPEC_HELP}.")
+@click.option("--maps", "maps_path", metavar="MAPS", help=f"The maps to play: {_MAPS_HELP}.")
+@_RECURSIVE
+@click.option("--games", default=5, show_default=True, type=click.IntRange(min=1), metavar="N",
+              help="Games per map file and agent.")
+@click.option("--db", "db_path", required=True, type=click.Path(dir_okay=False), metavar="RESULTS.sqlite",
+              help="The results store: every finished game is recorded here; a rerun plays only the games "
+                   "it does not hold yet.")
+@click.option("--seed", type=int, metavar="S",
+              help="A known base seed instead of the store's own secret one (not for grading: an agent that "
+                   "knows it can recompute each game's hidden draws).")
+@click.option("--truth-rate", type=click.FloatRange(0.0, 1.0), callback=_finite,
+              help="Chance that a hint (after the first) is true [default: 0.5; with --report: the store's].")
+@click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
+@_GAME_TIMEOUT
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
+@_SCHEDULER
+@click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game (or the ranking) as JSON.")
+@click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
+@click.option("--report", is_flag=True,
+              help="Play nothing: rank the agents of --db by win % with paired sign tests (a table; "
+                   "--json, --html DIR, --csv FILE).")
+@click.option("--all-versions", is_flag=True,
+              help="With --report: one row per version of an agent's code, not only its latest.")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="With --report: write the leaderboard into DIR (index.html, a page per agent, a replay page "
+                   "per lost or failed game; needs --maps to replay the losses).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
+              help="With --report: write the gradebook (one row per student) as CSV.")
+@_isolation_options
+def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
+               db_path: str, seed: int | None, truth_rate: float | None, max_turns: int | None,
+               game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
+               report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
+               agent_isolation: str = "auto", agent_memory: int = 1 << 30,
+               action_timeout: float | None = None) -> None:
+    """Play a class's submissions on the hidden maps into a results store, then rank them.
+
+    SUBMISSIONS are folders of submissions or submissions themselves: a
+    Python file with one agent class (a class with act(obs)), a student's
+    folder (its agent.py, or its one Python file with an agent class, or its
+    one executable program), or an executable program. Each student is
+    named after the file or folder. Agents that are not built in play in a
+    sandbox where bubblewrap runs (see --agent-isolation). The games are
+    drawn from the store's own secret base seed; the same command again
+    after a crash or Ctrl-C plays only the games the store does not hold.
+    --report ranks the agents; every game has an id, and `treasure replay
+    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. The exit
+    status is 1 if any game failed.
+
+    \b
+    Examples:
+      treasure tournament students/ --with logic,greedy --maps hidden/ --db results.sqlite
+      treasure tournament students/ann.py students/bob/ --maps 'hidden/**/*.txt' --games 3 --db results.sqlite
+      treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
+      treasure tournament --db results.sqlite --report
+      treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
+    """
+    if report:
+        if submissions or extra:
+            raise click.UsageError("--report plays nothing: leave out the submissions and --with")
+        _leaderboard(db_path, all_versions, truth_rate, max_turns, game_timeout, as_json, html_dir, csv_path,
+                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout)
+        return
+    if all_versions or html_dir is not None or csv_path is not None:
+        raise click.UsageError("--all-versions, --html and --csv go with --report")
+    from treasure_cli.errors import AgentLoadError
+    from treasure_cli.play.bench import BenchOptions
+    from treasure_cli.play.submissions import find_submissions
+
+    try:
+        found, left_out = find_submissions(list(submissions))
+    except AgentLoadError as exc:
+        raise click.UsageError(str(exc)) from None
+    for why in left_out:
+        click.echo(printable(f"left out: {why}"), err=True)
+    specs = [s.spec for s in found] + [_agent_spec(a, "--with") for a in (_csv(extra, "--with") if extra else ())]
+    if not specs:
+        raise click.UsageError("no agent to play: give submissions (files or folders) or --with logic,greedy")
+    if len(set(specs)) < len(specs):
+        raise click.UsageError("an agent is given twice")
+    if maps_path is None:
+        raise click.UsageError("give the maps to play with --maps DIR")
+    maps = tuple(str(p) for p in map_files([maps_path], recursive))
+    if not maps:
+        raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+    level, limits = _isolation(agent_isolation, agent_memory, action_timeout, specs)
+    options = BenchOptions(agents=tuple(specs), maps=maps, games=games, seed=seed,
+                           truth_rate=0.5 if truth_rate is None else truth_rate, max_turns=max_turns,
+                           game_timeout=game_timeout, isolation=level, limits=limits)
+    _play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
+                     {s.spec: s.name for s in found})
+
+
+def _play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
+                     no_timing: bool, html_path: str | None, names: dict[str, str] | None = None) -> None:
+    """Play the games the store does not hold yet, then show every game of the command."""
+    from treasure_cli.agents.registry import is_builtin
+    from treasure_cli.play.bench import BenchResult, summarize
+    from treasure_cli.play.tournament import as_record, run_tournament
+
+    if db_path is None:
+        raise click.UsageError("--scheduler plays a tournament into a results store: give --db RESULTS.sqlite")
+    if not options.maps:
+        raise click.UsageError("--db records games on map files: give --maps DIR")
+    if options.seed is not None:
+        click.echo(f"warning: --seed {options.seed} is known: a submitted agent that knows it can recompute each "
+                   "game's hidden draws; leave it out to grade with the store's secret seed", err=True)
+    if scheduler is not None and options.game_timeout is not None and options.isolation == "none" and not all(
+            is_builtin(a) for a in options.agents):
+        raise click.UsageError("--game-timeout needs agents in processes of their own with --scheduler (Dask "
+                               "plays games in worker threads, where nothing can interrupt an agent in the "
+                               "same process): drop --agent-isolation none")
+    bar_box: list = []
+
+    def plan(to_play: int, already: int) -> None:
+        if already:
+            click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
+                       f"{to_play} to play", err=True)
+        bar_box.append(click.progressbar(length=to_play, label="playing", file=sys.stderr,
+                                         hidden=not sys.stderr.isatty()))
+        bar_box[0].__enter__()
+
+    try:
+        result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
+                                on_progress=lambda n: bar_box[0].update(n), names=names)
+    finally:
+        if bar_box:
+            bar_box[0].__exit__(None, None, None)
+    if options.seed is None and not result.secret_seed:
+        click.echo(f"warning: {db_path} holds games of an earlier version, played from the known base seed 1; "
+                   "start a new store to grade with a secret seed", err=True)
+    records = tuple(as_record(r) for r in result.rows)
+    labels = tuple(dict.fromkeys(r.agent for r in records))
+    bench_result = BenchResult(result.options, tuple(summarize(records, labels)), records,
+                               result.seconds, result.skipped)
+    _show_bench(bench_result, as_json, no_timing, html_path,
+                f"{result.played} games played in {result.seconds:.1f} s, {result.already} already in {db_path}")
+
+
+def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | None, max_turns: int | None,
+                 game_timeout: float | None, as_json: bool, html_dir: str | None, csv_path: str | None,
+                 maps: tuple[str | None, bool] = (None, False), agent_isolation: str = "auto",
+                 agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
+    """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV)."""
+    from treasure_cli.play.store import settings_key
+    from treasure_cli.play.tournament import leaderboard_json, leaderboard_table, store_leaderboard
+
+    if db_path is None:
+        raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
+    given = truth_rate is not None or max_turns is not None or game_timeout is not None
+    settings = settings_key(0.5 if truth_rate is None else truth_rate, max_turns, game_timeout) if given else None
+    board = store_leaderboard(db_path, settings, all_versions)
+    # Similarity flags (issue 22, item 5) join here: board = dataclasses.replace(board, flags=(Flag(a, b, kind,
+    # detail), ...)); the table, --json, the CSV's `flags` column and the pages all show board.flags.
+    if csv_path is not None:
+        from treasure_cli.play.tournament import write_gradebook
+
+        click.echo(f"wrote {write_gradebook(board, csv_path)}", err=True)
+    if html_dir is not None:
+        from treasure_cli.view.leaderboard import write_leaderboard
+
+        maps_path, recursive = maps
+        map_paths = [str(p) for p in map_files([maps_path], recursive)] if maps_path is not None else []
+        if maps_path is None:
+            click.echo("warning: without --maps the lost games have no replay page (give the tournament's maps)",
+                       err=True)
+        level, limits = (_isolation(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
+                         if map_paths else ("auto", None))  # nothing is played again without the maps
+        index = write_leaderboard(board, db_path, Path(html_dir), map_paths, level, limits,
+                                  on_replay=lambda done, total: None)
+        click.echo(f"wrote {index}", err=True)
+    if as_json:
+        click.echo(json.dumps(leaderboard_json(board), indent=2))
+    else:
+        from treasure_cli.play.tables import failure_lines
+        from treasure_cli.play.tournament import as_record
+
+        click.echo(printable(leaderboard_table(board)))
+        failures = failure_lines([as_record(r, board.labels.get(r.id or 0)) for r in board.rows
+                                  if (r.id or 0) in board.labels])
+        if failures:
+            click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
 
 
 # ---------------------------------------------------------------- check-agent
@@ -788,7 +960,7 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, b
 
 # ---------------------------------------------------------------- replay
 @cli.command("replay")
-@click.argument("log_path", metavar="LOG", type=click.Path(dir_okay=False))
+@click.argument("log_path", metavar="LOG|GAME_ID")
 @click.option("--map", "map_path", type=click.Path(dir_okay=False), metavar="MAP",
               help="The map file [default: the path recorded in the log, tried as it is, "
                    "from the log's folder and from its parent].")
@@ -797,11 +969,21 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, b
               help="Write the game as one self-contained web page instead of showing it.")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False), metavar="FILE.svg",
               help="Write one frame (--turn N's first step; default the last step) as an SVG picture.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), metavar="RESULTS.sqlite",
+              help="Play the game GAME_ID of this results store again, exactly (give --maps).")
+@click.option("--maps", "maps_path", metavar="MAPS",
+              help=f"With --db: where the game's map is found by its content: {_MAPS_HELP}.")
+@_RECURSIVE
+@click.option("--log", "log_out", type=click.Path(dir_okay=False), metavar="LOG.txt",
+              help="With --db: also write the game's log (the same text as `bench --keep-logs` writes).")
+@_isolation_options
 @click.option("--hints", "hint_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               metavar="FILE.py", help="The file of hint kinds the game was played with (for a log naming them).")
 def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: int | None,
                    window: tuple[int, int] | None, color: bool | None, html_path: str | None = None,
-                   svg_path: str | None = None, hint_files: tuple[str, ...] = ()) -> None:
+                   svg_path: str | None = None, db_path: str | None = None, maps_path: str | None = None,
+                   recursive: bool = False, log_out: str | None = None, agent_isolation: str = "auto",
+                   agent_memory: int = 1 << 30, action_timeout: float | None = None, hint_files: tuple[str, ...] = ()) -> None:
     """Step through a game log on the map, one step per Enter.
 
     Keys (each followed by Enter): nothing = next step, b = back one step,
@@ -810,6 +992,11 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
     ($), the tiles the agent has ruled out (.), this step's scan (#) or hint
     (+), and the step's log lines. Big maps show a window that follows the
     agent.
+
+    With --db, the argument is a game id from a tournament's report: the
+    game is played again from the store (its map found by content under
+    --maps, its seed, its agent), refused if the agent's code has changed
+    since, and shown the same way.
 
     \b
     Examples:
@@ -820,14 +1007,47 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay output/LOG_01.txt --html game.html
       treasure replay output/LOG_02.txt --turn 2 --svg turn2.svg
       treasure replay output/LOG_01.txt --hints examples/hints/kinds.py
+      treasure replay --db results.sqlite 3f9a0c2d71b4 --maps hidden/ --html game.html
     """
-    from treasure_cli.view.sources import open_log
-
     _load_hint_files(hint_files)
+    if db_path is not None:
+        game = _stored_game(log_path, db_path, maps_path, recursive, log_out, agent_isolation, agent_memory,
+                            action_timeout)
+    else:
+        if maps_path is not None or log_out is not None:
+            raise click.UsageError("--maps and --log go with --db")
+        from treasure_cli.view.sources import open_log
+
+        game = open_log(log_path, map_path)
     if html_path is not None or svg_path is not None:
-        _export(open_log(log_path, map_path), html_path, svg_path, turn)
+        _export(game, html_path, svg_path, turn)
         return
-    _show(open_log(log_path, map_path), no_pause, turn, window, color)
+    _show(game, no_pause, turn, window, color)
+
+
+def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: bool, log_out: str | None,
+                 agent_isolation: str, agent_memory: int, action_timeout: float | None):
+    """`replay --db`: a stored game played again, as a Replay (its log written if asked)."""
+    from treasure_cli.formats.atomic import write_text_atomic
+    from treasure_cli.formats.game_record import format_log
+    from treasure_cli.play.tournament import find_game, maps_by_digest, rebuild_game, same_result
+    from treasure_cli.view.steps import Replay
+
+    if maps_path is None:
+        raise click.UsageError("--db plays the game again on its map: give the tournament's maps with --maps")
+    row = find_game(db_path, game_id)
+    level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [row.agent])
+    island, record, events = rebuild_game(row, maps_by_digest(map_files([maps_path], recursive)), level, limits)
+    if events is None:
+        raise click.ClickException(printable(f"game {row.game_id} failed again: {record.error}"))
+    if not same_result(row, record):
+        click.echo(f"warning: game {row.game_id} is stored as {row.outcome} on turn {row.turns}, and ended as "
+                   f"{record.outcome} on turn {record.turns} when played again: the agent does not play the same "
+                   "game from the same seed", err=True)
+    if log_out is not None:
+        write_text_atomic(Path(log_out), format_log(events))
+        click.echo(f"wrote {log_out}", err=True)
+    return Replay(island, events)
 
 
 def _export(game, html_path: str | None, svg_path: str | None, turn: int | None) -> None:

@@ -419,12 +419,26 @@ def test_check_spec_refuses_what_is_not_there(tmp_path):
         registry.check_spec("exec:  ")
 
 
-def test_a_python_file_without_its_class_is_refused_with_the_fix(monkeypatch, tmp_path):
+def test_a_python_file_without_its_class_plays_its_one_agent_class(monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
-    r = CliRunner().invoke(cli, ["run", "input/MAP_01.txt", str(tmp_path / "out"),
+    r = CliRunner().invoke(cli, ["run", "input/MAP_01.txt", str(tmp_path / "out"), "--json",
                                  "--agent", "examples/densest_scan.py"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)[0]["agent"] == "examples/densest_scan.py:DensestScan"
+
+
+def test_a_python_file_with_several_or_no_agent_classes_names_what_it_found(monkeypatch, tmp_path):
+    two = tmp_path / "two.py"
+    two.write_text("class A:\n    def act(self, obs): pass\nclass Helper:\n    pass\n"
+                   "class B(A):\n    def act(self, obs): return 1\n")
+    none = tmp_path / "none.py"
+    none.write_text("def act(obs):\n    pass\n")
+    monkeypatch.chdir(ROOT)
+    r = CliRunner().invoke(cli, ["run", "input/MAP_01.txt", str(tmp_path / "out"), "--agent", str(two)])
     assert r.exit_code == 2
-    assert "a Python file needs its class: examples/densest_scan.py:ClassName" in r.stderr
+    assert f"2 agent classes (A, B); say which: {two}:A or {two}:B" in r.stderr
+    r = CliRunner().invoke(cli, ["run", "input/MAP_01.txt", str(tmp_path / "out"), "--agent", str(none)])
+    assert r.exit_code == 2 and f"no class with an act(obs) method found; give the agent as {none}:ClassName" in r.stderr
     assert not (tmp_path / "out").exists()
 
 

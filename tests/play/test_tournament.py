@@ -99,13 +99,13 @@ def test_agents_a_little_apart_share_a_rank_and_clear_gaps_do_not():
     assert pair["a", "c"].p_value == sign_test(20, 0)
 
 
-def test_bench_db_and_report_from_the_command_line(tmp_path, student, monkeypatch):
+def test_tournament_and_report_from_the_command_line(tmp_path, student, monkeypatch):
     monkeypatch.chdir(tmp_path)
     maps = tmp_path / "hidden"
     maps.mkdir()
     for m in MAPS:
         shutil.copy(m, maps)
-    args = ["bench", "--agents", f"logic,random,{student.name}:Student", "--maps", "hidden", "--games", "3",
+    args = ["tournament", f"{student.name}:Student", "--with", "logic,random", "--maps", "hidden", "--games", "3",
             "--db", "r.sqlite", "--jobs", "1"]
     first = CliRunner().invoke(cli, args)
     assert first.exit_code == 0, first.output
@@ -114,34 +114,64 @@ def test_bench_db_and_report_from_the_command_line(tmp_path, student, monkeypatc
     assert again.exit_code == 0
     assert len(json.loads(again.stdout)["games"]) == 18
     assert "18 games already in r.sqlite; 0 to play" in again.stderr
-    report = CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report"])
+    report = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report"])
     assert report.exit_code == 0, report.output
     lines = report.output.splitlines()
     assert lines[0].split()[:4] == ["rank", "agent", "code", "games"]
     assert "exact sign test" in report.output and "18 games;" in report.output
-    data = json.loads(CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report", "--json"]).stdout)
+    data = json.loads(CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report", "--json"]).stdout)
     assert [s["games"] for s in data["standings"]] == [6, 6, 6] and len(data["pairs"]) == 3
     assert data["standings"][-1]["agent"] == "random"
-    page = CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report", "--html", "board.html"])
-    assert page.exit_code == 0 and "chart-win-rate" in (tmp_path / "board.html").read_text()
-    other = CliRunner().invoke(cli, ["bench", "--db", "r.sqlite", "--report", "--truth-rate", "0.9"])
-    assert other.exit_code == 1 and "holds no game played with" in other.output and "0.5" in other.output
+    other = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report", "--truth-rate", "0.9"])
+    assert other.exit_code == 1 and "holds no game played with --truth-rate 0.9" in other.output
+    assert "it holds games played with --truth-rate 0.5" in other.output
+
+
+def test_the_report_finds_the_store_s_options_or_lists_them(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "input", tmp_path / "input")
+    monkeypatch.chdir(tmp_path)
+    common = ["tournament", "--with", "random", "--maps", "input/MAP_01.txt", "--games", "1", "--db", "r.sqlite"]
+    assert CliRunner().invoke(cli, common + ["--game-timeout", "9", "--max-turns", "50"]).exit_code == 0
+    found = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report"])  # no option repeated
+    assert found.exit_code == 0 and "1 games;" in found.output
+    assert CliRunner().invoke(cli, common + ["--truth-rate", "0.7"]).exit_code == 0
+    several = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report"])
+    assert several.exit_code == 1
+    assert ("holds games played with 2 sets of options; say which with `--truth-rate 0.5 --max-turns 50 "
+            "--game-timeout 9` or with `--truth-rate 0.7`") in several.output
+    chosen = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report", "--truth-rate", "0.7"])
+    assert chosen.exit_code == 0 and "1 games;" in chosen.output
+
+
+def test_bench_db_still_plays_a_tournament_and_points_to_the_new_command(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "input", tmp_path / "input")
+    monkeypatch.chdir(tmp_path)
+    old = CliRunner().invoke(cli, ["bench", "--agents", "random", "--maps", "input/MAP_01.txt", "--games", "1",
+                                   "--db", "r.sqlite", "--json"])
+    assert old.exit_code == 0 and len(json.loads(old.stdout)["games"]) == 1
+    assert "warning: `bench --db`, `--report` and `--scheduler` are now `treasure tournament`" in old.stderr
+    new = CliRunner().invoke(cli, ["tournament", "--with", "random", "--maps", "input/MAP_01.txt", "--games", "1",
+                                   "--db", "r.sqlite"])
+    assert "1 game already in r.sqlite; 0 to play" in new.stderr  # the same store, the same game
+    assert "--db" not in CliRunner().invoke(cli, ["bench", "--help"]).output
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--report"], "--report ranks the games of a results store: give --db"),
-    (["--all-versions", "--db", "x.sqlite"], "--all-versions goes with --report"),
-    (["--db", "x.sqlite"], "--db records games on map files: give --maps"),
-    (["--scheduler", "tcp://127.0.0.1:1", "--maps", "input"], "give --db"),
+    (["--report"], "Missing option '--db'"),
+    (["--all-versions", "--db", "x.sqlite"], "--all-versions, --html and --csv go with --report"),
+    (["--db", "x.sqlite", "--with", "logic"], "give the maps to play with --maps DIR"),
+    (["--db", "x.sqlite", "--maps", "input"], "no agent to play"),
+    (["--db", "x.sqlite", "--report", "--with", "logic"], "--report plays nothing"),
+    (["--db", "x.sqlite", "--maps", "input", "--with", "logic,logic"], "an agent is given twice"),
     (["--scheduler", "tcp://127.0.0.1:1", "--maps", "input", "--db", "x.sqlite", "--game-timeout", "1",
-      "--agents", "logic,examples/densest_scan.py:DensestScan", "--agent-isolation", "none"],
+      "--with", "logic,examples/densest_scan.py:DensestScan", "--agent-isolation", "none"],
      "--game-timeout needs agents in processes of their own with --scheduler"),
 ])
 def test_tournament_options_that_do_not_go_together(args, message, tmp_path, monkeypatch):
     shutil.copytree(ROOT / "input", tmp_path / "input")
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["bench", *args])
+    result = CliRunner().invoke(cli, ["tournament", *args])
     assert result.exit_code == 2 and message in result.output
 
 
@@ -149,8 +179,8 @@ def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkey
     shutil.copytree(ROOT / "input", tmp_path / "input")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now raises ImportError
-    result = CliRunner().invoke(cli, ["bench", "--maps", "input", "--games", "1", "--db", "r.sqlite",
-                                      "--scheduler", "tcp://127.0.0.1:1"])
+    result = CliRunner().invoke(cli, ["tournament", "--with", "logic", "--maps", "input", "--games", "1",
+                                      "--db", "r.sqlite", "--scheduler", "tcp://127.0.0.1:1"])
     assert result.exit_code == 1
     assert "Error: playing on a Dask cluster needs dask.distributed" in result.output
     assert "pip install 'treasure-cli[dask]'" in result.output

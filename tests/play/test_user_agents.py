@@ -96,7 +96,7 @@ def test_a_failed_game_counts_as_failed_in_the_bench_never_as_a_loss(tmp_path):
     spec = f"{tmp_path / 'agents.py'}:Raises"
     r = CliRunner().invoke(cli, ["bench", "--agents", f"logic,{spec}", "--sizes", "16,20", "--games", "3",
                                  "--json", "--jobs", "1"])
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 1, r.output  # a failed game fails the command, as in `run`
     stats = {(s["size"], s["agent"]): s for s in json.loads(r.stdout)["stats"]}
     failing = stats[("16x16", spec)]
     assert failing["failed"] + failing["wins"] == 3 and failing["failed"] >= 1

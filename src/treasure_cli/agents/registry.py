@@ -4,7 +4,8 @@ A spec is one of:
 
 * a built-in name: `logic`, `greedy`, `random`, `oracle`, or an ablation;
 * `package.module:Class`: anything importable;
-* `path/to/file.py:Class`: a file anywhere, loaded under a private module name;
+* `path/to/file.py:Class`: a file anywhere, loaded under a private module name
+  (`path/to/file.py` alone when the file has exactly one class with `act`);
 * the name of a plugin: an installed package's entry point in the group
   `treasure_cli.agents` (a built-in name wins over a plugin of the same name);
 * `exec:PATH [ARGS]`: any executable that speaks the agent protocol
@@ -147,10 +148,40 @@ def check_spec(spec: str) -> str:
         return spec
     if spec in _plugins():
         return spec
+    if spec.endswith(".py") and Path(spec).expanduser().is_file():
+        return f"{spec}:{only_agent_class(spec)}"
     hint = ""
-    if spec.endswith(".py") or Path(spec).expanduser().is_file():
+    if Path(spec).expanduser().is_file():
         hint = f" (a Python file needs its class: {spec}:ClassName; a program: exec:{spec})"
     raise AgentLoadError(f"unknown agent {spec!r}; give {SPEC_HELP}{hint}")
+
+
+def agent_classes(path: str | Path) -> list[str]:
+    """The top-level classes of a Python file that may be its agent, found by parsing it (none of
+    its code runs: a stranger's file runs only in its own process): those that define `act`, or
+    when none does, the one class of the file (it may inherit `act`). SyntaxError as AgentLoadError."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).expanduser().read_bytes(), filename=str(path))
+    except SyntaxError as exc:
+        raise AgentLoadError(f"{path}:{exc.lineno}: {exc.msg}") from None
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    acting = [node.name for node in classes
+              if any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in node.body)]
+    return acting or ([classes[0].name] if len(classes) == 1 and classes[0].bases else [])
+
+
+def only_agent_class(path: str | Path) -> str:
+    """The one agent class of a Python file (a spec without `:Class`), or an error naming what was found."""
+    found = agent_classes(path)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise AgentLoadError(f"{path}: no class with an act(obs) method found; give the agent as "
+                             f"{path}:ClassName (a class or a factory function)")
+    raise AgentLoadError(f"{path}: {len(found)} agent classes ({', '.join(found)}); say which: "
+                         + " or ".join(f"{path}:{name}" for name in found))
 
 
 def _module_file(name: str) -> Path | None:

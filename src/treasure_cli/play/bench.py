@@ -25,11 +25,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from treasure_cli.agents.registry import agent_code
+from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.sandbox import AgentLimits
-from treasure_cli.play.records import LOSE, GameRecord
+from treasure_cli.play.records import LOSE, GameRecord, game_id
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules import seeds
 from treasure_cli.rules.game import unplayable
@@ -54,6 +56,15 @@ class BenchOptions:
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
     hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
+    keep: str | None = None              # which games' logs to keep (KEEP), with run_bench's keep_dir
+
+
+KEEP = ("lost", "failed", "all")  # lost: every game not won (lost or failed)
+
+
+def kept(record: GameRecord, keep: str | None) -> bool:
+    """Whether `bench --keep-logs DIR --keep KEEP` writes this game."""
+    return keep == "all" or (keep == "lost" and not record.won) or (keep == "failed" and record.failed)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,7 +261,8 @@ def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) ->
                                          island_seed=island_seed(options.seed, size, i))
 
 
-def _play_chunk(chunk: tuple[tuple[int, Task], ...], options: BenchOptions) -> list[tuple[int, list[GameRecord]]]:
+def _play_chunk(chunk: tuple[tuple[int, Task], ...], options: BenchOptions
+                ) -> list[tuple[int, list[tuple[GameRecord, str | None]]]]:
     return [(position, play_task(task, options)) for position, task in chunk]
 
 
@@ -306,25 +318,65 @@ def task_island(task: Task, options: BenchOptions) -> Island:
     ).precompute()
 
 
-def play_task(task: Task, options: BenchOptions) -> list[GameRecord]:
-    """Every agent plays the task's island with the task's game seed."""
+def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str | None]]:
+    """Every agent plays the task's island with the task's game seed: each game's record, and
+    its log text when `options.keep` asks for it (None otherwise, and for a failed game)."""
+    from treasure_cli.formats.game_record import format_log
+    from treasure_cli.play.store import settings_key
+
     island = task_island(task, options)
     name = Path(task.map_path).name if task.map_path is not None else None
     label = name or f"bench-{island.width}x{island.height}-{task.index}"
-    return [play_game(island, agent, task.game_seed, map_name=label, truth_rate=options.truth_rate,
-                      max_turns=options.max_turns, game_timeout=options.game_timeout, keep_events=False,
-                      isolation=options.isolation, limits=options.limits, hints=options.hints,
-                      index=task.index, island_seed=task.island_seed)[0]
-            for agent in options.agents]
+    settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
+    out = []
+    for agent in options.agents:
+        gid = game_id(agent, _code_digest(agent), settings, island.digest, task.index, task.game_seed)
+        record, events = play_game(island, agent, task.game_seed, map_name=label, truth_rate=options.truth_rate,
+                                   max_turns=options.max_turns, game_timeout=options.game_timeout,
+                                   keep_events=options.keep is not None, isolation=options.isolation,
+                                   limits=options.limits, hints=options.hints, index=task.index,
+                                   island_seed=task.island_seed,
+                                   game_id=gid)
+        text = format_log(events) if events is not None and kept(record, options.keep) else None
+        out.append((record, text))
+    return out
+
+
+@lru_cache(maxsize=64)
+def _code_digest(agent: str) -> str:
+    """The digest of an agent's code, read once per process (a game id names it)."""
+    return agent_code(agent).digest
+
+
+def keep_game(record: GameRecord, text: str | None, folder: Path) -> GameRecord:
+    """Write a kept game into `folder`: `<game id>.txt`, its log; a failed game has no log
+    (it never ended), so `<game id>.failed.txt` says why. The record says where."""
+    if text is None:
+        parts = [record.error or "failed"]
+        if record.traceback:
+            parts.append(record.traceback)
+        if record.output:
+            parts.append("the agent printed:\n" + record.output)
+        text = "\n\n".join(parts) + "\n"
+        target = folder / f"{record.game_id}.failed.txt"
+    else:
+        target = folder / f"{record.game_id}.txt"
+    write_text_atomic(target, text)
+    return dataclasses.replace(record, log=str(target))
 
 
 def run_bench(options: BenchOptions, jobs: int = 1,
               on_progress: Callable[[int], None] | None = None,
-              on_plan: Callable[[int], None] | None = None) -> BenchResult:
+              on_plan: Callable[[int], None] | None = None, keep_dir: Path | None = None) -> BenchResult:
     """Play every task; `on_plan(games)` is called once with the number of games to play
-    (the maps that cannot be played left out), `on_progress(games)` as games finish."""
+    (the maps that cannot be played left out), `on_progress(games)` as games finish.
+    With `keep_dir` the games `options.keep` chooses are written there as they finish."""
     start = time.perf_counter()
     skipped: list[str] = []
+    if keep_dir is not None:
+        from treasure_cli.formats.atomic import ensure_folder
+
+        ensure_folder(keep_dir)
     if options.maps:
         # Maps that cannot be played are left out and reported, as `run` does;
         # the sizes let the pool start the largest maps first.
@@ -345,10 +397,11 @@ def run_bench(options: BenchOptions, jobs: int = 1,
     else:
         chunks, at_least = ((task,) for task in tasks), count
     for _, done in run_tasks(_play_chunk, ((c, options) for c in chunks), jobs, count=at_least):
-        for position, records in done:
-            by_task[position] = records
+        for position, played in done:
+            by_task[position] = [keep_game(r, text, keep_dir) if keep_dir is not None and kept(r, options.keep)
+                                 else r for r, text in played]
         if on_progress is not None:
-            on_progress(sum(len(records) for _, records in done))  # once a chunk: a bar redraw each
+            on_progress(sum(len(played) for _, played in done))  # once a chunk: a bar redraw each
     records = tuple(r for i in range(count) for r in by_task[i])
     return BenchResult(options, tuple(summarize(records, options.agents)), records,
                        time.perf_counter() - start, tuple(skipped))

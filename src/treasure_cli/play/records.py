@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 
 WIN, LOSE, FAILED = "WIN", "LOSE", "failed"
 
@@ -28,6 +30,7 @@ class GameRecord:
     output: str = ""                 # what the agent printed (kept, cut, never mixed into ours)
     traceback: str | None = None     # the agent's own frames, when its code raised
     isolation: str = ""              # where it played: in-process, process or sandbox
+    game_id: str = ""                # `game_id(...)`: the same in bench, the store, JSON and the report
 
     @property
     def won(self) -> bool:
@@ -36,3 +39,15 @@ class GameRecord:
     @property
     def failed(self) -> bool:
         return self.outcome == FAILED
+
+
+def game_id(agent: str, agent_digest: str, settings: str, map_digest: str, index: int, seed: int) -> str:
+    """A game's stable id: 12 hex digits of a hash of all that decides how it goes (the agent and
+    its code, the truth rate and turn limit of `settings`, the map's content, the game's number and
+    seed). The same game gets the same id in `bench`, a tournament's store, their JSON and the
+    report, and on every resume. A time limit decides no move, so it is not part of the id."""
+    rules = json.loads(settings) if settings else {}
+    rules.pop("game_timeout", None)
+    text = "\x1f".join((agent.strip(), agent_digest, json.dumps(rules, sort_keys=True), map_digest, str(index),
+                        str(seed)))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

@@ -42,6 +42,7 @@ class RunOptions:
     limits: AgentLimits = AgentLimits()  # what its process may use
     notes: bool = False                  # the agent's notes (its explain()) go into the logs
     hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
+    game_seed: int | None = None         # this exact game seed (a bench or tournament game's), not derived
 
 
 NAMINGS = ("id", "stem")
@@ -82,7 +83,10 @@ def map_label(map_path: Path) -> str:
 
 
 def game_seed(island: Island, options: RunOptions) -> int:
-    """A map's game seed: from the base seed and the map's content, not its name or folder."""
+    """A map's game seed: from the base seed and the map's content, not its name or folder
+    (or the one given as it is)."""
+    if options.game_seed is not None:
+        return options.game_seed
     return seeds.map_seed(options.base_seed, island.digest)
 
 

@@ -1,6 +1,6 @@
 """The results store of a tournament: every finished game, one row, in SQLite.
 
-`treasure bench --db results.sqlite` writes here as games finish and reads
+`treasure tournament ... --db results.sqlite` writes here as games finish and reads
 here first, so a rerun of the same command plays only what is missing: a
 Ctrl-C, a crash or a killed machine costs at most the games in flight.
 
@@ -27,8 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from treasure_cli.errors import TreasureError
+from treasure_cli.play.records import game_id
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -66,11 +67,16 @@ MIGRATIONS: dict[int, str] = {
         value TEXT NOT NULL      -- base_seed: the secret base seed of the store's games
     );
     """,
+    4: """
+    ALTER TABLE games ADD COLUMN name TEXT NOT NULL DEFAULT '';     -- the student (tournament), else ''
+    ALTER TABLE games ADD COLUMN game_id TEXT NOT NULL DEFAULT '';  -- records.game_id ('' in older rows)
+    CREATE INDEX games_by_id ON games (game_id);
+    """,
 }
 
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
            "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
-           "traceback", "isolation")
+           "traceback", "isolation", "name", "game_id")
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -96,11 +102,23 @@ class Row:
     output: str = ""              # what the agent printed during the game, cut at the limit
     traceback: str | None = None  # the agent's own frames, when its code raised
     isolation: str = ""           # where it played: in-process, process or sandbox
+    name: str = ""                # the student it stands for (a tournament's submissions), else ""
+    game_id: str = ""             # computed when not given (rows of older stores hold "")
     id: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.game_id:
+            object.__setattr__(self, "game_id", game_id(self.agent, self.agent_digest, self.settings,
+                                                        self.map_digest, self.game_index, self.seed))
 
     @property
     def key(self) -> tuple:
         return tuple(getattr(self, k) for k in KEY)
+
+    @property
+    def label(self) -> str:
+        """Who played: the student's name, else the agent spec."""
+        return self.name or self.agent
 
 
 def settings_key(truth_rate: float, max_turns: int | None, game_timeout: float | None) -> str:
@@ -244,6 +262,22 @@ class Store:
         """Every row (with these settings), in the order they were recorded."""
         sql = f"SELECT {', '.join(COLUMNS)}, id FROM games" + (" WHERE settings = ?" if settings is not None else "")
         return [Row(*r) for r in self.db.execute(sql + " ORDER BY id", () if settings is None else (settings,))]
+
+    def find(self, game: str) -> Row:
+        """The game whose id is `game` (or starts with it); TreasureError when none or several."""
+        game = game.strip().lower()
+        if not game or any(c not in "0123456789abcdef" for c in game):
+            raise TreasureError(f"{game!r} is not a game id (hex digits, as the report and bench print them)")
+        sql = f"SELECT {', '.join(COLUMNS)}, id FROM games"
+        stored = [Row(*r) for r in self.db.execute(sql + " WHERE game_id LIKE ? ORDER BY id", (game + "%",))]
+        if not stored:  # rows of an older store have no id written: computed from what they hold
+            stored = [r for r in self.rows() if r.game_id.startswith(game)]
+        if not stored:
+            raise TreasureError(f"{self.path} holds no game {game}")
+        if len({r.game_id for r in stored}) > 1:
+            raise TreasureError(f"{game} is the start of several games' ids in {self.path}: "
+                                + ", ".join(sorted({r.game_id for r in stored})[:5]) + "; give more digits")
+        return stored[0]
 
     def settings_seen(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT settings FROM games ORDER BY settings")]

@@ -135,6 +135,6 @@ def failure_lines(records: Sequence[GameRecord], shown: int = 2) -> list[str]:
             kinds[r.reason] = kinds.get(r.reason, 0) + 1
         said = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
         lines.append(f"{agent}: {len(failed)} game{'s' if len(failed) > 1 else ''} failed ({said})")
-        lines += [f"  {r.error}" for r in failed[:shown]]
+        lines += [f"  {r.error}" + (f" (game {r.game_id})" if r.game_id else "") for r in failed[:shown]]
     return lines
 

@@ -1,6 +1,6 @@
 """A tournament: many agents on many map files, every game recorded in a results store.
 
-`treasure bench --maps DIR --db results.sqlite` plays here. Game i on a map
+`treasure tournament SUBMISSIONS --maps DIR --db results.sqlite` plays here. Game i on a map
 is the same game as in a plain `treasure bench --maps` (its seed comes from
 the base seed, the map's content digest and i), so both give the same
 results; the tournament also records each game in the store (play/store.py)
@@ -13,7 +13,8 @@ that has no copy of the files (play/executor.py decides where).
 
 The leaderboard ranks the agents of a store by win % and compares every
 two agents on the games both played (an exact sign test), so agents whose
-difference could be luck share a rank.
+difference could be luck share a rank. Every game has an id
+(records.game_id); `rebuild_game` plays a stored game again, exactly.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from pathlib import Path
 from treasure_cli.agents.registry import agent_code
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.map_file import parse_map
-from treasure_cli.play.bench import BenchOptions, MapInfo, game_stats, map_game_seed, read_playable, summarize
+from treasure_cli.play.bench import (
+    BenchOptions, MapInfo, game_stats, map_game_seed, playable_map, read_playable, summarize,
+)
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
@@ -59,6 +62,7 @@ class Entry:
     game_timeout: float | None = None
     isolation: str = "auto"
     limits: AgentLimits = AgentLimits()
+    name: str = ""        # the student the agent stands for ("" for a spec given as it is)
 
     @cached_property  # read for every game's key, several times a run: one JSON text per entry
     def settings(self) -> str:
@@ -93,7 +97,7 @@ def play_entry(entry: Entry) -> Row:
                           limits=entry.limits, source=entry.source, index=entry.index)
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
-               record.seconds, __version__, now(), record.output, record.traceback, record.isolation)
+               record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
@@ -129,9 +133,11 @@ class TournamentResult:
     secret_seed: bool = False      # the games were drawn from the store's own secret base seed
 
 
-def make_entries(options: BenchOptions, maps: dict[str, MapInfo]) -> list[Entry]:
+def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[str, str] | None = None
+                 ) -> list[Entry]:
     """Every game of the command, in bench's record order (map, game index, agent);
-    `maps` as `read_playable(..., keep=pack_map)` gives them."""
+    `maps` as `read_playable(..., keep=pack_map)` gives them, `names` the student of an agent spec."""
+    names = names or {}
     codes = {agent: agent_code(agent) for agent in options.agents}
     entries = []
     for path in options.maps:
@@ -145,17 +151,19 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo]) -> list[Entry]
                 entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
                                      info.width * info.height, i, seed,
                                      options.truth_rate, options.max_turns, options.game_timeout,
-                                     options.isolation, options.limits))
+                                     options.isolation, options.limits, names.get(agent, "")))
     return entries
 
 
 def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, scheduler: str | None = None,
                    on_progress: Callable[[int], None] | None = None,
-                   on_plan: Callable[[int, int], None] | None = None) -> TournamentResult:
+                   on_plan: Callable[[int, int], None] | None = None,
+                   names: dict[str, str] | None = None) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
 
     `options.seed` None: the store's secret base seed (made when the store is, kept for resuming).
 
+    `names` maps an agent spec to the student it stands for (shown instead of the spec).
     `on_plan(to_play, already)` is called once before the first game,
     `on_progress(1)` after each game recorded.
     """
@@ -170,7 +178,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
             # ... nor time it out of the referee's replies (play/pacing.py)
             options = dataclasses.replace(options, seed=seed,
                                           limits=dataclasses.replace(options.limits, steady_replies=secret))
-        entries = make_entries(options, maps)
+        entries = make_entries(options, maps, names)
         settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
         done = store.keys(settings)
         already = len({e.key for e in entries} & done)
@@ -193,9 +201,9 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:
     """A stored game as the GameRecord that bench's tables and charts take."""
-    return GameRecord(label or row.agent, Path(row.map_path).name, row.size, row.seed, row.outcome, row.reason,
+    return GameRecord(label or row.label, Path(row.map_path).name, row.size, row.seed, row.outcome, row.reason,
                       row.turns, row.seconds, row.error, index=row.game_index, output=row.output,
-                      traceback=row.traceback, isolation=row.isolation)
+                      traceback=row.traceback, isolation=row.isolation, game_id=row.game_id)
 
 
 # -- the leaderboard ----------------------------------------------------------
@@ -212,6 +220,7 @@ class Standing:
     win_high: float
     failed: int
     mean_turns_win: float | None
+    median_ms_turn: float = 0.0  # the median of a game's time over its turns (a turn: one or two actions)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,6 +244,21 @@ class Leaderboard:
     rows: tuple[Row, ...]
     labels: dict[int, str]  # row id -> agent label
     secret_seed: int | None = None  # the store's secret base seed: for the one who runs the report
+    flags: tuple[Flag, ...] = ()    # similarity flags on pairs of agents (filled by the caller)
+
+    def rows_of(self, agent: str) -> list[Row]:
+        """The games counted for the agent labelled `agent`."""
+        return [r for r in self.rows if self.labels.get(r.id or 0) == agent]
+
+
+@dataclasses.dataclass(frozen=True)
+class Flag:
+    """A pair of agents that may share work (a copy, or identical play): for the teacher to look at."""
+
+    a: str
+    b: str
+    kind: str      # e.g. "exact copy", "same syntax tree", "identical play"
+    detail: str = ""
 
 
 def sign_test(a_only: int, b_only: int) -> float:
@@ -249,6 +273,9 @@ def sign_test(a_only: int, b_only: int) -> float:
 
 def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str = "") -> Leaderboard:
     """Rank the agents of `rows` (one settings): one row per agent, its latest code unless `all_versions`."""
+    # In the order of the games (map, number, agent), not of the store, which is the order they finished
+    # in: the failures listed and the examples shown are then the same on every run.
+    rows = sorted(rows, key=lambda r: (r.map_path, r.game_index, r.agent, r.id or 0))
     latest: dict[str, tuple[int, str]] = {}
     for r in rows:
         if r.agent not in latest or (r.id or 0) > latest[r.agent][0]:
@@ -258,10 +285,10 @@ def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str =
         several = {a for a, _ in versions if sum(1 for b, _ in versions if b == a) > 1}
 
         def label(r: Row) -> str | None:
-            return f"{r.agent}@{r.agent_digest.partition(':')[2][:8]}" if r.agent in several else r.agent
+            return f"{r.label}@{r.agent_digest.partition(':')[2][:8]}" if r.agent in several else r.label
     else:
         def label(r: Row) -> str | None:
-            return r.agent if latest[r.agent][1] == r.agent_digest else None
+            return r.label if latest[r.agent][1] == r.agent_digest else None
     groups: dict[str, list[Row]] = {}
     labels: dict[int, str] = {}
     for r in rows:
@@ -286,7 +313,8 @@ def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str =
     for name, rs in groups.items():
         st = game_stats(name, "all", [as_record(r) for r in rs])  # bench's statistics, counted once
         standings.append(Standing(1 + better[name], name, rs[0].agent, rs[-1].agent_digest, st.games, st.wins,
-                                  st.win_rate, st.win_low, st.win_high, st.failed, st.mean_turns_win))
+                                  st.win_rate, st.win_low, st.win_high, st.failed, st.mean_turns_win,
+                                  st.median_ms_turn))
     standings.sort(key=lambda s: (s.rank, -s.win_rate, math.inf if s.mean_turns_win is None else s.mean_turns_win,
                                   s.agent))
     order = {s.agent: k for k, s in enumerate(standings)}
@@ -296,29 +324,46 @@ def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str =
     return Leaderboard(settings, tuple(standings), tuple(pairs), tuple(rows), labels)
 
 
-def store_leaderboard(db: str | Path, settings: str, all_versions: bool = False) -> Leaderboard:
-    """The leaderboard of the games of `db` played with `settings`."""
+def store_leaderboard(db: str | Path, settings: str | None = None, all_versions: bool = False) -> Leaderboard:
+    """The leaderboard of the games of `db` played with `settings` (None: the one set of settings
+    the store holds; TreasureError listing them, as options, when it holds several)."""
     with Store(db, create=False) as store:
+        seen = store.settings_seen()
+        if settings is None:
+            if len(seen) > 1:
+                raise TreasureError(f"{db} holds games played with {len(seen)} sets of options; say which with "
+                                    + " or with ".join(f"`{settings_options(s)}`" for s in seen))
+            settings = seen[0] if seen else settings_key(0.5, None, None)
         rows = store.rows(settings)
         secret = store.secret_seed()
         if not rows:
-            seen = store.settings_seen()
             if seen:
-                raise TreasureError(f"{db} holds no game played with {settings}; it holds games played with "
-                                    + " and with ".join(seen) + " (give the same --truth-rate, --max-turns "
-                                    "and --game-timeout)")
+                raise TreasureError(f"{db} holds no game played with {settings_options(settings)}; it holds "
+                                    "games played with " + " and with ".join(settings_options(s) for s in seen))
             raise TreasureError(f"{db} holds no game yet")
     return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret)
+
+
+def settings_options(settings: str) -> str:
+    """A stored settings key said as the command-line options that give it."""
+    import json
+
+    values = json.loads(settings)
+    words = [f"--truth-rate {values['truth_rate']:g}"]
+    if values.get("max_turns") is not None:
+        words.append(f"--max-turns {values['max_turns']}")
+    if values.get("game_timeout") is not None:
+        words.append(f"--game-timeout {values['game_timeout']:g}")
+    return " ".join(words)
 
 
 def leaderboard_table(board: Leaderboard) -> str:
     from treasure_cli.play.tables import align
 
-    shared = {s.rank for s in board.standings if sum(t.rank == s.rank for t in board.standings) > 1}
     head = ["rank", "agent", "code", "games", "wins", "win %", "95% CI", "mean turns", "failed"]
     rows = [head]
     for s in board.standings:
-        rows.append([f"={s.rank}" if s.rank in shared else str(s.rank), s.agent, s.agent_digest, str(s.games),
+        rows.append([rank_text(board, s), s.agent, s.agent_digest, str(s.games),
                      str(s.wins), f"{100 * s.win_rate:.1f}", f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
                      "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}", str(s.failed)])
     lines = [align(rows, 3)]
@@ -335,6 +380,10 @@ def leaderboard_table(board: Leaderboard) -> str:
     lines.append("")
     lines.append(f"{len(board.rows)} games; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
                  "equal ranks (=) are not told apart")
+    if board.flags:
+        lines.append("")
+        lines.append("similarity flags (for you to look at, not verdicts):")
+        lines += [f"  {f.a} and {f.b}: {f.kind}" + (f" ({f.detail})" if f.detail else "") for f in board.flags]
     if board.secret_seed is not None:
         lines.append(f"the store's secret base seed: {board.secret_seed} (for you: never give it to an agent)")
     return "\n".join(lines)
@@ -347,7 +396,33 @@ def _p(p: float) -> str:
 def leaderboard_json(board: Leaderboard) -> dict:
     return {"settings": board.settings, "games": len(board.rows), "secret_seed": board.secret_seed,
             "standings": [dataclasses.asdict(s) for s in board.standings],
-            "pairs": [dataclasses.asdict(p) for p in board.pairs]}
+            "pairs": [dataclasses.asdict(p) for p in board.pairs],
+            "flags": [dataclasses.asdict(f) for f in board.flags]}
+
+
+def rank_text(board: Leaderboard, standing: Standing) -> str:
+    """A rank as the table prints it: `=2` when another agent shares it."""
+    shared = sum(t.rank == standing.rank for t in board.standings) > 1
+    return f"={standing.rank}" if shared else str(standing.rank)
+
+
+GRADEBOOK = ("student", "rank", "win_percent", "win_low", "win_high", "games", "wins", "failures",
+             "mean_turns_to_win", "ms_per_turn", "agent", "code", "flags")
+
+
+def gradebook(board: Leaderboard) -> list[dict[str, str]]:
+    """One row per agent for a spreadsheet (`--report --csv`), in rank order, cells as text."""
+    flagged: dict[str, list[str]] = {}
+    for f in board.flags:
+        flagged.setdefault(f.a, []).append(f"{f.kind} with {f.b}")
+        flagged.setdefault(f.b, []).append(f"{f.kind} with {f.a}")
+    return [{"student": s.agent, "rank": rank_text(board, s), "win_percent": f"{100 * s.win_rate:.1f}",
+             "win_low": f"{100 * s.win_low:.1f}", "win_high": f"{100 * s.win_high:.1f}", "games": str(s.games),
+             "wins": str(s.wins), "failures": str(s.failed),
+             "mean_turns_to_win": "" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}",
+             "ms_per_turn": f"{s.median_ms_turn:.2f}", "agent": s.spec, "code": s.agent_digest,
+             "flags": "; ".join(flagged.get(s.agent, []))}
+            for s in board.standings]
 
 
 def report_data(board: Leaderboard, db: str) -> dict:
@@ -359,3 +434,74 @@ def report_data(board: Leaderboard, db: str) -> dict:
     return {"options": {"db": str(db), "settings": board.settings},
             "stats": [as_dict(s) for s in summarize(records, agents)],
             "games": [as_dict(r) for r in records]}
+
+
+# -- back to one game -----------------------------------------------------------
+def find_game(db: str | Path, game: str) -> Row:
+    """The stored game with this id (or the start of it)."""
+    with Store(db, create=False) as store:
+        return store.find(game)
+
+
+def maps_by_digest(paths: Sequence[str | Path]) -> dict[str, str]:
+    """Each readable map file's content digest -> its path (the first one of equal maps)."""
+    found: dict[str, str] = {}
+    for path in paths:
+        got = playable_map(str(path))
+        if not isinstance(got, str):
+            found.setdefault(got[1].digest, str(path))
+    return found
+
+
+def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits: AgentLimits | None = None
+                 ) -> tuple[Island, GameRecord, list | None]:
+    """Play a stored game again, exactly: its map (found by content digest among `maps`), its seed,
+    its settings and its agent, whose code must still be the code that played it.
+
+    Returns the island, the new record and its events (None if the game failed again).
+    """
+    import json
+
+    path = maps.get(row.map_digest)
+    if path is None:
+        raise TreasureError(f"game {row.game_id} was played on {row.map_path} (content digest {row.map_digest}); "
+                            "no map with that content is among the maps given: give the folder of the "
+                            "tournament's maps with --maps")
+    now_code = agent_code(row.agent)
+    if now_code.digest != row.agent_digest:
+        raise TreasureError(f"game {row.game_id} was played by {row.agent} with code {row.agent_digest}; that "
+                            f"agent's code is now {now_code.digest}, so the game cannot be played again as it was "
+                            "(put back the submitted version)")
+    settings = json.loads(row.settings)
+    found = playable_map(path)
+    if isinstance(found, str):
+        raise TreasureError(found)
+    island = found[1]
+    record, events = play_game(island, row.agent, row.seed, map_name=Path(row.map_path).name,
+                               truth_rate=settings["truth_rate"], max_turns=settings["max_turns"],
+                               game_timeout=settings["game_timeout"], isolation=isolation,
+                               limits=limits or AgentLimits(), source=now_code.source, index=row.game_index,
+                               game_id=row.game_id)
+    return island, record, events
+
+
+def same_result(row: Row, record: GameRecord) -> bool:
+    """Whether a game played again ended as it is stored (an agent that is not deterministic may not)."""
+    return (record.outcome, record.reason, record.turns if not record.failed else row.turns) == (
+        row.outcome, row.reason, row.turns)
+
+
+def write_gradebook(board: Leaderboard, path: str | Path) -> Path:
+    """The gradebook as a CSV file (the columns of GRADEBOOK), written atomically."""
+    import csv
+    import io
+
+    from treasure_cli.formats.atomic import write_text_atomic
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=GRADEBOOK, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(gradebook(board))
+    path = Path(path)
+    write_text_atomic(path, buffer.getvalue())
+    return path

@@ -23,10 +23,10 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.play.tables import bench_rows
+from treasure_cli.view.palette import agent_colour
 
 PLOT_MISSING = ("the bench report draws its charts with matplotlib, which is not installed: "
                 "pip install 'treasure-cli[plot]'")
-COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f")
 CHARTS = ("win-rate", "turns", "time")
 
 
@@ -47,6 +47,12 @@ def _svg(fig) -> str:
     text = buf.getvalue()
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)  # the licence block: not needed inline
     return text[text.index("<svg"):]  # drop the XML prolog and doctype: the SVG goes inline
+
+
+def _legend_outside(ax, agents) -> None:
+    """The legend to the right of the plot, never over bars or points (a class has many agents)."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              ncols=1 if len(agents) <= 14 else 2, frameon=False)
 
 
 def _side(size: str) -> float:
@@ -82,14 +88,14 @@ def win_chart(data: dict) -> str:
             ys.append(100 * s["win_rate"])
             lo.append(100 * (s["win_rate"] - s["win_low"]))
             hi.append(100 * (s["win_high"] - s["win_rate"]))
-        ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=agent, color=COLOURS[a % len(COLOURS)])
+        ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=3, label=agent, color=agent_colour(a))
     ax.set_xticks(range(len(sizes)), sizes)
     ax.set_ylim(0, 122)
     ax.set_yticks(range(0, 101, 20))
     ax.set_xlabel("island size")
     ax.set_ylabel("games won (%)")
     ax.set_title("Win rate by size and agent (bars: 95 % Wilson interval)")
-    ax.legend(fontsize=8, ncols=min(4, len(agents)), loc="upper center")
+    _legend_outside(ax, agents)
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
 
@@ -108,7 +114,7 @@ def turns_chart(data: dict) -> str:
         values = [turns[(agent, size)] for size in sizes if turns[(agent, size)]]
         if not values:
             continue
-        colour = COLOURS[a % len(COLOURS)]
+        colour = agent_colour(a)
         ax.boxplot(values, positions=pos, widths=width * 0.8, patch_artist=True, manage_ticks=False,
                    boxprops={"facecolor": colour, "alpha": 0.6}, medianprops={"color": "black"},
                    flierprops={"markersize": 3})
@@ -119,7 +125,7 @@ def turns_chart(data: dict) -> str:
     ax.set_ylabel("turns to win")
     ax.set_title("Turns to win (won games; box: quartiles, whiskers: 1.5 IQR)")
     if ax.get_legend_handles_labels()[0]:  # no agent won a game: no legend to draw
-        ax.legend(fontsize=8, ncols=min(4, len(agents)))
+        _legend_outside(ax, agents)
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
 
@@ -136,7 +142,7 @@ def time_chart(data: dict) -> str | None:
         mine = [g for g in games if g["agent"] == agent]
         if not mine:
             continue
-        colour = COLOURS[a % len(COLOURS)]
+        colour = agent_colour(a)
         ax.scatter([_side(g["size"]) for g in mine], [1000 * g["seconds"] for g in mine], s=6, alpha=0.25,
                    color=colour, linewidths=0)
         sides = sorted({_side(g["size"]) for g in mine})
@@ -152,7 +158,7 @@ def time_chart(data: dict) -> str | None:
     ax.set_ylabel("ms per game (log scale)")
     ax.set_title("Time per game by size (dots: games, lines: medians)")
     if ax.get_legend_handles_labels()[0]:  # no agent had a timed game: no legend to draw
-        ax.legend(fontsize=8)
+        _legend_outside(ax, agents)
     ax.grid(which="both", alpha=0.3)
     return _svg(fig)
 

@@ -1,0 +1,294 @@
+"""`treasure tournament --report --html DIR`: the leaderboard as a folder of offline pages.
+
+DIR/index.html ranks the agents (ranks and ties as the text report gives
+them), shows win % with its interval per map size, turns to a win, time per
+turn, the paired verdicts (who beats whom, and the sign test's p-value) and
+the failures by cause with one example each. DIR/agent-<name>.html shows one
+agent's games map by map; each game not won links to DIR/game-<id>.html, the
+replay page of that game (played again from the store: its map, seed and
+agent), or for a failed game the failure itself. Every link is relative and
+nothing is fetched: the folder can be copied or zipped as it is.
+
+The bars are drawn as inline SVG with their numbers written beside them, and
+each agent's colour (view/palette.py) is shown next to its name, so no
+legend covers any data.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from treasure_cli.errors import TreasureError
+from treasure_cli.formats.atomic import ensure_folder, write_text_atomic
+from treasure_cli.play.bench import _size_key, summarize
+from treasure_cli.play.records import FAILED, WIN
+from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.play.store import Row
+from treasure_cli.play.tournament import ALPHA, Leaderboard, as_record, rank_text, settings_options
+from treasure_cli.view.palette import agent_colour
+
+_STYLE = """
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:18px auto;max-width:1180px;color:#222;padding:0 12px}
+h1{font-size:21px;margin:0 0 4px}h2{font-size:16px;margin:26px 0 6px;border-bottom:1px solid #ddd}
+.note{color:#666;font-size:13px}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums}
+th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;vertical-align:middle}
+th{background:#f6f6f6;font-weight:600}
+td.name,th.name{text-align:left;white-space:nowrap}
+.sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:-1px}
+.bar{vertical-align:middle}
+.matrix td{text-align:center;font-size:12px;min-width:44px}.matrix td.name{text-align:left}
+.beats{background:#d8f0d8}.loses{background:#f6dada}.tie{color:#888}
+.win{background:#e6f4e6}.lose{background:#fbe3e3}.failed{background:#f3d0f3}
+.games td{text-align:center;font-size:12.5px}
+.games a{color:inherit}
+pre{white-space:pre-wrap;background:#f6f6f6;padding:8px;font-size:12.5px}
+a{color:#1a5fb4}
+"""
+
+
+def slug(name: str) -> str:
+    """A file-name-safe form of an agent's name (its page is agent-<slug>.html)."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_.") or "agent"
+    return text[:60]
+
+
+def _page(title: str, body: str) -> str:
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_STYLE}</style></head>'
+            f'<body data-ready="1">{body}</body></html>\n')
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _bar(rate: float, low: float, high: float, colour: str, width: int = 140) -> str:
+    """Win % as a bar with its interval as a line across it; the numbers are beside it, not in a legend."""
+    x, lo, hi = (round(width * v, 1) for v in (rate, low, high))
+    return (f'<svg class="bar" width="{width}" height="12" viewBox="0 0 {width} 12" role="img" '
+            f'aria-label="{_pct(rate)} % ({_pct(low)}-{_pct(high)})">'
+            f'<rect x="0" y="1" width="{width}" height="10" fill="#f0f0f0"/>'
+            f'<rect x="0" y="1" width="{x}" height="10" fill="{colour}"/>'
+            f'<line x1="{lo}" x2="{hi}" y1="6" y2="6" stroke="#000" stroke-width="1.5"/>'
+            f'<line x1="{lo}" x2="{lo}" y1="2" y2="10" stroke="#000"/><line x1="{hi}" x2="{hi}" y1="2" y2="10" '
+            f'stroke="#000"/></svg>')
+
+
+def _p(p: float) -> str:
+    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
+
+
+def _name_cell(name: str, colour: str, link: bool = True) -> str:
+    shown = html.escape(name)
+    inner = f'<a href="agent-{html.escape(slug(name))}.html">{shown}</a>' if link else shown
+    return f'<td class="name"><span class="sw" style="background:{colour}"></span>{inner}</td>'
+
+
+def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
+    names = [s.agent for s in board.standings]
+    colour = {name: agent_colour(k) for k, name in enumerate(names)}
+    parts = [f"<h1>Leaderboard</h1><p class=\"note\">{len(board.rows)} games in {html.escape(Path(db).name)}, "
+             f"played with {html.escape(settings_options(board.settings))}. Rank = 1 + the agents "
+             f"significantly better (paired sign test, p &lt; {ALPHA:g}); equal ranks (=) are not told apart.</p>"]
+    # the ranking
+    rows = []
+    for s in board.standings:
+        turns = "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}"
+        rows.append(f'<tr data-agent="{html.escape(s.agent)}"><td class="rank">{rank_text(board, s)}</td>'
+                    f"{_name_cell(s.agent, colour[s.agent])}<td>{s.games}</td><td>{s.wins}</td>"
+                    f"<td>{_bar(s.win_rate, s.win_low, s.win_high, colour[s.agent])}</td>"
+                    f"<td>{_pct(s.win_rate)}</td><td>{_pct(s.win_low)}-{_pct(s.win_high)}</td><td>{turns}</td>"
+                    f"<td>{s.median_ms_turn:.2f}</td><td>{s.failed}</td></tr>")
+    parts.append('<h2>Ranking</h2><table id="ranking"><thead><tr><th>rank</th><th class="name">agent</th>'
+                 "<th>games</th><th>wins</th><th>win %</th><th></th><th>95% CI</th><th>mean turns to win</th>"
+                 "<th>ms/turn</th><th>failed</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    # win % per size
+    records = [as_record(r, board.labels[r.id or 0]) for r in board.rows if (r.id or 0) in board.labels]
+    stats = summarize(records, names)
+    sizes = sorted({st.size for st in stats if st.size != "all"}, key=_size_key)
+    by = {(st.agent, st.size): st for st in stats}
+    head = "".join(f"<th>{html.escape(size)}</th>" for size in sizes)
+    body = []
+    for name in names:
+        cells = []
+        for size in sizes:
+            st = by.get((name, size))
+            cells.append("<td></td>" if st is None else
+                         f"<td>{_bar(st.win_rate, st.win_low, st.win_high, colour[name], 90)} "
+                         f"{_pct(st.win_rate)} <span class=\"note\">({_pct(st.win_low)}-{_pct(st.win_high)}), "
+                         f"{st.games} games, turns {'-' if st.mean_turns_win is None else f'{st.mean_turns_win:.1f}'}"
+                         "</span></td>")
+        body.append(f"<tr>{_name_cell(name, colour[name])}{''.join(cells)}</tr>")
+    parts.append('<h2>Win % by map size</h2><p class="note">The bar is the win rate, the black line its 95 % '
+                 'interval; then the mean turns to a win.</p><table id="by-size"><thead><tr>'
+                 f'<th class="name">agent</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+    # paired verdicts
+    pair = {(p.a, p.b): p for p in board.pairs}
+    mrows = []
+    for a in names:
+        cells = []
+        for b in names:
+            if a == b:
+                cells.append("<td></td>")
+                continue
+            p = pair.get((a, b))
+            flip = p is None
+            if flip:
+                p = pair[(b, a)]
+            mine, theirs = (p.b_only, p.a_only) if flip else (p.a_only, p.b_only)
+            if p.distinguishable:
+                kind, word = ("beats", "beats") if mine > theirs else ("loses", "loses to")
+            else:
+                kind, word = "tie", "="
+            cells.append(f'<td class="{kind}" title="{html.escape(a)} {word} {html.escape(b)}: on {p.games} common '
+                         f'games, {mine} won only by {html.escape(a)}, {theirs} only by {html.escape(b)}">'
+                         f"{'▲' if kind == 'beats' else '▼' if kind == 'loses' else '='}<br>p={_p(p.p_value)}</td>")
+        mrows.append(f"<tr>{_name_cell(a, colour[a])}{''.join(cells)}</tr>")
+    heads = "".join(f'<th title="{html.escape(n)}">{k + 1}</th>' for k, n in enumerate(names))
+    parts.append("<h2>Who beats whom</h2><p class=\"note\">Row against column, on the games both played: ▲ the "
+                 f"row's agent wins significantly more often (p &lt; {ALPHA:g}), ▼ significantly less, = not "
+                 "told apart; p is the exact sign test's. Columns are numbered in rank order.</p>"
+                 f'<table class="matrix" id="pairs"><thead><tr><th class="name">agent</th>{heads}</tr></thead>'
+                 f"<tbody>{''.join(mrows)}</tbody></table>")
+    # failures by cause
+    causes: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for r in board.rows:
+        label = board.labels.get(r.id or 0)
+        if label is not None and r.outcome == FAILED:
+            causes[(label, r.reason)].append(r)
+    if causes:
+        frows = []
+        for (label, reason), rs in sorted(causes.items(), key=lambda kv: (names.index(kv[0][0]), -len(kv[1]))):
+            ex = rs[0]
+            frows.append(f"<tr>{_name_cell(label, colour[label])}<td class=\"name\">{html.escape(reason)}</td>"
+                         f"<td>{len(rs)}</td><td class=\"name\"><a href=\"game-{ex.game_id}.html\">{ex.game_id}</a>: "
+                         f"{html.escape(ex.error or '')}</td></tr>")
+        parts.append('<h2>Failures</h2><table id="failures"><thead><tr><th class="name">agent</th>'
+                     '<th class="name">cause</th><th>games</th><th class="name">one example</th></tr></thead>'
+                     f"<tbody>{''.join(frows)}</tbody></table>")
+    else:
+        parts.append('<h2>Failures</h2><p id="failures">No game failed.</p>')
+    if board.flags:
+        items = "".join(f"<li>{html.escape(f.a)} and {html.escape(f.b)}: {html.escape(f.kind)}"
+                        + (f" ({html.escape(f.detail)})" if f.detail else "") + "</li>" for f in board.flags)
+        parts.append(f'<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
+                     f'<ul id="flags">{items}</ul>')
+    lost = sum(r.outcome not in (WIN, FAILED) for r in records)
+    if len(replayable) < lost:
+        parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} lost games have no '
+                     "replay page (written without --maps, or they could not be played again): each one's page "
+                     "says why.</p>")
+    return _page("Leaderboard", "".join(parts))
+
+
+def agent_html(board: Leaderboard, name: str, colour: str) -> str:
+    standing = next(s for s in board.standings if s.agent == name)
+    rows = board.rows_of(name)
+    by_map: dict[str, list[Row]] = defaultdict(list)
+    for r in rows:
+        by_map[r.map_path].append(r)
+    most = max((len(rs) for rs in by_map.values()), default=0)
+    body = []
+    for map_path, rs in sorted(by_map.items(), key=lambda kv: (_size_key(kv[1][0].size), kv[0])):
+        cells = []
+        for r in sorted(rs, key=lambda r: r.game_index):
+            if r.outcome == WIN:
+                text, cls = f"WIN {r.turns}", "win"
+            elif r.outcome == FAILED:
+                text, cls = f"failed ({html.escape(r.reason)})", "failed"
+            else:
+                text, cls = f"LOSE {r.turns} ({html.escape(r.reason)})", "lose"
+            title = f'game {r.game_id}, seed {r.seed}'
+            inner = text if r.outcome == WIN else f'<a href="game-{r.game_id}.html">{text}</a>'
+            cells.append(f'<td class="{cls}" data-game="{r.game_id}" title="{title}">{inner}</td>')
+        body.append(f'<tr><td class="name">{html.escape(Path(map_path).name)}</td><td>{html.escape(rs[0].size)}</td>'
+                    + "".join(cells) + "</tr>")
+    heads = "".join(f"<th>game {i}</th>" for i in range(most))
+    intro = (f'<p><a href="index.html">← leaderboard</a></p><h1><span class="sw" style="background:{colour}">'
+             f"</span>{html.escape(name)}</h1><p class=\"note\">rank {rank_text(board, standing)}; "
+             f"{standing.wins} won of {standing.games} ({_pct(standing.win_rate)} %, 95 % interval "
+             f"{_pct(standing.win_low)}-{_pct(standing.win_high)}); {standing.failed} failed; agent "
+             f"{html.escape(standing.spec)}, code {html.escape(standing.agent_digest)}. Each game not won links "
+             "to its replay.</p>")
+    return _page(name, intro + '<h2>Games by map</h2><table class="games" id="games"><thead><tr>'
+                 f'<th class="name">map</th><th>size</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+
+
+def failure_html(row: Row, label: str, db: str, why: str | None = None) -> str:
+    """The page of a game with no replay: a failed game (its cause), or one that could not be rebuilt."""
+    parts = [f'<p><a href="agent-{html.escape(slug(label))}.html">← {html.escape(label)}</a></p>',
+             f"<h1>Game {row.game_id}</h1>",
+             f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
+             f"{html.escape(label)} on {html.escape(Path(row.map_path).name)} ({html.escape(row.size)}), game "
+             f"{row.game_index}, seed {row.seed}: <b>{html.escape(row.outcome)}</b> ({html.escape(row.reason)}) on "
+             f"turn {row.turns}.</p>"]
+    if row.error:
+        parts.append(f"<h2>Why it failed</h2><pre>{html.escape(row.error)}</pre>")
+    if row.traceback:
+        parts.append(f"<h2>Where in the agent's code</h2><pre>{html.escape(row.traceback)}</pre>")
+    if row.output:
+        parts.append(f"<h2>What the agent printed</h2><pre>{html.escape(row.output)}</pre>")
+    if why:
+        parts.append(f'<h2>No replay</h2><p class="note" id="no-replay">{html.escape(why)}</p>')
+    parts.append(f"<h2>To play it again</h2><pre>treasure replay --db {html.escape(Path(db).name)} {row.game_id} "
+                 "--maps MAPS/</pre>")
+    return _page(f"game {row.game_id}", "".join(parts))
+
+
+def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequence[str],
+                      isolation: str = "auto", limits: AgentLimits | None = None,
+                      on_replay: Callable[[int, int], None] | None = None) -> Path:
+    """Write the leaderboard's pages into `folder`; returns index.html's path.
+
+    Each lost game is played again (`rebuild_game`) to draw its replay page, so
+    this takes about as long as those games took; without `map_paths` lost games
+    get a page that says how to replay them instead.
+    """
+    from treasure_cli.play.tournament import maps_by_digest, rebuild_game, same_result
+    from treasure_cli.view.page import page_html
+    from treasure_cli.view.steps import Replay
+
+    ensure_folder(folder)
+    names = [s.agent for s in board.standings]
+    maps = maps_by_digest(map_paths) if map_paths else {}
+    todo = [r for r in board.rows if (r.id or 0) in board.labels and r.outcome != WIN]
+    replayable: set[str] = set()
+    for done, row in enumerate(todo, start=1):
+        label = board.labels[row.id or 0]
+        target = folder / f"game-{row.game_id}.html"
+        why = None
+        if row.outcome == FAILED:
+            text = failure_html(row, label, db)
+        elif not maps:
+            text = failure_html(row, label, db, "the report was written without --maps, so this game was not "
+                                "played again")
+        else:
+            try:
+                island, record, events = rebuild_game(row, maps, isolation, limits)
+                if events is None:
+                    why = f"played again, the game failed: {record.error}"
+                elif not same_result(row, record):
+                    why = (f"played again, the game ended as {record.outcome} on turn {record.turns}: the agent "
+                           "does not play the same game from the same seed")
+            except TreasureError as exc:
+                why = str(exc)
+            if why is None:
+                nav = (f'<a href="agent-{html.escape(slug(label))}.html" style="color:#9cf">← '
+                       f"{html.escape(label)}</a> · game {row.game_id} ·")
+                text = page_html(Replay(island, events)).replace('<h1 id="title">', nav + '<h1 id="title">', 1)
+                replayable.add(row.game_id)
+            else:
+                text = failure_html(row, label, db, why)
+        write_text_atomic(target, text)
+        if on_replay is not None:
+            on_replay(done, len(todo))
+    for k, name in enumerate(names):
+        write_text_atomic(folder / f"agent-{slug(name)}.html", agent_html(board, name, agent_colour(k)))
+    index = folder / "index.html"
+    write_text_atomic(index, index_html(board, db, replayable))
+    return index
