@@ -205,7 +205,7 @@ class Knowledge:
         if self.tie_break:
             self.restrict(allowed)
         else:  # only "he is on a shortest walk to the treasure"
-            self.restrict(routes.grid.to_mask(routes.on_route(e.dst, steps)))
+            self.restrict(routes.on_route(e.dst, steps))
         self.pirate_steps = steps
         self.pirate = e.dst
 

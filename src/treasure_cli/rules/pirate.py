@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import functools
-import itertools
-import operator
 
 import numpy as np
 
 from treasure_cli.rules import grid
 from treasure_cli.rules.bitgrid import BitGrid
-from treasure_cli.rules.grid import Direction, Pos, bfs_distance
+from treasure_cli.rules.grid import Direction, Pos, bfs_distance, dag_descendants
 from treasure_cli.rules.island import Island
 
 STEPS_PER_TURN = 2
@@ -134,63 +132,67 @@ class PrisonRoutes:
     be the treasure only if x lies on a shortest p -> t path:
     dist(x, t) = dist(p, t) - j. Those t are x's descendants in the
     shortest-path DAG from p (edges u -> v between neighbours with
-    dist(p, v) = dist(p, u) + 1), so one walking-distance layering from p,
-    kept as bit sets (`bitgrid`), gives every such set by spreading from x
-    layer by layer: no walking-distance field per tile, which the pirate's
-    every move needed before (a BFS each, ~3 per move). The sets are cached
-    by tile: his later moves, and later games on the same island, reuse them.
+    dist(p, v) = dist(p, u) + 1).
+
+    What is kept per prison is one walking-distance field from p (4 bytes a
+    tile), and a set of descendants is found by a search from x over the DAG
+    (`grid.dag_descendants`: in C, work in proportion to the set found). An
+    earlier version kept one bit set per distance layer from p, cumulated:
+    layers x tiles bits, which is the square of the island on a corridor
+    (issue 23). The sets found, and the answers, are cached in a number of
+    bytes that does not depend on the map: his later moves, and later games
+    on the same island, reuse them.
     """
 
-    _CACHE_BITS = 1 << 22  # cached tile sets per prison: at most ~512 KB of them, whatever the map size
+    _CACHE_BYTES = 4 << 20  # cached tile sets per prison (a mask is a byte a tile)
     _ANSWER_BYTES = 16 << 20  # cached consistent_treasures masks per prison
 
     def __init__(self, walkable: np.ndarray, prison: Pos):
         self.walkable = walkable
         self.prison = (int(prison[0]), int(prison[1]))
-        g = self.grid = BitGrid(walkable.shape)
-        open_ = g.from_mask(walkable)
-        # layers[k]: tiles at walking distance k from the prison (the prison is
-        # layer 0 even if it is not walkable, as bfs_distance treats a source).
-        self.layers = g.layers(self.prison, open_)
-        self.within = list(itertools.accumulate(self.layers, operator.or_))  # within[k]: tiles at distance <= k
-        self._after: dict[int, int] = {}
-        self._after_limit = max(64, self._CACHE_BITS // g.size)
-        self._from_prison: np.ndarray | None = None
+        # The prison is at distance 0 even if it is not walkable (a BFS source).
+        self.distance = bfs_distance(walkable, [self.prison])
+        self.distance.setflags(write=False)
+        self._after: dict[Pos, np.ndarray] = {}
+        self._after_limit = max(2, self._CACHE_BYTES // walkable.size)
         # Answers of consistent_treasures: on one island the pirate walks the same few
         # paths game after game (a Gymnasium run, a bench of many agents), so most repeat.
         self._answers: dict[tuple, tuple[np.ndarray, frozenset[Direction | None]]] = {}
-        self._answers_limit = max(2, self._ANSWER_BYTES // walkable.size)  # a mask is a byte a tile
+        self._answers_limit = max(2, self._ANSWER_BYTES // walkable.size)
 
-    def on_route(self, pos: Pos, steps: int) -> int:
-        """Tiles t with dist(pos, t) = dist(p, t) - steps (both reachable): the bit set of the
-        tiles for which a shortest walk from the prison stands on `pos` after `steps` steps."""
-        i = self.grid.index(pos)
-        layers = self.layers
-        if steps < len(layers) and layers[steps] >> i & 1:
-            return self._descendants(i, steps)
-        if steps >= 1 and self.within[min(steps, len(layers)) - 1] >> i & 1:
-            # dist(p, pos) < steps: dist(p, t) <= dist(p, pos) + dist(pos, t) < steps + dist(pos, t).
-            return 0
-        # pos is unreachable or farther than `steps` (never on the pirate's own walk): use the fields.
-        if self._from_prison is None:
-            self._from_prison = bfs_distance(self.walkable, [self.prison])
-        here = bfs_distance(self.walkable, [pos])
-        return self.grid.from_mask((here >= 0) & (here == self._from_prison - steps))
-
-    def _descendants(self, i: int, k: int) -> int:
-        """The DAG descendants of tile bit i, which lies in layer k (itself included)."""
-        found = self._after.get(i)
+    def on_route(self, pos: Pos, steps: int) -> np.ndarray:
+        """Tiles t with dist(pos, t) = dist(p, t) - steps (both reachable): the (H, W) mask of the
+        tiles for which a shortest walk from the prison stands on `pos` after `steps` steps.
+        Read-only (it may be shared)."""
+        found = self._on_route(pos, steps)
         if found is None:
-            s = self.grid.stride
-            found = front = 1 << i
-            for layer in self.layers[k + 1:]:
-                front = ((front << 1) | (front >> 1) | (front << s) | (front >> s)) & layer  # grid.spread, inlined
-                if not front:
-                    break
-                found |= front
+            found = np.zeros(self.walkable.shape, dtype=bool)
+            found.setflags(write=False)
+        return found
+
+    def _on_route(self, pos: Pos, steps: int) -> np.ndarray | None:
+        """on_route, or None for no tile."""
+        d = int(self.distance[pos])
+        if d == steps:
+            return self._descendants(pos, steps)
+        if 0 <= d < steps:
+            # dist(p, t) <= dist(p, pos) + dist(pos, t) < steps + dist(pos, t).
+            return None
+        # pos is unreachable or farther than `steps` (never on the pirate's own walk): use the fields.
+        here = bfs_distance(self.walkable, [pos])
+        found = (here >= 0) & (here == self.distance - steps)
+        found.setflags(write=False)
+        return found
+
+    def _descendants(self, pos: Pos, k: int) -> np.ndarray:
+        """The DAG descendants of `pos`, which lies at distance k (itself included)."""
+        found = self._after.get(pos)
+        if found is None:
+            found = dag_descendants(self.walkable, self.distance, pos)
+            found.setflags(write=False)
             if len(self._after) >= self._after_limit:
                 self._after.clear()
-            self._after[i] = found
+            self._after[pos] = found
         return found
 
     def consistent_treasures(self, src: Pos, dst: Pos, steps_before: int,
@@ -219,25 +221,33 @@ class PrisonRoutes:
                     previous: set[Direction | None]) -> tuple[np.ndarray, set[Direction | None]]:
         h, w = self.walkable.shape
         walkable = self.walkable
-        allowed = 0
+        allowed = None
         last: set[Direction | None] = set()
         for option in route_options(walkable, src, dst):
-            ok = -1  # every tile (an int with all bits set); the first step's set narrows it
+            ok = None  # every tile; the first step's set narrows it
             prev = previous
             for i, (tile, step) in enumerate(option):
                 j = steps_before + i  # steps walked when he stands on `tile`
                 dr, dc = _DELTA[step]
-                ok &= self.on_route((tile[0] + dr, tile[1] + dc), j + 1)
+                on = self._on_route((tile[0] + dr, tile[1] + dc), j + 1)
+                if on is None:
+                    ok = None
+                    break
+                ok = on if ok is None else ok & on
                 for d in _surely_preferred(step, prev):
                     dr, dc = _DELTA[d]
                     y = (tile[0] + dr, tile[1] + dc)
                     if 0 <= y[0] < h and 0 <= y[1] < w and walkable[y]:
-                        ok &= ~self.on_route(y, j + 1)
+                        other = self._on_route(y, j + 1)
+                        if other is not None:
+                            ok = ok & ~other
                 prev = {step}
-            if ok:
-                allowed |= ok
+            if ok is not None and ok.any():
+                allowed = ok if allowed is None else allowed | ok
                 last.add(option[-1][1])
-        return self.grid.to_mask(allowed), last
+        if allowed is None:
+            return np.zeros(walkable.shape, dtype=bool), last
+        return allowed.copy() if not allowed.flags.writeable else allowed, last
 
 
 def prison_routes(island: Island, prison: Pos) -> PrisonRoutes:
