@@ -18,6 +18,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.bitgrid import BitGrid
 from treasure_cli.rules.grid import Direction, Pos, bfs_distance, dag_descendants, _dag_descendants_numpy
 from treasure_cli.rules.pirate import (
@@ -258,3 +259,18 @@ def test_dag_descendants_compiled_and_numpy_agree(walkable, seed):
         assert np.array_equal(dag_descendants(walkable, distance, pos),
                               _dag_descendants_numpy(walkable, distance, pos))
 
+
+
+def test_the_generators_maze_is_read_as_before():
+    island = generate_island(21, 21, style="maze", rng=np.random.default_rng(5))
+    walkable = island.walkable
+    for prison in island.reachable_prisons:
+        path = pirate_path(walkable, island.treasure_distance, prison)
+        new, old = PrisonRoutes(walkable, prison), LayeredRoutes(walkable, prison)
+        index, steps, last_new, last_old = 0, 0, {None}, {None}
+        while index < len(path) - 1:
+            src, index = path[index], next_stop(path, index)
+            got, last_new = new.consistent_treasures(src, path[index], steps, last_new)
+            want, last_old = old.consistent_treasures(src, path[index], steps, last_old)
+            assert np.array_equal(got, want) and last_new == last_old
+            steps += abs(path[index][0] - src[0]) + abs(path[index][1] - src[1])
