@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+import numpy as np  # (the makers'; the parent stays small: the maps are made in children)
 
 DEFAULT_SHAPES = "snake:129,snake:257,snake:513,thin:30000,thin:1000000,maze:64,maze:256"
 COLUMNS = ("map", "tiles", "result", "turns", "run s (median)", "peak MB")
@@ -89,11 +89,11 @@ MAKERS = {"snake": snake_island, "thin": thin_island, "maze": maze_island}
 
 
 def make_map(kind: str, size: int, folder: Path) -> Path:
-    from treasure_cli.formats.map_file import write_map
-
+    """The map's file, made once in a child process: a child forked from a parent that
+    built a big map would start with the parent's memory counted in its peak."""
     path = folder / f"{kind}_{size}.txt"
     if not path.exists():
-        write_map(MAKERS[kind](size), path)
+        subprocess.run([sys.executable, __file__, "--make", f"{kind}:{size}", "--cache", str(folder)], check=True)
     return path
 
 
@@ -128,8 +128,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--agent", default="logic")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "treasure-complex-islands")
+    ap.add_argument("--make", metavar="KIND:SIZE", help=argparse.SUPPRESS)  # the child that writes one map
     args = ap.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
+    if args.make:
+        from treasure_cli.formats.map_file import write_map
+
+        kind, size = args.make.split(":")
+        write_map(MAKERS[kind](int(size)), args.cache / f"{kind}_{size}.txt")
+        return
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     for spec in args.shapes.split(","):
