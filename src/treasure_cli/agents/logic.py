@@ -252,7 +252,7 @@ class LogicAgent:
         walk = self._walk
         pos = obs.position
         if racing:
-            mass = _Mass(self._urgency(p), walk, box)
+            mass = _Mass(self._urgency(p, box), walk, box)
         elif p is self._cand:
             if self._cand_mass is None:
                 self._cand_mass = _Mass(p, walk, box)
@@ -274,12 +274,15 @@ class LogicAgent:
         return self._travel_or_scan(walk, pos, mass, scan_first, scan_value)
 
     # ------------------------------------------------------------ pieces
-    def _urgency(self, p: np.ndarray) -> np.ndarray:
-        """Weight tiles by how soon the free pirate reaches them."""
+    def _urgency(self, p: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
+        """Weight tiles by how soon the free pirate reaches them: inside `box`, which holds all
+        of `p`'s weight (0 outside; on a corridor the box is a sliver of the map)."""
         know = self.know
-        left = know.distance_from(know.pirate)
+        left = know.distance_from(know.pirate)[box]
         turns = np.maximum(np.ceil(np.maximum(left, 0) / 2.0), 1.0)
-        return p * (1.0 + URGENCY / turns)
+        out = np.zeros(p.shape)
+        out[box] = p[box] * (1.0 + URGENCY / turns)
+        return out
 
     def _moves(self, walk, pos: Pos) -> _Moves:
         moves = self._move_cache.get(pos)
@@ -315,10 +318,8 @@ class LogicAgent:
         """
         know, belief = self.know, self.belief
         best, best_gain = None, -1.0
-        for number in know.unverified():
+        for number in know.open_hints():  # (a settled hint's answer follows from the candidates)
             mask = know.open_mask(number)
-            if mask is None:
-                continue  # settled: its answer follows from the candidates
             s = mask.ravel()[idx]
             base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
@@ -339,12 +340,10 @@ class LogicAgent:
         counts = self._split_counts  # for these candidates
         j_now = n / SCAN_RATE
         best, best_gain = None, -1.0  # the hint number: its Verify is made once, at the end
-        for number in know.unverified():
+        for number in know.open_hints():  # (a settled hint's answer follows from the candidates)
             n_in = counts.get(number)
             if n_in is None:
                 mask = know.open_mask(number)
-                if mask is None:
-                    continue  # settled: its answer follows from the candidates
                 n_in = count_both(cand, mask, rows.start, rows.stop, cols.start, cols.stop)
                 if n_in in (0, n):
                     know.settle(number)
