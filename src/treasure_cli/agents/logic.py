@@ -366,12 +366,31 @@ class LogicAgent:
         target, seen = mass.richest(pos, None)
         far = abs(target[0] - pos[0]) + abs(target[1] - pos[1])
         if self.know.pirate_free and self.features.race:
-            return Teleport(target) if far > 2 and seen > 1.5 * scan_value else None
+            if not (far > 2 and seen > 1.5 * scan_value):
+                return None
+            if self._in_walking_reach(obs, target):
+                return Teleport(target)
+            # A maze or corridor where the jump could strand the agent: keep the teleport
+            # until the candidates are concentrated, as when there is no race (below).
         if far <= TELEPORT_MIN_DISTANCE:
             return None
         if seen >= 0.25 or n_eff <= 40:
             return Teleport(target)
         return None
+
+    def _in_walking_reach(self, obs: Observation, target: Pos) -> bool:
+        """Whether every candidate is a walk from `target` the agent could make in half the
+        turns left, at a large move's 4 tiles an action: only then is the one teleport spent
+        on the race. On an open island that always holds (a walk across is ~W+H tiles, the
+        limit 4·(W+H) turns); in a maze or along a corridor a jump to the pirate's side may
+        leave the far candidates out of reach for good (issue 23)."""
+        budget = 4 * (obs.max_turns - obs.turn)  # tiles: half the turns left, at 8 a turn
+        know = self.know
+        field = bfs_distance(self._walk, [target])
+        cand = know.candidates
+        if ((field < 0) & cand).any():
+            return True  # candidates off the target's piece: walking tells nothing about them
+        return int(field[cand].max()) <= budget
 
     def _travel_or_scan(self, walk, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
         """Scan here if it is half as good as the best spot in reach, else head for that spot."""
