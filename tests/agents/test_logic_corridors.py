@@ -26,3 +26,4 @@ def test_on_a_129_snake_keeping_the_teleport_wins_the_game_that_the_race_jump_lo
     with mock.patch.object(LogicAgent, "_in_walking_reach", lambda self, obs, target: True):  # the old rule
         old = play_game(island, "logic", 3, map_name="snake", keep_events=False)[0]
     assert old.outcome == "LOSE" and old.reason == "timeout"
+
