@@ -454,25 +454,29 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
 @click.option("--reveal-turn", type=click.IntRange(min=1), metavar="R", help="Turn r of the prison reveal [default: random 2-4].")
 @click.option("--free-turn", type=click.IntRange(min=1), metavar="F", help="Turn f of the release [default: r + max(2, round((W+H)/8))].")
 @click.option("--seed", type=click.IntRange(min=0), default=0, metavar="S", show_default=True, help="Random seed.")
+@click.option("--style", type=click.Choice(["island", "maze"]), default="island", show_default=True,
+              help="island: coast, lakes, mountain clusters; maze: corridors between walls of mountains.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the map to FILE instead of printing it.")
 @click.option("--count", type=click.IntRange(min=1), metavar="K", help="Write K maps into --output-dir.")
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="Folder for MAP_01.txt, MAP_02.txt, ...")
 @click.option("--force", is_flag=True, help="Replace map files that already exist (refused otherwise).")
-def generate(size, width, height, regions, prisons, mountains, reveal_turn, free_turn, seed, output, count, output_dir,
-             force=False):
+def generate(size, width, height, regions, prisons, mountains, reveal_turn, free_turn, seed, style, output, count,
+             output_dir, force=False):
     """Generate random valid map files (same options and seed: same file).
 
     The island is surrounded by sea, every land region is one connected
     piece, mountains come in small clusters and the treasure can be reached
     by walking from every prison. With --count K and --output-dir DIR it
     writes DIR/MAP_01.txt .. MAP_K.txt; map k uses seed SEED + k - 1, so it
-    is the same map as a single `--seed SEED+k-1` run. A map file that
-    already exists is not replaced (nothing is written, and the command
-    says which) unless --force is given.
+    is the same map as a single `--seed SEED+k-1` run. --style maze makes
+    a maze: the walking distances are much longer than the straight ones.
+    A map file that already exists is not replaced (nothing is written,
+    and the command says which) unless --force is given.
 
     \b
     Example:
       treasure generate --size 32 --seed 7 -o MAP_x.txt
+      treasure generate --size 32 --style maze --seed 3 -o MAZE.txt
       treasure generate --width 40 --height 24 --regions 12 --prisons 3
       treasure generate --size 64 --count 5 --seed 1 --output-dir maps/
     """
@@ -500,7 +504,7 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
         try:
             return generate_island(
                 w, h, regions=regions, prisons=prisons, mountains=mountains,
-                reveal_turn=reveal_turn, free_turn=free_turn, rng=np.random.default_rng(map_seed),
+                reveal_turn=reveal_turn, free_turn=free_turn, style=style, rng=np.random.default_rng(map_seed),
             )
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
@@ -564,6 +568,8 @@ _SCHEDULER = click.option(
               help="Generated islands reveal the prison at turn R [default: random 2-4].")
 @click.option("--free-turn", type=click.IntRange(min=1), metavar="F",
               help="Generated islands free the pirate at turn F (small F: harder) [default: r + (W+H)/8].")
+@click.option("--style", type=click.Choice(["island", "maze"]), default="island", show_default=True,
+              help="Generated islands' style (see `treasure generate --help`).")
 @click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
 @_GAME_TIMEOUT
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
@@ -587,11 +593,12 @@ _SCHEDULER = click.option(
 @_isolation_options
 @hint_options
 def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool, games: int, seed: int | None,
-          truth_rate: float, reveal_turn: int | None, free_turn: int | None, max_turns: int | None,
+          truth_rate: float, reveal_turn: int | None, free_turn: int | None, style: str, max_turns: int | None,
           game_timeout: float | None, jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
           from_json: str | None = None, keep_dir: str | None = None, keep: str = "lost", db_path: str | None = None,
           report: bool = False, all_versions: bool = False, scheduler: str | None = None,
-          agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None, hints=None) -> None:
+          agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None,
+          hints=None) -> None:
     """Compare agents over many seeded games; print win rate, turns and time.
 
     Every agent plays exactly the same islands with the same game seeds, so
@@ -606,6 +613,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     Examples:
       treasure bench
       treasure bench --agents logic,greedy --sizes 32,128 --games 500 --seed 7
+      treasure bench --agents logic,oracle,greedy --sizes 32,64 --style maze --games 200
       treasure bench --maps input/ --games 20 --json > bench.json
       treasure bench --maps 'maps/**/*.txt' --games 5 --keep-logs lost/ --keep lost
       treasure bench --sizes 16,32,64 --games 200 --html report.html
@@ -635,9 +643,9 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     names = tuple(_agent_spec(name, "--agents") for name in _csv(agents, "--agents"))
     maps: tuple[str, ...] = ()
     if maps_path is not None:
-        if sizes is not None or reveal_turn is not None or free_turn is not None:
+        if sizes is not None or reveal_turn is not None or free_turn is not None or style != "island":
             raise click.UsageError("--maps plays the given maps: do not combine it with "
-                                   "--sizes, --reveal-turn or --free-turn")
+                                   "--sizes, --reveal-turn, --free-turn or --style")
         maps = tuple(str(p) for p in map_files([maps_path], recursive))
         if not maps:
             raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
@@ -650,7 +658,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, names)
     options = BenchOptions(agents=names, sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
-                           max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
+                           style=style, max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
                            keep=keep if keep_dir is not None else None, hints=hints)
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -229,3 +230,27 @@ def test_version():
     result = run("--version")
     assert result.exit_code == 0
     assert result.stdout == f"treasure, version {__version__}\n"
+
+
+def test_generate_style_maze_writes_a_maze_that_check_accepts(tmp_path):
+    path = tmp_path / "MAZE.txt"
+    assert run("generate", "--size", "21", "--style", "maze", "--seed", "3", "-o", str(path)).exit_code == 0
+    island = read_map(path)
+    assert island.mountain[1:-1, 1:-1].mean() > 0.3  # walls everywhere
+    checked = run("check", str(path))
+    assert checked.exit_code == 0 and "ok, 21x21" in checked.stdout
+    again = run("generate", "--size", "21", "--style", "maze", "--seed", "3")
+    assert again.stdout == path.read_text()
+    bad = run("generate", "--size", "21", "--style", "maze", "--mountains", "4")
+    assert bad.exit_code != 0 and "Error: a maze's mountains are its walls" in bad.output
+
+
+def test_bench_style_maze_plays_mazes_and_says_so_in_its_json():
+    result = run("bench", "--agents", "greedy", "--sizes", "12", "--games", "2", "--style", "maze", "--jobs", "1",
+                 "--json", "--no-timing")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["options"]["style"] == "maze" and len(data["games"]) == 2
+    plain = json.loads(run("bench", "--agents", "greedy", "--sizes", "12", "--games", "1", "--jobs", "1",
+                           "--json", "--no-timing").stdout)
+    assert "style" not in plain["options"]  # the default islands' JSON is as it was

@@ -56,3 +56,14 @@ def test_a_readme_run_line_runs(line, tmp_path, monkeypatch):
 @pytest.mark.parametrize("line", [line for line in LINES if line.startswith("treasure replay ") and "--db" not in line])
 def test_a_readme_replay_line_runs(line, replays, monkeypatch):
     invoke(line, replays, monkeypatch)
+
+
+def test_the_example_maze_is_what_the_readme_command_makes(tmp_path, monkeypatch):
+    line = next(line for block in re.findall(r"```\n(.*?)```", README, flags=re.S) for line in block.splitlines()
+                if line.startswith("treasure generate ") and "examples/maps/MAZE_32.txt" in line)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "examples" / "maps").mkdir(parents=True)
+    result = CliRunner().invoke(cli, shlex.split(line)[1:])
+    assert result.exit_code == 0, result.output
+    made = (tmp_path / "examples" / "maps" / "MAZE_32.txt").read_text()
+    assert made == (ROOT / "examples" / "maps" / "MAZE_32.txt").read_text()

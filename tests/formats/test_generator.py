@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treasure_cli.rules import grid
-from treasure_cli.formats.generator import default_free_turn, generate_island, limits
+from treasure_cli.formats.generator import PYTHON_STEPS, _generate_maze, default_free_turn, generate_island, limits
 from treasure_cli.rules.island import Island
 from treasure_cli.formats.map_file import format_map, parse_map
+from treasure_cli.rules.grid import manhattan_from
 
 
 def make(width: int, height: int, seed: int, **options) -> Island:
@@ -296,3 +297,52 @@ def test_largest_piece_breaks_a_size_tie_by_the_most_inland_tile():
     expected[4:7, 5] = expected[5, 4:7] = True
     assert np.array_equal(_largest_piece(walkable), expected)
     assert np.array_equal(_largest_piece_reference(walkable), expected)
+
+
+# -- mazes (style="maze", issue 23): valid, seeded, walks much longer than straight lines --
+def maze(width, height, seed, **options):
+    return generate_island(width, height, style="maze", rng=np.random.default_rng(seed), **options)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(5, 40), st.integers(5, 40), st.integers(0, 10**6))
+def test_mazes_are_valid(width, height, seed):
+    island = maze(width, height, seed)
+    assert_valid(island)
+    # Walls only: every mountain is inside the border, every other inner tile is a corridor.
+    inner = np.zeros(island.shape, dtype=bool)
+    inner[1:-1, 1:-1] = True
+    assert (island.land == inner).all()
+
+
+def test_the_same_seed_gives_the_same_maze_and_another_seed_another():
+    assert format_map(maze(31, 23, 4)) == format_map(maze(31, 23, 4))
+    assert format_map(maze(31, 23, 4)) != format_map(maze(31, 23, 5))
+
+
+def test_compiled_and_python_steps_give_the_same_maze():
+    a = maze(33, 29, 8, regions=5, prisons=3)
+    b = _generate_maze(33, 29, 5, 3, None, None, None, np.random.default_rng(8), PYTHON_STEPS)
+    assert format_map(a) == format_map(b)
+
+
+def walk_over_straight(island) -> float:
+    walk = island.treasure_distance
+    straight = manhattan_from(island.shape, island.treasure)
+    far = walk >= 0
+    return float(walk[far].mean() / straight[far].mean())
+
+
+def test_walks_are_much_longer_than_straight_lines():
+    assert walk_over_straight(maze(64, 64, 1)) > 2  # 2.8
+    assert walk_over_straight(make(64, 64, 1)) < 1.5  # an island of the default style
+
+
+def test_maze_options():
+    island = maze(41, 41, 2, regions=7, prisons=4, reveal_turn=3, free_turn=9)
+    assert island.region_count == 8 and len(island.prisons) == 4
+    assert (island.reveal_turn, island.free_turn) == (3, 9)
+    with pytest.raises(ValueError, match="mountains are its walls"):
+        maze(21, 21, 1, mountains=3)
+    with pytest.raises(ValueError, match="unknown style"):
+        generate_island(21, 21, style="cave", rng=np.random.default_rng(1))

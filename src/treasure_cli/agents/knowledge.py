@@ -47,6 +47,10 @@ class Knowledge:
         # up on big maps, and a replay need not build masks it never shows.
         self._masks: dict[int, np.ndarray] = {}
         self._closed: set[int] = set()
+        # Hint numbers in order, while unverified / while open (not closed): the agents'
+        # every action reads them, and a long game holds thousands of settled hints.
+        self._unverified: dict[int, None] = {}
+        self._open: dict[int, None] = {}
         self.verified: dict[int, bool] = {}
         self.turn = 0
         self.position: Pos | None = None
@@ -67,7 +71,12 @@ class Knowledge:
         return int(self.candidates.sum())
 
     def unverified(self) -> list[int]:
-        return [n for n in range(1, len(self.hints) + 1) if n not in self.verified]
+        return list(self._unverified)
+
+    def open_hints(self) -> list[int]:
+        """The numbers, in order, of the hints whose verification could still tell something:
+        unverified and not settled (those `open_mask` gives a mask for)."""
+        return list(self._open)
 
     # -- updates ------------------------------------------------------------
     def update(self, event: ev.Event) -> None:
@@ -101,6 +110,10 @@ class Knowledge:
 
     def _on_HintGiven(self, e: ev.HintGiven) -> None:
         self.hints.append(e.hint)
+        number = e.number
+        self._unverified[number] = None
+        if number not in self._closed:
+            self._open[number] = None
         if e.truthful is not None:  # hint 1, or every hint for the oracle
             self._learn(e.number, e.truthful)
 
@@ -109,6 +122,7 @@ class Knowledge:
 
     def _learn(self, number: int, truthful: bool) -> None:
         self.verified[number] = truthful
+        self._unverified.pop(number, None)
         s = self._masks.get(number)
         if s is not None:
             self.restrict(s if truthful else ~s)
@@ -145,6 +159,7 @@ class Knowledge:
         could tell nothing new. Its mask is dropped; `hint_mask` rebuilds it.
         """
         self._closed.add(number)
+        self._open.pop(number, None)
         self._masks.pop(number, None)
 
     def hint_mask(self, number: int) -> np.ndarray:
@@ -207,7 +222,7 @@ class Knowledge:
         if self.tie_break:
             self.restrict(allowed)
         else:  # only "he is on a shortest walk to the treasure"
-            self.restrict(routes.grid.to_mask(routes.on_route(e.dst, steps)))
+            self.restrict(routes.on_route(e.dst, steps))
         self.pirate_steps = steps
         self.pirate = e.dst
 

@@ -261,7 +261,7 @@ class LogicAgent:
         walk = self._walk
         pos = obs.position
         if racing:
-            mass = _Mass(self._urgency(p), walk, box)
+            mass = _Mass(self._urgency(p, box), walk, box)
         elif p is self._cand:
             if self._cand_mass is None:
                 self._cand_mass = _Mass(p, walk, box)
@@ -312,12 +312,15 @@ class LogicAgent:
         return Note(text, self.know.candidates)
 
     # ------------------------------------------------------------ pieces
-    def _urgency(self, p: np.ndarray) -> np.ndarray:
-        """Weight tiles by how soon the free pirate reaches them."""
+    def _urgency(self, p: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
+        """Weight tiles by how soon the free pirate reaches them: inside `box`, which holds all
+        of `p`'s weight (0 outside; on a corridor the box is a sliver of the map)."""
         know = self.know
-        left = know.distance_from(know.pirate)
+        left = know.distance_from(know.pirate)[box]
         turns = np.maximum(np.ceil(np.maximum(left, 0) / 2.0), 1.0)
-        return p * (1.0 + URGENCY / turns)
+        out = np.zeros(p.shape)
+        out[box] = p[box] * (1.0 + URGENCY / turns)
+        return out
 
     def _moves(self, walk, pos: Pos) -> _Moves:
         moves = self._move_cache.get(pos)
@@ -353,10 +356,8 @@ class LogicAgent:
         """
         know, belief = self.know, self.belief
         best, best_gain = None, -1.0
-        for number in know.unverified():
+        for number in know.open_hints():  # (a settled hint's answer follows from the candidates)
             mask = know.open_mask(number)
-            if mask is None:
-                continue  # settled: its answer follows from the candidates
             s = mask.ravel()[idx]
             base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
@@ -377,12 +378,10 @@ class LogicAgent:
         counts = self._split_counts  # for these candidates
         j_now = n / SCAN_RATE
         best, best_gain = None, -1.0  # the hint number: its Verify is made once, at the end
-        for number in know.unverified():
+        for number in know.open_hints():  # (a settled hint's answer follows from the candidates)
             n_in = counts.get(number)
             if n_in is None:
                 mask = know.open_mask(number)
-                if mask is None:
-                    continue  # settled: its answer follows from the candidates
                 n_in = count_both(cand, mask, rows.start, rows.stop, cols.start, cols.stop)
                 if n_in in (0, n):
                     know.settle(number)
@@ -405,12 +404,31 @@ class LogicAgent:
         target, seen = mass.richest(pos, None)
         far = abs(target[0] - pos[0]) + abs(target[1] - pos[1])
         if self.know.pirate_free and self.features.race:
-            return Teleport(target) if far > 2 and seen > 1.5 * scan_value else None
+            if not (far > 2 and seen > 1.5 * scan_value):
+                return None
+            if self._in_walking_reach(obs, target):
+                return Teleport(target)
+            # A maze or corridor where the jump could strand the agent: keep the teleport
+            # until the candidates are concentrated, as when there is no race (below).
         if far <= TELEPORT_MIN_DISTANCE:
             return None
         if seen >= 0.25 or n_eff <= 40:
             return Teleport(target)
         return None
+
+    def _in_walking_reach(self, obs: Observation, target: Pos) -> bool:
+        """Whether every candidate is a walk from `target` the agent could make in half the
+        turns left, at a large move's 4 tiles an action: only then is the one teleport spent
+        on the race. On an open island that always holds (a walk across is ~W+H tiles, the
+        limit 4·(W+H) turns); in a maze or along a corridor a jump to the pirate's side may
+        leave the far candidates out of reach for good (issue 23)."""
+        budget = 4 * (obs.max_turns - obs.turn)  # tiles: half the turns left, at 8 a turn
+        know = self.know
+        field = bfs_distance(self._walk, [target])
+        cand = know.candidates
+        if ((field < 0) & cand).any():
+            return True  # candidates off the target's piece: walking tells nothing about them
+        return int(field[cand].max()) <= budget
 
     def _travel_or_scan(self, walk, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
         """Scan here if it is half as good as the best spot in reach, else head for that spot."""

@@ -86,18 +86,28 @@ def generate_island(
     mountains: int | None = None,
     reveal_turn: int | None = None,
     free_turn: int | None = None,
+    style: str = "island",
     rng: np.random.Generator,
 ) -> Island:
     """A random valid island of `height` rows x `width` columns.
 
     `regions` land regions (numbered 1..regions), `prisons` prison tiles,
     exactly `mountains` mountain tiles; None picks a default scaled with the
-    size. Raises ValueError for impossible options.
+    size. `style` is one of STYLES: "island" (the noise coast and mountain
+    clusters above) or "maze" (`_maze_walls`: walls of mountains, no
+    `mountains` option). Raises ValueError for impossible options.
     """
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}")
     # The compiled steps draw from the bit generator itself, as Generator's own
     # methods do: not for a subclass, which may draw differently.
     steps = COMPILED_STEPS if COMPILED_STEPS is not None and type(rng) is np.random.Generator else PYTHON_STEPS
+    if style == "maze":
+        return _generate_maze(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps)
     return _generate(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps)
+
+
+STYLES = ("island", "maze")
 
 
 def _generate(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps: _Steps) -> Island:
@@ -429,6 +439,108 @@ def _verify(island: Island, dist: np.ndarray, n_regions, n_prisons, n_mountains)
         and ((dist >= 0) == island.walkable).all()
     )
 
+
+
+# -- mazes (style "maze") --------------------------------------------------------
+# Every permutation of the four directions: a cell's draw picks the order in
+# which the maze's search tries its neighbours.
+_ORDERS = np.array([(a, b, c, d) for a in range(4) for b in range(4) for c in range(4) for d in range(4)
+                    if len({a, b, c, d}) == 4], dtype=np.int8)
+_BRAID = 0.05  # share of the walls between two cells knocked out: loops, so ties between shortest walks
+
+
+def _maze_walls(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    """The (H, W) mask of the walls of a random maze inside a one-tile sea border.
+
+    Cells are the inner tiles at odd (row, column); a depth-first search from
+    a random cell opens the wall between each cell and the next it visits (a
+    spanning tree: every cell reaches every other, along long winding
+    corridors), then a few walls between two cells are opened too. The
+    inner tiles that stay closed are the walls. Draws: the start, one
+    direction order per cell, one number per wall tile, in that order.
+    """
+    rows, cols = (height - 1) // 2, (width - 1) // 2  # cells at (2i + 1, 2j + 1)
+    n = rows * cols
+    start = int(rng.integers(n))
+    order = _ORDERS[rng.integers(len(_ORDERS), size=n)].tolist()
+    open_ = np.zeros((height, width), dtype=bool)
+    step = ((-1, 0), (0, 1), (1, 0), (0, -1))
+    seen = bytearray(n)
+    seen[start] = 1
+    stack = [(start, 0)]  # a cell and how many of its directions it has tried
+    opened_at = []  # (row, col) of each tile opened, cells and the walls between them
+    while stack:
+        cell, tried = stack[-1]
+        i, j = divmod(cell, cols)
+        if tried == 4:
+            stack.pop()
+            continue
+        stack[-1] = (cell, tried + 1)
+        di, dj = step[order[cell][tried]]
+        ni, nj = i + di, j + dj
+        if 0 <= ni < rows and 0 <= nj < cols and not seen[ni * cols + nj]:
+            seen[ni * cols + nj] = 1
+            opened_at.append((2 * i + 1 + di, 2 * j + 1 + dj))
+            stack.append((ni * cols + nj, 0))
+    open_[1:2 * rows:2, 1:2 * cols:2] = True
+    if opened_at:
+        at = np.array(opened_at)
+        open_[at[:, 0], at[:, 1]] = True
+    inner = np.zeros((height, width), dtype=bool)
+    inner[1:-1, 1:-1] = True
+    # Walls between two cells, in a line: knock some out (not the corners between four cells).
+    between = np.zeros((height, width), dtype=bool)
+    between[1:2 * rows:2, 2:2 * cols - 1:2] = True
+    between[2:2 * rows - 1:2, 1:2 * cols:2] = True
+    candidates = np.flatnonzero(between & ~open_)
+    knock = candidates[rng.random(candidates.size) < _BRAID]
+    open_.ravel()[knock] = True
+    return inner & ~open_
+
+
+def _generate_maze(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps) -> Island:
+    """A maze island: the inner rectangle is land, its walls mountains (RULES §10 still holds:
+    sea border, 4-connected regions, every prison reaches the treasure)."""
+    if mountains is not None:
+        raise ValueError("a maze's mountains are its walls: --mountains does not apply to --style maze")
+    _check_options(width, height, regions, prisons, None, reveal_turn, free_turn)
+    defaults = default_counts(width, height)
+    n_regions = defaults["regions"] if regions is None else regions
+    n_prisons = defaults["prisons"] if prisons is None else prisons
+    r_turn = steps.reveal_turn(rng) if reveal_turn is None else reveal_turn
+    f_turn = default_free_turn(width, height, r_turn) if free_turn is None else free_turn
+    for _ in range(_ATTEMPTS):
+        wall = _maze_walls(width, height, rng)
+        land = np.zeros((height, width), dtype=bool)
+        land[1:-1, 1:-1] = True
+        flat_land = land.ravel()
+        walkable = flat_land & ~wall.ravel()
+        if int(walkable.sum()) < 2 * (n_prisons + 1):
+            raise ValueError(f"a {width}x{height} maze has too few corridor tiles for {n_prisons} prisons")
+        try:
+            labels = steps.grow_regions(flat_land, width, n_regions, rng)
+        except _Retry:
+            continue
+        treasure = divmod(steps.pick_treasure(walkable, rng), width)
+        dist = grid.bfs_distance(walkable.reshape(height, width), [treasure]).ravel()
+        try:
+            prison = steps.prison_mask(dist, width, height, n_prisons, rng)
+        except _Retry:
+            continue
+        mountain = wall.ravel()
+        for done in (labels, mountain, prison, walkable, dist):
+            done.setflags(write=False)
+        island = Island(labels.reshape(height, width), wall, prison.reshape(height, width),
+                        r_turn, f_turn, treasure)
+        dist = dist.reshape(height, width)
+        if not steps.verify(island, dist, n_regions, n_prisons, int(mountain.sum())):
+            continue
+        walk = walkable.reshape(height, width)
+        pieces = walk.astype(np.int32)
+        pieces.setflags(write=False)
+        island.prime(walkable=walk, walk_pieces=pieces, treasure_distance=dist)
+        return island
+    raise ValueError(f"could not generate a {width}x{height} maze with these options; try fewer regions or prisons")
 
 
 # -- the steps: numpy, or compiled ----------------------------------------------

@@ -51,6 +51,7 @@ class BenchOptions:
     truth_rate: float = 0.5
     reveal_turn: int | None = None
     free_turn: int | None = None
+    style: str = "island"       # generated islands: formats.generator.STYLES
     max_turns: int | None = None
     game_timeout: float | None = None
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
@@ -314,7 +315,7 @@ def task_island(task: Task, options: BenchOptions) -> Island:
     assert task.island_seed is not None
     return generate_island(
         task.width, task.height, reveal_turn=options.reveal_turn, free_turn=options.free_turn,
-        rng=np.random.default_rng(task.island_seed),
+        style=options.style, rng=np.random.default_rng(task.island_seed),
     ).precompute()
 
 

@@ -113,6 +113,8 @@ def bench_json(result, timing: bool = True) -> dict:
         options["hints"] = dict(zip(hints.names, hints.weights))
     if all(is_builtin(a) for a in result.options.agents):
         del options["isolation"], options["limits"]  # they apply to agents that are not built in only
+    if options.get("style") == "island":
+        del options["style"]  # the default islands: the JSON of a run as it was before styles existed
     out = {"options": options,
            "stats": [as_dict(s, timing) for s in result.stats],
            "games": [as_dict(r, timing) for r in result.records]}

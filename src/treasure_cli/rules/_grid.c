@@ -1,6 +1,6 @@
 /*
  * treasure_cli.rules._grid: compiled twins of grid.py's BFS, pieces, Manhattan
- * distances, neighbours and bounding box, and of island.py's region tables,
+ * distances, neighbours, bounding box and shortest-path DAG descendants, and of island.py's region tables,
  * prisons and prison reach.
  *
  * grid.py and island.py keep the numpy versions as the readable reference and
@@ -1091,6 +1091,67 @@ done:
     return result == Py_False ? Py_NewRef(Py_False) : result;
 }
 
+/* ---- descendants in the shortest-path DAG -------------------------------- */
+
+PyDoc_STRVAR(dag_descendants_doc,
+"dag_descendants(distance, row, col, out) -> bool\n\n"
+"grid.dag_descendants into `out` (bool, C order, distance's shape): the tiles\n"
+"reached from (row, col) by steps to a 4-neighbour one farther in `distance`\n"
+"(int32, C order), the start included. A queue over the tiles found only.\n"
+"False (out undefined) when declined.");
+
+static PyObject *dag_descendants(PyObject *self, PyObject *args)
+{
+    PyObject *dist_obj, *out_obj;
+    Py_ssize_t r0, c0;
+    if (!PyArg_ParseTuple(args, "OnnO", &dist_obj, &r0, &c0, &out_obj))
+        return NULL;
+    Py_buffer dv, ov;
+    if (!int32_grid_in(dist_obj, &dv))
+        Py_RETURN_FALSE;
+    Py_ssize_t h = dv.shape[0], w = dv.shape[1];
+    PyObject *result = Py_False;
+    int32_t *queue = NULL;
+    if (too_big(h, w) || r0 < 0 || r0 >= h || c0 < 0 || c0 >= w) {
+        PyBuffer_Release(&dv);
+        Py_RETURN_FALSE;
+    }
+    if (grid_out(out_obj, &ov, h, w, '?', 1) <= 0) {
+        PyBuffer_Release(&dv);
+        Py_RETURN_FALSE;
+    }
+    const int32_t *dist = dv.buf;
+    uint8_t *seen = ov.buf;
+    Py_ssize_t n = h * w;
+    queue = malloc((size_t)(n ? n : 1) * sizeof(int32_t));  /* pages mapped on use */
+    if (!queue) {
+        PyErr_NoMemory();
+        result = NULL;
+        goto done;
+    }
+    memset(seen, 0, (size_t)n);
+    Py_ssize_t head = 0, tail = 0;
+    int32_t start = (int32_t)(r0 * w + c0);
+    seen[start] = 1;
+    queue[tail++] = start;
+    while (head < tail) {
+        int32_t u = queue[head++];
+        int32_t next = dist[u] + 1;
+        Py_ssize_t r = u / w, c = u % w;
+        /* N, E, S, W: the order does not change the set */
+        if (r > 0 && !seen[u - w] && dist[u - w] == next) { seen[u - w] = 1; queue[tail++] = (int32_t)(u - w); }
+        if (c + 1 < w && !seen[u + 1] && dist[u + 1] == next) { seen[u + 1] = 1; queue[tail++] = u + 1; }
+        if (r + 1 < h && !seen[u + w] && dist[u + w] == next) { seen[u + w] = 1; queue[tail++] = (int32_t)(u + w); }
+        if (c > 0 && !seen[u - 1] && dist[u - 1] == next) { seen[u - 1] = 1; queue[tail++] = u - 1; }
+    }
+    result = Py_True;
+done:
+    free(queue);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&dv);
+    return result == NULL ? NULL : Py_NewRef(result);
+}
+
 static PyMethodDef module_methods[] = {
     {"bfs", bfs, METH_VARARGS, bfs_doc},
     {"components", components, METH_VARARGS, components_doc},
@@ -1100,6 +1161,7 @@ static PyMethodDef module_methods[] = {
     {"region_tables", region_tables, METH_VARARGS, region_tables_doc},
     {"positions", positions, METH_O, positions_doc},
     {"piece_reach", piece_reach, METH_VARARGS, piece_reach_doc},
+    {"dag_descendants", dag_descendants, METH_VARARGS, dag_descendants_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -131,9 +132,9 @@ class Game:
 
     # ------------------------------------------------------------ state
     @functools.cached_property
-    def path(self) -> list[Pos]:
-        """The pirate's walk from his prison to the treasure, found when first needed: many
-        games end before he is free (at 64x64, most), and it was half the game's setup."""
+    def path(self) -> Sequence[Pos]:
+        """The pirate's walk from his prison to the treasure, found when first needed (many
+        games end before he is free: at 64x64, most), and then only as far as he walks."""
         return island_pirate_path(self.island, self.prison)
 
     @property

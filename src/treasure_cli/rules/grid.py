@@ -6,8 +6,8 @@ neighbour is always `index + offset` with no edge checks, and each BFS layer
 is a handful of vectorised operations (cost grows with the tiles reached, not
 with the number of layers times the map size).
 
-`bfs_distance`, `components`, `manhattan_distance_to`, `neighbours_of` and
-`bounding_box` run in the compiled module `treasure_cli.rules._grid`
+`bfs_distance`, `components`, `manhattan_distance_to`, `neighbours_of`,
+`bounding_box` and `dag_descendants` run in the compiled module `treasure_cli.rules._grid`
 (`_grid.c`) when it is built, with the same results bit for bit
 (tests/rules/test_grid_compiled.py); the numpy versions below (`_..._numpy`)
 are the readable reference and the fallback: without the module, with
@@ -116,6 +116,29 @@ def _bfs_distance_numpy(passable: np.ndarray, sources: list[Pos] | np.ndarray,
         if stop is not None and last is None and dist[stop] != UNREACHABLE:
             last = step + extra
     return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()
+
+
+def dag_descendants(passable: np.ndarray, distance: np.ndarray, start: Pos) -> np.ndarray:
+    """The tiles t with dist(start, t) = distance[t] - distance[start], `distance` being the
+    walking-distance field (`bfs_distance` over `passable`) from some source: `start`'s
+    descendants in that field's shortest-path DAG, `start` included (False everywhere
+    if `start` is UNREACHABLE and not the source).
+
+    Compiled, a search over those tiles only (steps to a neighbour one farther); the
+    numpy version compares a field from `start` with `distance`.
+    """
+    if _c is not None and distance[start] >= 0:
+        out = np.empty(distance.shape, dtype=bool)
+        if _c.dag_descendants(distance, int(start[0]), int(start[1]), out):
+            return out
+    return _dag_descendants_numpy(passable, distance, start)
+
+
+def _dag_descendants_numpy(passable: np.ndarray, distance: np.ndarray, start: Pos) -> np.ndarray:
+    if distance[start] < 0:
+        return np.zeros(distance.shape, dtype=bool)
+    here = bfs_distance(passable, [start])
+    return (here >= 0) & (here == distance - distance[start])
 
 
 # scipy.ndimage labels and measures distances ~5-10x faster than the numpy

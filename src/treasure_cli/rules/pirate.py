@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import functools
-import itertools
-import operator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from treasure_cli.rules import grid
 from treasure_cli.rules.bitgrid import BitGrid
-from treasure_cli.rules.grid import Direction, Pos, bfs_distance
+from treasure_cli.rules.grid import Direction, Pos, bfs_distance, dag_descendants
 from treasure_cli.rules.island import Island
 
 STEPS_PER_TURN = 2
@@ -27,7 +26,7 @@ def pirate_path(walkable: np.ndarray, distance_to_treasure: np.ndarray, prison: 
     d = int(distance_to_treasure[prison])
     if d < 0:
         raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
-    return _walk(walkable, prison, d, lambda r, c, k: distance_to_treasure[r, c] == k)
+    return list(_steps(walkable, prison, d, lambda r, c, k: distance_to_treasure[r, c] == k))
 
 
 # Up to this many tiles the treasure's walking-distance layers are found as bit sets
@@ -37,7 +36,32 @@ def pirate_path(walkable: np.ndarray, distance_to_treasure: np.ndarray, prison: 
 _BIT_LAYERS_MAX_TILES = 128 * 128
 
 
-def island_pirate_path(island: Island, prison: Pos) -> list[Pos]:
+class PiratePath(Sequence[Pos]):
+    """`pirate_path` found as far as it is read: the game reads his walk 2 tiles a turn, and a
+    game often ends long before he arrives (a 1,000,000-tile corridor's walk took 2.8 s in Python)."""
+
+    def __init__(self, steps: Iterator[Pos], length: int):
+        self._steps = steps
+        self._tiles: list[Pos] = []
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):  # an int or a slice, as a list takes them
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("the pirate's path has no such tile")
+        tiles = self._tiles
+        while len(tiles) <= index:
+            tiles.append(next(self._steps))
+        return tiles[index]
+
+
+def island_pirate_path(island: Island, prison: Pos) -> PiratePath:
     """`pirate_path` on an island with a treasure, with the cheapest distance layers for its size.
 
     With the compiled BFS (`grid.COMPILED`) the distance field up to the prison's
@@ -46,7 +70,11 @@ def island_pirate_path(island: Island, prison: Pos) -> list[Pos]:
     """
     if (grid.COMPILED or "treasure_distance" in island.__dict__
             or island.walkable.size > _BIT_LAYERS_MAX_TILES):
-        return pirate_path(island.walkable, island.treasure_distance_within(prison), prison)
+        distance = island.treasure_distance_within(prison)
+        d = int(distance[prison])
+        if d < 0:
+            raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
+        return PiratePath(_steps(island.walkable, prison, d, lambda r, c, k: distance[r, c] == k), d + 1)
     walkable = island.walkable
     g = BitGrid(walkable.shape)
     # layers[k]: tiles at walking distance k from the treasure, until the prison's layer.
@@ -54,15 +82,15 @@ def island_pirate_path(island: Island, prison: Pos) -> list[Pos]:
     if not layers[-1] >> g.index(prison) & 1:
         raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
     stride = g.stride
-    return _walk(walkable, prison, len(layers) - 1,
-                 lambda r, c, k: layers[k] >> ((r + 1) * stride + c + 1) & 1)
+    return PiratePath(_steps(walkable, prison, len(layers) - 1,
+                             lambda r, c, k: layers[k] >> ((r + 1) * stride + c + 1) & 1), len(layers))
 
 
-def _walk(walkable: np.ndarray, prison: Pos, d: int, at_distance) -> list[Pos]:
-    """The rule's path from `prison`, `d` steps from the treasure; `at_distance(r, c, k)`
-    tells whether tile (r, c) is k steps from the treasure."""
+def _steps(walkable: np.ndarray, prison: Pos, d: int, at_distance) -> Iterator[Pos]:
+    """The tiles of the rule's path from `prison`, `d` steps from the treasure, in order;
+    `at_distance(r, c, k)` tells whether tile (r, c) is k steps from the treasure."""
     h, w = walkable.shape
-    path = [prison]
+    yield prison
     r, c = prison
     previous_step: tuple = ()  # (direction, dr, dc) of the last step: tried first
     while d > 0:
@@ -74,8 +102,7 @@ def _walk(walkable: np.ndarray, prison: Pos, d: int, at_distance) -> list[Pos]:
         else:  # impossible with a consistent distance field
             raise AssertionError(f"no step closer to the treasure from {(r, c)}")
         r, c, d, previous_step = nr, nc, d - 1, (step,)
-        path.append((r, c))
-    return path
+        yield (r, c)
 
 
 def next_stop(path: list[Pos], index: int) -> int:
@@ -134,63 +161,67 @@ class PrisonRoutes:
     be the treasure only if x lies on a shortest p -> t path:
     dist(x, t) = dist(p, t) - j. Those t are x's descendants in the
     shortest-path DAG from p (edges u -> v between neighbours with
-    dist(p, v) = dist(p, u) + 1), so one walking-distance layering from p,
-    kept as bit sets (`bitgrid`), gives every such set by spreading from x
-    layer by layer: no walking-distance field per tile, which the pirate's
-    every move needed before (a BFS each, ~3 per move). The sets are cached
-    by tile: his later moves, and later games on the same island, reuse them.
+    dist(p, v) = dist(p, u) + 1).
+
+    What is kept per prison is one walking-distance field from p (4 bytes a
+    tile), and a set of descendants is found by a search from x over the DAG
+    (`grid.dag_descendants`: in C, work in proportion to the set found). An
+    earlier version kept one bit set per distance layer from p, cumulated:
+    layers x tiles bits, which is the square of the island on a corridor
+    (issue 23). The sets found, and the answers, are cached in a number of
+    bytes that does not depend on the map: his later moves, and later games
+    on the same island, reuse them.
     """
 
-    _CACHE_BITS = 1 << 22  # cached tile sets per prison: at most ~512 KB of them, whatever the map size
+    _CACHE_BYTES = 4 << 20  # cached tile sets per prison (a mask is a byte a tile)
     _ANSWER_BYTES = 16 << 20  # cached consistent_treasures masks per prison
 
     def __init__(self, walkable: np.ndarray, prison: Pos):
         self.walkable = walkable
         self.prison = (int(prison[0]), int(prison[1]))
-        g = self.grid = BitGrid(walkable.shape)
-        open_ = g.from_mask(walkable)
-        # layers[k]: tiles at walking distance k from the prison (the prison is
-        # layer 0 even if it is not walkable, as bfs_distance treats a source).
-        self.layers = g.layers(self.prison, open_)
-        self.within = list(itertools.accumulate(self.layers, operator.or_))  # within[k]: tiles at distance <= k
-        self._after: dict[int, int] = {}
-        self._after_limit = max(64, self._CACHE_BITS // g.size)
-        self._from_prison: np.ndarray | None = None
+        # The prison is at distance 0 even if it is not walkable (a BFS source).
+        self.distance = bfs_distance(walkable, [self.prison])
+        self.distance.setflags(write=False)
+        self._after: dict[Pos, np.ndarray] = {}
+        self._after_limit = max(2, self._CACHE_BYTES // walkable.size)
         # Answers of consistent_treasures: on one island the pirate walks the same few
         # paths game after game (a Gymnasium run, a bench of many agents), so most repeat.
         self._answers: dict[tuple, tuple[np.ndarray, frozenset[Direction | None]]] = {}
-        self._answers_limit = max(2, self._ANSWER_BYTES // walkable.size)  # a mask is a byte a tile
+        self._answers_limit = max(2, self._ANSWER_BYTES // walkable.size)
 
-    def on_route(self, pos: Pos, steps: int) -> int:
-        """Tiles t with dist(pos, t) = dist(p, t) - steps (both reachable): the bit set of the
-        tiles for which a shortest walk from the prison stands on `pos` after `steps` steps."""
-        i = self.grid.index(pos)
-        layers = self.layers
-        if steps < len(layers) and layers[steps] >> i & 1:
-            return self._descendants(i, steps)
-        if steps >= 1 and self.within[min(steps, len(layers)) - 1] >> i & 1:
-            # dist(p, pos) < steps: dist(p, t) <= dist(p, pos) + dist(pos, t) < steps + dist(pos, t).
-            return 0
-        # pos is unreachable or farther than `steps` (never on the pirate's own walk): use the fields.
-        if self._from_prison is None:
-            self._from_prison = bfs_distance(self.walkable, [self.prison])
-        here = bfs_distance(self.walkable, [pos])
-        return self.grid.from_mask((here >= 0) & (here == self._from_prison - steps))
-
-    def _descendants(self, i: int, k: int) -> int:
-        """The DAG descendants of tile bit i, which lies in layer k (itself included)."""
-        found = self._after.get(i)
+    def on_route(self, pos: Pos, steps: int) -> np.ndarray:
+        """Tiles t with dist(pos, t) = dist(p, t) - steps (both reachable): the (H, W) mask of the
+        tiles for which a shortest walk from the prison stands on `pos` after `steps` steps.
+        Read-only (it may be shared)."""
+        found = self._on_route(pos, steps)
         if found is None:
-            s = self.grid.stride
-            found = front = 1 << i
-            for layer in self.layers[k + 1:]:
-                front = ((front << 1) | (front >> 1) | (front << s) | (front >> s)) & layer  # grid.spread, inlined
-                if not front:
-                    break
-                found |= front
+            found = np.zeros(self.walkable.shape, dtype=bool)
+            found.setflags(write=False)
+        return found
+
+    def _on_route(self, pos: Pos, steps: int) -> np.ndarray | None:
+        """on_route, or None for no tile."""
+        d = int(self.distance[pos])
+        if d == steps:
+            return self._descendants(pos, steps)
+        if 0 <= d < steps:
+            # dist(p, t) <= dist(p, pos) + dist(pos, t) < steps + dist(pos, t).
+            return None
+        # pos is unreachable or farther than `steps` (never on the pirate's own walk): use the fields.
+        here = bfs_distance(self.walkable, [pos])
+        found = (here >= 0) & (here == self.distance - steps)
+        found.setflags(write=False)
+        return found
+
+    def _descendants(self, pos: Pos, k: int) -> np.ndarray:
+        """The DAG descendants of `pos`, which lies at distance k (itself included)."""
+        found = self._after.get(pos)
+        if found is None:
+            found = dag_descendants(self.walkable, self.distance, pos)
+            found.setflags(write=False)
             if len(self._after) >= self._after_limit:
                 self._after.clear()
-            self._after[i] = found
+            self._after[pos] = found
         return found
 
     def consistent_treasures(self, src: Pos, dst: Pos, steps_before: int,
@@ -219,25 +250,33 @@ class PrisonRoutes:
                     previous: set[Direction | None]) -> tuple[np.ndarray, set[Direction | None]]:
         h, w = self.walkable.shape
         walkable = self.walkable
-        allowed = 0
+        allowed = None
         last: set[Direction | None] = set()
         for option in route_options(walkable, src, dst):
-            ok = -1  # every tile (an int with all bits set); the first step's set narrows it
+            ok = None  # every tile; the first step's set narrows it
             prev = previous
             for i, (tile, step) in enumerate(option):
                 j = steps_before + i  # steps walked when he stands on `tile`
                 dr, dc = _DELTA[step]
-                ok &= self.on_route((tile[0] + dr, tile[1] + dc), j + 1)
+                on = self._on_route((tile[0] + dr, tile[1] + dc), j + 1)
+                if on is None:
+                    ok = None
+                    break
+                ok = on if ok is None else ok & on
                 for d in _surely_preferred(step, prev):
                     dr, dc = _DELTA[d]
                     y = (tile[0] + dr, tile[1] + dc)
                     if 0 <= y[0] < h and 0 <= y[1] < w and walkable[y]:
-                        ok &= ~self.on_route(y, j + 1)
+                        other = self._on_route(y, j + 1)
+                        if other is not None:
+                            ok = ok & ~other
                 prev = {step}
-            if ok:
-                allowed |= ok
+            if ok is not None and ok.any():
+                allowed = ok if allowed is None else allowed | ok
                 last.add(option[-1][1])
-        return self.grid.to_mask(allowed), last
+        if allowed is None:
+            return np.zeros(walkable.shape, dtype=bool), last
+        return allowed.copy() if not allowed.flags.writeable else allowed, last
 
 
 def prison_routes(island: Island, prison: Pos) -> PrisonRoutes:

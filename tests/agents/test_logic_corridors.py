@@ -1,0 +1,29 @@
+"""On a long corridor the logic agent keeps its teleport while a jump would leave candidates
+beyond its walking reach (issue 23); on open islands the rule never binds (the bench md5s)."""
+
+from __future__ import annotations
+
+import importlib.util
+from unittest import mock
+
+from helpers import ROOT
+
+from treasure_cli.agents.logic import LogicAgent
+from treasure_cli.play.games import play_game
+
+
+def snake(n: int):
+    spec = importlib.util.spec_from_file_location("complex_islands", ROOT / "benchmarks" / "complex_islands.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.snake_island(n)
+
+
+def test_on_a_129_snake_keeping_the_teleport_wins_the_game_that_the_race_jump_loses():
+    island = snake(129)  # the pirate's walk is 8190 tiles, the turn limit 1032 turns
+    record = play_game(island, "logic", 3, map_name="snake", keep_events=False)[0]
+    assert record.outcome == "WIN" and record.turns < 100
+    with mock.patch.object(LogicAgent, "_in_walking_reach", lambda self, obs, target: True):  # the old rule
+        old = play_game(island, "logic", 3, map_name="snake", keep_events=False)[0]
+    assert old.outcome == "LOSE" and old.reason == "timeout"
+
