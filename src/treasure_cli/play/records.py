@@ -28,6 +28,7 @@ class GameRecord:
     output: str = ""                 # what the agent printed (kept, cut, never mixed into ours)
     traceback: str | None = None     # the agent's own frames, when its code raised
     isolation: str = ""              # where it played: in-process, process or sandbox
+    play_digest: str | None = None   # a digest of the agent's actions (a game played to its end)
 
     @property
     def won(self) -> bool:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -66,11 +66,14 @@ MIGRATIONS: dict[int, str] = {
         value TEXT NOT NULL      -- base_seed: the secret base seed of the store's games
     );
     """,
+    4: """
+    ALTER TABLE games ADD COLUMN play_digest TEXT;  -- the agent's actions, hashed (NULL: failed, or older rows)
+    """,
 }
 
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
            "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
-           "traceback", "isolation")
+           "traceback", "isolation", "play_digest")
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -96,6 +99,7 @@ class Row:
     output: str = ""              # what the agent printed during the game, cut at the limit
     traceback: str | None = None  # the agent's own frames, when its code raised
     isolation: str = ""           # where it played: in-process, process or sandbox
+    play_digest: str | None = None  # the agent's actions, hashed (play/similarity.py); None: failed, or older
     id: int | None = None
 
     @property

@@ -93,7 +93,8 @@ def play_entry(entry: Entry) -> Row:
                           limits=entry.limits, source=entry.source, index=entry.index)
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
-               record.seconds, __version__, now(), record.output, record.traceback, record.isolation)
+               record.seconds, __version__, now(), record.output, record.traceback, record.isolation,
+               record.play_digest)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
