@@ -673,6 +673,11 @@ def _bench_leaderboard(db_path: str | None, report: bool, all_versions: bool, tr
         failures = failure_lines([as_record(r, board.labels.get(r.id)) for r in board.rows])
         if failures:
             click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
+        from treasure_cli.play.similarity import similarity_report
+
+        flags = similarity_report(board.rows, board.labels)
+        if flags:
+            click.echo("\n" + printable(flags))
 
 
 def _bench_report_from(json_path: str, html_path: str | None) -> None:
