@@ -238,3 +238,17 @@ def test_tournament_md_shows_what_the_report_prints(tmp_path, monkeypatch):
     report = CliRunner().invoke(cli, ["bench", "--db", "results.sqlite", "--report"])
     assert report.exit_code == 0
     assert report.stdout[report.stdout.index("Similarity flags"):] == shown
+
+
+def test_programs_are_told_apart_by_their_paths_and_two_copies_of_one_are_flagged():
+    from treasure_cli.play.store import Row
+
+    def row(agent: str, digest: str, seed: int) -> Row:
+        return Row(agent, digest, "{}", "M.txt", "abcd", seed, seed, "16x16", "LOSE", "pirate", None, 9, 0.1,
+                   "0.3.0", play_digest=f"{agent}-{seed}")
+
+    rows = [row(agent, digest, seed) for seed in range(6)
+            for agent, digest in (("exec:ann/agent", "exec:1"), ("exec:bob/agent --fast", "exec:1"),
+                                  ("exec:cyd/agent", "exec:2"), ("exec:cyd/agent --slow", "exec:2"))]
+    flags = similarity_flags(rows)
+    assert [(f.kind, f.agents) for f in flags] == [(SAME_CODE, ("exec:ann/agent", "exec:bob/agent --fast"))]

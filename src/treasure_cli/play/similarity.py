@@ -27,8 +27,13 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
 from treasure_cli.rules.events import AgentMoved, AreaScanned, Event, HintVerified, Teleported
+
+if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
+    from treasure_cli.play.store import Row
 
 SAME_CODE, SAME_NORMALISED, SAME_PLAY = "same-code", "same-normalised-code", "same-play"
 MIN_SHARED_GAMES = 5  # fewer games both played to the end say too little about two agents' play
@@ -263,7 +268,7 @@ class Flag:
     evidence: str             # what was found, in words
 
 
-def similarity_flags(rows: Sequence, sources: Mapping[str, str | Path] | None = None,
+def similarity_flags(rows: Sequence[Row], sources: Mapping[str, str | Path] | None = None,
                      labels: Mapping[int, str] | None = None,
                      min_games: int = MIN_SHARED_GAMES) -> list[Flag]:
     """The flags among the agents of `rows` (results-store rows).
@@ -273,7 +278,7 @@ def similarity_flags(rows: Sequence, sources: Mapping[str, str | Path] | None = 
     (a file or a folder) for the comparison after normalisation; labels without one are
     compared by code digest and play only.
     """
-    def label(r) -> str | None:
+    def label(r: Row) -> str | None:
         return r.agent if labels is None else labels.get(r.id or 0)
 
     spec: dict[str, str] = {}
@@ -286,7 +291,7 @@ def similarity_flags(rows: Sequence, sources: Mapping[str, str | Path] | None = 
         spec[name] = r.agent
         if name not in digest or (r.id or 0) >= digest[name][0]:
             digest[name] = (r.id or 0, r.agent_digest)
-        if getattr(r, "play_digest", None):
+        if r.play_digest:
             plays.setdefault(name, {})[(r.map_digest, r.seed)] = r.play_digest
     flags: list[Flag] = []
     together: set[frozenset[str]] = set()  # pairs a code flag already names: their play is no news
@@ -325,8 +330,13 @@ def _groups(values: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
 
 
 def _submission(spec: str) -> str:
-    """The submission a spec plays from: its file or module (two classes of one file are one)."""
-    return spec.strip().rpartition(":")[0] or spec.strip()
+    """The submission a spec plays from: its program, file or module (two classes of one
+    file are one submission), or its name."""
+    spec = spec.strip()
+    if is_exec_spec(spec):
+        return exec_command(spec)[0]
+    where, colon, _ = spec.rpartition(":")
+    return where if colon else spec
 
 
 def _same_submission(a: str, b: str, spec: Mapping[str, str]) -> bool:
@@ -337,14 +347,12 @@ def _submissions(group: tuple[str, ...], spec: Mapping[str, str]) -> int:
     return len({_submission(spec[n]) for n in group})
 
 
-def submission_sources(rows: Sequence, labels: Mapping[int, str] | None = None
+def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = None
                        ) -> tuple[dict[str, Path], list[str]]:
     """Each agent's submission on this machine, for `similarity_flags`: the file of a
     `file.py:Class` or `exec:PATH` agent, when its bytes are still those that played;
     and a note for each one left out (missing, or changed since its games)."""
-    from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
-
-    latest: dict[str, tuple[int, object]] = {}
+    latest: dict[str, tuple[int, Row]] = {}
     for r in rows:
         name = r.agent if labels is None else labels.get(r.id or 0)
         if name is not None and (name not in latest or (r.id or 0) >= latest[name][0]):
@@ -352,7 +360,7 @@ def submission_sources(rows: Sequence, labels: Mapping[int, str] | None = None
     found: dict[str, Path] = {}
     notes: list[str] = []
     for name, (_, r) in latest.items():
-        spec = r.agent  # type: ignore[attr-defined]
+        spec = r.agent
         if is_exec_spec(spec):
             path = Path(exec_command(spec)[0]).expanduser()
         elif is_file_spec(spec):
@@ -361,7 +369,7 @@ def submission_sources(rows: Sequence, labels: Mapping[int, str] | None = None
             continue  # a built-in, a module or a plugin: installed code, not a submission
         if not path.is_file():
             notes.append(f"{name}: {path} is not here: its code is compared by digest only")
-        elif agent_code(spec).digest != r.agent_digest:  # type: ignore[attr-defined]
+        elif agent_code(spec).digest != r.agent_digest:
             notes.append(f"{name}: {path} changed since its games: its code is compared by digest only")
         else:
             found[name] = path
@@ -382,7 +390,7 @@ def flags_section(flags: Sequence[Flag], notes: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def similarity_report(rows: Sequence, labels: Mapping[int, str] | None = None,
+def similarity_report(rows: Sequence[Row], labels: Mapping[int, str] | None = None,
                       min_games: int = MIN_SHARED_GAMES) -> str:
     """The report's section for the agents of `rows` ("" when nothing is flagged): their code
     digests, their submissions on this machine (normalised) and their plays compared."""
