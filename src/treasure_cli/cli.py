@@ -755,6 +755,8 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
                            item_show_func=lambda where: where) as bar:
         def progress(done: int, total: int, where: str) -> None:
             bar.update(done - bar.pos, where)
+            if done == 0:
+                bar.render_progress()  # no step yet: show the first game's name all the same
 
         checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
                              limits=limits, sizes=size_list, maps=maps, max_action_ms=max_action_ms,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import shutil
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -106,3 +110,24 @@ def test_progress_names_every_game_in_order_and_stays_off_a_pipe(tmp_path):
     assert seen == [(0, 3, "game 1"), (1, 3, "game 2"), (2, 3, str(tmp_path / "MAP_01.txt"))]
     result = invoke("greedy", "--games", "1")
     assert result.exit_code == 0 and result.stderr == ""  # not a terminal: no progress bar
+
+
+def test_on_a_terminal_a_progress_bar_names_each_game():
+    leader, follower = pty.openpty()  # stderr is a terminal; stdout, the checks, a pipe
+    done = subprocess.run([sys.executable, "-m", "treasure_cli", "check-agent", "greedy", "--games", "2"],
+                          stdout=subprocess.PIPE, stderr=follower, text=True, timeout=60)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end is closed: all is read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert done.returncode == 0 and "ok    time per action" in done.stdout
+    assert "checking" not in done.stdout  # the checks' output stays clean
+    text = shown.decode()
+    assert "checking" in text and "game 1 (10x10, seed " in text and "game 2 (16x16, seed " in text
