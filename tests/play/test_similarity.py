@@ -13,8 +13,9 @@ from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.play.bench import BenchOptions
+from treasure_cli.play.normalise import code_print
 from treasure_cli.play.similarity import (
-    SAME_CODE, SAME_NORMALISED, SAME_PLAY, code_print, play_digest, similarity_flags, submission_sources,
+    SAME_CODE, SAME_NORMALISED, SAME_PLAY, play_digest, similarity_flags, submission_sources,
 )
 from treasure_cli.play.store import MIGRATIONS, Store
 from treasure_cli.play.tournament import run_tournament
