@@ -888,8 +888,9 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     given = truth_rate is not None or max_turns is not None or game_timeout is not None
     settings = settings_key(0.5 if truth_rate is None else truth_rate, max_turns, game_timeout) if given else None
     board = store_leaderboard(db_path, settings, all_versions)
-    # Similarity flags (issue 22, item 5) join here: board = dataclasses.replace(board, flags=(Flag(a, b, kind,
-    # detail), ...)); the table, --json, the CSV's `flags` column and the pages all show board.flags.
+    board, notes = _with_similarity_flags(board)
+    for note in notes:
+        click.echo(printable(f"similarity: {note}"), err=True)
     if csv_path is not None:
         from treasure_cli.play.tournament import write_gradebook
 
@@ -920,11 +921,36 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
             click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
 
 
+def _with_similarity_flags(board):
+    """The leaderboard with its similarity flags (play/similarity.py), one per pair of agents, which
+    the table, --json, the CSV and the pages show; and the notes on code that could not be compared."""
+    import itertools
+
+    from treasure_cli.play import similarity
+    from treasure_cli.play.tournament import Flag
+
+    sources, notes = similarity.submission_sources(board.rows, board.labels)
+    found = similarity.similarity_flags(board.rows, sources, board.labels)
+    prints = {name: similarity.code_print(path) for name, path in sources.items()}
+    notes += [f"{name}: {p.note}" for name, p in prints.items() if not p.normalised]
+    words = {similarity.SAME_CODE: "same code", similarity.SAME_NORMALISED: "same code once normalised",
+             similarity.SAME_PLAY: "same play"}
+    pairs = tuple(Flag(a, b, words[f.kind], f.evidence) for f in found for a, b in itertools.combinations(f.agents, 2))
+    return dataclasses.replace(board, flags=pairs), notes
+
+
 # ---------------------------------------------------------------- check-agent
 @cli.command("check-agent")
 @click.argument("spec", metavar="SPEC")
 @click.option("--games", default=6, show_default=True, type=click.IntRange(min=1), metavar="N",
-              help="Small seeded games to play (each twice, to compare).")
+              help="Seeded games on generated islands, over --sizes in turn (each played twice, to compare).")
+@click.option("--sizes", metavar="N,N,...",
+              help="Square island sizes of those games, e.g. your tournament's: 32,64 [default: 10,16,24].")
+@click.option("--maps", "maps_path", type=click.Path(exists=True), metavar="DIR",
+              help="Also play one game on each map file here (a folder or one file), e.g. the hidden maps.")
+@click.option("--max-action-ms", type=click.FloatRange(min=0, min_open=True), metavar="MS",
+              help="Fail if an action takes longer than MS milliseconds (a game stops at its first such "
+                   "action).")
 @click.option("--seed", default=0, show_default=True, type=int, metavar="S", help="Seed of the games.")
 @click.option("--game-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               metavar="SECONDS", help="A game still running after SECONDS fails the check.")
@@ -933,7 +959,8 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
                    "declared candidates leave out the treasure's tile.")
 @_isolation_options
 @hint_options
-def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, beliefs: bool = False,
+def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str | None,
+                        max_action_ms: float | None, seed: int, game_timeout: float, beliefs: bool = False,
                         agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                         action_timeout: float | None = None, hints=None) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
@@ -944,22 +971,49 @@ def check_agent_command(spec: str, games: int, seed: int, game_timeout: float, b
     where possible: see --agent-isolation). The check plays
     a few small seeded games, each twice, and reports whether the agent
     loads, takes only legal actions without raising, plays the same game
-    from the same seed, and how long an action takes. Exit status 1 if a
-    check fails.
+    from the same seed, and how long an action takes on each size. Before
+    a tournament, check it on the sizes of the hidden maps (--sizes, or
+    --maps) with a time budget per action (--max-action-ms). Exit status 1
+    if a check fails.
 
     \b
     Examples:
       treasure check-agent examples/densest_scan.py:DensestScan
       treasure check-agent mypackage.agents:Clever --games 20
       treasure check-agent 'exec:examples/cpp/build/treasure-agent'
+      treasure check-agent students/ann.py:Agent --sizes 32,64 --max-action-ms 200
+      treasure check-agent students/ann.py:Agent --maps hidden/ --max-action-ms 200
       treasure check-agent my_agent.py:MyAgent --beliefs
       treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
     """
-    from treasure_cli.play.conformance import check_agent
+    from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
+    from treasure_cli.play.conformance import SIZES, check_agent, read_maps
 
+    size_list = SIZES if sizes is None else _csv(sizes, "--sizes", int)
+    if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
+        raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
+    maps = []
+    if maps_path is not None:
+        paths = [str(p) for p in map_files([maps_path])]
+        if not paths:
+            raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+        try:
+            maps = read_maps(paths)
+        except TreasureError as exc:
+            raise click.ClickException(str(exc)) from None
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [spec.strip()])
-    checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
-                         limits=limits, beliefs=beliefs, hints=hints)
+    total = games + len(maps)
+    with click.progressbar(length=total, label="checking", file=sys.stderr, hidden=not sys.stderr.isatty(),
+                           item_show_func=lambda where: where) as bar:
+        def progress(done: int, total: int, where: str) -> None:
+            bar.update(done - bar.pos, where)
+            if done == 0:
+                bar.render_progress()  # no step yet: show the first game's name all the same
+
+        checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
+                             limits=limits, sizes=size_list, maps=maps, max_action_ms=max_action_ms,
+                             beliefs=beliefs, hints=hints, on_game=progress)
+        bar.update(total - bar.pos, "")
     for check in checks:
         click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
     if not all(check.ok for check in checks):

@@ -61,6 +61,15 @@ class AgentCrashError(AgentError):
     kind = "agent-error"
 
 
+class ActionOverBudget(TreasureError):
+    """`check-agent --max-action-ms`: an action took longer than the budget. The game stops
+    there: the check has its answer, and a slow agent on a big map would take minutes more."""
+
+    def __init__(self, turn: int, seconds: float):
+        self.turn, self.seconds = turn, seconds
+        super().__init__(f"turn {turn}: an action took {1000 * seconds:.1f} ms")
+
+
 class GameTimeout(BaseException):
     """A game ran past its time limit (`--game-timeout`).
 

@@ -46,14 +46,25 @@ def placed(text: str) -> str:
 
 
 def test_the_doc_shows_its_files_and_commands():
-    # the fifth, check-agent of the C++ example, is compared by test_cpp_agent.py
-    assert set(FILES) == {"first.py", "my_agent.py"} and len(SHOWN) == 6
+    # the seventh, check-agent of the C++ example, is compared by test_cpp_agent.py
+    assert set(FILES) == {"first.py", "my_agent.py", "slow.py"} and len(SHOWN) == 8
 
 
 def test_check_agent_prints_what_the_doc_shows(user_dir):
     command = "treasure check-agent ./first.py:Scanner"
     result = invoke(command)
     assert result.exit_code == 0
+    assert untimed(result.output) == untimed(shown(command))
+
+
+def test_check_agent_at_a_tournaments_sizes_prints_what_the_doc_shows(user_dir):
+    command = "treasure check-agent ./my_agent.py:MyAgent --sizes 32,64 --max-action-ms 200"
+    result = invoke(command)
+    assert result.exit_code == 0, result.output
+    assert untimed(result.output) == untimed(shown(command))
+    command = "treasure check-agent ./slow.py:Slow --sizes 16,32 --max-action-ms 100"
+    result = invoke(command)
+    assert result.exit_code == 1, result.output
     assert untimed(result.output) == untimed(shown(command))
 
 

@@ -83,3 +83,10 @@ def test_an_older_store_is_migrated(tmp_path):
     with Store(path) as store:
         store.add(row(1))
     assert count(path) == 1
+
+
+def test_the_docs_give_the_current_schema_version():
+    from helpers import ROOT
+
+    doc = (ROOT / "docs" / "tournament.md").read_text()
+    assert f"The schema version is `PRAGMA user_version` (now {SCHEMA_VERSION})" in doc

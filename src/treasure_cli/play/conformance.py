@@ -1,9 +1,11 @@
 """`treasure check-agent`: does an agent keep the contract? (As Gymnasium's `check_env`
 tells an environment's author at once what it gets wrong.)
 
-It plays a handful of small seeded games and reports whether the agent can be
-built, takes only legal actions (never raising), plays the same game twice
-from one seed, and how long an action takes.
+It plays a handful of seeded games (small generated islands by default; the
+sizes asked for, and map files, such as a tournament's hidden maps) and
+reports whether the agent can be built, takes only legal actions (never
+raising), plays the same game twice from one seed, and how long an action
+takes on each size, against a budget if one is given.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 import statistics
 import time
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from treasure_cli.agents.registry import check_spec
-from treasure_cli.errors import AgentError, GameTimeout, TreasureError
+from treasure_cli.errors import ActionOverBudget, AgentError, GameTimeout, TreasureError
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.wire import PROTOCOL
 from treasure_cli.play.agent_process import ProcessAgent
@@ -27,6 +30,7 @@ from treasure_cli.rules import seeds
 from treasure_cli.rules.events import AgentNoted
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.hint_draw import HintSet
+from treasure_cli.rules.island import Island
 
 SIZES = (10, 16, 24)
 
@@ -38,27 +42,43 @@ class Check:
     detail: str
 
 
-class Timed:
-    """Wraps an agent and times every act()."""
+@dataclasses.dataclass(frozen=True)
+class Board:
+    """One game to check: an island, its seed, and how to name it."""
 
-    def __init__(self, agent, times: list[float]):
-        self.agent, self.times = agent, times
+    island: Island
+    seed: int
+    where: str  # "game 3 (32x32, seed N)" or "hidden/MAP_01.txt (64x64, seed N)"
+
+    @property
+    def size(self) -> str:
+        return f"{self.island.width}x{self.island.height}"
+
+
+class Timed:
+    """Wraps an agent and times every act(); past `budget` seconds, stops the game."""
+
+    def __init__(self, agent, times: list[float], budget: float | None = None):
+        self.agent, self.times, self.budget = agent, times, budget
         if hasattr(agent, "reset"):
             self.reset = agent.reset
-
         if hasattr(agent, "explain"):
             self.explain = agent.explain
 
     def act(self, obs):
         start = time.perf_counter()
         try:
-            return self.agent.act(obs)
+            action = self.agent.act(obs)
         finally:
-            self.times.append(time.perf_counter() - start)
+            took = time.perf_counter() - start
+            self.times.append(took)
+        if self.budget is not None and took > self.budget:
+            raise ActionOverBudget(obs.turn, took)
+        return action
 
 
 def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
-          limits: AgentLimits, notes: bool = False, hints: HintSet | None = None):
+          limits: AgentLimits, budget: float | None = None, notes: bool = False, hints: HintSet | None = None):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     seat = Seat(spec, level, limits, None, game_timeout)
     if notes and isinstance(seat.agent, ProcessAgent):
@@ -66,7 +86,7 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
     try:
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
             game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths, hints=hints)
-            events = list(play_agent(game, Timed(seat.agent, times), notes=notes))
+            events = list(play_agent(game, Timed(seat.agent, times, budget), notes=notes))
         seat.finish(game)
     except BaseException:
         seat.abandon()
@@ -74,13 +94,53 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
     return events, game.result
 
 
+def boards(games: int, seed: int, sizes: Sequence[int] = SIZES,
+           maps: Sequence[tuple[str, Island]] = ()) -> list[Board]:
+    """The games of a check: `games` generated islands over `sizes` in turn, then one game on
+    each map (its seed from the map's content, so a map plays the same game wherever it is)."""
+    out = []
+    for i in range(games):
+        size = sizes[i % len(sizes)]
+        island = generate_island(size, size, rng=np.random.default_rng(seeds.derive("check-agent", seed, i)))
+        game_seed = seeds.derive("check-agent-game", seed, i)
+        out.append(Board(island, game_seed, f"game {i + 1} ({size}x{size}, seed {game_seed})"))
+    for path, island in maps:
+        game_seed = seeds.derive("check-agent-map", seed, island.digest)
+        out.append(Board(island, game_seed, f"{path} ({island.width}x{island.height}, seed {game_seed})"))
+    return out
+
+
+def read_maps(paths: Sequence[str]) -> list[tuple[str, Island]]:
+    """The islands of map files to check an agent on; TreasureError naming every one that
+    cannot be played (a map's fault is not the agent's)."""
+    from treasure_cli.play.bench import playable_map
+
+    found, problems = [], []
+    for path in paths:
+        got = playable_map(path)
+        if isinstance(got, str):
+            problems.append(got)
+        else:
+            found.append((path, got[1]))
+    if problems:
+        raise TreasureError("these maps cannot be played:\n" + "\n".join(problems))
+    return found
+
+
 def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float = 30.0,
-                isolation: str = "auto", limits: AgentLimits | None = None, beliefs: bool = False,
-                hints: HintSet | None = None) -> list[Check]:
+                isolation: str = "auto", limits: AgentLimits | None = None, *,
+                sizes: Sequence[int] = SIZES, maps: Sequence[tuple[str, Island]] = (),
+                max_action_ms: float | None = None, beliefs: bool = False, hints: HintSet | None = None,
+                on_game: Callable[[int, int, str], None] | None = None) -> list[Check]:
     """Run the checks (the pirate giving `hints`' kinds); each Check says whether it passed and
     what was seen. With `beliefs`, the agent's notes are asked for (`Agent.explain`), and a game
     whose declared candidates leave out the treasure's tile fails the "beliefs" check at the
-    first turn they do."""
+    first turn they do.
+
+    `maps` (from `read_maps`) are played once each after the generated games.
+    With `max_action_ms`, a game stops at its first action slower than that, and the
+    time check fails. `on_game(done, total, where)` is called before each game.
+    """
     limits = limits or AgentLimits()
     try:
         spec = check_spec(agent)
@@ -95,20 +155,26 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         said = (f"{agent} starts in {'a sandbox' if seat.where == 'sandbox' else 'a process of its own'} "
                 f"in {seat.process.start_seconds:.2f} s and speaks protocol {PROTOCOL}")
     checks = [Check("loads", True, said)]
-    times: list[float] = []
+    budget = None if max_action_ms is None else max_action_ms / 1000
+    times: dict[str, list[float]] = {}   # size -> every action's seconds
+    over: list[tuple[float, str, int]] = []  # (seconds, where, turn) of each game stopped over the budget, in order
     outcomes: list[str] = []
     problems: list[str] = []
     differs: list[str] = []
     wrong: list[str] = []
     noted = 0
-    for i in range(games):
-        size = SIZES[i % len(SIZES)]
-        island = generate_island(size, size, rng=np.random.default_rng(seeds.derive("check-agent", seed, i)))
-        game_seed = seeds.derive("check-agent-game", seed, i)
-        where = f"game {i + 1} ({size}x{size}, seed {game_seed})"
+    todo = boards(games, seed, sizes, maps)
+    for done, board in enumerate(todo):
+        if on_game is not None:
+            on_game(done, len(todo), board.where)
+        where = board.where
         try:
-            first, end = _play(spec, island, game_seed, times, game_timeout, level, limits, beliefs, hints)
-            second, _ = _play(spec, island, game_seed, [], game_timeout, level, limits, beliefs, hints)
+            first, end = _play(spec, board.island, board.seed, times.setdefault(board.size, []), game_timeout,
+                               level, limits, budget, beliefs, hints)
+            second, _ = _play(spec, board.island, board.seed, [], game_timeout, level, limits, None, beliefs, hints)
+        except ActionOverBudget as exc:
+            over.append((exc.seconds, where, exc.turn))
+            continue
         except AgentError as exc:
             problems.append(f"{where}: {exc}")
             continue
@@ -126,8 +192,9 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
                         min(len(first), len(second)))
             differs.append(f"{where}: the two plays part at event {step + 1}")
     played = len(outcomes)
+    stopped = f"; {len(over)} stopped at an action over the budget" if over else ""
     checks.append(Check("legal actions", not problems,
-                        f"{played} of {games} games played to the end ({outcomes.count('WIN')} won)"
+                        f"{played} of {len(todo)} games played to the end ({outcomes.count('WIN')} won){stopped}"
                         + "".join(f"\n    {p}" for p in problems)))
     checks.append(Check("deterministic", played > 0 and not differs,
                         "the same seed gave the same game, event for event" if played and not differs
@@ -139,8 +206,33 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
             said = f"in {len(wrong)} of {played} games its candidates left out the treasure" + "".join(
                 f"\n    {w}" for w in wrong)
         checks.append(Check("beliefs", not wrong, said))
-    if times:
-        ms = sorted(1000 * t for t in times)
-        checks.append(Check("time per action", True,
-                            f"median {statistics.median(ms):.3f} ms, slowest {ms[-1]:.3f} ms over {len(ms)} actions"))
+    if any(times.values()):
+        checks.append(_time_check(times, over, max_action_ms))
     return checks
+
+
+def _time_check(times: dict[str, list[float]], over: list[tuple[float, str, int]],
+                max_action_ms: float | None) -> Check:
+    """The slowest action and the median, over all and per size; against the budget if any."""
+    every = sorted(1000 * t for ts in times.values() for t in ts)
+    summary = f"median {statistics.median(every):.3f} ms, slowest {every[-1]:.3f} ms over {len(every)} actions"
+    if max_action_ms is not None:
+        if over:
+            _, where, turn = over[0]
+            summary += (f"; {len(over)} game{'s' if len(over) > 1 else ''} stopped at an action over the budget "
+                        f"of {max_action_ms:g} ms, the first in {where}, turn {turn}")
+        else:
+            summary += f", within the budget of {max_action_ms:g} ms"
+    lines = [summary]
+    if len(times) > 1:
+        for size in sorted(times, key=_area):
+            ms = sorted(1000 * t for t in times[size])
+            if ms:
+                lines.append(f"    {size}: median {statistics.median(ms):.3f} ms, slowest {ms[-1]:.3f} ms "
+                             f"over {len(ms)} action{'s' if len(ms) != 1 else ''}")
+    return Check("time per action", not over, "\n".join(lines))
+
+
+def _area(size: str) -> tuple[int, str]:
+    w, _, h = size.partition("x")
+    return int(w) * int(h), size

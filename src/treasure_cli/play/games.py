@@ -30,6 +30,7 @@ from treasure_cli.play.loop import play_agent
 from treasure_cli.play.pacing import pace_for
 from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.play.sandbox import AgentLimits, effective_level
+from treasure_cli.play.similarity import ACTION_EVENTS, play_digest
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
@@ -213,9 +214,9 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
             play = play_agent(game, seat.agent, notes=notes)
             if keep_events:
                 events.extend(play)
-            else:
-                for _ in play:
-                    pass
+                acted = [e for e in events if type(e) in ACTION_EVENTS]
+            else:  # only the actions' events, for the digest of the play
+                acted = [e for e in play if type(e) in ACTION_EVENTS]
         seat.finish(game)
     except AgentError as exc:
         return _failure(seat, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc, **record)
@@ -239,7 +240,8 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     end = game.result
     assert end is not None
     return GameRecord(name, map_name, size, seed, end.outcome.value, end.reason.value, end.turn, seconds,
-                      output=seat.output, isolation=seat.where, **record), (events if keep_events else None)
+                      output=seat.output, isolation=seat.where, play_digest=play_digest(acted),
+                      **record), (events if keep_events else None)
 
 
 def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int, kind: str, turn: int,

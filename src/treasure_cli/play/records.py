@@ -31,6 +31,7 @@ class GameRecord:
     traceback: str | None = None     # the agent's own frames, when its code raised
     isolation: str = ""              # where it played: in-process, process or sandbox
     game_id: str = ""                # `game_id(...)`: the same in bench, the store, JSON and the report
+    play_digest: str | None = None   # a digest of the agent's actions (a game played to its end)
 
     @property
     def won(self) -> bool:

@@ -29,7 +29,7 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 from treasure_cli.play.records import game_id
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -72,11 +72,14 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE games ADD COLUMN game_id TEXT NOT NULL DEFAULT '';  -- records.game_id ('' in older rows)
     CREATE INDEX games_by_id ON games (game_id);
     """,
+    5: """
+    ALTER TABLE games ADD COLUMN play_digest TEXT;  -- the agent's actions, hashed (NULL: failed, or older rows)
+    """,
 }
 
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
            "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
-           "traceback", "isolation", "name", "game_id")
+           "traceback", "isolation", "name", "game_id", "play_digest")
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -104,6 +107,7 @@ class Row:
     isolation: str = ""           # where it played: in-process, process or sandbox
     name: str = ""                # the student it stands for (a tournament's submissions), else ""
     game_id: str = ""             # computed when not given (rows of older stores hold "")
+    play_digest: str | None = None  # the agent's actions, hashed (play/similarity.py); None: failed, or older
     id: int | None = None
 
     def __post_init__(self) -> None:

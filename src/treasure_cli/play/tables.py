@@ -75,6 +75,7 @@ _UNTIMED = {"seconds", "median_ms_game", "median_ms_turn"}
 # Fields about an agent's own process, left out while empty: most games have nothing to say there.
 _WHEN_SET = ("output", "traceback", "isolation")
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+_STORE_ONLY = ("play_digest",)  # kept in the results store, for the similarity flags (play/similarity.py)
 
 
 def as_dict(obj, timing: bool = True) -> dict:
@@ -93,6 +94,8 @@ def as_dict(obj, timing: bool = True) -> dict:
     for name in _WHEN_SET:
         if name in d and not d[name]:
             del d[name]
+    for name in _STORE_ONLY:
+        d.pop(name, None)
     return d if timing else {k: v for k, v in d.items() if k not in _UNTIMED}
 
 

@@ -97,7 +97,8 @@ def play_entry(entry: Entry) -> Row:
                           limits=entry.limits, source=entry.source, index=entry.index)
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
-               record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name)
+               record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
+               play_digest=record.play_digest)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
@@ -382,8 +383,9 @@ def leaderboard_table(board: Leaderboard) -> str:
                  "equal ranks (=) are not told apart")
     if board.flags:
         lines.append("")
-        lines.append("similarity flags (for you to look at, not verdicts):")
-        lines += [f"  {f.a} and {f.b}: {f.kind}" + (f" ({f.detail})" if f.detail else "") for f in board.flags]
+        lines.append("Similarity flags (for you to look at; a flag is not a verdict):")
+        lines.append(align([["kind", "agents", "evidence"]] + [[f.kind, f"{f.a}, {f.b}", f.detail]
+                                                                for f in board.flags], 3))
     if board.secret_seed is not None:
         lines.append(f"the store's secret base seed: {board.secret_seed} (for you: never give it to an agent)")
     return "\n".join(lines)

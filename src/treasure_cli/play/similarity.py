@@ -1,0 +1,204 @@
+"""Similarity flags: pairs or groups of agents a teacher may want to look at. Flags, not verdicts.
+
+Three kinds, each from evidence the program already has:
+
+* `same-code`: the same code digest (the bytes of the file, folder or program
+  that played, as the results store records it) under different submissions;
+* `same-normalised-code`: Python sources that are equal once comments,
+  docstrings, formatting, annotations and the names the submission itself
+  defines are set aside (play/normalise.py: parsed, never run). A program
+  (`exec:`) or a file that is not Python is compared by its exact bytes only;
+* `same-play`: the same actions on every game both agents played to the end,
+  over at least `MIN_SHARED_GAMES` games (the store keeps a digest of each
+  game's actions, `play_digest`).
+
+Two versions of one agent, or two classes of one file, are one submission
+and never flagged against each other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
+from treasure_cli.play.normalise import code_print
+from treasure_cli.rules.events import AgentMoved, AreaScanned, Event, HintVerified, Teleported
+
+if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
+    from treasure_cli.play.store import Row
+
+SAME_CODE, SAME_NORMALISED, SAME_PLAY = "same-code", "same-normalised-code", "same-play"
+MIN_SHARED_GAMES = 5  # fewer games both played to the end say too little about two agents' play
+
+# The events an agent's actions make, one per action (a small move's 3x3 scan follows from it).
+ACTION_EVENTS = frozenset((AgentMoved, AreaScanned, HintVerified, Teleported))
+
+
+# -- identical play -----------------------------------------------------------
+def play_digest(events: Iterable[Event]) -> str:
+    """A digest of the actions of one game, read off its events (16 hex digits).
+
+    Two agents on the same map and seed make the same events exactly when
+    they take the same actions, so only the actions are hashed, in a form of
+    their own that does not change with the events' classes."""
+    words = []
+    for e in events:
+        kind = type(e)
+        if kind is AgentMoved:
+            words.append(f"M{e.direction.name}{e.steps}")
+        elif kind is AreaScanned:
+            if e.size == 5:  # a large scan; a small move's scan is the move's
+                words.append("S")
+        elif kind is HintVerified:
+            words.append(f"V{e.number}")
+        elif kind is Teleported:
+            words.append(f"T{e.dst[0]},{e.dst[1]}")
+    return hashlib.sha256(" ".join(words).encode()).hexdigest()[:16]
+
+
+# -- the flags ------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Flag:
+    """Agents whose code or play is the same by one measure: for the teacher to look at."""
+
+    kind: str                 # SAME_CODE, SAME_NORMALISED or SAME_PLAY
+    agents: tuple[str, ...]   # two or more agent labels, sorted
+    evidence: str             # what was found, in words
+
+
+def similarity_flags(rows: Sequence[Row], sources: Mapping[str, str | Path] | None = None,
+                     labels: Mapping[int, str] | None = None,
+                     min_games: int = MIN_SHARED_GAMES) -> list[Flag]:
+    """The flags among the agents of `rows` (results-store rows).
+
+    `labels` names the agent of each row id (the leaderboard's labels; rows without one are
+    left out); by default each row's agent spec. `sources` maps a label to its submission
+    (a file or a folder) for the comparison after normalisation; labels without one are
+    compared by code digest and play only.
+    """
+    def label(r: Row) -> str | None:
+        return r.agent if labels is None else labels.get(r.id or 0)
+
+    spec: dict[str, str] = {}
+    digest: dict[str, tuple[int, str]] = {}  # label -> its latest row's (id, code digest)
+    plays: dict[str, dict[tuple[str, int], str]] = {}
+    for r in rows:
+        name = label(r)
+        if name is None:
+            continue
+        spec[name] = r.agent
+        if name not in digest or (r.id or 0) >= digest[name][0]:
+            digest[name] = (r.id or 0, r.agent_digest)
+        if r.play_digest:
+            plays.setdefault(name, {})[(r.map_digest, r.seed)] = r.play_digest
+    flags: list[Flag] = []
+    together: set[frozenset[str]] = set()  # pairs a code flag already names: their play is no news
+
+    code = {name: d for name, (_, d) in digest.items() if not d.startswith("package:")}  # built-ins: no code
+    for d, group in _groups(code).items():
+        if _submissions(group, spec) > 1:
+            flags.append(Flag(SAME_CODE, group, f"the same code digest {d}"))
+            together.update(frozenset(p) for p in combinations(group, 2))
+
+    prints = {name: code_print(path) for name, path in (sources or {}).items() if name in spec}
+    for group in _groups({n: cp.digest for n, cp in prints.items() if cp.normalised}).values():
+        if _submissions(group, spec) > 1 and len({code.get(n) for n in group}) > 1:  # else: same code
+            flags.append(Flag(SAME_NORMALISED, group,
+                              "the same syntax tree once comments, docstrings, formatting, annotations "
+                              "and the names the code defines are set aside"))
+            together.update(frozenset(q) for q in combinations(group, 2))
+
+    for a, b in combinations(sorted(plays), 2):
+        if _same_submission(a, b, spec) or frozenset((a, b)) in together:
+            continue
+        shared = plays[a].keys() & plays[b].keys()
+        if len(shared) >= min_games and all(plays[a][g] == plays[b][g] for g in shared):
+            maps = len({m for m, _ in shared})
+            flags.append(Flag(SAME_PLAY, (a, b),
+                              f"identical actions on all {len(shared)} games both played to the end "
+                              f"({maps} map{'s' if maps != 1 else ''})"))
+    return flags
+
+
+def _groups(values: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for name, value in values.items():
+        out.setdefault(value, []).append(name)
+    return {v: tuple(sorted(names)) for v, names in out.items() if len(names) > 1}
+
+
+def _submission(spec: str) -> str:
+    """The submission a spec plays from: its program, file or module (two classes of one
+    file are one submission), or its name."""
+    spec = spec.strip()
+    if is_exec_spec(spec):
+        return exec_command(spec)[0]
+    where, colon, _ = spec.rpartition(":")
+    return where if colon else spec
+
+
+def _same_submission(a: str, b: str, spec: Mapping[str, str]) -> bool:
+    return _submission(spec[a]) == _submission(spec[b])
+
+
+def _submissions(group: tuple[str, ...], spec: Mapping[str, str]) -> int:
+    return len({_submission(spec[n]) for n in group})
+
+
+def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = None
+                       ) -> tuple[dict[str, Path], list[str]]:
+    """Each agent's submission on this machine, for `similarity_flags`: the file of a
+    `file.py:Class` or `exec:PATH` agent, when its bytes are still those that played;
+    and a note for each one left out (missing, or changed since its games)."""
+    latest: dict[str, tuple[int, Row]] = {}
+    for r in rows:
+        name = r.agent if labels is None else labels.get(r.id or 0)
+        if name is not None and (name not in latest or (r.id or 0) >= latest[name][0]):
+            latest[name] = (r.id or 0, r)
+    found: dict[str, Path] = {}
+    notes: list[str] = []
+    for name, (_, r) in latest.items():
+        spec = r.agent
+        if is_exec_spec(spec):
+            path = Path(exec_command(spec)[0]).expanduser()
+        elif is_file_spec(spec):
+            path = Path(spec.strip().rpartition(":")[0]).expanduser()
+        else:
+            continue  # a built-in, a module or a plugin: installed code, not a submission
+        if not path.is_file():
+            notes.append(f"{name}: {path} is not here: its code is compared by digest only")
+        elif agent_code(spec).digest != r.agent_digest:
+            notes.append(f"{name}: {path} changed since its games: its code is compared by digest only")
+        else:
+            found[name] = path
+    return found, notes
+
+
+def flags_section(flags: Sequence[Flag], notes: Sequence[str] = ()) -> str:
+    """The report's "Similarity flags" section ("" when there is no flag)."""
+    if not flags:
+        return ""
+    from treasure_cli.play.tables import align
+
+    words = {SAME_CODE: "same code", SAME_NORMALISED: "same code once normalised", SAME_PLAY: "same play"}
+    lines = ["Similarity flags (for you to look at; a flag is not a verdict):"]
+    rows = [["kind", "agents", "evidence"]] + [[words[f.kind], ", ".join(f.agents), f.evidence] for f in flags]
+    lines.append(align(rows, 3))
+    lines += list(notes)
+    return "\n".join(lines)
+
+
+def similarity_report(rows: Sequence[Row], labels: Mapping[int, str] | None = None,
+                      min_games: int = MIN_SHARED_GAMES) -> str:
+    """The report's section for the agents of `rows` ("" when nothing is flagged): their code
+    digests, their submissions on this machine (normalised) and their plays compared."""
+    sources, notes = submission_sources(rows, labels)
+    flags = similarity_flags(rows, sources, labels, min_games)
+    prints = {name: code_print(path) for name, path in sources.items()}
+    bytes_only = [f"{name}: {p.note}" for name, p in prints.items() if not p.normalised]
+    return flags_section(flags, [*notes, *bytes_only])
