@@ -129,3 +129,15 @@ def planted_notes_agent(tmp_path) -> str:
     path = tmp_path / "inverted_mask.py"
     path.write_text((ROOT / "examples" / "inverted_mask.py").read_text())
     return f"{path}:Inverted"
+
+
+def user_folder(tmp_path, monkeypatch, files: dict[str, str]):
+    """A new user's folder for a doc's commands: the doc's files, a copy of input/, and the
+    working directory there."""
+    import shutil
+
+    for name, source in files.items():
+        (tmp_path / name).write_text(source)
+    shutil.copytree(ROOT / "input", tmp_path / "input")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

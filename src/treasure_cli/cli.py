@@ -929,13 +929,9 @@ def _with_similarity_flags(board):
     from treasure_cli.play import similarity
     from treasure_cli.play.tournament import Flag
 
-    sources, notes = similarity.submission_sources(board.rows, board.labels)
-    found = similarity.similarity_flags(board.rows, sources, board.labels)
-    prints = {name: similarity.code_print(path) for name, path in sources.items()}
-    notes += [f"{name}: {p.note}" for name, p in prints.items() if not p.normalised]
-    words = {similarity.SAME_CODE: "same code", similarity.SAME_NORMALISED: "same code once normalised",
-             similarity.SAME_PLAY: "same play"}
-    pairs = tuple(Flag(a, b, words[f.kind], f.evidence) for f in found for a, b in itertools.combinations(f.agents, 2))
+    found, notes = similarity.findings(board.rows, board.labels)
+    pairs = tuple(Flag(a, b, similarity.KIND_WORDS[f.kind], f.evidence)
+                  for f in found for a, b in itertools.combinations(f.agents, 2))
     return dataclasses.replace(board, flags=pairs), notes
 
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT
+from helpers import ROOT, user_folder
 
 from treasure_cli.cli import cli
 
@@ -23,11 +23,7 @@ def shown(command: str) -> str:
 
 @pytest.fixture
 def user_dir(tmp_path, monkeypatch):
-    for name, source in FILES.items():
-        (tmp_path / name).write_text(source)
-    shutil.copytree(ROOT / "input", tmp_path / "input")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return user_folder(tmp_path, monkeypatch, FILES)
 
 
 def invoke(command: str):

@@ -112,17 +112,23 @@ STYLES = ("island", "maze")
 
 def _generate(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps: _Steps) -> Island:
     _check_options(width, height, regions, prisons, mountains, reveal_turn, free_turn)
-    defaults = default_counts(width, height)
-    n_regions = defaults["regions"] if regions is None else regions
-    n_prisons = defaults["prisons"] if prisons is None else prisons
-    r_turn = steps.reveal_turn(rng) if reveal_turn is None else reveal_turn
-    f_turn = default_free_turn(width, height, r_turn) if free_turn is None else free_turn
+    n_regions, n_prisons, r_turn, f_turn = _counts(width, height, regions, prisons, reveal_turn, free_turn, rng, steps)
     for _ in range(_ATTEMPTS):
         try:
             return _attempt(width, height, n_regions, n_prisons, mountains, r_turn, f_turn, rng, steps)
         except _Retry:
             continue
     raise ValueError(f"could not generate a {width}x{height} map with these options; try fewer regions, prisons or mountains")
+
+
+def _counts(width, height, regions, prisons, reveal_turn, free_turn, rng, steps) -> tuple[int, int, int, int]:
+    """Regions, prisons, r and f: as given, else the defaults (r drawn from `rng`)."""
+    defaults = default_counts(width, height)
+    n_regions = defaults["regions"] if regions is None else regions
+    n_prisons = defaults["prisons"] if prisons is None else prisons
+    r_turn = steps.reveal_turn(rng) if reveal_turn is None else reveal_turn
+    f_turn = default_free_turn(width, height, r_turn) if free_turn is None else free_turn
+    return n_regions, n_prisons, r_turn, f_turn
 
 
 def _check_options(width, height, regions, prisons, mountains, reveal_turn, free_turn) -> None:
@@ -504,11 +510,7 @@ def _generate_maze(width, height, regions, prisons, mountains, reveal_turn, free
     if mountains is not None:
         raise ValueError("a maze's mountains are its walls: --mountains does not apply to --style maze")
     _check_options(width, height, regions, prisons, None, reveal_turn, free_turn)
-    defaults = default_counts(width, height)
-    n_regions = defaults["regions"] if regions is None else regions
-    n_prisons = defaults["prisons"] if prisons is None else prisons
-    r_turn = steps.reveal_turn(rng) if reveal_turn is None else reveal_turn
-    f_turn = default_free_turn(width, height, r_turn) if free_turn is None else free_turn
+    n_regions, n_prisons, r_turn, f_turn = _counts(width, height, regions, prisons, reveal_turn, free_turn, rng, steps)
     for _ in range(_ATTEMPTS):
         wall = _maze_walls(width, height, rng)
         land = np.zeros((height, width), dtype=bool)

@@ -80,7 +80,7 @@ def note_event(turn: int, note: object, width: int, height: int, last: list | No
             if not (0 <= r < height and 0 <= c < width):
                 raise ValueError(f"a note's tile ({r}, {c}) is outside the {width}x{height} map")
             mask[r, c] = True
-    shown = TileSet(np.packbits(mask).tobytes(), candidates)
+    shown = TileSet.of(mask, candidates)
     if last is not None and last[0] == shown:
         return AgentNoted(turn, text)
     # zlib as the log writes them, tried only when the raw bits would not fit already

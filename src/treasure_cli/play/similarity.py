@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
-from treasure_cli.play.normalise import code_print
+from treasure_cli.play.normalise import CodePrint, code_print
 from treasure_cli.rules.events import AgentMoved, AreaScanned, Event, HintVerified, Teleported
 
 if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
@@ -73,7 +73,7 @@ class Flag:
 
 def similarity_flags(rows: Sequence[Row], sources: Mapping[str, str | Path] | None = None,
                      labels: Mapping[int, str] | None = None,
-                     min_games: int = MIN_SHARED_GAMES) -> list[Flag]:
+                     min_games: int = MIN_SHARED_GAMES, prints: Mapping[str, CodePrint] | None = None) -> list[Flag]:
     """The flags among the agents of `rows` (results-store rows).
 
     `labels` names the agent of each row id (the leaderboard's labels; rows without one are
@@ -105,7 +105,9 @@ def similarity_flags(rows: Sequence[Row], sources: Mapping[str, str | Path] | No
             flags.append(Flag(SAME_CODE, group, f"the same code digest {d}"))
             together.update(frozenset(p) for p in combinations(group, 2))
 
-    prints = {name: code_print(path) for name, path in (sources or {}).items() if name in spec}
+    if prints is None:  # the sources' normalised code, unless the caller made it already
+        prints = {name: code_print(path) for name, path in (sources or {}).items()}
+    prints = {name: p for name, p in prints.items() if name in spec}
     for group in _groups({n: cp.digest for n, cp in prints.items() if cp.normalised}).values():
         if _submissions(group, spec) > 1 and len({code.get(n) for n in group}) > 1:  # else: same code
             flags.append(Flag(SAME_NORMALISED, group,
@@ -179,26 +181,15 @@ def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = N
     return found, notes
 
 
-def flags_section(flags: Sequence[Flag], notes: Sequence[str] = ()) -> str:
-    """The report's "Similarity flags" section ("" when there is no flag)."""
-    if not flags:
-        return ""
-    from treasure_cli.play.tables import align
-
-    words = {SAME_CODE: "same code", SAME_NORMALISED: "same code once normalised", SAME_PLAY: "same play"}
-    lines = ["Similarity flags (for you to look at; a flag is not a verdict):"]
-    rows = [["kind", "agents", "evidence"]] + [[words[f.kind], ", ".join(f.agents), f.evidence] for f in flags]
-    lines.append(align(rows, 3))
-    lines += list(notes)
-    return "\n".join(lines)
+KIND_WORDS = {SAME_CODE: "same code", SAME_NORMALISED: "same code once normalised", SAME_PLAY: "same play"}
 
 
-def similarity_report(rows: Sequence[Row], labels: Mapping[int, str] | None = None,
-                      min_games: int = MIN_SHARED_GAMES) -> str:
-    """The report's section for the agents of `rows` ("" when nothing is flagged): their code
-    digests, their submissions on this machine (normalised) and their plays compared."""
+def findings(rows: Sequence[Row], labels: Mapping[int, str] | None = None,
+             min_games: int = MIN_SHARED_GAMES) -> tuple[list[Flag], list[str]]:
+    """The flags among the agents of `rows` (their code digests, their submissions on this
+    machine normalised, their plays), and a note on each agent whose code could be compared
+    by bytes or digest only."""
     sources, notes = submission_sources(rows, labels)
-    flags = similarity_flags(rows, sources, labels, min_games)
     prints = {name: code_print(path) for name, path in sources.items()}
-    bytes_only = [f"{name}: {p.note}" for name, p in prints.items() if not p.normalised]
-    return flags_section(flags, [*notes, *bytes_only])
+    flags = similarity_flags(rows, sources, labels, min_games, prints)
+    return flags, [*notes, *(f"{name}: {p.note}" for name, p in prints.items() if not p.normalised)]
