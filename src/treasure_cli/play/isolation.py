@@ -59,7 +59,11 @@ def _shipped(name: str, data: bytes, executable: bool) -> str:
     root = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}"
     folder = root / digest
     target = folder / Path(name).name
+    seen = _VERIFIED.get(target)
+    if seen is not None and seen == _identity(target):
+        return str(target)  # the copy this process checked or wrote, untouched since
     if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest()[:16] == digest:
+        _VERIFIED[target] = _identity(target)
         return str(target)
     folder.mkdir(parents=True, exist_ok=True)
     if root.lstat().st_uid != os.getuid() or root.is_symlink():
@@ -71,4 +75,19 @@ def _shipped(name: str, data: bytes, executable: bool) -> str:
         f.write(data)
     os.chmod(tmp, 0o755 if executable else 0o644)
     os.replace(tmp, target)
+    _VERIFIED[target] = _identity(target)
     return str(target)
+
+
+# The copies this process has checked, by what stat says of them then: reading and hashing a
+# copy again before every game of a tournament cost ~0.2 ms a game.
+_VERIFIED: dict[Path, tuple[int, int, int, int] | None] = {}
+
+
+def _identity(path: Path) -> tuple[int, int, int, int] | None:
+    """What changes when a file is written or replaced (its inode, size, times)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
