@@ -172,3 +172,39 @@ def test_unreadable_input_is_an_error_and_ends_the_host(agents):
                           text=True, timeout=30)
     assert [json.loads(line)["type"] for line in done.stdout.splitlines()] == ["error"]
     assert done.returncode == 1
+
+
+def test_with_the_poll_option_a_whole_game_plays_the_same(agents, game_messages):
+    # The referee's `poll` only changes how the host waits for its next question, never what it says.
+    start, act, end = game_messages
+    polled = {**start, "options": {**start["options"], "poll": 0.0005}}
+    silly = {**start, "options": {**start["options"], "poll": "soon"}}  # not a number: ignored
+    answers, err, code = talk(f"{agents}:Scanner", HELLO, polled, act, act, end, silly, act, end, {"type": "bye"})
+    scan = {"type": "action", "action": "scan"}
+    assert answers[1:] == [scan, scan, {"type": "ready"}, scan, {"type": "ready"}]
+    assert code == 0 and err == ""
+
+
+def test_the_host_reads_whole_lines_however_the_pipe_cuts_them():
+    import os
+    import threading
+    import time
+
+    from treasure_cli.play.agent_host import _Lines
+
+    read, write = os.pipe()
+    lines = _Lines(read)
+    lines.soon, lines.poll = True, 0.0005
+
+    def writer():
+        for piece in (b'{"a": 1}\n{"b"', b': 2}\n', b'{"c": 3}\n{"d": 4}'):
+            time.sleep(0.01)  # past the poll: the host sleeps, then wakes for each piece
+            os.write(write, piece)
+        os.close(write)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    got = list(lines)
+    thread.join()
+    os.close(read)
+    assert got == [b'{"a": 1}\n', b'{"b": 2}\n', b'{"c": 3}\n', b'{"d": 4}']

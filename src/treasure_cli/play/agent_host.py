@@ -14,7 +14,10 @@ per game: standard output carries the protocol only.
 from __future__ import annotations
 
 import os
+import select
 import sys
+import time
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from treasure_cli.agents.tracebacks import agent_traceback
@@ -34,10 +37,13 @@ class _Host:
         self.observer: Observer | None = None
         self.notes = False  # the referee records the agent's notes: ask for them after each action
         self.islands: dict[str, Island] = {}  # by the island's id: games on one map in a row
+        self.lines: _Lines | None = None  # the referee's messages (main() sets it)
 
     def send(self, message: dict[str, Any]) -> None:
         self.out.write(wire.dump_line(message))
         self.out.flush()
+        if self.lines is not None:
+            self.lines.soon = message.get("type") == "action"  # the next question is a turn away
 
     def fail(self, what: str, exc: BaseException, turn: int | None = None) -> None:
         """Tell the referee the agent gave up, in the words the referee uses for an agent in its
@@ -93,6 +99,9 @@ class _Host:
         options = message["options"]
         self.observer = Observer(island, options["truth_rate"], options["max_turns"])
         self.notes = bool(options.get("notes"))
+        if self.lines is not None:
+            poll = options.get("poll", 0.0)
+            self.lines.poll = min(float(poll), MAX_POLL) if isinstance(poll, (int, float)) and poll > 0 else 0.0
         try:
             self.agent = self.spec.build()
         except Exception as exc:
@@ -128,6 +137,52 @@ class _Host:
         self.send(reply)
 
 
+MAX_POLL = 0.002  # seconds: the most of the referee's `poll` option the host takes
+
+
+class _Lines:
+    """The referee's messages, a line at a time, until its end of the pipe closes.
+
+    When the referee gives the agent a core of its own it says so (`poll` in the game's
+    options): its next question usually comes within tens of microseconds of an action (its
+    turn's work), so after an action (`soon`) the host polls its input that long rather than
+    sleep and be woken, which costs ~50 µs on a virtual machine (play/agent_process.py,
+    `Cores`). After anything else (hello, ready) the next message may be a game away: it sleeps.
+    """
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.soon = False
+        self.poll = 0.0
+        self._pending = bytearray()
+        os.set_blocking(fd, False)
+
+    def __iter__(self) -> Iterator[bytes]:
+        pending = self._pending
+        while True:
+            end = pending.find(b"\n")
+            if end >= 0:
+                line = bytes(pending[:end + 1])
+                del pending[:end + 1]
+                yield line
+                continue
+            chunk = self._read()
+            if not chunk:
+                if pending:
+                    yield bytes(pending)
+                return
+            pending += chunk
+
+    def _read(self) -> bytes:
+        until = time.monotonic() + self.poll if self.soon else 0.0
+        while True:
+            try:
+                return os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                if time.monotonic() >= until:
+                    select.select([self.fd], [], [])  # nothing soon: sleep until it comes
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
@@ -139,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = os.fdopen(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     host = _Host(args[0], out)
     host.load()
-    for line in sys.stdin.buffer:
+    # Windows cannot poll a pipe: there the host reads as any program would, sleeping.
+    lines = host.lines = _Lines(sys.stdin.fileno()) if os.name == "posix" else None
+    for line in lines if lines is not None else sys.stdin.buffer:
         try:
             message = wire.load_line(line)
         except ValueError:

@@ -37,6 +37,7 @@ HELLO_SECONDS = 30.0      # to start and answer hello (an interpreter and numpy 
 READY_SECONDS = 1.0       # to answer `end`: an agent has nothing to do then, and one that stalls
                           # here (it is killed after, with no failure) would add this to every game
 RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative)
+SPIN_SECONDS = 0.0005     # how long a wait for an answer polls before it sleeps, the agent on a core of its own
 
 
 class AgentTimeout(AgentError):
@@ -81,6 +82,7 @@ class AgentProcess:
         self.label = label
         self.thought = 0.0          # seconds spent waiting for its answers, over its games
         self.heard = 0.0            # time.perf_counter() when its last message came (steady replies count from it)
+        self.spin = 0.0             # seconds each wait polls before it sleeps (set per game by `Cores`)
         self.output = bytearray()   # its standard error since the game started (up to limits.output)
         self.dropped = 0            # bytes of standard error beyond that
         self._buffer = bytearray()  # bytes of standard output not yet a whole line
@@ -144,6 +146,7 @@ class AgentProcess:
 
     def receive(self, deadline: float, turn: int, action_deadline: float | None) -> dict[str, Any]:
         """The agent's next message; AgentError if it does not come, in time and well formed."""
+        spun = False
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -166,7 +169,32 @@ class AgentProcess:
                 return message
             if len(self._buffer) > MAX_LINE:
                 raise ProtocolBreach(turn, f"the agent wrote a line longer than {MAX_LINE} bytes")
-            self._wait(deadline, turn, action_deadline)
+            if spun or not self._spin(deadline, action_deadline):  # poll a moment first, then sleep
+                self._wait(deadline, turn, action_deadline)
+            spun = True
+
+    def _spin(self, deadline: float, action_deadline: float | None) -> bool:
+        """Read its output for up to `self.spin` seconds before sleeping on it; True if something came.
+
+        Only when the agent has a core of its own (`Cores`): most answers come within that
+        time, and a process woken from sleep costs ~50 µs on a virtual machine, most of an
+        action's overhead. On a shared core it would only keep the agent from its work.
+        """
+        if not self.spin:
+            return False
+        end = min(time.monotonic() + self.spin, deadline,
+                  action_deadline if action_deadline is not None else math.inf)
+        while True:
+            try:
+                chunk = os.read(self._out, 1 << 16)
+            except BlockingIOError:
+                if time.monotonic() >= end:
+                    return False
+                continue
+            if not chunk:
+                return False  # its end of the pipe closed: _wait says how
+            self._buffer += chunk
+            return True
 
     def _wait(self, deadline: float, turn: int, action_deadline: float | None, write: bool = False) -> None:
         """Wait for its output (or, with `write`, room in its input) until the deadline; keep what
@@ -366,19 +394,27 @@ _POOL: dict[tuple, AgentProcess] = {}
 WORKER_NUMBER: int | None = None  # this process's number in a local pool (play/executor.py sets it)
 
 
-class SharedCore:
-    """For one game: this thread and the agent's process on one CPU; the thread's own CPUs after.
+class Cores:
+    """For one game: where this thread and the agent's process run; this thread's own CPUs after.
 
-    A referee and its agent take turns and never run at once. On one core an answer costs a
-    context switch; across two, each side wakes an idle core, and on a virtual machine each wake
-    costs ~50 µs: a pipe's round trip measured 14 µs on one core against 105 µs across two.
-    A local pool's workers take distinct cores by their number; any other thread the one it is
-    on. Only for the game: a process that plays an agent is not left pinned (its pool workers,
+    A referee and its agent take turns and never run at once. Across two cores each side
+    wakes an idle core to answer, and on a virtual machine each wake costs ~50 µs (a pipe's
+    round trip measured 105 µs across two cores, 14 µs on one). So:
+
+    * a local pool's worker (or any thread but the main one) shares one core with its agent:
+      the other cores play other games. Workers take distinct cores by their number.
+    * the main thread of a process that plays one game at a time (a run without a pool)
+      keeps its core and gives the agent the others: each side's cache stays its own, and
+      both poll for a moment before sleeping (`SPIN_SECONDS`; the `start` message's
+      `poll` option tells the agent), so neither is woken from sleep (a round trip of ~6 µs).
+
+    Only for the game: a process that plays an agent is not left pinned (its pool workers,
     forked later, would inherit it).
     """
 
     def __init__(self, process: AgentProcess):
         self.saved: set[int] | None = None
+        process.spin = 0.0
         if not hasattr(os, "sched_setaffinity"):
             return
         try:
@@ -386,11 +422,14 @@ class SharedCore:
             cpus = sorted(saved)
             if len(cpus) < 2:
                 return
+            alone = WORKER_NUMBER is None and threading.current_thread() is threading.main_thread()
             cpu = cpus[WORKER_NUMBER % len(cpus)] if WORKER_NUMBER is not None else _current_cpu(cpus)
             os.sched_setaffinity(0, {cpu})
             self.saved = saved
+            theirs = saved - {cpu} if alone else {cpu}
             for pid in process.pids():
-                os.sched_setaffinity(pid, {cpu})
+                os.sched_setaffinity(pid, theirs)
+            process.spin = SPIN_SECONDS if alone else 0.0
         except OSError:
             pass  # a CPU set the OS will not give: the game runs unpinned, only slower
 
@@ -481,7 +520,8 @@ class ProcessAgent:
             self.started, self.island = True, obs.island
             start = {"type": "start", "seed": self.seed, "island": wire.encode_island(obs.island),
                      "options": {"truth_rate": obs.truth_rate, "max_turns": obs.max_turns, "hint_truths_shown": False,
-                                 **({"notes": True} if self.notes else {})}}
+                                 **({"notes": True} if self.notes else {}),
+                                 **({"poll": process.spin} if process.spin else {})}}
         message = {"type": "act", "turn": turn, "actions_left": obs.actions_left, "position": list(obs.position),
                    "teleport_used": obs.teleport_used,
                    "news": [wire.encode_event(e, obs.island, process.tiles) for e in obs.news]}

@@ -23,7 +23,7 @@ from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
 from treasure_cli.play.agent_process import (
-    AgentProcess, ProcessAgent, SharedCore, acquire, release, sent_traceback,
+    AgentProcess, ProcessAgent, Cores, acquire, release, sent_traceback,
 )
 from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
@@ -91,7 +91,7 @@ class Seat:
         self.name = spec.spec if isinstance(spec, AgentSpec) else spec
         level = resolve_level(level)
         self.process: AgentProcess | None = None
-        self._core: SharedCore | None = None
+        self._core: Cores | None = None
         self.output = ""
         self._printed: io.StringIO | None = None
         self._limits = limits
@@ -112,7 +112,7 @@ class Seat:
         self.where = level
         self.timeout = None  # the ProcessAgent keeps it, waiting for no answer past the deadline
         self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
-        self._core = SharedCore(self.process)
+        self._core = Cores(self.process)
         seconds = game_timeout or DEFAULT_GAME_TIMEOUT
         self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)
 
