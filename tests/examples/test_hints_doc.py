@@ -83,9 +83,10 @@ def test_the_cli_says_what_is_wrong_with_a_hint_option(user_dir):
     ]:
         result = invoke(f"treasure run input/MAP_01.txt out3/ {args}")
         assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
-    stored = invoke("treasure bench --maps input/MAP_01.txt --games 1 --db r.sqlite --hints edge.py")
-    assert stored.exit_code == 2 and "--hints and --hint-weights do not go with --db" in stored.output
-    assert not (user_dir / "r.sqlite").exists()
+    stored = invoke("treasure bench --maps input/MAP_01.txt --games 1 --db r.sqlite --hints edge.py "
+                    "--hint-weights builtin=x")
+    assert stored.exit_code == 1 and "'builtin=x' is not NAME=WEIGHT" in stored.output
+    assert not (user_dir / "r.sqlite").exists()  # refused before the store is made
 
 
 def test_the_example_kinds_say_what_they_mean():
