@@ -36,6 +36,7 @@ _EXPORTS = {
     "Hint": "treasure_cli.rules.hints",
     "HintKind": "treasure_cli.rules.hints",
     "PluginHint": "treasure_cli.rules.hints",
+    "TileSetHint": "treasure_cli.rules.hints",
     "HintContext": "treasure_cli.rules.hint_draw",
     "HintDraws": "treasure_cli.rules.draws",
     "Knowledge": "treasure_cli.agents.knowledge",

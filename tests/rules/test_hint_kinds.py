@@ -101,20 +101,36 @@ def test_the_protocol_sends_a_plugin_hint_with_its_tiles_even_to_an_agent_that_r
     assert "tiles" not in builtin  # built-in kinds as before
 
 
-def test_an_observer_rebuilds_plugin_hints_from_the_wire():
+def test_an_agent_gets_the_same_plugin_hints_from_the_game_and_from_the_wire():
+    # The agent host's Observer, fed the protocol's events, makes the Observation the game makes
+    # in process, field by field: a plugin hint is one TileSetHint value on both sides.
+    import dataclasses as dc
+    import json
+
+    from treasure_cli.agents.logic import LogicAgent
+    from treasure_cli.rules.observation import Observation
+
     kinds = hint_set([KINDS], "builtin=0")
     island = generate_island(16, 16, rng=np.random.default_rng(8))
+    public = island.public()
     game = Game(island, 4, hints=kinds)
-    events = game.start()
-    observer = Observer(island.public(), 0.5, game.max_turns)
-    news = tuple(wire.decode_event(wire.encode_event(e, island.public(), False))
-                 for e in events if type(e) in wire.EVENT_NAMES)
-    obs = observer.observe(game.turn, 2, news)
-    want = game.observe()
-    assert len(obs.hints) == len(want.hints)
-    for mine, theirs in zip(obs.hints, want.hints):
-        assert mine.sentence() == theirs.sentence()
-        assert np.array_equal(mine.mask(island.public()), theirs.mask(island.public()))
+    game.start()
+    observer = Observer(wire.decode_island(json.loads(json.dumps(wire.encode_island(public)))), 0.5, game.max_turns)
+    agent, seen = LogicAgent(), 0
+    while not game.over:
+        want = game.observe()
+        news = tuple(wire.decode_event(json.loads(json.dumps(wire.encode_event(e, public, False))))
+                     for e in want.news)
+        got = observer.observe(want.turn, want.actions_left, news)
+        for f in dc.fields(Observation):
+            if f.name not in ("scanned", "verified", "island"):  # (arrays and views: compared below)
+                assert getattr(got, f.name) == getattr(want, f.name), f.name
+        assert np.array_equal(got.scanned, want.scanned) and dict(got.verified) == dict(want.verified)
+        seen += sum(isinstance(h, TileSetHint) for h in want.hints)
+        game.step(agent.act(want))
+    assert seen and all(type(h) is not TileSetHint for h in game.hints)  # the log keeps the kind's own
+    for mine, theirs in zip(want.hints, game.hints):
+        assert mine == TileSetHint.of(theirs, public) and mine.sentence() == theirs.sentence()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -888,22 +888,25 @@ class PluginHint(Hint):
 
 @dataclasses.dataclass(frozen=True)
 class TileSetHint(Hint):
-    """A hint known only by its kind's name, its statement and its tiles: how an agent's side
-    holds a plugin kind it does not have (the protocol always sends such a hint's tiles)."""
+    """A hint known only by its kind's name, its statement and its tiles: what every agent gets of
+    a plugin kind, in the program's process (Game.observe) as in another (the protocol always
+    sends such a hint's tiles), so an agent sees one value wherever it plays."""
 
     name: str  # type: ignore[misc]
     text: str
-    runs: tuple[int, ...]  # [start, length, ...] over the row-major tile index (formats/wire.py)
+    runs: tuple[int, ...]  # [start, length, ...] over the row-major tile index (`tile_runs`)
+
+    @classmethod
+    def of(cls, hint: Hint, island: Island) -> TileSetHint:
+        """`hint` as an agent gets it: its kind's name, its statement, its tiles on `island` (public)."""
+        return cls(hint.name, hint.sentence(), tuple(tile_runs(hint.mask(island))))
 
     @property
     def kind(self) -> str:  # type: ignore[override]
         return self.name
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
-        flat = np.zeros(island.height * island.width, dtype=bool)
-        for start, length in zip(self.runs[0::2], self.runs[1::2]):
-            flat[start:start + length] = True
-        m = flat.reshape(island.shape)
+        m = runs_mask(self.runs, island.shape)
         return m if window is None else m[window].copy()
 
     def holds_for(self, island: Island, pos: Pos) -> bool:
@@ -911,6 +914,22 @@ class TileSetHint(Hint):
 
     def sentence(self) -> str:
         return self.text
+
+
+def tile_runs(mask: np.ndarray) -> list[int]:
+    """A tile set as [start, length, ...] runs over the row-major tile index (as the protocol sends it)."""
+    flat = np.concatenate(([False], np.ravel(mask), [False])).view(np.int8)
+    edges = np.flatnonzero(np.diff(flat))
+    starts, ends = edges[0::2], edges[1::2]
+    return np.column_stack((starts, ends - starts)).ravel().tolist()
+
+
+def runs_mask(runs: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
+    """The tile set of `tile_runs`, as a fresh (H, W) bool array."""
+    flat = np.zeros(shape[0] * shape[1], dtype=bool)
+    for start, length in zip(runs[0::2], runs[1::2]):
+        flat[start:start + length] = True
+    return flat.reshape(shape)
 
 
 _INSTALLED: dict[str, type[PluginHint]] = {}
