@@ -895,17 +895,23 @@ class TileSetHint(Hint):
     name: str  # type: ignore[misc]
     text: str
     runs: tuple[int, ...]  # [start, length, ...] over the row-major tile index (`tile_runs`)
+    # The tiles as a read-only mask, when made from one (`of`): not part of the value.
+    _tiles: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, hint: Hint, island: Island) -> TileSetHint:
         """`hint` as an agent gets it: its kind's name, its statement, its tiles on `island` (public)."""
-        return cls(hint.name, hint.sentence(), tuple(tile_runs(hint.mask(island))))
+        tiles = hint.mask(island)
+        tiles.setflags(write=False)
+        return cls(hint.name, hint.sentence(), tuple(tile_runs(tiles)), tiles)
 
     @property
     def kind(self) -> str:  # type: ignore[override]
         return self.name
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        if self._tiles is not None and self._tiles.shape == island.shape:
+            return self._tiles.copy() if window is None else self._tiles[window].copy()
         m = runs_mask(self.runs, island.shape)
         return m if window is None else m[window].copy()
 
@@ -925,11 +931,14 @@ def tile_runs(mask: np.ndarray) -> list[int]:
 
 
 def runs_mask(runs: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
-    """The tile set of `tile_runs`, as a fresh (H, W) bool array."""
-    flat = np.zeros(shape[0] * shape[1], dtype=bool)
-    for start, length in zip(runs[0::2], runs[1::2]):
-        flat[start:start + length] = True
-    return flat.reshape(shape)
+    """The tile set of `tile_runs` (disjoint runs, in order), as a fresh (H, W) bool array."""
+    # +1 where a run starts, -1 past its end: the running sum is 1 inside the runs (no Python loop)
+    n = shape[0] * shape[1]
+    bounds = np.asarray(runs, dtype=np.intp).reshape(-1, 2)
+    steps = np.zeros(n + 1, dtype=np.int8)
+    steps[bounds[:, 0]] = 1
+    steps[bounds[:, 0] + bounds[:, 1]] -= 1
+    return (np.cumsum(steps[:n], dtype=np.int8) > 0).reshape(shape)
 
 
 _INSTALLED: dict[str, type[PluginHint]] = {}
