@@ -9,7 +9,7 @@ from helpers import ROOT
 gymnasium = pytest.importorskip("gymnasium")
 
 from treasure_cli.gym import ENV_ID  # noqa: E402
-from treasure_cli.rules.hints import TileSetHint  # noqa: E402
+from treasure_cli.rules.plugin_kinds import TileSetHint  # noqa: E402
 
 KINDS = str(ROOT / "examples" / "hints" / "kinds.py")
 

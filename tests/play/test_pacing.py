@@ -18,7 +18,7 @@ from treasure_cli.play.games import play_game
 from treasure_cli.play.pacing import FLOOR, Pace, measure, pace_for
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.rules.hint_draw import HintSet
-from treasure_cli.rules.hints import PluginHint
+from treasure_cli.rules.plugin_kinds import PluginHint
 
 TIMER_AGENT = '''
 import sys

@@ -19,7 +19,7 @@ from treasure_cli.formats.hint_plugins import hint_set, hints_key
 from treasure_cli.play.bench import BenchOptions
 from treasure_cli.play.store import Store
 from treasure_cli.play.tournament import run_tournament
-from treasure_cli.rules import hints as hints_mod
+from treasure_cli.rules import plugin_kinds
 
 KINDS = ROOT / "examples" / "hints" / "kinds.py"
 MAP = str(ROOT / "input" / "MAP_02.txt")  # 32x32
@@ -76,7 +76,7 @@ def test_a_tournament_plays_records_resumes_and_refuses_other_kinds(tmp_path, ki
     # a lost game played again, with the file it was played with (the original: the store refuses the change)
     lost = next(g["game_id"] for g in games if g["outcome"] == "LOSE")
     kinds_file.write_text(KINDS.read_text())
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {})  # as in a new process: nothing loaded yet
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})  # as in a new process: nothing loaded yet
     refused = invoke("replay", "--db", db, lost, "--maps", MAP)
     assert refused.exit_code == 1 and "the hint kind 'near-mountain', which is not installed" in refused.output
     log = tmp_path / "lost.txt"

@@ -14,10 +14,12 @@ from treasure_cli.formats.game_record import format_log, parse_log
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.hint_plugins import HintKindError, check_kind, hint_set, load_file
 from treasure_cli.rules import hints as hints_mod
+from treasure_cli.rules import plugin_kinds
 from treasure_cli.rules.draws import Draws
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintContext, HintSet, _Drawer, _draw_from, draw_hint
-from treasure_cli.rules.hints import HINT_CLASSES, PluginHint, TileSetHint, hint_text, parse_hint
+from treasure_cli.rules.hints import HINT_CLASSES, parse_hint
+from treasure_cli.rules.plugin_kinds import PluginHint, TileSetHint, hint_text
 from treasure_cli.rules.observation import Observer
 
 KINDS = str(ROOT / "examples" / "hints" / "kinds.py")
@@ -83,7 +85,7 @@ def test_a_plugin_hint_line_round_trips_and_checks_its_statement():
 
 
 def test_a_log_naming_a_kind_that_is_not_installed_is_refused(monkeypatch):
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {})
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
     with pytest.raises(ValueError, match="hint kind 'zig-zag' is not installed: give its file with --hints"):
         parse_hint("kind zig-zag [1]: the treasure is on a zig-zag")
 
@@ -179,7 +181,7 @@ class Inverted(PluginHint):
 
 @pytest.mark.parametrize("cls", [Cheat, Inverted])
 def test_the_check_on_load_refuses_a_kind_whose_tiles_disagree_with_its_truth(cls, monkeypatch):
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {cls.name: cls})
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {cls.name: cls})
     with pytest.raises(HintKindError, match=f"hint kind '{cls.name}' on a .* island, its (true|false) hint"):
         check_kind(cls)
 
@@ -219,7 +221,7 @@ def test_an_entry_point_kind_is_found_by_its_name(tmp_path, monkeypatch):
     ep = importlib.metadata.EntryPoint("region-number", "my_edge_kinds:RegionNumber", hint_plugins.ENTRY_POINT_GROUP)
     monkeypatch.setattr(hint_plugins.importlib.metadata, "entry_points",
                         lambda group: [ep] if group == hint_plugins.ENTRY_POINT_GROUP else [])
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {})
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
     # a log naming it reads without any option
     hint = parse_hint("kind region-number [2,1]: the treasure is in a region with an odd number")
     assert type(hint).__module__ == "my_edge_kinds" and hint.rest == 1

@@ -23,10 +23,11 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.rules import hints as hints_mod
+from treasure_cli.rules import plugin_kinds
 from treasure_cli.rules.draws import Draws
 from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintContext, HintSet, draw_hint
-from treasure_cli.rules.hints import HINT_CLASSES, Hint, PluginHint, install_kind, parse_hint
+from treasure_cli.rules.hints import HINT_CLASSES, Hint, parse_hint
+from treasure_cli.rules.plugin_kinds import PluginHint, install_kind
 
 ENTRY_POINT_GROUP = "treasure_cli.hints"
 BUILTIN_GROUP = "builtin"  # in a weight spec: the 15 built-in kinds together
@@ -123,7 +124,7 @@ def _find(name: str) -> None:
         pass  # the reader's own message names the kind
 
 
-hints_mod.FINDERS.append(_find)
+plugin_kinds.FINDERS.append(_find)
 
 
 # ---------------------------------------------------------------- the check
@@ -153,7 +154,7 @@ def check_kind(cls: type[Hint], sizes: Sequence[tuple[int, int]] = CHECK_SIZES, 
                 hint = draw_hint(island, t, ctx, truthful, rng, only)
                 if type(hint) is not cls:
                     continue  # no draw of this kind had the truth asked: the fallback kind gave it
-                text = hints_mod.hint_text(hint)
+                text = plugin_kinds.hint_text(hint)
                 back = parse_hint(text)
                 mask = back.mask(public)
             except TreasureError:
@@ -304,7 +305,7 @@ def hint_set_of_key(key: str | None, what: str) -> HintSet | None:
         cls: type[Hint] | None = HINT_CLASSES_BY_NAME.get(name)
         if cls is None:
             try:
-                cls = hints_mod.installed_kind(name)
+                cls = plugin_kinds.installed_kind(name)
             except ValueError:
                 raise HintKindError(f"{what} was played with the hint kind {name!r}, which is not installed: "
                                     "give its file with --hints FILE") from None

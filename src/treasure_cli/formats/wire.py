@@ -21,9 +21,9 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Direction
-from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, HintKind, TileSetHint, parse_hint
+from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, HintKind, parse_hint
 # A hint's tiles as runs [start, length, ...]: defined with TileSetHint, which holds them (also for agents here)
-from treasure_cli.rules.hints import runs_mask, tile_runs  # noqa: F401
+from treasure_cli.rules.plugin_kinds import TileSetHint, runs_mask, tile_runs  # noqa: F401
 from treasure_cli.rules.island import Island
 
 PROTOCOL = 1

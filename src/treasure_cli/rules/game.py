@@ -27,7 +27,8 @@ from treasure_cli.rules.events import (
 )
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hint_draw import HintContext, HintSet, draw_hint
-from treasure_cli.rules.hints import Hint, PluginHint, TileSetHint
+from treasure_cli.rules.hints import Hint
+from treasure_cli.rules.plugin_kinds import PluginHint, TileSetHint
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation, make_observation
 from treasure_cli.rules.pirate import island_pirate_path, next_stop
