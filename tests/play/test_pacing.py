@@ -143,18 +143,18 @@ class SlowHalf(PluginHint):
 
 def test_the_pace_is_measured_with_the_kinds_in_play(island, tmp_path, monkeypatch):
     slow = HintSet((SlowHalf,), (1.0,))
-    assert pace_for(island, 0.5, 20).turn < SLOW  # the built-ins: well under a slow draw
     pace = pace_for(island, 0.5, 20, slow)
     assert pace is not pace_for(island, 0.5, 20) and pace.turn >= pacing.MARGIN * SLOW
+    assert pace.turn > pace_for(island, 0.5, 20).turn  # the built-ins' pace would not cover the slow kind
     # and a game with the slow kind is held to that pace: every turn's question waits it out
     agent = tmp_path / "timer.py"
     agent.write_text(TIMER_AGENT)
     asked: list = []
     monkeypatch.setattr(games, "pace_for", lambda *args: asked.append(args) or pace_for(*args))
-    record, _ = play_game(island, f"{agent}:Agent", 1, map_name="m", max_turns=8, keep_events=False,
+    record, _ = play_game(island, f"{agent}:Agent", 1, map_name="m", max_turns=20, keep_events=False,
                           isolation="process", limits=AgentLimits(steady_replies=True), hints=slow)
     assert record.outcome != "failed", record.error
-    assert asked and asked[0][3] is slow
+    assert asked and asked[0][3] is slow and pace_for(*asked[0]) is pace
     delays = sorted(float(x) for x in record.output.split())
     assert delays and delays[0] >= pace.turn
     # inside the pace: a turn whose work overran it would be held to a multiple of it (play/pacing.hold)
