@@ -663,8 +663,6 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:
             raise click.UsageError("--keep-logs goes with a plain bench")
-        if hints is not None:  # the store's settings do not name hint kinds yet: its rows would mix
-            raise click.UsageError("--hints and --hint-weights do not go with --db or --scheduler yet")
         _play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path)
         return
     options = dataclasses.replace(options, seed=1 if seed is None else seed)  # reproducible for one's own agents
@@ -765,12 +763,13 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
               help="With --report: write the gradebook (one row per student) as CSV.")
 @_isolation_options
+@hint_options
 def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
                db_path: str, seed: int | None, truth_rate: float | None, max_turns: int | None,
                game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
                report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
                agent_isolation: str = "auto", agent_memory: int = 1 << 30,
-               action_timeout: float | None = None) -> None:
+               action_timeout: float | None = None, hints=None) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
     SUBMISSIONS are folders of submissions or submissions themselves: a
@@ -782,7 +781,10 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     drawn from the store's own secret base seed; the same command again
     after a crash or Ctrl-C plays only the games the store does not hold.
     --report ranks the agents; every game has an id, and `treasure replay
-    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. The exit
+    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. A store keeps
+    the hint kinds of its first run (--hints, --hint-weights; by default the
+    15 built-in kinds) and refuses a run with others; replaying its games
+    (--report --html, replay --db) takes the same --hints files. The exit
     status is 1 if any game failed.
 
     \b
@@ -792,6 +794,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
       treasure tournament --db results.sqlite --report
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
+      treasure tournament students/ --maps hidden/ --db results.sqlite --hints kinds.py --hint-weights builtin=0
     """
     if report:
         if submissions or extra:
@@ -824,7 +827,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, specs)
     options = BenchOptions(agents=tuple(specs), maps=maps, games=games, seed=seed,
                            truth_rate=0.5 if truth_rate is None else truth_rate, max_turns=max_turns,
-                           game_timeout=game_timeout, isolation=level, limits=limits)
+                           game_timeout=game_timeout, isolation=level, limits=limits, hints=hints)
     _play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
                      {s.spec: s.name for s in found})
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from helpers import ROOT, user_folder
 
 from treasure_cli.cli import cli
-from treasure_cli.rules import hints as hints_mod
+from treasure_cli.rules import plugin_kinds
 
 DOC = (ROOT / "docs" / "hints.md").read_text()
 FILES = dict(re.findall(r"```python\n# file: (\S+)\n(.*?)```", DOC, flags=re.S))
@@ -41,7 +41,7 @@ def test_the_doc_shows_its_kind_and_what_its_commands_print(user_dir, monkeypatc
     assert untimed(run.output) == untimed(run_out)
     line = re.search(r"```\n(turn 1: the pirate gives hint 1 .*)\n```", DOC)[1]
     assert line in (user_dir / "out" / "LOG_01.txt").read_text().splitlines()
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {})  # as in a new process: run's --hints is gone
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})  # as in a new process: run's --hints is gone
     refused = invoke(replay_cmd)
     assert refused.exit_code == 1 and refused.output == replay_out
     shown = invoke(replay_cmd + " --no-color --hints edge.py")
@@ -83,9 +83,10 @@ def test_the_cli_says_what_is_wrong_with_a_hint_option(user_dir):
     ]:
         result = invoke(f"treasure run input/MAP_01.txt out3/ {args}")
         assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
-    stored = invoke("treasure bench --maps input/MAP_01.txt --games 1 --db r.sqlite --hints edge.py")
-    assert stored.exit_code == 2 and "--hints and --hint-weights do not go with --db" in stored.output
-    assert not (user_dir / "r.sqlite").exists()
+    stored = invoke("treasure bench --maps input/MAP_01.txt --games 1 --db r.sqlite --hints edge.py "
+                    "--hint-weights builtin=x")
+    assert stored.exit_code == 1 and "'builtin=x' is not NAME=WEIGHT" in stored.output
+    assert not (user_dir / "r.sqlite").exists()  # refused before the store is made
 
 
 def test_the_example_kinds_say_what_they_mean():

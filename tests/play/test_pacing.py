@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ from treasure_cli.play import games, pacing, tournament
 from treasure_cli.play.games import play_game
 from treasure_cli.play.pacing import FLOOR, Pace, measure, pace_for
 from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.rules.hint_draw import HintSet
+from treasure_cli.rules.plugin_kinds import PluginHint
 
 TIMER_AGENT = '''
 import sys
@@ -112,3 +115,47 @@ def test_the_decoys_never_include_a_prison_or_a_tile_no_prison_reaches(island):
     assert island.walkable[rows, cols].all() and not island.prison[rows, cols].any()
     prison_pieces = set(island.walk_pieces[island.prison & island.walkable].tolist())
     assert set(island.walk_pieces[rows, cols].tolist()) <= prison_pieces
+
+
+SLOW = 0.002  # seconds each draw of the slow kind takes: far above a 16x16 turn's own work
+
+
+@dataclasses.dataclass(frozen=True)
+class SlowHalf(PluginHint):
+    """A plugin kind whose draw is slow: the referee's turn takes at least SLOW with it."""
+
+    top: bool
+
+    name = "slow-half"
+
+    @classmethod
+    def draw(cls, island, ctx, rng):
+        time.sleep(SLOW)
+        return cls(rng.random() < 0.5)
+
+    def tile_set(self, island):
+        rows = np.arange(island.height)[:, None] < island.height // 2
+        return np.broadcast_to(rows if self.top else ~rows, island.shape).copy()
+
+    def statement(self):
+        return f"the treasure is in the {'top' if self.top else 'bottom'} half, slowly"
+
+
+def test_the_pace_is_measured_with_the_kinds_in_play(island, tmp_path, monkeypatch):
+    slow = HintSet((SlowHalf,), (1.0,))
+    pace = pace_for(island, 0.5, 20, slow)
+    assert pace is not pace_for(island, 0.5, 20) and pace.turn >= pacing.MARGIN * SLOW
+    assert pace.turn > pace_for(island, 0.5, 20).turn  # the built-ins' pace would not cover the slow kind
+    # and a game with the slow kind is held to that pace: every turn's question waits it out
+    agent = tmp_path / "timer.py"
+    agent.write_text(TIMER_AGENT)
+    asked: list = []
+    monkeypatch.setattr(games, "pace_for", lambda *args: asked.append(args) or pace_for(*args))
+    record, _ = play_game(island, f"{agent}:Agent", 1, map_name="m", max_turns=20, keep_events=False,
+                          isolation="process", limits=AgentLimits(steady_replies=True), hints=slow)
+    assert record.outcome != "failed", record.error
+    assert asked and asked[0][3] is slow and pace_for(*asked[0]) is pace
+    delays = sorted(float(x) for x in record.output.split())
+    assert delays and delays[0] >= pace.turn
+    # inside the pace: a turn whose work overran it would be held to a multiple of it (play/pacing.hold)
+    assert delays[len(delays) // 2] < 2 * pace.turn

@@ -17,7 +17,7 @@ from treasure_cli.play.normalise import code_print
 from treasure_cli.play.similarity import (
     SAME_CODE, SAME_NORMALISED, SAME_PLAY, play_digest, similarity_flags, submission_sources,
 )
-from treasure_cli.play.store import MIGRATIONS, Store
+from treasure_cli.play.store import MIGRATIONS, SCHEMA_VERSION, Store
 from treasure_cli.play.tournament import run_tournament
 
 MAPS = tuple(str(p) for p in sorted((ROOT / "input").glob("MAP_*.txt"))[:2])  # 16x16, 32x32
@@ -196,7 +196,7 @@ def test_a_store_of_schema_3_is_upgraded_and_its_old_rows_are_not_compared(tmp_p
     with Store(path) as store:
         rows = store.rows()
     assert len(rows) == 12 and {r.play_digest for r in rows} == {None}
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert [f.kind for f in similarity_flags(rows)] == [SAME_CODE]  # by digest, never by play
 
 

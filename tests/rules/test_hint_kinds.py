@@ -14,10 +14,12 @@ from treasure_cli.formats.game_record import format_log, parse_log
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.hint_plugins import HintKindError, check_kind, hint_set, load_file
 from treasure_cli.rules import hints as hints_mod
+from treasure_cli.rules import plugin_kinds
 from treasure_cli.rules.draws import Draws
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintContext, HintSet, _Drawer, _draw_from, draw_hint
-from treasure_cli.rules.hints import HINT_CLASSES, PluginHint, TileSetHint, hint_text, parse_hint
+from treasure_cli.rules.hints import HINT_CLASSES, parse_hint
+from treasure_cli.rules.plugin_kinds import PluginHint, TileSetHint, hint_text
 from treasure_cli.rules.observation import Observer
 
 KINDS = str(ROOT / "examples" / "hints" / "kinds.py")
@@ -83,7 +85,7 @@ def test_a_plugin_hint_line_round_trips_and_checks_its_statement():
 
 
 def test_a_log_naming_a_kind_that_is_not_installed_is_refused(monkeypatch):
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {})
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
     with pytest.raises(ValueError, match="hint kind 'zig-zag' is not installed: give its file with --hints"):
         parse_hint("kind zig-zag [1]: the treasure is on a zig-zag")
 
@@ -101,20 +103,36 @@ def test_the_protocol_sends_a_plugin_hint_with_its_tiles_even_to_an_agent_that_r
     assert "tiles" not in builtin  # built-in kinds as before
 
 
-def test_an_observer_rebuilds_plugin_hints_from_the_wire():
+def test_an_agent_gets_the_same_plugin_hints_from_the_game_and_from_the_wire():
+    # The agent host's Observer, fed the protocol's events, makes the Observation the game makes
+    # in process, field by field: a plugin hint is one TileSetHint value on both sides.
+    import dataclasses as dc
+    import json
+
+    from treasure_cli.agents.logic import LogicAgent
+    from treasure_cli.rules.observation import Observation
+
     kinds = hint_set([KINDS], "builtin=0")
     island = generate_island(16, 16, rng=np.random.default_rng(8))
+    public = island.public()
     game = Game(island, 4, hints=kinds)
-    events = game.start()
-    observer = Observer(island.public(), 0.5, game.max_turns)
-    news = tuple(wire.decode_event(wire.encode_event(e, island.public(), False))
-                 for e in events if type(e) in wire.EVENT_NAMES)
-    obs = observer.observe(game.turn, 2, news)
-    want = game.observe()
-    assert len(obs.hints) == len(want.hints)
-    for mine, theirs in zip(obs.hints, want.hints):
-        assert mine.sentence() == theirs.sentence()
-        assert np.array_equal(mine.mask(island.public()), theirs.mask(island.public()))
+    game.start()
+    observer = Observer(wire.decode_island(json.loads(json.dumps(wire.encode_island(public)))), 0.5, game.max_turns)
+    agent, seen = LogicAgent(), 0
+    while not game.over:
+        want = game.observe()
+        news = tuple(wire.decode_event(json.loads(json.dumps(wire.encode_event(e, public, False))))
+                     for e in want.news)
+        got = observer.observe(want.turn, want.actions_left, news)
+        for f in dc.fields(Observation):
+            if f.name not in ("scanned", "verified", "island"):  # (arrays and views: compared below)
+                assert getattr(got, f.name) == getattr(want, f.name), f.name
+        assert np.array_equal(got.scanned, want.scanned) and dict(got.verified) == dict(want.verified)
+        seen += sum(isinstance(h, TileSetHint) for h in want.hints)
+        game.step(agent.act(want))
+    assert seen and all(type(h) is not TileSetHint for h in game.hints)  # the log keeps the kind's own
+    for mine, theirs in zip(want.hints, game.hints):
+        assert mine == TileSetHint.of(theirs, public) and mine.sentence() == theirs.sentence()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,7 +181,7 @@ class Inverted(PluginHint):
 
 @pytest.mark.parametrize("cls", [Cheat, Inverted])
 def test_the_check_on_load_refuses_a_kind_whose_tiles_disagree_with_its_truth(cls, monkeypatch):
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {cls.name: cls})
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {cls.name: cls})
     with pytest.raises(HintKindError, match=f"hint kind '{cls.name}' on a .* island, its (true|false) hint"):
         check_kind(cls)
 
@@ -203,7 +221,7 @@ def test_an_entry_point_kind_is_found_by_its_name(tmp_path, monkeypatch):
     ep = importlib.metadata.EntryPoint("region-number", "my_edge_kinds:RegionNumber", hint_plugins.ENTRY_POINT_GROUP)
     monkeypatch.setattr(hint_plugins.importlib.metadata, "entry_points",
                         lambda group: [ep] if group == hint_plugins.ENTRY_POINT_GROUP else [])
-    monkeypatch.setattr(hints_mod, "_INSTALLED", {})
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
     # a log naming it reads without any option
     hint = parse_hint("kind region-number [2,1]: the treasure is in a region with an odd number")
     assert type(hint).__module__ == "my_edge_kinds" and hint.rest == 1

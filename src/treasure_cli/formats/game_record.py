@@ -21,7 +21,8 @@ from pathlib import Path
 from treasure_cli.rules import events as ev
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules.grid import Direction, format_pos
-from treasure_cli.rules.hints import hint_text, parse_hint
+from treasure_cli.rules.hints import parse_hint
+from treasure_cli.rules.plugin_kinds import hint_text
 from treasure_cli.formats import hint_plugins  # noqa: F401  (a log may name a kind from an entry point)
 
 # One template per event type. `{name:type}` is a field; the rest is literal.

@@ -13,20 +13,21 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.metadata
-import importlib.util
 import inspect
 import math
 import os
 import sys
+import types
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.rules import hints as hints_mod
+from treasure_cli.rules import plugin_kinds
 from treasure_cli.rules.draws import Draws
 from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintContext, HintSet, draw_hint
-from treasure_cli.rules.hints import HINT_CLASSES, Hint, PluginHint, install_kind, parse_hint
+from treasure_cli.rules.hints import HINT_CLASSES, Hint, parse_hint
+from treasure_cli.rules.plugin_kinds import PluginHint, install_kind
 
 ENTRY_POINT_GROUP = "treasure_cli.hints"
 BUILTIN_GROUP = "builtin"  # in a weight spec: the 15 built-in kinds together
@@ -39,19 +40,35 @@ class HintKindError(TreasureError):
 # ---------------------------------------------------------------- loading
 def load_file(path: str) -> list[type[PluginHint]]:
     """The hint kinds a Python file defines (every PluginHint subclass with a `name`), installed."""
+    return load_source(_read(path), path)
+
+
+def _read(path: str) -> bytes:
     full = os.path.abspath(path)
     if not os.path.isfile(full):
         raise HintKindError(f"--hints {path}: no such file")
-    module_name = "treasure_hints_" + hashlib.sha256(full.encode()).hexdigest()[:12]
+    try:
+        with open(full, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise HintKindError(f"--hints {path}: {exc.strerror}") from None
+
+
+def load_source(source: bytes, path: str) -> list[type[PluginHint]]:
+    """The hint kinds of a file's bytes (`path` names it in messages and tracebacks), installed.
+
+    The module is named after the bytes' digest: the same code is one module, and one set of
+    classes, however it arrives (a path here, bytes on a pool or Dask worker that has no copy
+    of the file), so the hints a worker draws pickle and compare as the referee's."""
+    digest = hashlib.sha256(source).hexdigest()
+    module_name = "treasure_hints_" + digest[:16]
     module = sys.modules.get(module_name)
     if module is None:
-        spec = importlib.util.spec_from_file_location(module_name, full)
-        if spec is None or spec.loader is None:
-            raise HintKindError(f"--hints {path}: not a Python file")
-        module = importlib.util.module_from_spec(spec)
+        module = types.ModuleType(module_name)
+        module.__file__ = os.path.abspath(path)
         sys.modules[module_name] = module  # dataclasses and pickle look classes up there
         try:
-            spec.loader.exec_module(module)
+            exec(compile(source, module.__file__, "exec"), module.__dict__)
         except Exception as exc:
             del sys.modules[module_name]
             raise HintKindError(f"--hints {path}: the file fails on import: {type(exc).__name__}: {exc}") from exc
@@ -60,7 +77,13 @@ def load_file(path: str) -> list[type[PluginHint]]:
              and "name" in vars(obj)]
     if not kinds:
         raise HintKindError(f"--hints {path}: the file defines no hint kind (a PluginHint subclass with a name)")
+    for cls in kinds:
+        _FILES[cls] = (path, source)
     return [_install(k, f"--hints {path}") for k in kinds]
+
+
+# The file (as given, and its bytes) each kind loaded from a file came from.
+_FILES: dict[type, tuple[str, bytes]] = {}
 
 
 def load_entry_point(name: str) -> type[PluginHint] | None:
@@ -101,7 +124,7 @@ def _find(name: str) -> None:
         pass  # the reader's own message names the kind
 
 
-hints_mod.FINDERS.append(_find)
+plugin_kinds.FINDERS.append(_find)
 
 
 # ---------------------------------------------------------------- the check
@@ -131,7 +154,7 @@ def check_kind(cls: type[Hint], sizes: Sequence[tuple[int, int]] = CHECK_SIZES, 
                 hint = draw_hint(island, t, ctx, truthful, rng, only)
                 if type(hint) is not cls:
                     continue  # no draw of this kind had the truth asked: the fallback kind gave it
-                text = hints_mod.hint_text(hint)
+                text = plugin_kinds.hint_text(hint)
                 back = parse_hint(text)
                 mask = back.mask(public)
             except TreasureError:
@@ -169,11 +192,14 @@ def hint_set(files: Iterable[str] = (), weights: str | None = None, check: bool 
     """The kinds a game's pirate chooses from: the built-ins, plus the kinds of `files` and of the
     entry points that `weights` names, at the weights it gives (`builtin=0` leaves the built-ins
     out). None when that is the built-ins at their own weights (the games of the golden logs)."""
-    files = tuple(files)
+    return _hint_set(tuple((path, _read(path)) for path in files), weights, check)
+
+
+def _hint_set(sources: tuple[tuple[str, bytes], ...], weights: str | None, check: bool) -> HintSet | None:
     given = parse_weights(weights)
     plugins: dict[str, type[PluginHint]] = {}
-    for path in files:
-        for cls in load_file(path):
+    for path, source in sources:
+        for cls in load_source(source, path):
             plugins[cls.name] = cls
     builtin_names = {c.name for c in HINT_CLASSES.values()}
     for name in given:
@@ -196,10 +222,98 @@ def hint_set(files: Iterable[str] = (), weights: str | None = None, check: bool 
             ws.append(w)
     if not kinds:
         raise HintKindError("--hint-weights leaves no hint kind with a weight above 0")
-    out = HintSet(kinds, ws, recipe=(_rebuild, (tuple(os.path.abspath(f) for f in files), weights)))
+    # Another process (a pool or Dask worker) rebuilds it from the files' bytes, not their paths.
+    out = HintSet(kinds, ws, recipe=(_rebuild, (sources, weights)))
     return None if out == BUILTIN_HINTS else out
 
 
-def _rebuild(files: tuple[str, ...], weights: str | None) -> HintSet | None:
+def _rebuild(sources: tuple[tuple[str, bytes], ...], weights: str | None) -> HintSet | None:
     """A hint set in another process (a pool worker, a Dask worker): loaded again, checked once."""
-    return hint_set(files, weights, check=False) or BUILTIN_HINTS
+    return _hint_set(sources, weights, check=False) or BUILTIN_HINTS
+
+
+# ---------------------------------------------------------------- a set's record
+BUILTIN_KEY = "builtin"  # the record of the 15 built-in kinds at their own weights
+
+
+def kind_digest(cls: type[Hint]) -> str:
+    """What identifies a kind's code: `builtin`, or the sha256 (16 hex digits) of the file that
+    defines it (its --hints file, or an entry point's module file)."""
+    if HINT_CLASSES.get(getattr(cls, "kind", None)) is cls:  # type: ignore[arg-type]
+        return "builtin"
+    loaded = _FILES.get(cls)
+    if loaded is not None:
+        source = loaded[1]
+    else:
+        try:
+            source = inspect.getsource(sys.modules[cls.__module__]).encode("utf-8")
+        except (OSError, TypeError, KeyError):
+            return "unknown"
+    return "sha256:" + hashlib.sha256(source).hexdigest()[:16]
+
+
+def hints_key(hints: HintSet | None) -> str | None:
+    """A hint set as the text a results store records and a game's settings hold: each kind in
+    play as NAME=WEIGHT, with @DIGEST of its code for a kind that is not built in; None for the
+    15 built-in kinds at their own weights (so those games keep their settings and ids)."""
+    if hints is None or hints == BUILTIN_HINTS:
+        return None
+    parts = []
+    for cls, w in zip(hints.kinds, hints.weights):
+        digest = kind_digest(cls)
+        parts.append(f"{cls.name}={w!r}" + ("" if digest == "builtin" else f"@{digest}"))
+    return ",".join(parts)
+
+
+def parse_key(key: str | None) -> list[tuple[str, float, str]]:
+    """`hints_key`'s text as (name, weight, digest) triples (digest `builtin` for the built-ins)."""
+    if not key or key == BUILTIN_KEY:
+        return [(cls.name, cls.weight, "builtin") for cls in HINT_CLASSES.values()]
+    out = []
+    for part in key.split(","):
+        name, _, rest = part.partition("=")
+        weight, _, digest = rest.partition("@")
+        out.append((name, float(weight), digest or "builtin"))
+    return out
+
+
+def describe_key(key: str | None) -> str:
+    """A hint set's record for people: `the 15 built-in kinds`, or its kinds and weights."""
+    if not key or key == BUILTIN_KEY:
+        return "the 15 built-in kinds"
+    triples = parse_key(key)
+    builtin = [(n, w) for n, w, d in triples if d == "builtin"]
+    words = []
+    if len(builtin) == len(HINT_CLASSES) and all(w == HINT_CLASSES_BY_NAME[n].weight for n, w in builtin):
+        words.append("the 15 built-in kinds")
+    else:
+        words += [f"{n} ({w:g})" for n, w in builtin]
+    words += [f"{n} ({w:g}, code {d})" for n, w, d in triples if d != "builtin"]
+    return ", ".join(words)
+
+
+HINT_CLASSES_BY_NAME: dict[str, type[Hint]] = {cls.name: cls for cls in HINT_CLASSES.values()}
+
+
+def hint_set_of_key(key: str | None, what: str) -> HintSet | None:
+    """The hint set a `hints_key` text records, from the kinds installed now (loaded with --hints, or
+    entry points); HintKindError, beginning with `what`, if a kind is missing or its code changed."""
+    if not key or key == BUILTIN_KEY:
+        return None
+    kinds, ws = [], []
+    for name, weight, digest in parse_key(key):
+        cls: type[Hint] | None = HINT_CLASSES_BY_NAME.get(name)
+        if cls is None:
+            try:
+                cls = plugin_kinds.installed_kind(name)
+            except ValueError:
+                raise HintKindError(f"{what} was played with the hint kind {name!r}, which is not installed: "
+                                    "give its file with --hints FILE") from None
+        if kind_digest(cls) != digest:
+            raise HintKindError(f"{what} was played with the hint kind {name!r} of code {digest}; the one "
+                                f"loaded now is {kind_digest(cls)}: give the file it was played with")
+        kinds.append(cls)
+        ws.append(weight)
+    sources = tuple(dict.fromkeys(_FILES[k] for k in kinds if k in _FILES))
+    weights = ",".join(f"{k.name}={w!r}" for k, w in zip(kinds, ws)) + f",{BUILTIN_GROUP}=0"
+    return HintSet(kinds, ws, recipe=(_rebuild, (sources, weights)))

@@ -21,7 +21,9 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Direction
-from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, HintKind, TileSetHint, parse_hint
+from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, HintKind, parse_hint
+# A hint's tiles as runs [start, length, ...]: defined with TileSetHint, which holds them (also for agents here)
+from treasure_cli.rules.plugin_kinds import TileSetHint, runs_mask, tile_runs  # noqa: F401
 from treasure_cli.rules.island import Island
 
 PROTOCOL = 1
@@ -97,22 +99,6 @@ def decode_island(data: dict[str, Any]) -> Island:
 
 
 # ---------------------------------------------------------------- events
-def tile_runs(mask: np.ndarray) -> list[int]:
-    """A tile set as [start, length, ...] runs over the row-major tile index."""
-    flat = np.concatenate(([False], np.ravel(mask), [False])).view(np.int8)
-    edges = np.flatnonzero(np.diff(flat))
-    starts, ends = edges[0::2], edges[1::2]
-    return np.column_stack((starts, ends - starts)).ravel().tolist()
-
-
-def runs_mask(runs: list[int], shape: tuple[int, int]) -> np.ndarray:
-    """The tile set of `tile_runs` (for tests and agents that want the referee's tiles)."""
-    flat = np.zeros(shape[0] * shape[1], dtype=bool)
-    for start, length in zip(runs[0::2], runs[1::2]):
-        flat[start:start + length] = True
-    return flat.reshape(shape)
-
-
 def encode_hint(hint: Hint, island: Island, tiles: bool = True) -> dict[str, Any]:
     """A hint as the protocol sends it; `tiles=False` for an agent that reads the sentence itself
     (the Python host): the tile set is most of a hint's cost, on both sides of the pipe. A kind

@@ -323,12 +323,14 @@ def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str |
     """Every agent plays the task's island with the task's game seed: each game's record, and
     its log text when `options.keep` asks for it (None otherwise, and for a failed game)."""
     from treasure_cli.formats.game_record import format_log
+    from treasure_cli.formats.hint_plugins import hints_key
     from treasure_cli.play.store import settings_key
 
     island = task_island(task, options)
     name = Path(task.map_path).name if task.map_path is not None else None
     label = name or f"bench-{island.width}x{island.height}-{task.index}"
-    settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
+    # The kinds decide the game, so they are part of its id (as in a tournament's store)
+    settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout, hints_key(options.hints))
     out = []
     for agent in options.agents:
         gid = game_id(agent, _code_digest(agent), settings, island.digest, task.index, task.game_seed)

@@ -201,7 +201,8 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     start = time.perf_counter()
     try:
         # Measured before the agent's process is at hand, where the agent could time it.
-        pace = pace_for(island, truth_rate, max_turns) if limits.steady_replies and not is_builtin(name) else None
+        pace = (pace_for(island, truth_rate, max_turns, hints) if limits.steady_replies and not is_builtin(name)
+                else None)
         seat = Seat(agent, isolation, limits, source, game_timeout)
         if isinstance(seat.agent, ProcessAgent):
             seat.agent.pace, seat.agent.notes = pace, notes

@@ -10,7 +10,7 @@ In games played with a secret seed (the tournament), the referee therefore
 holds each question that follows a turn's end, made and ready to send, until
 a fixed delay after the agent's answer: a `Pace`, measured once per island
 and process on decoy games, whose treasures are drawn from the public island
-alone. What the agent can time is then that delay and the pipe's latency. A
+alone, with the hint kinds of the game (a slow plugin kind slows every turn). What the agent can time is then that delay and the pipe's latency. A
 turn whose work overran the pace (rare: the pace is twice the slowest decoy
 turn) is counted in `ProcessAgent.late` and held to the next multiple of the
 pace: it shows that it was late, not by how much.
@@ -29,6 +29,7 @@ from treasure_cli.formats import wire
 from treasure_cli.rules.actions import LargeScan
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
+from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.island import Island
 
 DECOY_GAMES = 8        # decoy treasures per island
@@ -51,24 +52,25 @@ class Pace:
     start: float
 
 
-_PACES: dict[tuple[str, float, int | None], Pace] = {}
+_PACES: dict[tuple[str, float, int | None, HintSet | None], Pace] = {}
 _KEPT = 64  # paces kept per process (a tournament's maps; each costs a few ms to measure again)
 
 
-def pace_for(island: Island, truth_rate: float, max_turns: int | None) -> Pace:
-    """The pace of games on `island`, measured once per process for its public copy: islands
-    that differ only in their treasure share it, so it says nothing of where the treasure is."""
+def pace_for(island: Island, truth_rate: float, max_turns: int | None, hints: HintSet | None = None) -> Pace:
+    """The pace of games on `island` with the hint kinds `hints` (None: the built-ins), measured
+    once per process for its public copy: islands that differ only in their treasure share it,
+    so it says nothing of where the treasure is."""
     public = island.public()
-    key = (public.digest, truth_rate, max_turns)
+    key = (public.digest, truth_rate, max_turns, hints)
     pace = _PACES.get(key)
     if pace is None:
         if len(_PACES) >= _KEPT:
             _PACES.pop(next(iter(_PACES)))
-        pace = _PACES[key] = measure(public, truth_rate, max_turns)
+        pace = _PACES[key] = measure(public, truth_rate, max_turns, hints)
     return pace
 
 
-def measure(public: Island, truth_rate: float, max_turns: int | None) -> Pace:
+def measure(public: Island, truth_rate: float, max_turns: int | None, hints: HintSet | None = None) -> Pace:
     """Time the referee's work on decoy games: the public island with treasures of our choosing.
 
     Each decoy game is played REPEATS times, the same game, and each turn counted at its
@@ -84,7 +86,7 @@ def measure(public: Island, truth_rate: float, max_turns: int | None) -> Pace:
         decoy = dataclasses.replace(public, treasure=divmod(int(candidates[rng.integers(candidates.size)]),
                                                             public.width))
         try:
-            runs = [_decoy_game(public, decoy, d, truth_rate, max_turns) for _ in range(REPEATS)]
+            runs = [_decoy_game(public, decoy, d, truth_rate, max_turns, hints) for _ in range(REPEATS)]
         except (UnplayableMapError, ValueError):
             continue  # a decoy no prison can reach: the next one
         if d:
@@ -97,11 +99,12 @@ def measure(public: Island, truth_rate: float, max_turns: int | None) -> Pace:
     return Pace(turn=max(FLOOR, MARGIN * turn_work), start=max(FLOOR, MARGIN * start_work))
 
 
-def _decoy_game(public: Island, decoy: Island, seed: int, truth_rate: float, max_turns: int | None) -> list[float]:
+def _decoy_game(public: Island, decoy: Island, seed: int, truth_rate: float, max_turns: int | None,
+                hints: HintSet | None) -> list[float]:
     """Seconds of the referee's work in one decoy game: its start, each turn's end (up to
     DECOY_TURNS), and the pirate's path (found in the turn he is freed, maybe later)."""
     clock = time.perf_counter()
-    game = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns)
+    game = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns, hints=hints)
     game.start()
     _encode(game.observe().news, public)
     wire.encode_island(public)
@@ -115,7 +118,7 @@ def _decoy_game(public: Island, decoy: Island, seed: int, truth_rate: float, max
         if game.turn != turn:
             times.append(time.perf_counter() - clock)
             turn = game.turn
-    fresh = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns)
+    fresh = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns, hints=hints)
     clock = time.perf_counter()
     fresh.path  # noqa: B018 (a cached property: the work to time)
     times.append(time.perf_counter() - clock)

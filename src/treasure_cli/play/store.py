@@ -29,7 +29,7 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 from treasure_cli.play.records import game_id
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -74,6 +74,13 @@ MIGRATIONS: dict[int, str] = {
     """,
     5: """
     ALTER TABLE games ADD COLUMN play_digest TEXT;  -- the agent's actions, hashed (NULL: failed, or older rows)
+    """,
+    # meta's hint_kinds: the hint kinds the store's games are played with (formats/hint_plugins.hints_key,
+    # or 'builtin'). Games stored before could only be played with the built-in kinds: recorded so,
+    # and a store the first run has not played into yet takes that run's. The version bump also
+    # keeps an older treasure-cli, which knows no hint kinds, from resuming a store of plugin kinds.
+    6: """
+    INSERT OR IGNORE INTO meta (key, value) SELECT 'hint_kinds', 'builtin' WHERE EXISTS (SELECT 1 FROM games);
     """,
 }
 
@@ -125,10 +132,15 @@ class Row:
         return self.name or self.agent
 
 
-def settings_key(truth_rate: float, max_turns: int | None, game_timeout: float | None) -> str:
-    """The game settings as the canonical JSON text stored in each row."""
-    return json.dumps({"truth_rate": float(truth_rate), "max_turns": max_turns,
-                       "game_timeout": None if game_timeout is None else float(game_timeout)}, sort_keys=True)
+def settings_key(truth_rate: float, max_turns: int | None, game_timeout: float | None,
+                 hints: str | None = None) -> str:
+    """The game settings as the canonical JSON text stored in each row; `hints`, the hint kinds'
+    record (hint_plugins.hints_key) when they are not the built-ins, which leave the text as it was."""
+    values: dict = {"truth_rate": float(truth_rate), "max_turns": max_turns,
+                    "game_timeout": None if game_timeout is None else float(game_timeout)}
+    if hints is not None:
+        values["hints"] = hints
+    return json.dumps(values, sort_keys=True)
 
 
 def now() -> str:
@@ -221,6 +233,24 @@ class Store:
             self.db.execute("ROLLBACK")
             raise
         return int(self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()[0]), True
+
+    # -- the hint kinds -------------------------------------------------------
+    def hint_kinds(self) -> str | None:
+        """The record of the hint kinds the store's games are played with (None: no game yet)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'hint_kinds'").fetchone()
+        return None if row is None else row[0]
+
+    def claim_hint_kinds(self, record: str) -> str:
+        """The store's hint kinds' record: `record` when it had none yet (kept from now on), else its own."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have made it while this one waited for the lock: theirs stands.
+            self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('hint_kinds', ?)", (record,))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return self.hint_kinds() or record
 
     # -- writing -------------------------------------------------------------
     def add(self, *rows: Row) -> None:

@@ -20,6 +20,7 @@ difference could be luck share a rank. Every game has an id
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 import zlib
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from treasure_cli.agents.registry import agent_code
 from treasure_cli.errors import TreasureError
+from treasure_cli.formats.hint_plugins import BUILTIN_KEY, describe_key, hint_set_of_key, hints_key
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, map_game_seed, playable_map, read_playable, summarize,
@@ -39,6 +41,7 @@ from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.play.store import Row, Store, now, settings_key
+from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.island import Island
 
 ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
@@ -63,10 +66,11 @@ class Entry:
     isolation: str = "auto"
     limits: AgentLimits = AgentLimits()
     name: str = ""        # the student the agent stands for ("" for a spec given as it is)
+    hints: HintSet | None = None  # the pirate's kinds (None: the built-ins); crosses to a worker as its files' bytes
 
     @cached_property  # read for every game's key, several times a run: one JSON text per entry
     def settings(self) -> str:
-        return settings_key(self.truth_rate, self.max_turns, self.game_timeout)
+        return settings_key(self.truth_rate, self.max_turns, self.game_timeout, hints_key(self.hints))
 
     @cached_property
     def key(self) -> tuple:
@@ -94,7 +98,7 @@ def play_entry(entry: Entry) -> Row:
     record, _ = play_game(island, entry.agent, entry.seed, map_name=Path(entry.map_path).name,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
                           game_timeout=entry.game_timeout, keep_events=False, isolation=entry.isolation,
-                          limits=entry.limits, source=entry.source, index=entry.index)
+                          limits=entry.limits, source=entry.source, index=entry.index, hints=entry.hints)
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
@@ -152,7 +156,7 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
                 entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
                                      info.width * info.height, i, seed,
                                      options.truth_rate, options.max_turns, options.game_timeout,
-                                     options.isolation, options.limits, names.get(agent, "")))
+                                     options.isolation, options.limits, names.get(agent, ""), options.hints))
     return entries
 
 
@@ -179,8 +183,14 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
             # ... nor time it out of the referee's replies (play/pacing.py)
             options = dataclasses.replace(options, seed=seed,
                                           limits=dataclasses.replace(options.limits, steady_replies=secret))
+        wanted = hints_key(options.hints)
+        stored = store.claim_hint_kinds(wanted or BUILTIN_KEY)
+        if stored != (wanted or BUILTIN_KEY):  # its games and these would not be one tournament
+            raise TreasureError(f"{db} holds games played with the hint kinds {describe_key(stored)}; this run "
+                                f"gives {describe_key(wanted)}: give the store's --hints files and "
+                                "--hint-weights, or start a new store")
         entries = make_entries(options, maps, names)
-        settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout)
+        settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout, wanted)
         done = store.keys(settings)
         already = len({e.key for e in entries} & done)
         todo = [e for e in entries if e.key not in done]
@@ -246,6 +256,12 @@ class Leaderboard:
     labels: dict[int, str]  # row id -> agent label
     secret_seed: int | None = None  # the store's secret base seed: for the one who runs the report
     flags: tuple[Flag, ...] = ()    # similarity flags on pairs of agents (filled by the caller)
+    hint_kinds: str | None = None   # the store's hint kinds (hint_plugins.hints_key; None: the built-ins)
+
+    @property
+    def hint_kinds_text(self) -> str | None:
+        """The hint kinds played, in words, when they are not the 15 built-in kinds."""
+        return None if self.hint_kinds is None else describe_key(self.hint_kinds)
 
     def rows_of(self, agent: str) -> list[Row]:
         """The games counted for the agent labelled `agent`."""
@@ -329,6 +345,10 @@ def store_leaderboard(db: str | Path, settings: str | None = None, all_versions:
     """The leaderboard of the games of `db` played with `settings` (None: the one set of settings
     the store holds; TreasureError listing them, as options, when it holds several)."""
     with Store(db, create=False) as store:
+        kinds = store.hint_kinds()
+        kinds = None if kinds == BUILTIN_KEY else kinds
+        if settings is not None and kinds is not None:  # the options' settings, with the store's kinds
+            settings = json.dumps({**json.loads(settings), "hints": kinds}, sort_keys=True)
         seen = store.settings_seen()
         if settings is None:
             if len(seen) > 1:
@@ -342,7 +362,7 @@ def store_leaderboard(db: str | Path, settings: str | None = None, all_versions:
                 raise TreasureError(f"{db} holds no game played with {settings_options(settings)}; it holds "
                                     "games played with " + " and with ".join(settings_options(s) for s in seen))
             raise TreasureError(f"{db} holds no game yet")
-    return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret)
+    return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret, hint_kinds=kinds)
 
 
 def settings_options(settings: str) -> str:
@@ -386,6 +406,8 @@ def leaderboard_table(board: Leaderboard) -> str:
         lines.append("Similarity flags (for you to look at; a flag is not a verdict):")
         lines.append(align([["kind", "agents", "evidence"]] + [[f.kind, f"{f.a}, {f.b}", f.detail]
                                                                 for f in board.flags], 3))
+    if board.hint_kinds_text is not None:
+        lines.append(f"hint kinds: {board.hint_kinds_text}")
     if board.secret_seed is not None:
         lines.append(f"the store's secret base seed: {board.secret_seed} (for you: never give it to an agent)")
     return "\n".join(lines)
@@ -399,7 +421,7 @@ def leaderboard_json(board: Leaderboard) -> dict:
     return {"settings": board.settings, "games": len(board.rows), "secret_seed": board.secret_seed,
             "standings": [dataclasses.asdict(s) for s in board.standings],
             "pairs": [dataclasses.asdict(p) for p in board.pairs],
-            "flags": [dataclasses.asdict(f) for f in board.flags]}
+            "flags": [dataclasses.asdict(f) for f in board.flags], "hint_kinds": board.hint_kinds}
 
 
 def rank_text(board: Leaderboard, standing: Standing) -> str:
@@ -475,6 +497,7 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
                             f"agent's code is now {now_code.digest}, so the game cannot be played again as it was "
                             "(put back the submitted version)")
     settings = json.loads(row.settings)
+    hints = hint_set_of_key(settings.get("hints"), f"game {row.game_id}")
     found = playable_map(path)
     if isinstance(found, str):
         raise TreasureError(found)
@@ -483,7 +506,7 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
                                truth_rate=settings["truth_rate"], max_turns=settings["max_turns"],
                                game_timeout=settings["game_timeout"], isolation=isolation,
                                limits=limits or AgentLimits(), source=now_code.source, index=row.game_index,
-                               game_id=row.game_id)
+                               game_id=row.game_id, hints=hints)
     return island, record, events
 
 

@@ -28,6 +28,7 @@ from treasure_cli.rules.events import (
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.hint_draw import HintContext, HintSet, draw_hint
 from treasure_cli.rules.hints import Hint
+from treasure_cli.rules.plugin_kinds import PluginHint, TileSetHint
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observation, make_observation
 from treasure_cli.rules.pirate import island_pirate_path, next_stop
@@ -114,6 +115,7 @@ class Game:
         self.turn = 0
         self.hints: list[Hint] = []
         self.truths: list[bool] = []
+        self._agent_hints: list[Hint] = []  # `hints` as the agent gets them (`_agent_hint`)
         self.verified: dict[int, bool] = {}
         self.scanned = np.zeros(island.shape, dtype=bool)
         self.teleport_used = False
@@ -161,7 +163,7 @@ class Game:
         if self._verified_seen is None:
             self._verified_seen = types.MappingProxyType(dict(self.verified))
         if self._hints_seen is None:
-            self._hints_seen = tuple(self.hints)
+            self._hints_seen = tuple(self._agent_hint(k) for k in range(1, len(self.hints) + 1))
         news, self._news = tuple(self._news), []
         free = self.turn >= isl.free_turn
         return make_observation(
@@ -279,8 +281,19 @@ class Game:
             self._news.append(event)
             return
         seen = public_view(event, self.hint_truths_public)
+        if type(seen) is HintGiven and isinstance(seen.hint, PluginHint):
+            seen = HintGiven(seen.turn, seen.number, self._agent_hint(seen.number), seen.truthful)
         if seen is not None:
             self._news.append(seen)
+
+    def _agent_hint(self, number: int) -> Hint:
+        """Hint `number` as the agent gets it: a plugin kind's as a TileSetHint (its name, statement and
+        tiles), the value an agent in another process rebuilds from the protocol; any other as it is."""
+        while len(self._agent_hints) < number:
+            hint = self.hints[len(self._agent_hints)]
+            self._agent_hints.append(TileSetHint.of(hint, self.public_island) if isinstance(hint, PluginHint)
+                                     else hint)
+        return self._agent_hints[number - 1]
 
     def _end(self, outcome: Outcome, reason: EndReason) -> None:
         self.result = GameEnded(self.turn, outcome, reason)

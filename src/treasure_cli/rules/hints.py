@@ -7,7 +7,8 @@ one tile without building the mask (the pirate's draw tests many), and
 `sentence()` is the one-line English statement that the log prints and that
 `parse_hint` turns back into the identical value.
 
-How the pirate draws them lives in hint_draw.py.
+How the pirate draws them lives in hint_draw.py; kinds written outside this
+program, in plugin_kinds.py.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
@@ -33,8 +33,7 @@ __all__ = [
     "NotTiles", "InRegions", "NotRegions", "InRectangle", "NotRectangle",
     "NearerThanPrison", "InLine", "NotLine", "PairBoundary", "AnyBoundary",
     "NearSea", "NotHalf", "InDirection", "BetweenSquares", "MountainRegions",
-    "HINT_CLASSES", "parse_hint", "PluginHint", "TileSetHint", "install_kind", "installed_kind", "hint_text",
-    "RARE_KINDS", "BUILTIN_NAMES",
+    "HINT_CLASSES", "parse_hint", "RARE_KINDS", "BUILTIN_NAMES",
 ]
 
 
@@ -841,139 +840,6 @@ for _cls in HINT_CLASSES.values():  # the API's class attributes, from RULES §7
 BUILTIN_NAMES: frozenset[str] = frozenset(cls.name for cls in HINT_CLASSES.values())
 
 
-# ---------------------------------------------------------------------------
-# Kinds from outside the program (docs/hints.md).
-_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}\Z")
-
-
-class PluginHint(Hint):
-    """Base of a hint kind written outside this program (docs/hints.md).
-
-    A subclass is a frozen dataclass of its parameters with a `name`, a
-    `draw` classmethod, `tile_set(island)` (S as an (H, W) bool array over
-    the public island) and `statement()` (its sentence). Its parameters are
-    written in the log by `write_params` and read back by `read_params`: by
-    default a JSON list of the dataclass's fields in their order.
-    """
-
-    @classmethod
-    def available(cls, island: Island, ctx: HintContext) -> bool:
-        return True
-
-    @classmethod
-    def draw(cls, island: Island, ctx: HintContext, rng: np.random.Generator) -> Hint:
-        raise NotImplementedError(f"hint kind {cls.name!r} defines no draw")
-
-    def tile_set(self, island: Island) -> np.ndarray:
-        raise NotImplementedError
-
-    def statement(self) -> str:
-        raise NotImplementedError
-
-    def write_params(self) -> str:
-        return json.dumps([getattr(self, f) for f in _field_names(type(self))], separators=(",", ":"))
-
-    @classmethod
-    def read_params(cls, text: str) -> PluginHint:
-        values = json.loads(text)
-        if not isinstance(values, list):
-            raise ValueError(f"the parameters {text!r} are not a JSON list")
-        return cls(*values)
-
-    # -- the Hint interface, from the above ---------------------------------
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        return self.name
-
-    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
-        m = np.array(self.tile_set(island), dtype=bool, copy=True)
-        if m.shape != island.shape:
-            raise ValueError(f"hint kind {self.name!r} made a tile set of shape {m.shape}, "
-                             f"not the map's {island.shape}")
-        return m if window is None else m[window].copy()
-
-    def holds_for(self, island: Island, pos: Pos) -> bool:
-        r, c = int(pos[0]), int(pos[1])
-        if not island.inside((r, c)):
-            raise ValueError(f"position {(r, c)} is outside the {island.height}x{island.width} map")
-        return bool(self.tile_set(island)[r, c])
-
-    def sentence(self) -> str:
-        return self.statement()
-
-
-@dataclasses.dataclass(frozen=True)
-class TileSetHint(Hint):
-    """A hint known only by its kind's name, its statement and its tiles: how an agent's side
-    holds a plugin kind it does not have (the protocol always sends such a hint's tiles)."""
-
-    name: str  # type: ignore[misc]
-    text: str
-    runs: tuple[int, ...]  # [start, length, ...] over the row-major tile index (formats/wire.py)
-
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        return self.name
-
-    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
-        flat = np.zeros(island.height * island.width, dtype=bool)
-        for start, length in zip(self.runs[0::2], self.runs[1::2]):
-            flat[start:start + length] = True
-        m = flat.reshape(island.shape)
-        return m if window is None else m[window].copy()
-
-    def holds_for(self, island: Island, pos: Pos) -> bool:
-        return bool(self.mask(island)[int(pos[0]), int(pos[1])])
-
-    def sentence(self) -> str:
-        return self.text
-
-
-_INSTALLED: dict[str, type[PluginHint]] = {}
-# Called with a name that is not installed; may install it (formats/hint_plugins.py adds the
-# entry points' finder: this module reads no files).
-FINDERS: list = []
-
-
-def install_kind(cls: type[PluginHint]) -> type[PluginHint]:
-    """Make a plugin kind known to the log reader and the protocol; ValueError if its name is
-    taken by another kind or malformed."""
-    name = getattr(cls, "name", None)
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ValueError(f"hint kind {cls.__qualname__}: its name {name!r} must be 1-40 of a-z, 0-9, "
-                         "'_' or '-', starting with a letter")
-    if name in BUILTIN_NAMES:
-        raise ValueError(f"hint kind {name!r}: the name is a built-in kind's")
-    other = _INSTALLED.get(name)
-    if other is not None and other is not cls and other.__qualname__ != cls.__qualname__:
-        raise ValueError(f"hint kind {name!r} is defined twice: by {other.__qualname__} and by {cls.__qualname__}")
-    _INSTALLED[name] = cls
-    return cls
-
-
-def installed_kind(name: str) -> type[PluginHint]:
-    """The installed plugin kind called `name`; ValueError naming it if there is none."""
-    cls = _INSTALLED.get(name)
-    if cls is None:
-        for find in FINDERS:
-            find(name)
-        cls = _INSTALLED.get(name)
-    if cls is None:
-        raise ValueError(f"hint kind {name!r} is not installed: give its file with --hints FILE, "
-                         "or install the package that provides it")
-    return cls
-
-
-def hint_text(hint: Hint) -> str:
-    """A hint as the log writes it: a built-in kind's sentence; a plugin kind's
-    `kind NAME PARAMS: STATEMENT` (PARAMS has no ": ")."""
-    if isinstance(hint, PluginHint):
-        return f"kind {hint.name} {hint.write_params()}: {hint.statement()}"
-    if isinstance(hint, TileSetHint):
-        raise ValueError(f"a hint of kind {hint.name!r} known only by its tiles cannot be written to a log")
-    return hint.sentence()
-
-
 _PLUGIN_LINE = re.compile(r"kind (\S+) (.*?): (.*)", re.DOTALL)
 
 
@@ -985,7 +851,9 @@ def parse_hint(text: str, kind: HintKind | None = None) -> Hint:
     norm = " ".join(text.split())
     plugin = _PLUGIN_LINE.fullmatch(norm) if kind is None else None
     if plugin is not None:
-        return _parse_plugin(text, *plugin.groups())
+        from treasure_cli.rules.plugin_kinds import parse_plugin  # (it imports this module)
+
+        return parse_plugin(text, *plugin.groups())
     if re.search(r"[0-9]{11,}", norm):  # past any region number or map size; numpy would overflow
         raise ValueError(f"bad hint {text[:80]!r}: a number in it is too long")
     for cls in HINT_CLASSES.values() if kind is None else (HINT_CLASSES[kind],):
@@ -996,14 +864,3 @@ def parse_hint(text: str, kind: HintKind | None = None) -> Hint:
             except ValueError as e:
                 raise ValueError(f"bad hint {text!r}: {e}") from None
     raise ValueError(f"not a hint sentence: {text!r}")
-
-
-def _parse_plugin(text: str, name: str, params: str, statement: str) -> Hint:
-    cls = installed_kind(name)
-    try:
-        hint = cls.read_params(params)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"bad hint {text[:200]!r}: kind {name!r} cannot read its parameters {params!r}: {e}") from None
-    if " ".join(hint.statement().split()) != statement:
-        raise ValueError(f"bad hint {text[:200]!r}: kind {name!r} states {hint.statement()!r} for these parameters")
-    return hint

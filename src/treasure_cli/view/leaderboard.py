@@ -93,7 +93,9 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
     names = [s.agent for s in board.standings]
     colour = {name: agent_colour(k) for k, name in enumerate(names)}
     parts = [f"<h1>Leaderboard</h1><p class=\"note\">{len(board.rows)} games in {html.escape(Path(db).name)}, "
-             f"played with {html.escape(settings_options(board.settings))}. Rank = 1 + the agents "
+             f"played with {html.escape(settings_options(board.settings))}"
+             + ("" if board.hint_kinds_text is None else f" and the hint kinds {html.escape(board.hint_kinds_text)}")
+             + f". Rank = 1 + the agents "
              f"significantly better (paired sign test, p &lt; {ALPHA:g}); equal ranks (=) are not told apart.</p>"]
     # the ranking
     rows = []

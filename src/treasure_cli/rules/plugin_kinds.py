@@ -1,0 +1,197 @@
+"""Hint kinds written outside this program (docs/hints.md): the API they implement
+(`PluginHint`), how an agent holds one (`TileSetHint`), the registry of installed
+kinds that the log reader looks names up in, and a plugin hint's log form.
+
+Loading kinds from a file or an entry point, and the check on load, live in
+formats/hint_plugins.py (this module reads no files).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from treasure_cli.rules.grid import Pos
+from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, _field_names
+from treasure_cli.rules.island import Island
+
+if TYPE_CHECKING:
+    from treasure_cli.rules.hint_draw import HintContext
+
+__all__ = ["PluginHint", "TileSetHint", "tile_runs", "runs_mask", "install_kind", "installed_kind", "hint_text",
+           "parse_plugin", "FINDERS"]
+
+_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}\Z")
+
+
+class PluginHint(Hint):
+    """Base of a hint kind written outside this program (docs/hints.md).
+
+    A subclass is a frozen dataclass of its parameters with a `name`, a
+    `draw` classmethod, `tile_set(island)` (S as an (H, W) bool array over
+    the public island) and `statement()` (its sentence). Its parameters are
+    written in the log by `write_params` and read back by `read_params`: by
+    default a JSON list of the dataclass's fields in their order.
+    """
+
+    @classmethod
+    def available(cls, island: Island, ctx: HintContext) -> bool:
+        return True
+
+    @classmethod
+    def draw(cls, island: Island, ctx: HintContext, rng: np.random.Generator) -> Hint:
+        raise NotImplementedError(f"hint kind {cls.name!r} defines no draw")
+
+    def tile_set(self, island: Island) -> np.ndarray:
+        raise NotImplementedError
+
+    def statement(self) -> str:
+        raise NotImplementedError
+
+    def write_params(self) -> str:
+        return json.dumps([getattr(self, f) for f in _field_names(type(self))], separators=(",", ":"))
+
+    @classmethod
+    def read_params(cls, text: str) -> PluginHint:
+        values = json.loads(text)
+        if not isinstance(values, list):
+            raise ValueError(f"the parameters {text!r} are not a JSON list")
+        return cls(*values)
+
+    # -- the Hint interface, from the above ---------------------------------
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.name
+
+    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        m = np.array(self.tile_set(island), dtype=bool, copy=True)
+        if m.shape != island.shape:
+            raise ValueError(f"hint kind {self.name!r} made a tile set of shape {m.shape}, "
+                             f"not the map's {island.shape}")
+        return m if window is None else m[window].copy()
+
+    def holds_for(self, island: Island, pos: Pos) -> bool:
+        r, c = int(pos[0]), int(pos[1])
+        if not island.inside((r, c)):
+            raise ValueError(f"position {(r, c)} is outside the {island.height}x{island.width} map")
+        return bool(self.tile_set(island)[r, c])
+
+    def sentence(self) -> str:
+        return self.statement()
+
+
+@dataclasses.dataclass(frozen=True)
+class TileSetHint(Hint):
+    """A hint known only by its kind's name, its statement and its tiles: what every agent gets of
+    a plugin kind, in the program's process (Game.observe) as in another (the protocol always
+    sends such a hint's tiles), so an agent sees one value wherever it plays."""
+
+    name: str  # type: ignore[misc]
+    text: str
+    runs: tuple[int, ...]  # [start, length, ...] over the row-major tile index (`tile_runs`)
+    # The tiles as a read-only mask, when made from one (`of`): not part of the value.
+    _tiles: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, hint: Hint, island: Island) -> TileSetHint:
+        """`hint` as an agent gets it: its kind's name, its statement, its tiles on `island` (public)."""
+        tiles = hint.mask(island)
+        tiles.setflags(write=False)
+        return cls(hint.name, hint.sentence(), tuple(tile_runs(tiles)), tiles)
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.name
+
+    def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
+        if self._tiles is not None and self._tiles.shape == island.shape:
+            return self._tiles.copy() if window is None else self._tiles[window].copy()
+        m = runs_mask(self.runs, island.shape)
+        return m if window is None else m[window].copy()
+
+    def holds_for(self, island: Island, pos: Pos) -> bool:
+        return bool(self.mask(island)[int(pos[0]), int(pos[1])])
+
+    def sentence(self) -> str:
+        return self.text
+
+
+def tile_runs(mask: np.ndarray) -> list[int]:
+    """A tile set as [start, length, ...] runs over the row-major tile index (as the protocol sends it)."""
+    flat = np.concatenate(([False], np.ravel(mask), [False])).view(np.int8)
+    edges = np.flatnonzero(np.diff(flat))
+    starts, ends = edges[0::2], edges[1::2]
+    return np.column_stack((starts, ends - starts)).ravel().tolist()
+
+
+def runs_mask(runs: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
+    """The tile set of `tile_runs` (disjoint runs, in order), as a fresh (H, W) bool array."""
+    # +1 where a run starts, -1 past its end: the running sum is 1 inside the runs (no Python loop)
+    n = shape[0] * shape[1]
+    bounds = np.asarray(runs, dtype=np.intp).reshape(-1, 2)
+    steps = np.zeros(n + 1, dtype=np.int8)
+    steps[bounds[:, 0]] = 1
+    steps[bounds[:, 0] + bounds[:, 1]] -= 1
+    return (np.cumsum(steps[:n], dtype=np.int8) > 0).reshape(shape)
+
+
+_INSTALLED: dict[str, type[PluginHint]] = {}
+# Called with a name that is not installed; may install it (formats/hint_plugins.py adds the
+# entry points' finder: this module reads no files).
+FINDERS: list = []
+
+
+def install_kind(cls: type[PluginHint]) -> type[PluginHint]:
+    """Make a plugin kind known to the log reader and the protocol; ValueError if its name is
+    taken by another kind or malformed."""
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"hint kind {cls.__qualname__}: its name {name!r} must be 1-40 of a-z, 0-9, "
+                         "'_' or '-', starting with a letter")
+    if name in BUILTIN_NAMES:
+        raise ValueError(f"hint kind {name!r}: the name is a built-in kind's")
+    other = _INSTALLED.get(name)
+    if other is not None and other is not cls and other.__qualname__ != cls.__qualname__:
+        raise ValueError(f"hint kind {name!r} is defined twice: by {other.__qualname__} and by {cls.__qualname__}")
+    _INSTALLED[name] = cls
+    return cls
+
+
+def installed_kind(name: str) -> type[PluginHint]:
+    """The installed plugin kind called `name`; ValueError naming it if there is none."""
+    cls = _INSTALLED.get(name)
+    if cls is None:
+        for find in FINDERS:
+            find(name)
+        cls = _INSTALLED.get(name)
+    if cls is None:
+        raise ValueError(f"hint kind {name!r} is not installed: give its file with --hints FILE, "
+                         "or install the package that provides it")
+    return cls
+
+
+def hint_text(hint: Hint) -> str:
+    """A hint as the log writes it: a built-in kind's sentence; a plugin kind's
+    `kind NAME PARAMS: STATEMENT` (PARAMS has no ": ")."""
+    if isinstance(hint, PluginHint):
+        return f"kind {hint.name} {hint.write_params()}: {hint.statement()}"
+    if isinstance(hint, TileSetHint):
+        raise ValueError(f"a hint of kind {hint.name!r} known only by its tiles cannot be written to a log")
+    return hint.sentence()
+
+
+def parse_plugin(text: str, name: str, params: str, statement: str) -> Hint:
+    """A plugin hint's log form `kind NAME PARAMS: STATEMENT`, split (hints.parse_hint), as its kind's hint."""
+    cls = installed_kind(name)
+    try:
+        hint = cls.read_params(params)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"bad hint {text[:200]!r}: kind {name!r} cannot read its parameters {params!r}: {e}") from None
+    if " ".join(hint.statement().split()) != statement:
+        raise ValueError(f"bad hint {text[:200]!r}: kind {name!r} states {hint.statement()!r} for these parameters")
+    return hint
