@@ -316,7 +316,7 @@ class LogicAgent:
         """Weight tiles by how soon the free pirate reaches them: inside `box`, which holds all
         of `p`'s weight (0 outside; on a corridor the box is a sliver of the map)."""
         know = self.know
-        left = know.distance_from(know.pirate)[box]
+        left = know.pirate_distance(box)  # (exact where p weighs: on candidates)
         turns = np.maximum(np.ceil(np.maximum(left, 0) / 2.0), 1.0)
         out = np.zeros(p.shape)
         out[box] = p[box] * (1.0 + URGENCY / turns)
@@ -424,8 +424,11 @@ class LogicAgent:
         leave the far candidates out of reach for good (issue 23)."""
         budget = 4 * (obs.max_turns - obs.turn)  # tiles: half the turns left, at 8 a turn
         know = self.know
-        field = bfs_distance(self._walk, [target])
-        cand = know.candidates
+        # Cached: the richest window stays put for many turns while the candidates shift
+        # (4 targets in a 513x513 snake's 4,000 calls), and the box holds every candidate.
+        box = self._cand_box if self._cand_box is not None else np.s_[:, :]
+        field = know.distance_from(target)[box]
+        cand = know.candidates[box]
         if ((field < 0) & cand).any():
             return True  # candidates off the target's piece: walking tells nothing about them
         return int(field[cand].max()) <= budget
