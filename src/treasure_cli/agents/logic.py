@@ -212,6 +212,7 @@ class LogicAgent:
         self._split_counts: dict[int, int] = {}  # hint number -> candidates in its set
         self._chose: Action | None = None  # the last action, and why (explain() words them)
         self._why: tuple[str, float, float] | None = None
+        self._urgency_out: np.ndarray | None = None  # _urgency's output, reused
 
     # ------------------------------------------------------------------ act
     def act(self, obs: Observation) -> Action:
@@ -314,12 +315,16 @@ class LogicAgent:
     # ------------------------------------------------------------ pieces
     def _urgency(self, p: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
         """Weight tiles by how soon the free pirate reaches them: inside `box`, which holds all
-        of `p`'s weight (0 outside; on a corridor the box is a sliver of the map)."""
+        of `p`'s weight. Outside the box the array holds whatever an earlier call left:
+        `_Mass`, its one reader, reads the box only. (A new zeroed map per call was most of
+        this method's cost on a snake, whose box is the whole island for thousands of turns.)"""
         know = self.know
         left = know.pirate_distance(box)  # (exact where p weighs: on candidates)
         turns = np.maximum(np.ceil(np.maximum(left, 0) / 2.0), 1.0)
-        out = np.zeros(p.shape)
-        out[box] = p[box] * (1.0 + URGENCY / turns)
+        out = self._urgency_out
+        if out is None or out.shape != p.shape:
+            out = self._urgency_out = np.empty(p.shape)
+        np.multiply(p[box], 1.0 + URGENCY / turns, out=out[box])
         return out
 
     def _moves(self, walk, pos: Pos) -> _Moves:
