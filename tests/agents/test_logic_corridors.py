@@ -27,3 +27,17 @@ def test_on_a_129_snake_keeping_the_teleport_wins_the_game_that_the_race_jump_lo
         old = play_game(island, "logic", 3, map_name="snake", keep_events=False)[0]
     assert old.outcome == "LOSE" and old.reason == "timeout"
 
+
+
+def test_on_a_97_snake_the_agent_no_longer_walks_back_and_forth_between_two_windows():
+    """Seed 1: once the few candidates lie at the snake's far west end, two windows there
+    take turns as the richest; a straight-line step toward one undid the walk toward the
+    other, and the game ran out of turns (776) with the treasure's tile nearly known."""
+    from treasure_cli.agents import logic
+
+    island = snake(97)
+    record = play_game(island, "logic", 1, map_name="snake", keep_events=False)[0]
+    assert record.outcome == "WIN" and record.turns < 200
+    with mock.patch.object(logic, "_after", lambda pos, move: None):  # no tile is refused: the old rule
+        old = play_game(island, "logic", 1, map_name="snake", keep_events=False)[0]
+    assert old.outcome == "LOSE" and old.reason == "timeout"

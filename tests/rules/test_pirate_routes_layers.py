@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.bitgrid import BitGrid
-from treasure_cli.rules.grid import Direction, Pos, bfs_distance, dag_descendants, _dag_descendants_numpy
+from treasure_cli.rules.grid import (
+    DagWalk, Direction, Pos, bfs_distance, dag_descendants, _dag_descendants_numpy,
+)
 from treasure_cli.rules.pirate import (
     _DELTA, PrisonRoutes, _surely_preferred, next_stop, pirate_path, route_options,
 )
@@ -258,6 +260,29 @@ def test_dag_descendants_compiled_and_numpy_agree(walkable, seed):
     for pos in tiles(walkable, rng, 6) + [source]:
         assert np.array_equal(dag_descendants(walkable, distance, pos),
                               _dag_descendants_numpy(walkable, distance, pos))
+
+
+@SETTINGS
+@given(shapes, st.integers(0, 2**32 - 1))
+def test_the_dag_walk_gives_each_tiles_descendants_in_any_order(walkable, seed):
+    """Forward along the DAG one or two steps at a time (the pirate's moves), with jumps
+    back, sideways and off the DAG between (the walk starts over)."""
+    rng = np.random.default_rng(seed)
+    h, w = walkable.shape
+    source = tiles(walkable, rng, 1)[0]
+    distance = bfs_distance(walkable, [source])
+    walk = DagWalk(walkable, distance, source)
+    pos = source
+    for _ in range(12):
+        if rng.random() < 0.25:
+            pos = tiles(walkable, rng, 1)[0]
+        for _ in range(int(rng.integers(1, 3))):
+            r, c = pos
+            children = [(r + dr, c + dc) for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1))
+                        if 0 <= r + dr < h and 0 <= c + dc < w and distance[r + dr, c + dc] == distance[pos] + 1]
+            if children and distance[pos] >= 0:
+                pos = children[int(rng.integers(len(children)))]
+        assert np.array_equal(walk.descendants(pos), _dag_descendants_numpy(walkable, distance, pos))
 
 
 

@@ -210,6 +210,20 @@ class Knowledge:
             field = self._fields[pos] = self.island.walk_distance([pos])
         return field
 
+    def pirate_distance(self, box: tuple[slice, slice]) -> np.ndarray:
+        """Walking distance from the pirate (once he has moved) over the rows and columns of `box`,
+        exact on the candidates only: elsewhere any number, -1 included.
+
+        The candidates lie on shortest walks from his prison through his tile, so
+        their distance from him is their distance from the prison less his steps:
+        a slice of a field kept for the game, where a search per move cost the
+        tiles of the island each time (a snake's thousands of moves, issue 23).
+        """
+        routes = self._routes
+        if routes is not None and routes.distance[self.pirate] == self.pirate_steps:
+            return routes.distance[box] - self.pirate_steps
+        return self.distance_from(self.pirate)[box]
+
     def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
         if self.pirate is None:
             self._set_prison(e.src)  # freed before the reveal: he starts in his prison

@@ -183,6 +183,12 @@ def _nearest_step(moves: _Moves, target: Pos) -> tuple[Move | None, int]:
     return best, best_key // 2
 
 
+def _after(pos: Pos, move: Move) -> Pos:
+    """Where `move` from `pos` lands."""
+    dr, dc = move.direction.value
+    return (pos[0] + dr * move.steps, pos[1] + dc * move.steps)
+
+
 def _n_eff(p: np.ndarray) -> float:
     """Effective number of candidate tiles: 1 / Σp² (n for a uniform spread)."""
     s = float((p * p).sum())
@@ -212,6 +218,11 @@ class LogicAgent:
         self._split_counts: dict[int, int] = {}  # hint number -> candidates in its set
         self._chose: Action | None = None  # the last action, and why (explain() words them)
         self._why: tuple[str, float, float] | None = None
+        self._urgency_out: np.ndarray | None = None  # _urgency's output, reused
+        # Tiles left by a walking-field step since the count of candidates last changed:
+        # a straight-line step back to one of them undoes that walk (see _travel_or_scan).
+        self._walked_from: set[Pos] = set()
+        self._walked_count = -1
 
     # ------------------------------------------------------------------ act
     def act(self, obs: Observation) -> Action:
@@ -260,6 +271,9 @@ class LogicAgent:
                 return verify
         walk = self._walk
         pos = obs.position
+        if n != self._walked_count:
+            self._walked_from.clear()
+            self._walked_count = n
         if racing:
             mass = _Mass(self._urgency(p, box), walk, box)
         elif p is self._cand:
@@ -314,12 +328,16 @@ class LogicAgent:
     # ------------------------------------------------------------ pieces
     def _urgency(self, p: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
         """Weight tiles by how soon the free pirate reaches them: inside `box`, which holds all
-        of `p`'s weight (0 outside; on a corridor the box is a sliver of the map)."""
+        of `p`'s weight. Outside the box the array holds whatever an earlier call left:
+        `_Mass`, its one reader, reads the box only. (A new zeroed map per call was most of
+        this method's cost on a snake, whose box is the whole island for thousands of turns.)"""
         know = self.know
-        left = know.distance_from(know.pirate)[box]
+        left = know.pirate_distance(box)  # (exact where p weighs: on candidates)
         turns = np.maximum(np.ceil(np.maximum(left, 0) / 2.0), 1.0)
-        out = np.zeros(p.shape)
-        out[box] = p[box] * (1.0 + URGENCY / turns)
+        out = self._urgency_out
+        if out is None or out.shape != p.shape:
+            out = self._urgency_out = np.empty(p.shape)
+        np.multiply(p[box], 1.0 + URGENCY / turns, out=out[box])
         return out
 
     def _moves(self, walk, pos: Pos) -> _Moves:
@@ -424,8 +442,11 @@ class LogicAgent:
         leave the far candidates out of reach for good (issue 23)."""
         budget = 4 * (obs.max_turns - obs.turn)  # tiles: half the turns left, at 8 a turn
         know = self.know
-        field = bfs_distance(self._walk, [target])
-        cand = know.candidates
+        # Cached: the richest window stays put for many turns while the candidates shift
+        # (4 targets in a 513x513 snake's 4,000 calls), and the box holds every candidate.
+        box = self._cand_box if self._cand_box is not None else np.s_[:, :]
+        field = know.distance_from(target)[box]
+        cand = know.candidates[box]
         if ((field < 0) & cand).any():
             return True  # candidates off the target's piece: walking tells nothing about them
         return int(field[cand].max()) <= budget
@@ -440,9 +461,14 @@ class LogicAgent:
         moves = self._moves(walk, pos)
         if target != self._target:
             # Straight-line progress first; a walking-distance field only once that is
-            # blocked, and then kept for this target so the agent cannot dither.
+            # blocked, and then kept for this target so the agent cannot dither. Nor
+            # back to a tile it left along such a field with the same candidates: on a
+            # corridor two windows near the far candidates take turns as the richest,
+            # each step toward one undoing the walk toward the other (a 97x97 snake's
+            # game was lost so, back and forth for 680 turns).
             best, d = _nearest_step(moves, target)
-            if best is not None and d < abs(pos[0] - target[0]) + abs(pos[1] - target[1]):
+            if (best is not None and d < abs(pos[0] - target[0]) + abs(pos[1] - target[1])
+                    and _after(pos, best) not in self._walked_from):
                 return best
             self._target = target
         if self._target_field != target or (self._field_partial and self._to_target[pos] < 0):
@@ -457,7 +483,10 @@ class LogicAgent:
         if not reachable:
             return scan_first
         d, _, move = min(reachable, key=lambda x: x[:2])
-        return move if d < here else scan_first
+        if d >= here:
+            return scan_first
+        self._walked_from.add(pos)
+        return move
 
 
 def _describe(action: Action | None) -> str:

@@ -1,6 +1,7 @@
 /*
  * treasure_cli.rules._grid: compiled twins of grid.py's BFS, pieces, Manhattan
- * distances, neighbours, bounding box and shortest-path DAG descendants, and of island.py's region tables,
+ * distances, neighbours, bounding box and shortest-path DAG descendants (one search, or a walk
+ * forward through the DAG), and of island.py's region tables,
  * prisons and prison reach.
  *
  * grid.py and island.py keep the numpy versions as the readable reference and
@@ -1152,6 +1153,137 @@ done:
     return result == NULL ? NULL : Py_NewRef(result);
 }
 
+/* ---- a forward walk through the shortest-path DAG ------------------------ */
+
+/* The state of grid.DagWalk: `alive` (bool) the descendants of the walk's root,
+   `parents` (uint8) for each of them its DAG parents that are alive. */
+static int walk_state(PyObject *alive_obj, PyObject *parents_obj, Py_buffer *av, Py_buffer *pv,
+                      Py_ssize_t h, Py_ssize_t w)
+{
+    if (grid_out(alive_obj, av, h, w, '?', 1) <= 0)
+        return 0;
+    if (grid_out(parents_obj, pv, h, w, 'B', 1) <= 0) {
+        PyBuffer_Release(av);
+        return 0;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(dag_walk_start_doc,
+"dag_walk_start(distance, alive, parents) -> bool\n\n"
+"grid.DagWalk's state with the source of `distance` (int32, C order) as root:\n"
+"`alive` (bool) the tiles at distance >= 0, `parents` (uint8) each one's\n"
+"4-neighbours one step nearer the source. False when declined.");
+
+static PyObject *dag_walk_start(PyObject *self, PyObject *args)
+{
+    PyObject *dist_obj, *alive_obj, *parents_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &dist_obj, &alive_obj, &parents_obj))
+        return NULL;
+    Py_buffer dv, av, pv;
+    if (!int32_grid_in(dist_obj, &dv))
+        Py_RETURN_FALSE;
+    Py_ssize_t h = dv.shape[0], w = dv.shape[1];
+    if (too_big(h, w) || !walk_state(alive_obj, parents_obj, &av, &pv, h, w)) {
+        PyBuffer_Release(&dv);
+        Py_RETURN_FALSE;
+    }
+    const int32_t *dist = dv.buf;
+    uint8_t *alive = av.buf, *parents = pv.buf;
+    for (Py_ssize_t r = 0; r < h; r++) {
+        for (Py_ssize_t c = 0; c < w; c++) {
+            Py_ssize_t u = r * w + c;
+            int32_t d = dist[u];
+            alive[u] = d >= 0;
+            uint8_t k = 0;
+            if (d > 0) {  /* (the source has no parent; -1 marks unreachable tiles) */
+                int32_t up = d - 1;
+                k = (r > 0 && dist[u - w] == up) + (c + 1 < w && dist[u + 1] == up)
+                    + (r + 1 < h && dist[u + w] == up) + (c > 0 && dist[u - 1] == up);
+            }
+            parents[u] = k;
+        }
+    }
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&dv);
+    Py_RETURN_TRUE;
+}
+
+PyDoc_STRVAR(dag_walk_advance_doc,
+"dag_walk_advance(distance, alive, parents, root, to) -> bool\n\n"
+"Moves grid.DagWalk's root from `root` to `to`, an alive tile no nearer the\n"
+"source: drops every alive tile nearer than `to` or as near, then every tile\n"
+"left without an alive parent. The work follows the tiles dropped.\n"
+"False (state unchanged) when declined.");
+
+static PyObject *dag_walk_advance(PyObject *self, PyObject *args)
+{
+    PyObject *dist_obj, *alive_obj, *parents_obj;
+    Py_ssize_t r0, c0, r1, c1;
+    if (!PyArg_ParseTuple(args, "OOO(nn)(nn)", &dist_obj, &alive_obj, &parents_obj, &r0, &c0, &r1, &c1))
+        return NULL;
+    Py_buffer dv, av, pv;
+    if (!int32_grid_in(dist_obj, &dv))
+        Py_RETURN_FALSE;
+    Py_ssize_t h = dv.shape[0], w = dv.shape[1];
+    if (too_big(h, w) || r0 < 0 || r0 >= h || c0 < 0 || c0 >= w || r1 < 0 || r1 >= h || c1 < 0 || c1 >= w
+        || !walk_state(alive_obj, parents_obj, &av, &pv, h, w)) {
+        PyBuffer_Release(&dv);
+        Py_RETURN_FALSE;
+    }
+    const int32_t *dist = dv.buf;
+    uint8_t *alive = av.buf, *parents = pv.buf;
+    PyObject *result = Py_False;
+    int32_t root = (int32_t)(r0 * w + c0), to = (int32_t)(r1 * w + c1);
+    int32_t *queue = NULL;
+    if (!alive[root] || !alive[to] || dist[to] < dist[root])
+        goto done;
+    result = Py_True;
+    if (root == to)
+        goto done;
+    queue = malloc((size_t)(h * w) * sizeof(int32_t));  /* each tile is dropped once; pages mapped on use */
+    if (!queue) {
+        PyErr_NoMemory();
+        result = NULL;
+        goto done;
+    }
+    /* Every alive tile descends from the root, through alive tiles: so a search from
+       the root over alive children meets all those up to `to`'s layer, and each
+       tile dropped takes its children's count of alive parents down with it. */
+    int32_t limit = dist[to];
+    Py_ssize_t head = 0, tail = 0;
+    alive[root] = 0;
+    queue[tail++] = root;
+    while (head < tail) {
+        int32_t u = queue[head++];
+        int32_t next = dist[u] + 1;
+        Py_ssize_t r = u / w, c = u % w;
+        int32_t nb[4];
+        int k = 0;
+        if (r > 0) nb[k++] = (int32_t)(u - w);
+        if (c + 1 < w) nb[k++] = u + 1;
+        if (r + 1 < h) nb[k++] = (int32_t)(u + w);
+        if (c > 0) nb[k++] = u - 1;
+        for (int j = 0; j < k; j++) {
+            int32_t v = nb[j];
+            if (!alive[v] || dist[v] != next)
+                continue;
+            parents[v]--;
+            if (v != to && (next <= limit || parents[v] == 0)) {
+                alive[v] = 0;
+                queue[tail++] = v;
+            }
+        }
+    }
+done:
+    free(queue);
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&dv);
+    return result == NULL ? NULL : Py_NewRef(result);
+}
+
 static PyMethodDef module_methods[] = {
     {"bfs", bfs, METH_VARARGS, bfs_doc},
     {"components", components, METH_VARARGS, components_doc},
@@ -1162,6 +1294,8 @@ static PyMethodDef module_methods[] = {
     {"positions", positions, METH_O, positions_doc},
     {"piece_reach", piece_reach, METH_VARARGS, piece_reach_doc},
     {"dag_descendants", dag_descendants, METH_VARARGS, dag_descendants_doc},
+    {"dag_walk_start", dag_walk_start, METH_VARARGS, dag_walk_start_doc},
+    {"dag_walk_advance", dag_walk_advance, METH_VARARGS, dag_walk_advance_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from treasure_cli.rules import grid
 from treasure_cli.rules.bitgrid import BitGrid
-from treasure_cli.rules.grid import Direction, Pos, bfs_distance, dag_descendants
+from treasure_cli.rules.grid import DagWalk, Direction, Pos, bfs_distance, dag_descendants
 from treasure_cli.rules.island import Island
 
 STEPS_PER_TURN = 2
@@ -171,6 +171,10 @@ class PrisonRoutes:
     (issue 23). The sets found, and the answers, are cached in a number of
     bytes that does not depend on the map: his later moves, and later games
     on the same island, reuse them.
+
+    The set of the tile he stands on after each move comes from a `grid.DagWalk`
+    that follows him: on a corridor that set is most of the island at every
+    move, and one search per move made a 513x513 snake's game quadratic again.
     """
 
     _CACHE_BYTES = 4 << 20  # cached tile sets per prison (a mask is a byte a tile)
@@ -183,6 +187,7 @@ class PrisonRoutes:
         self.distance = bfs_distance(walkable, [self.prison])
         self.distance.setflags(write=False)
         self._after: dict[Pos, np.ndarray] = {}
+        self._walk = DagWalk(walkable, self.distance, self.prison)  # follows the pirate
         self._after_limit = max(2, self._CACHE_BYTES // walkable.size)
         # Answers of consistent_treasures: on one island the pirate walks the same few
         # paths game after game (a Gymnasium run, a bench of many agents), so most repeat.
@@ -193,17 +198,17 @@ class PrisonRoutes:
         """Tiles t with dist(pos, t) = dist(p, t) - steps (both reachable): the (H, W) mask of the
         tiles for which a shortest walk from the prison stands on `pos` after `steps` steps.
         Read-only (it may be shared)."""
-        found = self._on_route(pos, steps)
+        found = self._on_route(pos, steps, True)
         if found is None:
             found = np.zeros(self.walkable.shape, dtype=bool)
             found.setflags(write=False)
         return found
 
-    def _on_route(self, pos: Pos, steps: int) -> np.ndarray | None:
-        """on_route, or None for no tile."""
+    def _on_route(self, pos: Pos, steps: int, walked: bool = False) -> np.ndarray | None:
+        """on_route, or None for no tile. `walked`: the pirate stands on `pos` (the walk follows)."""
         d = int(self.distance[pos])
         if d == steps:
-            return self._descendants(pos, steps)
+            return self._descendants(pos, steps, walked)
         if 0 <= d < steps:
             # dist(p, t) <= dist(p, pos) + dist(pos, t) < steps + dist(pos, t).
             return None
@@ -213,11 +218,15 @@ class PrisonRoutes:
         found.setflags(write=False)
         return found
 
-    def _descendants(self, pos: Pos, k: int) -> np.ndarray:
-        """The DAG descendants of `pos`, which lies at distance k (itself included)."""
+    def _descendants(self, pos: Pos, k: int, walked: bool = False) -> np.ndarray:
+        """The DAG descendants of `pos`, which lies at distance k (itself included);
+        `walked`: `pos` is where the pirate stands, found by the walk that follows him."""
         found = self._after.get(pos)
         if found is None:
-            found = dag_descendants(self.walkable, self.distance, pos)
+            if walked:
+                found = self._walk.descendants(pos)
+            else:
+                found = dag_descendants(self.walkable, self.distance, pos)
             found.setflags(write=False)
             if len(self._after) >= self._after_limit:
                 self._after.clear()
@@ -253,16 +262,12 @@ class PrisonRoutes:
         allowed = None
         last: set[Direction | None] = set()
         for option in route_options(walkable, src, dst):
-            ok = None  # every tile; the first step's set narrows it
+            ok = self._on_option(option, steps_before)
+            if ok is None:
+                continue
             prev = previous
             for i, (tile, step) in enumerate(option):
                 j = steps_before + i  # steps walked when he stands on `tile`
-                dr, dc = _DELTA[step]
-                on = self._on_route((tile[0] + dr, tile[1] + dc), j + 1)
-                if on is None:
-                    ok = None
-                    break
-                ok = on if ok is None else ok & on
                 for d in _surely_preferred(step, prev):
                     dr, dc = _DELTA[d]
                     y = (tile[0] + dr, tile[1] + dc)
@@ -277,6 +282,29 @@ class PrisonRoutes:
         if allowed is None:
             return np.zeros(walkable.shape, dtype=bool), last
         return allowed.copy() if not allowed.flags.writeable else allowed, last
+
+    def _on_option(self, option: list[tuple[Pos, Direction]], steps_before: int) -> np.ndarray | None:
+        """The tiles t for which a shortest walk from the prison makes the option's steps
+        (`on_route` after each step, intersected), or None for no tile."""
+        ends = []
+        for i, (tile, step) in enumerate(option):
+            dr, dc = _DELTA[step]
+            end = (tile[0] + dr, tile[1] + dc)
+            d = int(self.distance[end])
+            if 0 <= d < steps_before + i + 1:
+                return None  # (as _on_route has it)
+            ends.append((end, steps_before + i + 1, d))
+        if all(d == k for _, k, d in ends):
+            # Each step goes one farther from the prison: a DAG edge, so each tile's descendants
+            # hold the next one's, and the intersection is the last tile's (the pirate's).
+            return self._descendants(ends[-1][0], ends[-1][1], True)
+        ok = None
+        for end, k, _ in ends:
+            on = self._on_route(end, k)
+            if on is None:
+                return None
+            ok = on if ok is None else ok & on
+        return ok
 
 
 def prison_routes(island: Island, prison: Pos) -> PrisonRoutes:
