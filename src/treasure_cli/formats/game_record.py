@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -164,7 +165,11 @@ def _compile(template: str) -> tuple[re.Pattern, list[tuple[str, str]]]:
     return re.compile("".join(parts) + r"\Z"), fields
 
 
-_PARSERS = [(cls, *_compile(t)) for cls, t in TEMPLATES.items()]
+@functools.cache
+def _parsers() -> list[tuple[type, re.Pattern, list[tuple[str, str]]]]:
+    """Each line type's regex, compiled when a log is first read (~10 ms that writing one,
+    every `run`'s whole job, does not need)."""
+    return [(cls, *_compile(t)) for cls, t in TEMPLATES.items()]
 
 
 def _writer(template: str):
@@ -195,7 +200,7 @@ def format_event(event: ev.Event) -> str:
 
 def parse_event(line: str) -> ev.Event:
     """One log line back to its event; ValueError if no template matches."""
-    for cls, pattern, fields in _PARSERS:
+    for cls, pattern, fields in _parsers():
         m = pattern.match(line)
         if m:
             try:
