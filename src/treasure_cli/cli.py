@@ -585,6 +585,10 @@ _SCHEDULER = click.option(
                    "has no log: <game id>.failed.txt, why it failed).")
 @click.option("--keep", type=click.Choice(["lost", "failed", "all"]), default="lost", show_default=True,
               help="With --keep-logs: the games not won, the failed ones, or all.")
+@click.option("--versus", metavar="AGENT",
+              help="With --keep-logs: list the games AGENT won and another agent lost, or lost and another won, "
+                   "keep both logs of each and print the command that replays them side by side.")
+@click.option("--notes", is_flag=True, help="With --keep-logs: the agents' notes (their explain()) in the logs kept.")
 # `bench --db` before `treasure tournament` existed: still played, with a pointer (hidden from the help).
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), hidden=True)
 @click.option("--report", is_flag=True, hidden=True)
@@ -595,7 +599,8 @@ _SCHEDULER = click.option(
 def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool, games: int, seed: int | None,
           truth_rate: float, reveal_turn: int | None, free_turn: int | None, style: str, max_turns: int | None,
           game_timeout: float | None, jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
-          from_json: str | None = None, keep_dir: str | None = None, keep: str = "lost", db_path: str | None = None,
+          from_json: str | None = None, keep_dir: str | None = None, keep: str = "lost", versus: str | None = None,
+          notes: bool = False, db_path: str | None = None,
           report: bool = False, all_versions: bool = False, scheduler: str | None = None,
           agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None,
           hints=None) -> None:
@@ -616,6 +621,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
       treasure bench --agents logic,oracle,greedy --sizes 32,64 --style maze --games 200
       treasure bench --maps input/ --games 20 --json > bench.json
       treasure bench --maps 'maps/**/*.txt' --games 5 --keep-logs lost/ --keep lost
+      treasure bench --agents logic,greedy --sizes 16 --games 50 --keep-logs vs/ --versus logic --notes
       treasure bench --sizes 16,32,64 --games 200 --html report.html
       treasure bench --from-json bench.json --html report.html
       treasure bench --agents logic,exec:examples/cpp/build/treasure-agent --sizes 16,32 --games 50
@@ -624,6 +630,9 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if db_path is not None or report or all_versions or scheduler is not None:
         click.echo("warning: `bench --db`, `--report` and `--scheduler` are now `treasure tournament` "
                    "(see treasure tournament --help)", err=True)
+    if (versus is not None or notes) and keep_dir is None:
+        raise click.UsageError(f"{'--versus' if versus is not None else '--notes'} goes with --keep-logs DIR "
+                               "(the logs it keeps)")
     if from_json is not None:
         _bench_report_from(from_json, html_path)
         return
@@ -655,11 +664,16 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
     names = tuple(dict.fromkeys(names))
+    if versus is not None:
+        versus = _agent_spec(versus, "--versus")
+        if versus not in names or len(names) < 2:
+            raise click.BadParameter(f"{versus!r} must be one of --agents, with another agent to play against",
+                                     param_hint="--versus")
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, names)
     options = BenchOptions(agents=names, sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
                            style=style, max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
-                           keep=keep if keep_dir is not None else None, hints=hints)
+                           keep=keep if keep_dir is not None else None, hints=hints, versus=versus, notes=notes)
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:
             raise click.UsageError("--keep-logs goes with a plain bench")
@@ -685,13 +699,20 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
 def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
     """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
     out or games failed (as `run` does)."""
-    from treasure_cli.play.tables import bench_json, bench_table, failure_lines
+    from treasure_cli.play.bench import versus_pairs, with_maps
+    from treasure_cli.play.tables import bench_json, bench_table, failure_lines, versus_json, versus_lines
 
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
     for line in failure_lines(result.records):
         click.echo(printable(line), err=True)
+    versus = result.options.versus
+    pairs = versus_pairs(result.records, versus) if versus is not None else []
+    if pairs and pairs[0].mine.log is not None:
+        pairs = with_maps(pairs, result.options, Path(pairs[0].mine.log).parent)
     data = bench_json(result, not no_timing) if html_path is not None or as_json else None
+    if data is not None and versus is not None:
+        data["versus"] = versus_json(pairs)
     if html_path is not None:
         from treasure_cli.view.report import write_report
 
@@ -703,6 +724,8 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
         click.echo(bench_table(result.stats, not no_timing))
         if not no_timing:
             click.echo(footer)
+        if versus is not None:
+            click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs, versus)))
     if result.skipped or any(r.failed for r in result.records):
         sys.exit(1)
 
