@@ -1041,7 +1041,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
 
 # ---------------------------------------------------------------- replay
 @cli.command("replay")
-@click.argument("log_path", metavar="LOG|GAME_ID")
+@click.argument("log_paths", metavar="LOG|GAME_ID [LOG2]", nargs=-1, required=True)
 @click.option("--map", "map_path", type=click.Path(dir_okay=False), metavar="MAP",
               help="The map file [default: the path recorded in the log, tried as it is, "
                    "from the log's folder and from its parent].")
@@ -1060,7 +1060,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
 @_isolation_options
 @click.option("--hints", "hint_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               metavar="FILE.py", help="The file of hint kinds the game was played with (for a log naming them).")
-def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: int | None,
+def replay_command(log_paths: tuple[str, ...], map_path: str | None, no_pause: bool, turn: int | None,
                    window: tuple[int, int] | None, color: bool | None, html_path: str | None = None,
                    svg_path: str | None = None, db_path: str | None = None, maps_path: str | None = None,
                    recursive: bool = False, log_out: str | None = None, agent_isolation: str = "auto",
@@ -1079,6 +1079,10 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
     --maps, its seed, its agent), refused if the agent's code has changed
     since, and shown the same way.
 
+    Two logs of one game (the same map and seed, two agents, as `bench
+    --versus` keeps them) are compared on one page, side by side and
+    stepping together: give --html.
+
     \b
     Examples:
       treasure replay output/LOG_01.txt
@@ -1089,8 +1093,15 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay output/LOG_02.txt --turn 2 --svg turn2.svg
       treasure replay output/LOG_01.txt --hints examples/hints/kinds.py
       treasure replay --db results.sqlite 3f9a0c2d71b4 --maps hidden/ --html game.html
+      treasure replay logic/LOG_01.txt greedy/LOG_01.txt --html compare.html
     """
     _load_hint_files(hint_files)
+    if len(log_paths) > 2:
+        raise click.UsageError("give one log (or game id), or two logs of the same game to compare")
+    if len(log_paths) == 2:
+        _compare(log_paths, map_path, html_path, svg_path, db_path)
+        return
+    log_path = log_paths[0]
     if db_path is not None:
         game = _stored_game(log_path, db_path, maps_path, recursive, log_out, agent_isolation, agent_memory,
                             action_timeout)
@@ -1104,6 +1115,24 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
         _export(game, html_path, svg_path, turn)
         return
     _show(game, no_pause, turn, window, color)
+
+
+def _compare(log_paths: tuple[str, ...], map_path: str | None, html_path: str | None, svg_path: str | None,
+             db_path: str | None) -> None:
+    """`replay A B --html PAGE`: two logs of one game on one page. The terminal shows one game at a time."""
+    from treasure_cli.view.page import write_compare
+    from treasure_cli.view.sources import open_log
+
+    if db_path is not None:
+        raise click.UsageError("--db replays one stored game; two logs are compared from their files")
+    if html_path is None or svg_path is not None:
+        raise click.UsageError("two logs are compared on a page: give --html PAGE.html (the terminal and "
+                               "--svg show one game; replay each log on its own)")
+    try:
+        games = [open_log(path, map_path) for path in log_paths]
+        click.echo(f"wrote {write_compare(games[0], games[1], html_path)}")
+    except TreasureError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: bool, log_out: str | None,
