@@ -787,12 +787,15 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
                    "per lost or failed game; needs --maps to replay the losses).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
               help="With --report: write the gradebook (one row per student) as CSV.")
+@click.option("--versus", metavar="AGENT",
+              help="With --report: list the games AGENT (a student's name or an agent) won and another lost, "
+                   "or lost and another won, each with the command that shows both side by side.")
 @_isolation_options
 def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
                db_path: str, seed: int | None, truth_rate: float | None, max_turns: int | None,
                game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
                report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
-               agent_isolation: str = "auto", agent_memory: int = 1 << 30,
+               versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                action_timeout: float | None = None) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
@@ -815,15 +818,16 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
       treasure tournament --db results.sqlite --report
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
+      treasure tournament --db results.sqlite --report --versus ann --maps hidden/
     """
     if report:
         if submissions or extra:
             raise click.UsageError("--report plays nothing: leave out the submissions and --with")
         _leaderboard(db_path, all_versions, truth_rate, max_turns, game_timeout, as_json, html_dir, csv_path,
-                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout)
+                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout, versus)
         return
-    if all_versions or html_dir is not None or csv_path is not None:
-        raise click.UsageError("--all-versions, --html and --csv go with --report")
+    if all_versions or html_dir is not None or csv_path is not None or versus is not None:
+        raise click.UsageError("--all-versions, --html, --csv and --versus go with --report")
     from treasure_cli.errors import AgentLoadError
     from treasure_cli.play.bench import BenchOptions
     from treasure_cli.play.submissions import find_submissions
@@ -901,8 +905,9 @@ def _play_tournament(options, db_path: str | None, jobs: int, scheduler: str | N
 def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | None, max_turns: int | None,
                  game_timeout: float | None, as_json: bool, html_dir: str | None, csv_path: str | None,
                  maps: tuple[str | None, bool] = (None, False), agent_isolation: str = "auto",
-                 agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
-    """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV)."""
+                 agent_memory: int = 1 << 30, action_timeout: float | None = None, versus: str | None = None) -> None:
+    """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
+    with `versus` its head-to-head games."""
     from treasure_cli.play.store import settings_key
     from treasure_cli.play.tournament import leaderboard_json, leaderboard_table, store_leaderboard
 
@@ -911,6 +916,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     given = truth_rate is not None or max_turns is not None or game_timeout is not None
     settings = settings_key(0.5 if truth_rate is None else truth_rate, max_turns, game_timeout) if given else None
     board = store_leaderboard(db_path, settings, all_versions)
+    pairs = _stored_versus(board, versus, db_path, maps[0]) if versus is not None else None
     board, notes = _with_similarity_flags(board)
     for note in notes:
         click.echo(printable(f"similarity: {note}"), err=True)
@@ -932,7 +938,12 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
                                   on_replay=lambda done, total: None)
         click.echo(f"wrote {index}", err=True)
     if as_json:
-        click.echo(json.dumps(leaderboard_json(board), indent=2))
+        data = leaderboard_json(board)
+        if pairs is not None:
+            from treasure_cli.play.tables import versus_json
+
+            data["versus"] = versus_json(pairs[0], pairs[1])
+        click.echo(json.dumps(data, indent=2))
     else:
         from treasure_cli.play.tables import failure_lines
         from treasure_cli.play.tournament import as_record
@@ -942,6 +953,32 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
                                   if (r.id or 0) in board.labels])
         if failures:
             click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
+        if pairs is not None:
+            from treasure_cli.play.tables import versus_lines
+
+            click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs[0], versus, pairs[1])))
+
+
+def _stored_versus(board, versus: str, db_path: str, maps_path: str | None):
+    """`tournament --report --versus`: the head-to-head pairs of a store's games, and how a pair is
+    shown (`replay --db` of both ids; the maps named as given, else MAPS to fill in)."""
+    import shlex
+
+    from treasure_cli.play.bench import versus_pairs
+    from treasure_cli.play.tournament import as_record
+
+    records = [as_record(r, board.labels.get(r.id or 0)) for r in board.rows if (r.id or 0) in board.labels]
+    if versus not in {r.agent for r in records}:
+        raise click.BadParameter(f"{versus!r} has no game in {db_path} (give a student's name or an agent as the "
+                                 "report names it)", param_hint="--versus")
+    maps = maps_path if maps_path is not None else "MAPS"
+
+    def command(pair) -> str:
+        ids = (pair.mine.game_id, pair.other.game_id)
+        return " ".join(shlex.quote(w) for w in ("treasure", "replay", "--db", db_path, *ids, "--maps", maps,
+                                                 "--html", f"{ids[0]}-vs-{ids[1]}.html"))
+
+    return versus_pairs(records, versus), command
 
 
 def _with_similarity_flags(board):
@@ -1080,8 +1117,9 @@ def replay_command(log_paths: tuple[str, ...], map_path: str | None, no_pause: b
     since, and shown the same way.
 
     Two logs of one game (the same map and seed, two agents, as `bench
-    --versus` keeps them) are compared on one page, side by side and
-    stepping together: give --html.
+    --versus` keeps them), or with --db two game ids of one map and seed
+    (as `tournament --report --versus` lists them), are compared on one
+    page, side by side and stepping together: give --html.
 
     \b
     Examples:
@@ -1094,12 +1132,14 @@ def replay_command(log_paths: tuple[str, ...], map_path: str | None, no_pause: b
       treasure replay output/LOG_01.txt --hints examples/hints/kinds.py
       treasure replay --db results.sqlite 3f9a0c2d71b4 --maps hidden/ --html game.html
       treasure replay logic/LOG_01.txt greedy/LOG_01.txt --html compare.html
+      treasure replay --db results.sqlite 3f9a0c2d71b4 77b2e0c4a1d9 --maps hidden/ --html compare.html
     """
     _load_hint_files(hint_files)
     if len(log_paths) > 2:
         raise click.UsageError("give one log (or game id), or two logs of the same game to compare")
     if len(log_paths) == 2:
-        _compare(log_paths, map_path, html_path, svg_path, db_path)
+        _compare(log_paths, map_path, html_path, svg_path, db_path, maps_path, recursive, log_out,
+                 (agent_isolation, agent_memory, action_timeout))
         return
     log_path = log_paths[0]
     if db_path is not None:
@@ -1118,21 +1158,25 @@ def replay_command(log_paths: tuple[str, ...], map_path: str | None, no_pause: b
 
 
 def _compare(log_paths: tuple[str, ...], map_path: str | None, html_path: str | None, svg_path: str | None,
-             db_path: str | None) -> None:
-    """`replay A B --html PAGE`: two logs of one game on one page. The terminal shows one game at a time."""
+             db_path: str | None, maps_path: str | None, recursive: bool, log_out: str | None,
+             isolation: tuple[str, int, float | None]) -> None:
+    """`replay A B --html PAGE`: two logs (or, with --db, two stored games) of one game on one page.
+    The terminal shows one game at a time."""
     from treasure_cli.view.page import write_compare
     from treasure_cli.view.sources import open_log
 
-    if db_path is not None:
-        raise click.UsageError("--db replays one stored game; two logs are compared from their files")
     if html_path is None or svg_path is not None:
-        raise click.UsageError("two logs are compared on a page: give --html PAGE.html (the terminal and "
-                               "--svg show one game; replay each log on its own)")
-    try:
+        raise click.UsageError("two games are compared on a page: give --html PAGE.html (the terminal and "
+                               "--svg show one game; replay each on its own)")
+    if log_out is not None:
+        raise click.UsageError("--log writes the log of one stored game")
+    if db_path is not None:
+        games = [_stored_game(game, db_path, maps_path, recursive, None, *isolation) for game in log_paths]
+    else:
+        if maps_path is not None:
+            raise click.UsageError("--maps goes with --db")
         games = [open_log(path, map_path) for path in log_paths]
-        click.echo(f"wrote {write_compare(games[0], games[1], html_path)}")
-    except TreasureError as exc:
-        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {write_compare(games[0], games[1], html_path)}")
 
 
 def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: bool, log_out: str | None,

@@ -57,3 +57,37 @@ def test_versus_needs_a_folder_for_the_logs_and_one_of_the_agents(tmp_path):
     assert result.exit_code == 2 and "--versus goes with --keep-logs DIR" in result.output
     result = CliRunner().invoke(cli, [*BENCH[:-1], "random", "--keep-logs", str(tmp_path / "k")])
     assert result.exit_code == 2 and "'random' must be one of --agents" in result.output
+
+
+def test_a_tournament_report_lists_the_pairs_and_replay_db_shows_both(tmp_path, monkeypatch):
+    import shutil
+
+    from helpers import ROOT
+
+    (tmp_path / "maps").mkdir()
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "maps" / "MAP_01.txt")
+    monkeypatch.chdir(tmp_path)
+    played = CliRunner().invoke(cli, ["tournament", "--with", "greedy,random", "--maps", "maps", "--games", "6",
+                                      "--db", "r.sqlite", "--seed", "3", "--jobs", "1", "--json"])
+    assert played.exit_code == 0, played.output
+    report = ["tournament", "--db", "r.sqlite", "--report", "--versus", "greedy"]
+    data = json.loads(CliRunner().invoke(cli, [*report, "--json"]).stdout)
+    outcome = {(g["index"], g["agent"]): g["outcome"] for g in json.loads(played.stdout)["games"]}
+    differ = [i for i in range(6) if outcome[i, "greedy"] != outcome[i, "random"]]
+    assert differ, "the seed gives no game to compare: pick another"
+    assert [p["index"] for p in data["versus"]] == differ
+    assert all(sorted((p["won"], "greedy" if p["won"] == "random" else "random")) == ["greedy", "random"]
+               for p in data["versus"])
+    text = CliRunner().invoke(cli, [*report, "--maps", "maps"])
+    assert text.exit_code == 0, text.output
+    commands = [line.strip() for line in text.stdout.splitlines() if line.strip().startswith("treasure replay")]
+    assert len(commands) == len(differ)
+    words = shlex.split(commands[0])
+    assert words[3:6] == ["r.sqlite", *data["versus"][0]["game_ids"]]
+    shown = CliRunner().invoke(cli, words[1:])
+    assert shown.exit_code == 0, shown.output
+    page = (tmp_path / words[-1]).read_text()
+    titles = [html.unescape(t) for t in re.findall(r'<iframe id="board\d" title="([^"]*)"', page)]
+    assert [t.rsplit("agent ", 1)[1] for t in titles] == ["greedy", "random"]
+    unknown = CliRunner().invoke(cli, [*report[:-1], "nobody"])
+    assert unknown.exit_code == 2 and "'nobody' has no game" in unknown.output

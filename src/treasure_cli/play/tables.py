@@ -167,9 +167,11 @@ def versus_command(pair) -> str | None:
     return " ".join(shlex.quote(str(w)) for w in words + ["--html", str(page)])
 
 
-def versus_lines(pairs: Sequence, versus: str) -> list[str]:
+def versus_lines(pairs: Sequence, versus: str, command=None) -> list[str]:
     """`bench --versus`: the games where `versus` won and another agent lost, or the other way
-    round, each with its game ids and the command that replays both."""
+    round, each with its game ids and the command that replays both (`command(pair)`, by
+    default `versus_command`'s)."""
+    command_of = command or versus_command
     if not pairs:
         return [f"head to head: no game where {versus} and another agent did not both win or both lose"]
     won = sum(p.mine.won for p in pairs)
@@ -179,15 +181,16 @@ def versus_lines(pairs: Sequence, versus: str) -> list[str]:
         where = p.mine.map if p.mine.island_seed is None else f"{p.mine.size} island {p.mine.index}"
         lines.append(f"  {where}: {p.mine.agent} {_result_words(p.mine)}, {p.other.agent} {_result_words(p.other)}; "
                      f"games {p.mine.game_id}, {p.other.game_id}")
-        command = versus_command(p)
-        if command is not None:
-            lines.append(f"    {command}")
+        shown = command_of(p)
+        if shown is not None:
+            lines.append(f"    {shown}")
     return lines
 
 
-def versus_json(pairs: Sequence) -> list[dict]:
+def versus_json(pairs: Sequence, command=None) -> list[dict]:
     """`bench --versus --json`: each pair as the ids and logs of its two games, and the command."""
+    command_of = command or versus_command
     return [{"agent": p.mine.agent, "other": p.other.agent, "won": p.mine.agent if p.mine.won else p.other.agent,
              "map": p.mine.map, "size": p.mine.size, "index": p.mine.index, "seed": p.mine.seed,
              "game_ids": [p.mine.game_id, p.other.game_id], "logs": [p.mine.log, p.other.log],
-             "command": versus_command(p)} for p in pairs]
+             "command": command_of(p)} for p in pairs]
