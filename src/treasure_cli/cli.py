@@ -826,8 +826,10 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         _leaderboard(db_path, all_versions, truth_rate, max_turns, game_timeout, as_json, html_dir, csv_path,
                      (maps_path, recursive), agent_isolation, agent_memory, action_timeout, versus)
         return
-    if all_versions or html_dir is not None or csv_path is not None or versus is not None:
-        raise click.UsageError("--all-versions, --html, --csv and --versus go with --report")
+    if all_versions or html_dir is not None or csv_path is not None:
+        raise click.UsageError("--all-versions, --html and --csv go with --report")
+    if versus is not None:
+        raise click.UsageError("--versus goes with --report")
     from treasure_cli.errors import AgentLoadError
     from treasure_cli.play.bench import BenchOptions
     from treasure_cli.play.submissions import find_submissions

@@ -170,8 +170,7 @@ class TileSet:
 
     @classmethod
     def of(cls, mask: np.ndarray, candidates: bool = True) -> TileSet:
-        # axis=None packs the array flattened row by row, without a flat copy first
-        return cls(np.packbits(np.asarray(mask, dtype=bool), axis=None).tobytes(), candidates)
+        return cls(np.packbits(np.asarray(mask, dtype=bool).ravel()).tobytes(), candidates)
 
     def mask(self, width: int, height: int) -> np.ndarray:
         """The tiles as a (height, width) bool mask; ValueError if the bits are not that many."""
