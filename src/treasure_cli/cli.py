@@ -585,6 +585,10 @@ _SCHEDULER = click.option(
                    "has no log: <game id>.failed.txt, why it failed).")
 @click.option("--keep", type=click.Choice(["lost", "failed", "all"]), default="lost", show_default=True,
               help="With --keep-logs: the games not won, the failed ones, or all.")
+@click.option("--versus", metavar="AGENT",
+              help="With --keep-logs: list the games AGENT won and another agent lost, or lost and another won, "
+                   "keep both logs of each and print the command that replays them side by side.")
+@click.option("--notes", is_flag=True, help="With --keep-logs: the agents' notes (their explain()) in the logs kept.")
 # `bench --db` before `treasure tournament` existed: still played, with a pointer (hidden from the help).
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), hidden=True)
 @click.option("--report", is_flag=True, hidden=True)
@@ -595,7 +599,8 @@ _SCHEDULER = click.option(
 def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool, games: int, seed: int | None,
           truth_rate: float, reveal_turn: int | None, free_turn: int | None, style: str, max_turns: int | None,
           game_timeout: float | None, jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
-          from_json: str | None = None, keep_dir: str | None = None, keep: str = "lost", db_path: str | None = None,
+          from_json: str | None = None, keep_dir: str | None = None, keep: str = "lost", versus: str | None = None,
+          notes: bool = False, db_path: str | None = None,
           report: bool = False, all_versions: bool = False, scheduler: str | None = None,
           agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None,
           hints=None) -> None:
@@ -616,6 +621,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
       treasure bench --agents logic,oracle,greedy --sizes 32,64 --style maze --games 200
       treasure bench --maps input/ --games 20 --json > bench.json
       treasure bench --maps 'maps/**/*.txt' --games 5 --keep-logs lost/ --keep lost
+      treasure bench --agents logic,greedy --sizes 16 --games 50 --keep-logs vs/ --versus logic --notes
       treasure bench --sizes 16,32,64 --games 200 --html report.html
       treasure bench --from-json bench.json --html report.html
       treasure bench --agents logic,exec:examples/cpp/build/treasure-agent --sizes 16,32 --games 50
@@ -624,6 +630,9 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if db_path is not None or report or all_versions or scheduler is not None:
         click.echo("warning: `bench --db`, `--report` and `--scheduler` are now `treasure tournament` "
                    "(see treasure tournament --help)", err=True)
+    if (versus is not None or notes) and keep_dir is None:
+        raise click.UsageError(f"{'--versus' if versus is not None else '--notes'} goes with --keep-logs DIR "
+                               "(the logs it keeps)")
     if from_json is not None:
         _bench_report_from(from_json, html_path)
         return
@@ -655,11 +664,16 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
     names = tuple(dict.fromkeys(names))
+    if versus is not None:
+        versus = _agent_spec(versus, "--versus")
+        if versus not in names or len(names) < 2:
+            raise click.BadParameter(f"{versus!r} must be one of --agents, with another agent to play against",
+                                     param_hint="--versus")
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, names)
     options = BenchOptions(agents=names, sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
                            style=style, max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
-                           keep=keep if keep_dir is not None else None, hints=hints)
+                           keep=keep if keep_dir is not None else None, hints=hints, versus=versus, notes=notes)
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:
             raise click.UsageError("--keep-logs goes with a plain bench")
@@ -683,13 +697,20 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
 def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
     """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
     out or games failed (as `run` does)."""
-    from treasure_cli.play.tables import bench_json, bench_table, failure_lines
+    from treasure_cli.play.bench import versus_pairs, with_maps
+    from treasure_cli.play.tables import bench_json, bench_table, failure_lines, versus_json, versus_lines
 
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
     for line in failure_lines(result.records):
         click.echo(printable(line), err=True)
+    versus = result.options.versus
+    pairs = versus_pairs(result.records, versus) if versus is not None else []
+    if pairs and pairs[0].mine.log is not None:
+        pairs = with_maps(pairs, result.options, Path(pairs[0].mine.log).parent)
     data = bench_json(result, not no_timing) if html_path is not None or as_json else None
+    if data is not None and versus is not None:
+        data["versus"] = versus_json(pairs)
     if html_path is not None:
         from treasure_cli.view.report import write_report
 
@@ -701,6 +722,8 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
         click.echo(bench_table(result.stats, not no_timing))
         if not no_timing:
             click.echo(footer)
+        if versus is not None:
+            click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs, versus)))
     if result.skipped or any(r.failed for r in result.records):
         sys.exit(1)
 
@@ -762,13 +785,16 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
                    "per lost or failed game; needs --maps to replay the losses).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
               help="With --report: write the gradebook (one row per student) as CSV.")
+@click.option("--versus", metavar="AGENT",
+              help="With --report: list the games AGENT (a student's name or an agent) won and another lost, "
+                   "or lost and another won, each with the command that shows both side by side.")
 @_isolation_options
 @hint_options
 def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
                db_path: str, seed: int | None, truth_rate: float | None, max_turns: int | None,
                game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
                report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
-               agent_isolation: str = "auto", agent_memory: int = 1 << 30,
+               versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                action_timeout: float | None = None, hints=None) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
@@ -795,15 +821,18 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament --db results.sqlite --report
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
       treasure tournament students/ --maps hidden/ --db results.sqlite --hints kinds.py --hint-weights builtin=0
+      treasure tournament --db results.sqlite --report --versus ann --maps hidden/
     """
     if report:
         if submissions or extra:
             raise click.UsageError("--report plays nothing: leave out the submissions and --with")
         _leaderboard(db_path, all_versions, truth_rate, max_turns, game_timeout, as_json, html_dir, csv_path,
-                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout)
+                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout, versus)
         return
     if all_versions or html_dir is not None or csv_path is not None:
         raise click.UsageError("--all-versions, --html and --csv go with --report")
+    if versus is not None:
+        raise click.UsageError("--versus goes with --report")
     from treasure_cli.errors import AgentLoadError
     from treasure_cli.play.bench import BenchOptions
     from treasure_cli.play.submissions import find_submissions
@@ -881,8 +910,9 @@ def _play_tournament(options, db_path: str | None, jobs: int, scheduler: str | N
 def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | None, max_turns: int | None,
                  game_timeout: float | None, as_json: bool, html_dir: str | None, csv_path: str | None,
                  maps: tuple[str | None, bool] = (None, False), agent_isolation: str = "auto",
-                 agent_memory: int = 1 << 30, action_timeout: float | None = None) -> None:
-    """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV)."""
+                 agent_memory: int = 1 << 30, action_timeout: float | None = None, versus: str | None = None) -> None:
+    """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
+    with `versus` its head-to-head games."""
     from treasure_cli.play.store import settings_key
     from treasure_cli.play.tournament import leaderboard_json, leaderboard_table, store_leaderboard
 
@@ -891,6 +921,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     given = truth_rate is not None or max_turns is not None or game_timeout is not None
     settings = settings_key(0.5 if truth_rate is None else truth_rate, max_turns, game_timeout) if given else None
     board = store_leaderboard(db_path, settings, all_versions)
+    pairs = _stored_versus(board, versus, db_path, maps[0]) if versus is not None else None
     board, notes = _with_similarity_flags(board)
     for note in notes:
         click.echo(printable(f"similarity: {note}"), err=True)
@@ -912,7 +943,12 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
                                   on_replay=lambda done, total: None)
         click.echo(f"wrote {index}", err=True)
     if as_json:
-        click.echo(json.dumps(leaderboard_json(board), indent=2))
+        data = leaderboard_json(board)
+        if pairs is not None:
+            from treasure_cli.play.tables import versus_json
+
+            data["versus"] = versus_json(pairs[0], pairs[1])
+        click.echo(json.dumps(data, indent=2))
     else:
         from treasure_cli.play.tables import failure_lines
         from treasure_cli.play.tournament import as_record
@@ -922,6 +958,32 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
                                   if (r.id or 0) in board.labels])
         if failures:
             click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
+        if pairs is not None:
+            from treasure_cli.play.tables import versus_lines
+
+            click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs[0], versus, pairs[1])))
+
+
+def _stored_versus(board, versus: str, db_path: str, maps_path: str | None):
+    """`tournament --report --versus`: the head-to-head pairs of a store's games, and how a pair is
+    shown (`replay --db` of both ids; the maps named as given, else MAPS to fill in)."""
+    import shlex
+
+    from treasure_cli.play.bench import versus_pairs
+    from treasure_cli.play.tournament import as_record
+
+    records = [as_record(r, board.labels.get(r.id or 0)) for r in board.rows if (r.id or 0) in board.labels]
+    if versus not in {r.agent for r in records}:
+        raise click.BadParameter(f"{versus!r} has no game in {db_path} (give a student's name or an agent as the "
+                                 "report names it)", param_hint="--versus")
+    maps = maps_path if maps_path is not None else "MAPS"
+
+    def command(pair) -> str:
+        ids = (pair.mine.game_id, pair.other.game_id)
+        return " ".join(shlex.quote(w) for w in ("treasure", "replay", "--db", db_path, *ids, "--maps", maps,
+                                                 "--html", f"{ids[0]}-vs-{ids[1]}.html"))
+
+    return versus_pairs(records, versus), command
 
 
 def _with_similarity_flags(board):
@@ -1021,7 +1083,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
 
 # ---------------------------------------------------------------- replay
 @cli.command("replay")
-@click.argument("log_path", metavar="LOG|GAME_ID")
+@click.argument("log_paths", metavar="LOG|GAME_ID [LOG2]", nargs=-1, required=True)
 @click.option("--map", "map_path", type=click.Path(dir_okay=False), metavar="MAP",
               help="The map file [default: the path recorded in the log, tried as it is, "
                    "from the log's folder and from its parent].")
@@ -1040,7 +1102,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
 @_isolation_options
 @click.option("--hints", "hint_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               metavar="FILE.py", help="The file of hint kinds the game was played with (for a log naming them).")
-def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: int | None,
+def replay_command(log_paths: tuple[str, ...], map_path: str | None, no_pause: bool, turn: int | None,
                    window: tuple[int, int] | None, color: bool | None, html_path: str | None = None,
                    svg_path: str | None = None, db_path: str | None = None, maps_path: str | None = None,
                    recursive: bool = False, log_out: str | None = None, agent_isolation: str = "auto",
@@ -1059,6 +1121,11 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
     --maps, its seed, its agent), refused if the agent's code has changed
     since, and shown the same way.
 
+    Two logs of one game (the same map and seed, two agents, as `bench
+    --versus` keeps them), or with --db two game ids of one map and seed
+    (as `tournament --report --versus` lists them), are compared on one
+    page, side by side and stepping together: give --html.
+
     \b
     Examples:
       treasure replay output/LOG_01.txt
@@ -1069,8 +1136,17 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
       treasure replay output/LOG_02.txt --turn 2 --svg turn2.svg
       treasure replay output/LOG_01.txt --hints examples/hints/kinds.py
       treasure replay --db results.sqlite 3f9a0c2d71b4 --maps hidden/ --html game.html
+      treasure replay logic/LOG_01.txt greedy/LOG_01.txt --html compare.html
+      treasure replay --db results.sqlite 3f9a0c2d71b4 77b2e0c4a1d9 --maps hidden/ --html compare.html
     """
     _load_hint_files(hint_files)
+    if len(log_paths) > 2:
+        raise click.UsageError("give one log (or game id), or two logs of the same game to compare")
+    if len(log_paths) == 2:
+        _compare(log_paths, map_path, html_path, svg_path, db_path, maps_path, recursive, log_out,
+                 (agent_isolation, agent_memory, action_timeout))
+        return
+    log_path = log_paths[0]
     if db_path is not None:
         game = _stored_game(log_path, db_path, maps_path, recursive, log_out, agent_isolation, agent_memory,
                             action_timeout)
@@ -1084,6 +1160,28 @@ def replay_command(log_path: str, map_path: str | None, no_pause: bool, turn: in
         _export(game, html_path, svg_path, turn)
         return
     _show(game, no_pause, turn, window, color)
+
+
+def _compare(log_paths: tuple[str, ...], map_path: str | None, html_path: str | None, svg_path: str | None,
+             db_path: str | None, maps_path: str | None, recursive: bool, log_out: str | None,
+             isolation: tuple[str, int, float | None]) -> None:
+    """`replay A B --html PAGE`: two logs (or, with --db, two stored games) of one game on one page.
+    The terminal shows one game at a time."""
+    from treasure_cli.view.page import write_compare
+    from treasure_cli.view.sources import open_log
+
+    if html_path is None or svg_path is not None:
+        raise click.UsageError("two games are compared on a page: give --html PAGE.html (the terminal and "
+                               "--svg show one game; replay each on its own)")
+    if log_out is not None:
+        raise click.UsageError("--log writes the log of one stored game")
+    if db_path is not None:
+        games = [_stored_game(game, db_path, maps_path, recursive, None, *isolation) for game in log_paths]
+    else:
+        if maps_path is not None:
+            raise click.UsageError("--maps goes with --db")
+        games = [open_log(path, map_path) for path in log_paths]
+    click.echo(f"wrote {write_compare(games[0], games[1], html_path)}")
 
 
 def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: bool, log_out: str | None,

@@ -31,6 +31,10 @@ def replays(tmp_path_factory):
     folder = shipped(tmp_path_factory.mktemp("readme-replay"))
     result = CliRunner().invoke(cli, ["run", str(folder / "input"), str(folder / "output")])
     assert result.exit_code == 0, result.output
+    # greedy's game of the same map and seed, for the line that shows two games side by side
+    result = CliRunner().invoke(cli, ["run", str(folder / "input" / "MAP_01.txt"), str(folder / "greedy"),
+                                      "--agent", "greedy"])
+    assert result.exit_code == 0, result.output
     return folder
 
 

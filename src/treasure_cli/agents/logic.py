@@ -27,6 +27,7 @@ import numpy as np
 
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.agents.belief import Belief
+from treasure_cli.rules.events import TileSet
 from treasure_cli.rules.observation import Note, Observation
 from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.agents.knowledge import Knowledge
@@ -223,6 +224,7 @@ class LogicAgent:
         # a straight-line step back to one of them undoes that walk (see _travel_or_scan).
         self._walked_from: set[Pos] = set()
         self._walked_count = -1
+        self._noted: tuple[np.ndarray, TileSet] | None = None  # explain()'s tiles, packed, and their array
 
     # ------------------------------------------------------------------ act
     def act(self, obs: Observation) -> Action:
@@ -323,7 +325,14 @@ class LogicAgent:
                 text = f"{head}: toward more candidates; a scan here saves {gain_scan:.1f}; {other}"
             else:
                 text = f"{head}: saves {gain_scan:.1f} actions; {other}"
-        return Note(text, self.know.candidates)
+        return Note(text, self._candidate_tiles())
+
+    def _candidate_tiles(self) -> TileSet:
+        """The candidates packed for a note, once per candidate array (most actions change none)."""
+        cand = self.know.candidates
+        if self._noted is None or self._noted[0] is not cand:
+            self._noted = (cand, TileSet.of(cand))
+        return self._noted[1]
 
     # ------------------------------------------------------------ pieces
     def _urgency(self, p: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:

@@ -107,9 +107,18 @@ def _write_tiles(tiles: ev.TileSet | None) -> str:
         return ""
     # A zlib stream; stored, not compressed, up to a 181x181 map: compressing costs ~70 us a note
     # whatever the size (more than the rest of the note), and saves little on a small map.
-    level = 0 if len(tiles.bits) <= 4096 else 1
-    packed = base64.b64encode(zlib.compress(tiles.bits, level)).decode("ascii")
-    return f", {'candidates' if tiles.candidates else 'tiles'} {packed}"
+    bits = tiles.bits
+    stream = _stored(bits) if len(bits) <= 4096 else zlib.compress(bits, 1)
+    return f", {'candidates' if tiles.candidates else 'tiles'} {base64.b64encode(stream).decode('ascii')}"
+
+
+def _stored(data: bytes) -> bytes:
+    """`zlib.compress(data, 0)` byte for byte for the 4096 bytes or fewer it is used for (one
+    stored block; zlib cuts much longer data into several), without the compressor's set-up (its
+    window and tables), which cost more than the copy: the zlib header for level 0, the final
+    stored block (its length and the length's complement), the Adler-32 of the data."""
+    n = len(data)
+    return b"\x78\x01\x01" + (n | (n ^ 0xFFFF) << 16).to_bytes(4, "little") + data + zlib.adler32(data).to_bytes(4, "big")
 
 
 def _read_tiles(text: str) -> ev.TileSet | None:
@@ -141,7 +150,7 @@ _TYPES: dict[str, _Type] = {
     "reason": _Type("|".join(map(re.escape, _REASONS.values())), _REASONS.__getitem__,
                     {v: k for k, v in _REASONS.items()}.__getitem__),
     "hint": _Type(r".+", hint_text, parse_hint),
-    "note": _Type(_QUOTED, json.dumps, json.loads),
+    "note": _Type(_QUOTED, json.encoder.encode_basestring_ascii, json.loads),  # json.dumps of a str, less its dispatch
     "tiles": _Type(r"(?:, (?:candidates|tiles) [A-Za-z0-9+/]*={0,2})?", _write_tiles, _read_tiles),
 }
 

@@ -58,6 +58,8 @@ class BenchOptions:
     limits: AgentLimits = AgentLimits()  # what its process may use
     hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
     keep: str | None = None              # which games' logs to keep (KEEP), with run_bench's keep_dir
+    versus: str | None = None            # keep both logs of each game it won and another lost, or lost and another won
+    notes: bool = False                  # kept logs hold the agents' notes (run --notes)
 
 
 KEEP = ("lost", "failed", "all")  # lost: every game not won (lost or failed)
@@ -331,17 +333,78 @@ def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str |
     label = name or f"bench-{island.width}x{island.height}-{task.index}"
     # The kinds decide the game, so they are part of its id (as in a tournament's store)
     settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout, hints_key(options.hints))
-    out = []
+    played = []
     for agent in options.agents:
         gid = game_id(agent, _code_digest(agent), settings, island.digest, task.index, task.game_seed)
-        record, events = play_game(island, agent, task.game_seed, map_name=label, truth_rate=options.truth_rate,
-                                   max_turns=options.max_turns, game_timeout=options.game_timeout,
-                                   keep_events=options.keep is not None, isolation=options.isolation,
-                                   limits=options.limits, hints=options.hints, index=task.index,
-                                   island_seed=task.island_seed,
-                                   game_id=gid)
-        text = format_log(events) if events is not None and kept(record, options.keep) else None
-        out.append((record, text))
+        played.append(play_game(island, agent, task.game_seed, map_name=label, truth_rate=options.truth_rate,
+                                max_turns=options.max_turns, game_timeout=options.game_timeout,
+                                keep_events=options.keep is not None, isolation=options.isolation,
+                                limits=options.limits, hints=options.hints, notes=options.notes,
+                                index=task.index, island_seed=task.island_seed, game_id=gid))
+    # Every agent played this island here, so the head-to-head pairs are known without the others.
+    paired = versus_agents([r for r, _ in played], options.versus)
+    return [(record, format_log(events) if events is not None and (kept(record, options.keep)
+                                                                    or record.agent in paired) else None)
+            for record, events in played]
+
+
+def versus_agents(records: Sequence[GameRecord], versus: str | None) -> set[str]:
+    """The agents of one island's games that are in a head-to-head pair with `versus` (it won and
+    they lost, or the other way round), `versus` among them when there is any; failed games pair with none."""
+    if versus is None:
+        return set()
+    mine = next((r for r in records if r.agent == versus and not r.failed), None)
+    if mine is None:
+        return set()
+    others = {r.agent for r in records if r.agent != versus and not r.failed and r.won != mine.won}
+    return others | {versus} if others else set()
+
+
+@dataclasses.dataclass(frozen=True)
+class Versus:
+    """One game (an island and its game seed) that one of `mine` (the `--versus` agent's) and
+    `other` won and the other lost."""
+
+    mine: GameRecord
+    other: GameRecord
+    map_file: str | None = None  # a generated island written out for the replay (`with_maps`)
+
+
+def versus_pairs(records: Sequence[GameRecord], versus: str) -> list[Versus]:
+    """Every game where `versus` won and another agent lost, or lost and another won, in record
+    order (the records of one island are next to each other, in `--agents` order)."""
+    by_game: dict[tuple[str, int, int], list[GameRecord]] = {}
+    for r in records:
+        by_game.setdefault((r.map, r.index, r.seed), []).append(r)
+    out = []
+    for group in by_game.values():
+        mine = next((r for r in group if r.agent == versus and not r.failed), None)
+        if mine is not None:
+            out += [Versus(mine, other) for other in group
+                    if other.agent != versus and not other.failed and other.won != mine.won]
+    return out
+
+
+def with_maps(pairs: Sequence[Versus], options: BenchOptions, folder: Path) -> list[Versus]:
+    """The pairs played on generated islands, with each island written into `folder` so that
+    their logs replay (a log names the island `bench-WxH-i`, which is no file). The file is named
+    after the island's content too, so a later run with another seed never replaces it."""
+    from treasure_cli.formats.map_file import format_map
+
+    written: dict[int, str] = {}
+    out = []
+    for pair in pairs:
+        seed = pair.mine.island_seed
+        if seed is None:
+            out.append(pair)
+            continue
+        if seed not in written:
+            w, h = (int(x) for x in pair.mine.size.split("x"))
+            island = task_island(Task(pair.mine.index, w, h, pair.mine.seed, island_seed=seed), options)
+            target = folder / f"{pair.mine.map}-{island.digest[:16]}.txt"
+            write_text_atomic(target, format_map(island))
+            written[seed] = str(target)
+        out.append(dataclasses.replace(pair, map_file=written[seed]))
     return out
 
 
@@ -401,7 +464,9 @@ def run_bench(options: BenchOptions, jobs: int = 1,
         chunks, at_least = ((task,) for task in tasks), count
     for _, done in run_tasks(_play_chunk, ((c, options) for c in chunks), jobs, count=at_least):
         for position, played in done:
-            by_task[position] = [keep_game(r, text, keep_dir) if keep_dir is not None and kept(r, options.keep)
+            # A log given beyond --keep's choice is one of a --versus pair.
+            by_task[position] = [keep_game(r, text, keep_dir)
+                                 if keep_dir is not None and (kept(r, options.keep) or text is not None)
                                  else r for r, text in played]
         if on_progress is not None:
             on_progress(sum(len(played) for _, played in done))  # once a chunk: a bar redraw each

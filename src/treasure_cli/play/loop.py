@@ -70,6 +70,11 @@ def note_event(turn: int, note: object, width: int, height: int, last: list | No
     tiles, candidates = note.tiles, bool(note.candidates)
     if tiles is None:
         return AgentNoted(turn, text)
+    if isinstance(tiles, TileSet):  # packed by the agent: kept as it is while it shows the same ones
+        if type(tiles.bits) is not bytes or len(tiles.bits) != (width * height + 7) // 8:
+            raise ValueError(f"a note's TileSet must hold the {width}x{height} map's tiles")
+        shown = tiles if tiles.candidates == candidates else TileSet(tiles.bits, candidates)
+        return _noted(turn, text, shown, last)
     if isinstance(tiles, np.ndarray) and tiles.dtype == bool:
         if tiles.shape != (height, width):
             raise ValueError(f"a note's mask must be {height}x{width} (rows x columns), not {tiles.shape}")
@@ -80,8 +85,11 @@ def note_event(turn: int, note: object, width: int, height: int, last: list | No
             if not (0 <= r < height and 0 <= c < width):
                 raise ValueError(f"a note's tile ({r}, {c}) is outside the {width}x{height} map")
             mask[r, c] = True
-    shown = TileSet.of(mask, candidates)
-    if last is not None and last[0] == shown:
+    return _noted(turn, text, TileSet.of(mask, candidates), last)
+
+
+def _noted(turn: int, text: str, shown: TileSet, last: list | None) -> AgentNoted:
+    if last is not None and (last[0] is shown or last[0] == shown):
         return AgentNoted(turn, text)
     # zlib as the log writes them, tried only when the raw bits would not fit already
     if len(shown.bits) * 4 // 3 > NOTE_TILE_CHARS and len(zlib.compress(shown.bits, 1)) * 4 // 3 > NOTE_TILE_CHARS:

@@ -118,6 +118,9 @@ def bench_json(result, timing: bool = True) -> dict:
         del options["isolation"], options["limits"]  # they apply to agents that are not built in only
     if options.get("style") == "island":
         del options["style"]  # the default islands: the JSON of a run as it was before styles existed
+    for key, unset in (("versus", None), ("notes", False)):
+        if options.get(key) == unset:
+            del options[key]  # asked for seldom: a run without them has the JSON it had before
     out = {"options": options,
            "stats": [as_dict(s, timing) for s in result.stats],
            "games": [as_dict(r, timing) for r in result.records]}
@@ -143,3 +146,51 @@ def failure_lines(records: Sequence[GameRecord], shown: int = 2) -> list[str]:
         lines += [f"  {r.error}" + (f" (game {r.game_id})" if r.game_id else "") for r in failed[:shown]]
     return lines
 
+
+
+def _result_words(r: GameRecord) -> str:
+    if r.won:
+        return f"won on turn {r.turns}"
+    return f"lost to the pirate on turn {r.turns}" if r.reason == "pirate" else f"ran out of turns ({r.turns})"
+
+
+def versus_command(pair) -> str | None:
+    """The command that shows both games of a head-to-head pair side by side (None without both logs)."""
+    import shlex
+
+    if pair.mine.log is None or pair.other.log is None:
+        return None
+    page = Path(pair.mine.log).with_name(f"{pair.mine.game_id}-vs-{pair.other.game_id}.html")
+    words = ["treasure", "replay", pair.mine.log, pair.other.log]
+    if pair.map_file is not None:
+        words += ["--map", pair.map_file]
+    return " ".join(shlex.quote(str(w)) for w in words + ["--html", str(page)])
+
+
+def versus_lines(pairs: Sequence, versus: str, command=None) -> list[str]:
+    """`bench --versus`: the games where `versus` won and another agent lost, or the other way
+    round, each with its game ids and the command that replays both (`command(pair)`, by
+    default `versus_command`'s)."""
+    command_of = command or versus_command
+    if not pairs:
+        return [f"head to head: no game where {versus} and another agent did not both win or both lose"]
+    won = sum(p.mine.won for p in pairs)
+    lines = [f"head to head: {len(pairs)} game{'s' if len(pairs) != 1 else ''} where {versus} and another agent "
+             f"did not both win or both lose ({versus} won {won}, lost {len(pairs) - won})"]
+    for p in pairs:
+        where = p.mine.map if p.mine.island_seed is None else f"{p.mine.size} island {p.mine.index}"
+        lines.append(f"  {where}: {p.mine.agent} {_result_words(p.mine)}, {p.other.agent} {_result_words(p.other)}; "
+                     f"games {p.mine.game_id}, {p.other.game_id}")
+        shown = command_of(p)
+        if shown is not None:
+            lines.append(f"    {shown}")
+    return lines
+
+
+def versus_json(pairs: Sequence, command=None) -> list[dict]:
+    """`bench --versus --json`: each pair as the ids and logs of its two games, and the command."""
+    command_of = command or versus_command
+    return [{"agent": p.mine.agent, "other": p.other.agent, "won": p.mine.agent if p.mine.won else p.other.agent,
+             "map": p.mine.map, "size": p.mine.size, "index": p.mine.index, "seed": p.mine.seed,
+             "game_ids": [p.mine.game_id, p.other.game_id], "logs": [p.mine.log, p.other.log],
+             "command": command_of(p)} for p in pairs]

@@ -83,13 +83,14 @@ class Note:
     """An agent's word on the action it just chose, for the log and the replay.
 
     `text`: one short line (`verify 7: splits 212 candidates 104/108`). `tiles`: a
-    (height, width) bool mask or an iterable of (row, col) tiles, shown over the map;
+    (height, width) bool mask, an iterable of (row, col) tiles or a `TileSet` (a mask
+    packed once with `TileSet.of`, for an agent that shows the same tiles often), shown over the map;
     with `candidates` True (the default) they are where the agent believes the
     treasure can be, and the replay marks the step if the treasure is not among them.
     """
 
     text: str = ""
-    tiles: np.ndarray | Iterable[Pos] | None = None
+    tiles: np.ndarray | Iterable[Pos] | ev.TileSet | None = None
     candidates: bool = True
 
 

@@ -30,7 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
+from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import scan_square
 from treasure_cli.view.render import (AGENT, LAND, MOUNTAIN, OUT, PIRATE, PRISON, SEA, TREASURE,
                                       HINT_MARK, SCAN_MARK, Renderer, Viewport, region_hues, truth_word)
@@ -206,7 +208,10 @@ def _legend_html() -> str:
 
 def page_html(replay: Replay) -> str:
     """The whole page as one string."""
-    data = page_data(replay)
+    return _filled(page_data(replay))
+
+
+def _filled(data: dict) -> str:
     template = resources.files("treasure_cli.view").joinpath("page_template.html").read_text(encoding="utf-8")
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return (template.replace("{{TITLE}}", html.escape(data["title"]))
@@ -217,6 +222,63 @@ def page_html(replay: Replay) -> str:
 def write_page(replay: Replay, path: str | Path) -> Path:
     path = Path(path)
     write_text_atomic(path, page_html(replay))
+    return path
+
+
+# ------------------------------------------------------------------ two games side by side
+def not_comparable(a: Replay, b: Replay) -> str | None:
+    """Why two games cannot be shown side by side (None when they can): they must be played on
+    the same map with the same seed and truth rate, so that the pirate, the hints and their truths
+    are the same and only the agents differ."""
+    ga, gb = a.events[0], b.events[0]
+    if not isinstance(ga, ev.GameStarted) or not isinstance(gb, ev.GameStarted):
+        return "a log does not start with the game's start"
+    if a.island.digest != b.island.digest:
+        return f"they are not on the same map ({ga.map_name} and {gb.map_name} differ)"
+    if ga.seed != gb.seed:
+        return f"they are not the same game: seeds {ga.seed} and {gb.seed}"
+    if ga.truth_rate != gb.truth_rate:
+        return f"they are not the same game: truth rates {ga.truth_rate:g} and {gb.truth_rate:g}"
+    return None
+
+
+def aligned(turns_a: list[int], turns_b: list[int]) -> list[tuple[int, int]]:
+    """Pairs of steps shown together: turn by turn, the steps of each game side by side; the
+    game with fewer steps in a turn (or already over) stays on its latest step meanwhile."""
+    out: list[tuple[int, int]] = []
+    ia = ib = 0
+    while ia < len(turns_a) or ib < len(turns_b):
+        turn = min(turns_a[ia] if ia < len(turns_a) else 1 << 30, turns_b[ib] if ib < len(turns_b) else 1 << 30)
+        while (ia < len(turns_a) and turns_a[ia] == turn) or (ib < len(turns_b) and turns_b[ib] == turn):
+            take_a = ia < len(turns_a) and turns_a[ia] == turn
+            take_b = ib < len(turns_b) and turns_b[ib] == turn
+            out.append((ia if take_a else ia - 1, ib if take_b else ib - 1))
+            ia += take_a
+            ib += take_b
+    return out
+
+
+def compare_html(a: Replay, b: Replay) -> str:
+    """Two games of one map and seed as one page: each game's own replay page, side by side,
+    stepping together (see `aligned`). Each board keeps its own controls; a step taken in
+    either moves the other to the step shown beside it."""
+    why = not_comparable(a, b)
+    if why is not None:
+        raise TreasureError(f"two logs are compared only when they are the same game: {why}")
+    da, db = page_data(a), page_data(b)
+    pairs = aligned(da["steps"]["turn"], db["steps"]["turn"])
+    title = f"{da['title']} — against {b.events[0].agent}"
+    template = resources.files("treasure_cli.view").joinpath("compare_template.html").read_text(encoding="utf-8")
+    frames = "".join(f'<iframe id="board{k}" title="{html.escape(d["title"])}" srcdoc="{html.escape(_filled(d))}">'
+                      "</iframe>" for k, d in enumerate((da, db)))
+    payload = json.dumps({"pairs": pairs}, separators=(",", ":"))
+    return (template.replace("{{TITLE}}", html.escape(title)).replace("{{FRAMES}}", frames)
+            .replace("/*{{DATA}}*/null", payload))
+
+
+def write_compare(a: Replay, b: Replay, path: str | Path) -> Path:
+    path = Path(path)
+    write_text_atomic(path, compare_html(a, b))
     return path
 
 
