@@ -16,6 +16,8 @@ SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++
 test: $(STAMP)
 	@missing=""; for pair in $(SYSTEM_TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi
+	$(BIN)/ruff check
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest
 
 install: $(STAMP)

@@ -43,7 +43,7 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         seeds = [island_seed(1, size, i) for i in range(args.islands)]
         times: dict[str, list[float]] = {name: [] for name, _ in ways}
-        for name, steps in ways:  # warm-up: imports, caches
+        for _name, steps in ways:  # warm-up: imports, caches
             per_island_ms(size, seeds[:5], steps)
         for _ in range(args.rounds):
             for name, steps in ways:

@@ -13,6 +13,7 @@ Setting TREASURE_CLI_PURE_PYTHON=1 uses these (see `treasure_cli.compiled`).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def py_best_cover(cs: np.ndarray, walk: np.ndarray, r0: int, c0: int, pr: int, p
     return r + r0, c + c0, float(cover[r, c])
 
 
-def py_best_window(cs: np.ndarray, r0: int, c0: int, k: int, cells: list[tuple], value: float
+def py_best_window(cs: np.ndarray, r0: int, c0: int, k: int, cells: list[tuple[Any, int, int]], value: float
                    ) -> tuple[int, float]:
     """The first of `cells` (tuples (_, row, col), map positions) whose (2k+1)x(2k+1)
     window (0 outside the box at (r0, c0)) sees more than `value` + 1e-12 and more than
@@ -95,4 +96,4 @@ if _mass is not None:
 else:
     integral, best_cover, best_window, bounding_box, count_both = (
         py_integral, py_best_cover, py_best_window, py_bounding_box, py_count_both)
-    legal_moves = py_legal_moves
+    legal_moves = py_legal_moves  # type: ignore[assignment]

@@ -244,7 +244,8 @@ def make_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) ->
 def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) -> Iterator[tuple[int, Task]]:
     """(position in record order, task), made as they are needed, largest islands first
     so no big one is left running alone at the end."""
-    games = options.games
+    games, seed = options.games, options.seed
+    assert seed is not None  # (bench --db sets the store's before making tasks)
     if options.maps:
         assert maps is not None
         groups = [(maps[p].width * maps[p].height, rank, p) for rank, p in enumerate(options.maps)]
@@ -252,14 +253,14 @@ def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) ->
             island = maps[path]
             for i in range(games):
                 yield rank * games + i, Task(i, island.width, island.height,
-                                             map_game_seed(options.seed, island.digest, i), map_path=path)
+                                             map_game_seed(seed, island.digest, i), map_path=path)
         return
     sizes = sorted(set(options.sizes))
     for rank in reversed(range(len(sizes))):
         size = sizes[rank]
         for i in range(games):
-            yield rank * games + i, Task(i, size, size, game_seed(options.seed, size, i),
-                                         island_seed=island_seed(options.seed, size, i))
+            yield rank * games + i, Task(i, size, size, game_seed(seed, size, i),
+                                         island_seed=island_seed(seed, size, i))
 
 
 def _play_chunk(chunk: tuple[tuple[int, Task], ...], options: BenchOptions

@@ -139,6 +139,8 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
     """Every game of the command, in bench's record order (map, game index, agent);
     `maps` as `read_playable(..., keep=pack_map)` gives them, `names` the student of an agent spec."""
     names = names or {}
+    base = options.seed
+    assert base is not None  # the store's secret one when not given
     codes = {agent: agent_code(agent) for agent in options.agents}
     entries = []
     for path in options.maps:
@@ -146,7 +148,7 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
             continue
         info = maps[path]
         for i in range(options.games):
-            seed = map_game_seed(options.seed, info.digest, i)
+            seed = map_game_seed(base, info.digest, i)
             for agent in options.agents:
                 code = codes[agent]
                 entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
@@ -196,8 +198,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
                 on_progress(len(rows))
         store.flush()
         by_key = {r.key: r for r in store.rows(settings)}
-    rows = tuple(by_key[e.key] for e in entries)
-    return TournamentResult(options, rows, played, already, time.perf_counter() - start, tuple(skipped), secret)
+    ordered = tuple(by_key[e.key] for e in entries)
+    return TournamentResult(options, ordered, played, already, time.perf_counter() - start, tuple(skipped), secret)
 
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:

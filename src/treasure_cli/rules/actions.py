@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,7 +49,7 @@ class Teleport:
     target: Pos
 
 
-Action = Union[Verify, Move, LargeScan, Teleport]
+Action = Verify | Move | LargeScan | Teleport
 
 
 SMALL_SCAN_SIZE = 3
@@ -69,7 +69,7 @@ def in_scan(centre: Pos, size: int, pos: Pos) -> bool:
     return abs(pos[0] - centre[0]) <= k and abs(pos[1] - centre[1]) <= k
 
 
-def move_target(walkable, pos: Pos, move: Move) -> Pos | None:
+def move_target(walkable: np.ndarray, pos: Pos, move: Move) -> Pos | None:
     """Where `move` ends from `pos`, or None if it leaves the map or crosses a blocked tile."""
     if not 1 <= move.steps <= 4:
         return None
@@ -87,7 +87,7 @@ def move_target(walkable, pos: Pos, move: Move) -> Pos | None:
 _MOVE_TABLE = [(d.value[0], d.value[1], [Move(d, n) for n in range(1, 5)]) for d in Direction]
 
 
-def legal_moves(walkable, pos: Pos) -> list[tuple[Move, Pos]]:
+def legal_moves(walkable: np.ndarray, pos: Pos) -> list[tuple[Move, Pos]]:
     """Every legal move from `pos` with its destination (N, E, S, W; 1 to 4 steps)."""
     out = []
     h, w = walkable.shape

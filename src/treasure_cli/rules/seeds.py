@@ -26,7 +26,7 @@ import struct
 
 import numpy as np
 
-from treasure_cli.rules.draws import Draws
+from treasure_cli.rules.draws import Draws, PyDraws
 
 SETUP, HINTS, AGENT = 0, 1, 2
 
@@ -53,7 +53,7 @@ def stream(seed: int, purpose: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng(entropy(seed, purpose, *keys))
 
 
-def draws(seed: int, purpose: int, *keys: int) -> Draws:
+def draws(seed: int, purpose: int, *keys: int) -> PyDraws:  # or the compiled twin, the same methods
     """The same stream as `stream(seed, purpose, *keys)`, with cheaper scalar draws (rules/draws.py)."""
     return Draws(entropy(seed, purpose, *keys))
 
