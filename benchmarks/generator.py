@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from treasure_cli.formats import generator
-from treasure_cli.play.bench import island_seed
+from treasure_cli.rules.seeds import bench_island_seed as island_seed
 
 
 def per_island_ms(size: int, seeds: list[int], steps) -> float:

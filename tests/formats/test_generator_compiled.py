@@ -409,7 +409,7 @@ def test_tight_options_retry_alike(width, height, options, monkeypatch):
 @needs_module
 @pytest.mark.parametrize("size", [32, 64, 256])
 def test_bench_islands_equal_the_python_steps_s(size):
-    from treasure_cli.play.bench import island_seed
+    from treasure_cli.rules.seeds import bench_island_seed as island_seed
     for index in range(40 if size < 256 else 3):
         assert_same(size, size, island_seed(1, size, index), {})
 

@@ -138,10 +138,10 @@ class TreasureIslandEnv(gymnasium.Env):
         if self._fixed is not None:
             island, self.island_seed = self._fixed, None
         else:
-            self.island_seed = seeds.derive("gym-island", key, self.width, self.height)
+            self.island_seed = seeds.gym_island_seed(key, self.width, self.height)
             island = generate_island(self.width, self.height, free_turn=self.free_turn,
                                      rng=np.random.default_rng(self.island_seed))
-        game_seed = int(options.get("game_seed", seeds.derive("gym-game", key)))
+        game_seed = int(options.get("game_seed", seeds.gym_game_seed(key)))
         map_name = self.map_name or f"MAP_gym_{self.width}x{self.height}_{self.island_seed}.txt"
         if island is not self.island:
             self.island = island

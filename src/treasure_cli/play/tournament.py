@@ -32,13 +32,14 @@ from treasure_cli.agents.registry import agent_code
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
-    BenchOptions, MapInfo, game_stats, map_game_seed, playable_map, read_playable, summarize,
+    BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.play.store import Row, Store, now, settings_key
+from treasure_cli.rules import seeds
 from treasure_cli.rules.island import Island
 
 ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
@@ -148,7 +149,7 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
             continue
         info = maps[path]
         for i in range(options.games):
-            seed = map_game_seed(base, info.digest, i)
+            seed = seeds.bench_map_game_seed(base, info.digest, i)
             for agent in options.agents:
                 code = codes[agent]
                 entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
