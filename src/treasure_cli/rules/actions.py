@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sized
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.quick_init import quick_init
 
 if TYPE_CHECKING:
-    from treasure_cli.rules.observation import Observation
+    from treasure_cli.rules.island import Island
 
 
 @quick_init
@@ -101,7 +102,23 @@ def legal_moves(walkable: np.ndarray, pos: Pos) -> list[tuple[Move, Pos]]:
     return out
 
 
-def legal_actions(obs: Observation, *, teleports: bool = True) -> list[Action]:
+class Seen(Protocol):
+    """What `legal_actions` reads of an Observation (rules/observation.py, which builds on this
+    module: naming the fields here keeps the two from importing each other)."""
+
+    @property
+    def island(self) -> Island: ...
+    @property
+    def position(self) -> Pos: ...
+    @property
+    def hints(self) -> Sized: ...
+    @property
+    def verified(self) -> Mapping[int, bool]: ...
+    @property
+    def teleport_used(self) -> bool: ...
+
+
+def legal_actions(obs: Seen, *, teleports: bool = True) -> list[Action]:
     """Every action the game accepts now: verifications, the large scan, every legal move,
     and (while it is unused) a teleport to every walkable tile.
 
