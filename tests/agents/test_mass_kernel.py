@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import needs_built
+
 from treasure_cli import compiled
 from treasure_cli.agents import mass_kernel
 from treasure_cli.rules.actions import _MOVE_TABLE, legal_moves
@@ -22,7 +24,7 @@ try:
 except ImportError as exc:
     _mass, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
-needs_compiled = pytest.mark.skipif(_mass is None, reason=f"treasure_cli.agents._mass not built ({NOT_BUILT})")
+needs_compiled = needs_built(_mass, "treasure_cli.agents._mass", f"({NOT_BUILT})")
 PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
 

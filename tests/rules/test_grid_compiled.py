@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import needs_built
+
 from treasure_cli import compiled
 from treasure_cli.rules import grid
 
@@ -25,7 +27,7 @@ except ImportError as exc:
     _grid, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
 PURE_PYTHON_ASKED = compiled.PURE_PYTHON
-needs_module = pytest.mark.skipif(_grid is None, reason=f"treasure_cli.rules._grid not built ({NOT_BUILT})")
+needs_module = needs_built(_grid, "treasure_cli.rules._grid", f"({NOT_BUILT})")
 
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import region_grids
+from helpers import needs_built, region_grids
 
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules import grid
@@ -30,7 +30,7 @@ try:
 except ImportError:
     _grid = None
 
-needs_module = pytest.mark.skipif(_grid is None, reason="treasure_cli.rules._grid not built")
+needs_module = needs_built(_grid, "treasure_cli.rules._grid")
 NAMES = TERRAIN_MASKS + ("reachable_prisons",)
 
 
