@@ -12,13 +12,12 @@ Setting TREASURE_CLI_PURE_PYTHON=1 uses these (see `treasure_cli.compiled`).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 
-from treasure_cli.rules.actions import _MOVE_TABLE
-from treasure_cli.rules.actions import legal_moves as py_legal_moves
+# the rule of moves is the rules' own (rules/actions.py, compiled in rules/_grid.c), never an agent's copy
+from treasure_cli.rules.actions import legal_moves as legal_moves
 from treasure_cli.compiled import load
 from treasure_cli.rules.grid import bounding_box as _grid_box
 
@@ -91,9 +90,6 @@ COMPILED = _mass is not None
 if _mass is not None:
     integral, best_cover, best_window, bounding_box, count_both = (
         _mass.integral, _mass.best_cover, _mass.best_window, _mass.bounding_box, _mass.count_both)
-    # legal_moves(walkable, pos): rules.actions.legal_moves (the reference), its loop in C
-    legal_moves = functools.partial(_mass.legal_moves, _MOVE_TABLE)
 else:
     integral, best_cover, best_window, bounding_box, count_both = (
         py_integral, py_best_cover, py_best_window, py_bounding_box, py_count_both)
-    legal_moves = py_legal_moves  # type: ignore[assignment]

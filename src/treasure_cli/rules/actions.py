@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from treasure_cli.rules import grid
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.quick_init import quick_init
 
@@ -84,12 +85,23 @@ def move_target(walkable: np.ndarray, pos: Pos, move: Move) -> Pos | None:
     return (r, c)
 
 
+_grid_c = grid._c  # the compiled twin of grid.py, or None (not built, or TREASURE_CLI_PURE_PYTHON)
 # Built once: every move value per direction, with plain-int deltas (enum lookups are slow).
 _MOVE_TABLE = [(d.value[0], d.value[1], [Move(d, n) for n in range(1, 5)]) for d in Direction]
 
 
 def legal_moves(walkable: np.ndarray, pos: Pos) -> list[tuple[Move, Pos]]:
-    """Every legal move from `pos` with its destination (N, E, S, W; 1 to 4 steps)."""
+    """Every legal move from `pos` with its destination (N, E, S, W; 1 to 4 steps): the
+    compiled loop of rules/_grid.c when it is built and takes the input, else py_legal_moves."""
+    if _grid_c is not None:
+        got = _grid_c.legal_moves(_MOVE_TABLE, walkable, pos)
+        if got is not False:
+            return got  # type: ignore[no-any-return]
+    return py_legal_moves(walkable, pos)
+
+
+def py_legal_moves(walkable: np.ndarray, pos: Pos) -> list[tuple[Move, Pos]]:
+    """legal_moves in Python: the reference (tests/rules/test_grid_compiled.py compares)."""
     out = []
     h, w = walkable.shape
     for dr, dc, moves in _MOVE_TABLE:
