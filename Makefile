@@ -35,7 +35,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard src/treasure_cli/*/_*.c src/treasur
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find src -name '*.so' -delete
 
