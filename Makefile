@@ -16,6 +16,8 @@ SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++
 test: $(STAMP)
 	@missing=""; for pair in $(SYSTEM_TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi
+	$(BIN)/ruff check
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest
 
 install: $(STAMP)
@@ -33,7 +35,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard src/treasure_cli/*/_*.c src/treasur
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find src -name '*.so' -delete
 

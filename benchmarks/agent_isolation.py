@@ -22,7 +22,6 @@ import hashlib
 import shutil
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np

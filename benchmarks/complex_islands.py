@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -115,7 +114,7 @@ def run_once(map_path: Path, out: Path, max_turns: int | None, agent: str) -> tu
     try:
         row = json.loads(stdout)
     except json.JSONDecodeError:
-        row = {"error": (stderr or stdout).strip().splitlines()[-1:] or ["exit %d" % proc.returncode]}
+        row = {"error": (stderr or stdout).strip().splitlines()[-1:] or [f"exit {proc.returncode}"]}
     return wall, peak_mb, row
 
 

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from treasure_cli.formats import generator
-from treasure_cli.play.bench import island_seed
+from treasure_cli.rules.seeds import bench_island_seed as island_seed
 
 
 def per_island_ms(size: int, seeds: list[int], steps) -> float:
@@ -43,7 +43,7 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         seeds = [island_seed(1, size, i) for i in range(args.islands)]
         times: dict[str, list[float]] = {name: [] for name, _ in ways}
-        for name, steps in ways:  # warm-up: imports, caches
+        for _name, steps in ways:  # warm-up: imports, caches
             per_island_ms(size, seeds[:5], steps)
         for _ in range(args.rounds):
             for name, steps in ways:

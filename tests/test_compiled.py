@@ -52,3 +52,13 @@ def test_the_environment_variable_turns_every_compiled_module_off(value):
     else:
         flags = [str(b) for b in BUILT]
         assert shown == ["Draws" if BUILT[0] else "PyDraws"] + flags + flags
+
+
+def test_the_build_made_every_compiled_module_it_could():
+    """Where a C compiler and Python's headers are at hand, `make install` must have built all
+    four modules (setup.py's optional=True would otherwise hide a broken build, and their
+    parity tests would be skipped)."""
+    from helpers import BUILD_EXPECTED
+
+    missing = [c for (c, _), built in zip(MODULES, BUILT) if not built]
+    assert not (BUILD_EXPECTED and missing), f"not built: {missing} (run make install and read its errors)"

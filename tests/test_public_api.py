@@ -71,3 +71,24 @@ def test_a_move_legal_actions_leaves_out_is_refused():
         assert exc.turn == 1
     else:
         raise AssertionError("the game accepted a move legal_actions left out")
+
+
+def test_the_names_type_checkers_see_are_the_names_that_load():
+    """__all__ is spelled out and the TYPE_CHECKING block imports each name from where
+    __getattr__ loads it: what an editor completes is what the program runs."""
+    import ast
+    from pathlib import Path
+
+    assert set(treasure_cli.__all__) == {"__version__", *treasure_cli._EXPORTS, *treasure_cli._MODULES}
+    tree = ast.parse(Path(treasure_cli.__file__).read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    seen = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom)
+        for alias in node.names:
+            assert alias.asname is not None  # `x as x`: re-exported for a strict checker
+            seen[alias.asname] = (f"{node.module}.{alias.name}" if alias.name in treasure_cli._MODULES
+                                  else node.module, alias.name)
+    want = {name: (module, treasure_cli._ALIASES.get(name, name)) for name, module in treasure_cli._EXPORTS.items()}
+    want.update({name: (module, name) for name, module in treasure_cli._MODULES.items()})
+    assert seen == want

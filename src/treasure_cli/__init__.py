@@ -15,6 +15,7 @@ costs nothing.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.3.0"
 
@@ -64,10 +65,59 @@ _ALIASES = {"load_agent": "resolve", "read_game_log": "read_log", "parse_game_lo
 _MODULES = {"actions": "treasure_cli.rules.actions", "events": "treasure_cli.rules.events",
             "hints": "treasure_cli.rules.hints"}
 
-__all__ = ["__version__", *_EXPORTS, *_MODULES]
+# Spelled out (not built from _EXPORTS) so that type checkers read it; tests/test_public_api.py compares.
+__all__ = [
+    "__version__", "Agent", "Observation", "Note", "Action", "Verify", "Move", "LargeScan", "Teleport",
+    "legal_actions", "Direction", "Pos", "Island", "Game", "Hint", "HintKind", "PluginHint", "TileSetHint",
+    "HintContext", "HintDraws", "Knowledge", "AgentSpec", "load_agent", "read_map", "parse_map",
+    "write_map", "generate_island", "read_game_log", "parse_game_log", "format_game_log", "play_game",
+    "build_game", "play_agent", "GameRecord", "TreasureError", "MapFormatError", "AgentError",
+    "IllegalActionError", "actions", "events", "hints"
+]
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time each name loads on first use
+    from treasure_cli.rules import actions as actions, events as events, hints as hints
+    from treasure_cli.rules.observation import Agent as Agent, Observation as Observation, Note as Note
+    from treasure_cli.rules.actions import (
+        Action as Action,
+        Verify as Verify,
+        Move as Move,
+        LargeScan as LargeScan,
+        Teleport as Teleport,
+        legal_actions as legal_actions,
+    )
+    from treasure_cli.rules.grid import Direction as Direction, Pos as Pos
+    from treasure_cli.rules.island import Island as Island
+    from treasure_cli.rules.game import Game as Game
+    from treasure_cli.rules.hints import Hint as Hint, HintKind as HintKind
+    from treasure_cli.rules.plugin_kinds import PluginHint as PluginHint, TileSetHint as TileSetHint
+    from treasure_cli.rules.hint_draw import HintContext as HintContext
+    from treasure_cli.rules.draws import HintDraws as HintDraws
+    from treasure_cli.agents.knowledge import Knowledge as Knowledge
+    from treasure_cli.agents.registry import AgentSpec as AgentSpec, resolve as load_agent
+    from treasure_cli.formats.map_file import (
+        read_map as read_map,
+        parse_map as parse_map,
+        write_map as write_map,
+    )
+    from treasure_cli.formats.generator import generate_island as generate_island
+    from treasure_cli.formats.game_record import (
+        read_log as read_game_log,
+        parse_log as parse_game_log,
+        format_log as format_game_log,
+    )
+    from treasure_cli.play.games import play_game as play_game, build_game as build_game
+    from treasure_cli.play.loop import play_agent as play_agent
+    from treasure_cli.play.records import GameRecord as GameRecord
+    from treasure_cli.errors import (
+        TreasureError as TreasureError,
+        MapFormatError as MapFormatError,
+        AgentError as AgentError,
+        IllegalActionError as IllegalActionError,
+    )
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _MODULES:
         return importlib.import_module(_MODULES[name])
     module = _EXPORTS.get(name)

@@ -16,12 +16,16 @@ import re
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from treasure_cli import __version__
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.errors import MapFormatError, OutputBusyError, TreasureError
+
+if TYPE_CHECKING:  # (imported where used: `treasure --version` loads no more than it needs)
+    from treasure_cli.play.sandbox import AgentLimits
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -294,7 +298,7 @@ def _load_hint_files(files: tuple[str, ...]) -> None:
             load_file(path)
 
 
-def _isolation(asked: str, memory: int, action_timeout: float | None, specs) -> tuple[str, object]:
+def _isolation(asked: str, memory: int, action_timeout: float | None, specs) -> tuple[str, AgentLimits]:
     """The isolation level to use and the limits, said on stderr when an agent is not built in."""
     from treasure_cli.agents.registry import is_builtin
     from treasure_cli.play.sandbox import AgentLimits, effective_level
@@ -643,7 +647,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
             raise click.UsageError("the leaderboard's pages: treasure tournament --db RESULTS.sqlite --report "
                                    "--maps MAPS --html DIR")
         _leaderboard(db_path, all_versions, None if truth_rate == 0.5 else truth_rate, max_turns, game_timeout,
-                     as_json, None, None, None)
+                     as_json, None, None, (None, False))
         return
 
     from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
@@ -714,7 +718,7 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
     if html_path is not None:
         from treasure_cli.view.report import write_report
 
-        write_report(data, html_path)
+        write_report(data, html_path)  # type: ignore[arg-type]  # made when html_path is given
         click.echo(f"wrote {html_path}", err=True)
     if as_json:
         click.echo(json.dumps(data, indent=2))
@@ -958,7 +962,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
                                   if (r.id or 0) in board.labels])
         if failures:
             click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
-        if pairs is not None:
+        if pairs is not None and versus is not None:
             from treasure_cli.play.tables import versus_lines
 
             click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs[0], versus, pairs[1])))

@@ -108,7 +108,7 @@ def test_the_straight_step_is_the_first_nearest_move_small_ones_first(h, w, seed
         target = (int(rng.integers(0, h)), int(rng.integers(0, w)))
 
         def manhattan(t):
-            return abs(t[0] - target[0]) + abs(t[1] - target[1])
+            return abs(t[0] - target[0]) + abs(t[1] - target[1])  # noqa: B023  (used in this iteration)
 
         want = min(moves.all, key=lambda m: (manhattan(m[1]), 0 if m[0].small else 1), default=None)
         got, d = _nearest_step(moves, target)

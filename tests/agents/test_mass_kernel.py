@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import needs_built
+
 from treasure_cli import compiled
 from treasure_cli.agents import mass_kernel
-from treasure_cli.rules.actions import _MOVE_TABLE, legal_moves
+from treasure_cli.rules.actions import legal_moves
 from treasure_cli.agents.mass_kernel import (
     PAD, py_best_cover, py_best_window, py_bounding_box, py_count_both, py_integral,
 )
@@ -22,7 +24,7 @@ try:
 except ImportError as exc:
     _mass, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
-needs_compiled = pytest.mark.skipif(_mass is None, reason=f"treasure_cli.agents._mass not built ({NOT_BUILT})")
+needs_compiled = needs_built(_mass, "treasure_cli.agents._mass", f"({NOT_BUILT})")
 PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
 
@@ -92,18 +94,9 @@ def test_boxes_and_counts_are_numpy_s(h, w, seed, density):
     assert _mass.count_both(a, b, r0, r1, c0, c1) == py_count_both(a, b, r0, r1, c0, c1)
 
 
-@needs_compiled
-@settings(max_examples=400, deadline=None)
-@given(h=st.integers(1, 12), w=st.integers(1, 12), seed=st.integers(0, 2**32 - 1), density=st.floats(0.2, 1))
-def test_legal_moves_are_the_rules_own(h, w, seed, density):
-    rng = np.random.default_rng(seed)
-    walk = _strided(rng, rng.random((h, w)) < density)
-    for _ in range(6):
-        pos = (int(rng.integers(0, h)), int(rng.integers(0, w)))  # also off walkable land: the rule's answer
-        got = _mass.legal_moves(_MOVE_TABLE, walk, pos)
-        want = legal_moves(walk, pos)
-        assert got == want and all(a[0] is b[0] for a, b in zip(got, want))
-        assert all(type(x) is int for _, dst in got for x in dst)
+def test_the_agent_asks_the_rules_for_its_moves():
+    """No rule compiled in an agent's module: the logic agent's legal_moves is rules.actions'."""
+    assert mass_kernel.legal_moves is legal_moves and not hasattr(_mass, "legal_moves")
 
 
 @needs_compiled
@@ -125,10 +118,6 @@ def test_wrong_arrays_are_refused():
         _mass.count_both(p, np.ones((4, 5), dtype=bool), 0, 4, 0, 4)
     with pytest.raises(ValueError):
         _mass.count_both(p, p, -1, 4, 0, 4)
-    with pytest.raises(TypeError):
-        _mass.legal_moves(_MOVE_TABLE, p, [1, 1])
-    with pytest.raises(TypeError):
-        _mass.legal_moves(_MOVE_TABLE, p.astype(np.int8), (1, 1))
 
 
 @pytest.mark.skipif(PURE_PYTHON_ASKED, reason="TREASURE_CLI_PURE_PYTHON asks for the numpy functions")

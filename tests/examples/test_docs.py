@@ -96,3 +96,20 @@ def test_check_agent_beliefs_prints_what_the_doc_shows(user_dir):
     result = invoke(command)
     assert result.exit_code == 1
     assert untimed(result.output) == untimed(shown(command))
+
+
+def test_a_type_checker_flags_the_wrong_actions_the_doc_shows(tmp_path):
+    """writing-an-agent.md's typed agent, checked by mypy as the doc shows it (the editor's view of obs.)."""
+    import subprocess
+    import sys
+
+    source = re.search(r"```python\n# type-check: typed\.py\n(.*?)```", DOC, flags=re.S).group(1)
+    command, want = re.search(r"```\n\$ (mypy [^\n]+)\n(.*?)```", DOC, flags=re.S).groups()
+    (tmp_path / "typed.py").write_text(source)
+    # A cache of its own (sharing the project's, whose options differ, would void both): the
+    # first run analyses numpy's stubs (~20 s), later runs on this checkout take ~1 s.
+    result = subprocess.run([sys.executable, "-m", *command.split(),
+                             "--cache-dir", str(ROOT / ".mypy_cache" / "docs-example")],
+                            cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stdout == want

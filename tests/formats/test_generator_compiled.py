@@ -15,6 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import needs_built
+
 from treasure_cli import compiled
 from treasure_cli.formats import generator
 from treasure_cli.formats.generator import PYTHON_STEPS, _Retry, limits
@@ -28,7 +30,7 @@ try:
 except ImportError as exc:  # the tests below say why it is missing
     _gen, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
-needs_module = pytest.mark.skipif(_gen is None, reason=f"treasure_cli.formats._gen not built ({NOT_BUILT})")
+needs_module = needs_built(_gen, "treasure_cli.formats._gen", f"({NOT_BUILT})")
 COMPILED_STEPS = None if _gen is None else generator._compiled_steps(_gen)  # whatever the environment asks
 PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
@@ -409,7 +411,7 @@ def test_tight_options_retry_alike(width, height, options, monkeypatch):
 @needs_module
 @pytest.mark.parametrize("size", [32, 64, 256])
 def test_bench_islands_equal_the_python_steps_s(size):
-    from treasure_cli.play.bench import island_seed
+    from treasure_cli.rules.seeds import bench_island_seed as island_seed
     for index in range(40 if size < 256 else 3):
         assert_same(size, size, island_seed(1, size, index), {})
 

@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import GOLDEN, ROOT
+from helpers import GOLDEN, ROOT, needs_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +37,7 @@ except ImportError as exc:  # the tests below that need it say why it is missing
 IMPLEMENTATIONS = pytest.mark.parametrize("Draws", [
     pytest.param(PyDraws, id="python"),
     pytest.param(CDraws, id="compiled",
-                 marks=pytest.mark.skipif(CDraws is None, reason=f"treasure_cli.rules._draws not built ({NOT_BUILT})")),
+                 marks=needs_built(CDraws, "treasure_cli.rules._draws", f"({NOT_BUILT})")),
 ])
 PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
@@ -155,7 +155,7 @@ REFUSED = [
 ]
 
 
-@pytest.mark.skipif(CDraws is None, reason=f"treasure_cli.rules._draws not built ({NOT_BUILT})")
+@needs_built(CDraws, "treasure_cli.rules._draws", f"({NOT_BUILT})")
 @pytest.mark.parametrize("method, args", REFUSED)
 def test_both_classes_refuse_alike(method, args):
     python, compiled = PyDraws([9]), CDraws([9])
@@ -169,7 +169,7 @@ def test_both_classes_refuse_alike(method, args):
     assert compiled.random() == python.random()
 
 
-@pytest.mark.skipif(CDraws is None, reason=f"treasure_cli.rules._draws not built ({NOT_BUILT})")
+@needs_built(CDraws, "treasure_cli.rules._draws", f"({NOT_BUILT})")
 def test_both_classes_agree_on_odd_seeds_and_edges():
     for keys in ([], [0], [0, 0, 0, 0, 0, 0, 0], [2**32 - 1, 2**32, 2**63, 2**64, 2**200 + 3],
                  [3**100, 2**63 + 0x123456789ABC, 7], [True, np.int64(7)]):

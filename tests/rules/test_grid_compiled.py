@@ -15,8 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import needs_built
+
 from treasure_cli import compiled
 from treasure_cli.rules import grid
+from treasure_cli.rules.actions import _MOVE_TABLE, legal_moves, py_legal_moves
 
 try:
     from treasure_cli.rules import _grid
@@ -25,7 +28,7 @@ except ImportError as exc:
     _grid, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
 PURE_PYTHON_ASKED = compiled.PURE_PYTHON
-needs_module = pytest.mark.skipif(_grid is None, reason=f"treasure_cli.rules._grid not built ({NOT_BUILT})")
+needs_module = needs_built(_grid, "treasure_cli.rules._grid", f"({NOT_BUILT})")
 
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -99,6 +102,32 @@ LAYOUTS = st.sampled_from(["bool", "bool", "bool", "fortran", "view", "uint8", "
 
 def positions(draw, h: int, w: int, n: int) -> list:
     return [(draw(st.integers(0, h - 1)), draw(st.integers(0, w - 1))) for _ in range(n)]
+
+
+@needs_module
+@settings(max_examples=400, deadline=None)
+@given(grids(max_side=12), LAYOUTS, st.data())
+def test_legal_moves_match_python(walk, how, data):
+    """rules.actions.legal_moves (the compiled loop) against py_legal_moves, the reference."""
+    laid = layouts(walk, how)
+    h, w = walk.shape
+    if h == 0 or w == 0:
+        return  # (no tile to stand on)
+    for pos in positions(data.draw, h, w, 6):  # also off walkable land: the rule's answer
+        got = _grid.legal_moves(_MOVE_TABLE, laid, pos)
+        want = py_legal_moves(laid, pos)
+        assert got == want and all(a[0] is b[0] for a, b in zip(got, want))
+        assert all(type(x) is int for _, dst in got for x in dst)
+        assert legal_moves(laid, pos) == want
+
+
+@needs_module
+def test_legal_moves_declines_what_python_decides():
+    walk = np.ones((4, 4), dtype=bool)
+    assert _grid.legal_moves(_MOVE_TABLE, walk, [1, 1]) is False  # not a tuple
+    assert _grid.legal_moves(_MOVE_TABLE, walk.astype(np.complex64), (1, 1)) is False
+    assert _grid.legal_moves(_MOVE_TABLE, np.ones(4, dtype=bool), (1, 1)) is False
+    assert legal_moves(walk, [1, 1]) == py_legal_moves(walk, (1, 1))
 
 
 def compiled_bfs(passable, sources, until=None, extra=0) -> np.ndarray:

@@ -211,7 +211,7 @@ def test_treasure_distance_within_a_prison_gives_the_same_pirate_path(island):
         inside = (full >= 0) & (full <= full[p])
         assert same(near[inside], full[inside]) and (near[~inside] == grid.UNREACHABLE).all()
         assert pirate_path(walk, near, p) == pirate_path(walk, full, p)
-        fresh.treasure_distance  # once the full field is known, it is the one used
+        fresh.treasure_distance  # noqa: B018  once the full field is known, it is the one used
         assert fresh.treasure_distance_within(p) is fresh.treasure_distance
 
 

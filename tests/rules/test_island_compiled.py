@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import region_grids
+from helpers import needs_built, region_grids
 
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules import grid
@@ -30,7 +30,7 @@ try:
 except ImportError:
     _grid = None
 
-needs_module = pytest.mark.skipif(_grid is None, reason="treasure_cli.rules._grid not built")
+needs_module = needs_built(_grid, "treasure_cli.rules._grid")
 NAMES = TERRAIN_MASKS + ("reachable_prisons",)
 
 
@@ -161,7 +161,7 @@ def test_negative_regions_keep_their_error():
                                                                   for _ in range(3))) is False
     for way in (fresh(island), fresh(island)):
         with pytest.raises(ValueError, match="negative dimensions"):
-            way.mountain_regions
+            way.mountain_regions  # noqa: B018  (the read raises)
         assert way.region_count == -1 and way.land_regions == (-3, -2)
         assert way.adjacent_pairs == ((-1, 2147483646),)  # numpy's int64 codes of negative pairs, as they were
     compare(island, list(NAMES))

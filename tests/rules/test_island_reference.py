@@ -106,7 +106,7 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 def test_region_contacts_and_prisons_match_the_earlier_versions(island, boundaries_first):
     # Either mask may be asked for first: each computes both.
     if boundaries_first:
-        island.all_boundaries
+        island.all_boundaries  # noqa: B018  (computed first)
     pairs, bounds = island.adjacent_pairs, island.all_boundaries
     assert pairs == old_adjacent_pairs(island)
     assert all(type(x) is int for pair in pairs for x in pair)
@@ -121,7 +121,7 @@ def test_region_contacts_and_prisons_match_the_earlier_versions(island, boundari
 def test_region_sets_and_prison_reach_match_the_earlier_versions(island):
     for name, old in (("land_regions", old_land_regions), ("mountain_regions", old_mountain_regions)):
         # (All regions negative and no mountain: both fail alike, on a table of R <= 0 entries.)
-        got, want = outcome(lambda: getattr(island, name)), outcome(lambda: old(island))
+        got, want = outcome(lambda: getattr(island, name)), outcome(lambda: old(island))  # noqa: B023  (called here)
         assert got == want and (got[0] == "error" or all(type(x) is int for x in got[1]))
     reach = island.prison_reach
     assert same(reach, old_prison_reach(island)) and not reach.flags.writeable

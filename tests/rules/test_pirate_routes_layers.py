@@ -10,7 +10,6 @@ answers, move by move.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 

@@ -113,7 +113,7 @@ def test_seeds_draws_is_the_stream_s_draws(seed, turn):
 def test_one_games_agent_seed_and_hint_truths_do_not_predict_anothers():
     # Bench's game seeds of one map, game after game: what an agent learns in one game (its own
     # seed, the truths it verifies) agrees with the next game's only as often as chance would.
-    from treasure_cli.play.bench import map_game_seed
+    from treasure_cli.rules.seeds import bench_map_game_seed as map_game_seed
 
     games = [map_game_seed(1, "0123456789abcdef", i) for i in range(2000)]
     agents = [seeds.agent_seed(g) for g in games]
@@ -125,3 +125,15 @@ def test_one_games_agent_seed_and_hint_truths_do_not_predict_anothers():
     # Nor does a game's own agent seed tell its hint truths: its low bits match them at chance.
     match = sum(bool(a >> k & 1) == t for a, row in zip(agents, truths) for k, t in enumerate(row)) / (8 * 2000)
     assert abs(match - 0.5) < 0.03
+
+
+def test_every_seed_is_derived_in_rules_seeds():
+    """One place per name: outside rules/seeds.py no module hashes its own seed (seeds.derive)."""
+    from pathlib import Path
+
+    import treasure_cli
+
+    package = Path(treasure_cli.__file__).parent
+    users = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                   if p.name != "seeds.py" and "derive(" in p.read_text())
+    assert users == []

@@ -27,7 +27,7 @@ from security.attacks import write_agent
 # The body of attack(obs) (tests/security/attacks.py makes the agent around it).
 ORACLE = """
 import numpy as np
-from treasure_cli.play.bench import map_game_seed
+from treasure_cli.rules.seeds import bench_map_game_seed as map_game_seed
 from treasure_cli.rules import events as ev
 from treasure_cli.rules import seeds
 from treasure_cli.rules.game import Game

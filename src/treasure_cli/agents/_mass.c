@@ -271,56 +271,6 @@ static PyObject *best_window(PyObject *self, PyObject *const *args, Py_ssize_t n
     return Py_BuildValue("(nd)", best, value);
 }
 
-/* legal_moves(table, walk, pos) -> [(move, (row, col)), ...]: actions.legal_moves(walk, pos)
- * with its table of moves, _MOVE_TABLE: a list of (dr, dc, [the moves of 1..4 steps]). */
-static PyObject *legal_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3 || !PyList_Check(args[0]) || !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 2) {
-        PyErr_SetString(PyExc_TypeError, "legal_moves(table, walk, (row, col))");
-        return NULL;
-    }
-    Py_ssize_t r0 = AS_SSIZE(PyTuple_GET_ITEM(args[2], 0)), c0 = AS_SSIZE(PyTuple_GET_ITEM(args[2], 1));
-    if ((r0 == -1 || c0 == -1) && PyErr_Occurred())
-        return NULL;
-    Py_buffer walk;
-    if (get_2d(args[1], &walk, '?', 0, "walk") < 0)
-        return NULL;
-    PyObject *out = PyList_New(0);
-    if (out == NULL)
-        goto fail;
-    Py_ssize_t h = walk.shape[0], w = walk.shape[1];
-    for (Py_ssize_t d = 0; d < PyList_GET_SIZE(args[0]); d++) {
-        PyObject *entry = PyList_GET_ITEM(args[0], d);
-        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 3 || !PyList_Check(PyTuple_GET_ITEM(entry, 2))) {
-            PyErr_SetString(PyExc_TypeError, "a table entry must be (dr, dc, [moves])");
-            goto fail;
-        }
-        Py_ssize_t dr = AS_SSIZE(PyTuple_GET_ITEM(entry, 0)), dc = AS_SSIZE(PyTuple_GET_ITEM(entry, 1));
-        if ((dr == -1 || dc == -1) && PyErr_Occurred())
-            goto fail;
-        PyObject *moves = PyTuple_GET_ITEM(entry, 2);
-        Py_ssize_t r = r0, c = c0;
-        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(moves); k++) {
-            r += dr;
-            c += dc;
-            if (!(0 <= r && r < h && 0 <= c && c < w && *AT(walk, r, c)))
-                break;
-            PyObject *item = Py_BuildValue("(O(nn))", PyList_GET_ITEM(moves, k), r, c);
-            if (item == NULL || PyList_Append(out, item) < 0) {
-                Py_XDECREF(item);
-                goto fail;
-            }
-            Py_DECREF(item);
-        }
-    }
-    PyBuffer_Release(&walk);
-    return out;
-fail:
-    Py_XDECREF(out);
-    PyBuffer_Release(&walk);
-    return NULL;
-}
-
 /* The first / last index of a set byte in row[0..w), or -1: eight bytes at a time, as most
  * rows of a corridor's or a sparse mask's box hold none (a 513x513 snake asks every turn). */
 static Py_ssize_t first_byte(const char *row, Py_ssize_t w)
@@ -440,8 +390,6 @@ static PyMethodDef module_methods[] = {
      "best_cover(cs, walk, r0, c0, pr, pc, discount) -> (row, col, mass) of the richest 5x5 window."},
     {"best_window", (PyCFunction)(void (*)(void))best_window, METH_FASTCALL,
      "best_window(cs, r0, c0, k, cells, value) -> (index, value) of the first window seeing more."},
-    {"legal_moves", (PyCFunction)(void (*)(void))legal_moves, METH_FASTCALL,
-     "legal_moves(table, walk, (row, col)) -> [(move, (row, col)), ...], as actions.legal_moves."},
     {"bounding_box", bounding_box, METH_O, "bounding_box(mask) -> (top, bottom, left, right) or None."},
     {"count_both", (PyCFunction)(void (*)(void))count_both, METH_FASTCALL,
      "count_both(a, b, r0, r1, c0, c1) -> tiles of the box true in both masks."},

@@ -73,7 +73,7 @@ class Belief:
                     mask = know.hint_mask(number)
                 hint = know.hints[number - 1]
                 q = float((mask & self._plain).sum()) / self._plain_count
-                inside, outside = hint_log_factors(hint.kind, q, self.truth_rate)
+                inside, outside = hint_log_factors(hint.kind, q, self.truth_rate)  # type: ignore[arg-type]  # a built-in kind
                 factor = np.where(mask, inside, outside)
                 self._log += factor
                 self._included[number] = factor
@@ -88,7 +88,7 @@ class Belief:
             return cand / float(cand.sum())
         top = self._log[cand].max()
         w = np.where(cand, np.exp(np.minimum(self._log - top, 0.0)), 0.0)
-        return w / w.sum()
+        return w / w.sum()  # type: ignore[no-any-return]
 
     def without(self, number: int, weights: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Candidate weights (at flat indices `idx`) as they would be without hint `number`'s soft factor."""
@@ -96,4 +96,4 @@ class Belief:
         if factor is None:
             return weights
         f = factor.ravel()[idx]
-        return weights * np.exp(-(f - f.max()))
+        return weights * np.exp(-(f - f.max()))  # type: ignore[no-any-return]

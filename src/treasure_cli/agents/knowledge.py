@@ -9,8 +9,8 @@ the replay uses the same class to show what the agent had ruled out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -22,15 +22,18 @@ from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.pirate import PrisonRoutes, prison_routes
 
+if TYPE_CHECKING:
+    from treasure_cli.rules.observation import Observation
+
 
 FIELD_CACHE_BYTES = 256 << 20
 
 
 class Knowledge:
     # The `_on_<EventType>` handler of each event type, looked up once per class (events are many).
-    _handlers: ClassVar[dict[type, Callable | None]] = {}
+    _handlers: ClassVar[dict[type, Callable[[Knowledge, Any], None] | None]] = {}
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._handlers = {}  # a subclass may define other handlers
 
@@ -88,7 +91,7 @@ class Knowledge:
         if handler is not None:
             handler(self, event)
 
-    def update_all(self, events) -> None:
+    def update_all(self, events: Iterable[ev.Event]) -> None:
         handlers = self._handlers  # `update`, inlined: an action brings a few events
         for e in events:
             kind = type(e)
@@ -219,16 +222,18 @@ class Knowledge:
         a slice of a field kept for the game, where a search per move cost the
         tiles of the island each time (a snake's thousands of moves, issue 23).
         """
-        routes = self._routes
-        if routes is not None and routes.distance[self.pirate] == self.pirate_steps:
+        routes, pirate = self._routes, self.pirate
+        assert pirate is not None, "pirate_distance is asked once the pirate has moved"
+        if routes is not None and routes.distance[pirate] == self.pirate_steps:
             return routes.distance[box] - self.pirate_steps
-        return self.distance_from(self.pirate)[box]
+        return self.distance_from(pirate)[box]
 
     def _on_PirateMoved(self, e: ev.PirateMoved) -> None:
         if self.pirate is None:
             self._set_prison(e.src)  # freed before the reveal: he starts in his prison
-            self._routes = prison_routes(self.island, self.prison)
+            self._routes = prison_routes(self.island, self.prison)  # type: ignore[arg-type]  # set just above
         routes = self._routes
+        assert routes is not None  # set when his prison was known, or just above
         steps = self.pirate_steps + abs(e.dst[0] - e.src[0]) + abs(e.dst[1] - e.src[1])
         # He walks the rule's shortest path: keep the tiles t for which the rule
         # would have walked exactly this move (see PrisonRoutes.consistent_treasures).
@@ -240,7 +245,7 @@ class Knowledge:
         self.pirate_steps = steps
         self.pirate = e.dst
 
-    def observe(self, obs) -> None:
+    def observe(self, obs: Observation) -> None:
         """Fold in what an Observation brings: its news, and that the game goes on.
 
         An agent that keeps a Knowledge calls this once at the start of every

@@ -61,7 +61,7 @@ Square = tuple[Pos, int]  # centre and radius
 
 def _box(p: np.ndarray) -> tuple[slice, slice]:
     """The rows and columns holding all of `p`'s weight (not all zero), grown by the largest scan radius."""
-    top, bottom, left, right = bounding_box(p) if p.dtype.kind == "b" else py_bounding_box(p)
+    top, bottom, left, right = bounding_box(p) if p.dtype.kind == "b" else py_bounding_box(p)  # type: ignore[misc]  # p has weight
     h, w = p.shape
     return (slice(max(top - _PAD, 0), min(bottom + _PAD, h)),
             slice(max(left - _PAD, 0), min(right + _PAD, w)))
@@ -113,7 +113,7 @@ class _Mass:
         """Mass of the (2k+1)x(2k+1) window centred on box tile (r, c)."""
         cs = self.cs
         lo, hi = _PAD - k, _PAD + k + 1
-        return cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi) - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo)
+        return cs.item(r + hi, c + hi) - cs.item(r + lo, c + hi) - cs.item(r + hi, c + lo) + cs.item(r + lo, c + lo)  # type: ignore[no-any-return]
 
     def rect(self, r0: int, r1: int, c0: int, c1: int) -> float:
         """Mass of map rows r0..r1, cols c0..c1 inclusive."""
@@ -202,14 +202,15 @@ class LogicAgent:
         features = features or _DEFAULT_FEATURES
         # (dataclasses.replace costs more than the rest of this __init__: only when asked)
         self.features = dataclasses.replace(features, **switches) if switches else features
-        self.know: Knowledge | None = None
-        self.belief: Belief | None = None
+        # Made by the first act(), which every other method follows (None only before it).
+        self.know: Knowledge = None  # type: ignore[assignment]
+        self.belief: Belief = None  # type: ignore[assignment]
         self._target: Pos | None = None
-        self._to_target: np.ndarray | None = None
+        self._to_target: np.ndarray = None  # type: ignore[assignment]  # set with _target_field
         self._target_field: Pos | None = None  # the target `_to_target` was computed for
         self._field_partial = False  # that field stops a few steps past where the agent stood
         self._move_cache: dict[Pos, _Moves] = {}
-        self._walk: np.ndarray | None = None
+        self._walk: np.ndarray = None  # type: ignore[assignment]  # set with self.know
         # What depends on the candidates alone, kept while Knowledge keeps the same array
         # (it makes a new one whenever they change): often a move's scan finds none.
         self._cand: np.ndarray | None = None
@@ -349,13 +350,13 @@ class LogicAgent:
         np.multiply(p[box], 1.0 + URGENCY / turns, out=out[box])
         return out
 
-    def _moves(self, walk, pos: Pos) -> _Moves:
+    def _moves(self, walk: np.ndarray, pos: Pos) -> _Moves:
         moves = self._move_cache.get(pos)
         if moves is None:
             moves = self._move_cache[pos] = _Moves(walk, pos)
         return moves
 
-    def _best_scan_plan(self, walk, pos: Pos, mass: _Mass, actions_left: int) -> tuple[float, Action, int]:
+    def _best_scan_plan(self, walk: np.ndarray, pos: Pos, mass: _Mass, actions_left: int) -> tuple[float, Action, int]:
         """The plan for the rest of this turn that covers the most mass: (mass, first action, actions)."""
         here = (pos, 2)
         best_value, best_first = mass.best_small_scan(self._moves(walk, pos).small, mass.square(here), _LARGE_SCAN)
@@ -385,7 +386,7 @@ class LogicAgent:
         best, best_gain = None, -1.0
         for number in know.open_hints():  # (a settled hint's answer follows from the candidates)
             mask = know.open_mask(number)
-            s = mask.ravel()[idx]
+            s = mask.ravel()[idx]  # type: ignore[union-attr]  # an open hint's mask is kept
             base = belief.without(number, pc, idx)
             in_s, out_s = base * s, base * ~s
             t_in, t_out = float(in_s.sum()), float(out_s.sum())
@@ -398,7 +399,7 @@ class LogicAgent:
                 best, best_gain = Verify(number), gain
         return best, best_gain
 
-    def _best_split(self, box, n: int) -> tuple[Action | None, float]:
+    def _best_split(self, box: tuple[slice, slice], n: int) -> tuple[Action | None, float]:
         """`_best_verification` for equal weights: the effective counts are plain counts."""
         know = self.know
         cand, (rows, cols) = know.candidates, box
@@ -460,7 +461,7 @@ class LogicAgent:
             return True  # candidates off the target's piece: walking tells nothing about them
         return int(field[cand].max()) <= budget
 
-    def _travel_or_scan(self, walk, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
+    def _travel_or_scan(self, walk: np.ndarray, pos: Pos, mass: _Mass, scan_first: Action, scan_value: float) -> Action:
         """Scan here if it is half as good as the best spot in reach, else head for that spot."""
         if scan_value > 0 and scan_value * 2 >= mass.cover_max:
             return scan_first  # no spot anywhere is twice as good as scanning here

@@ -12,12 +12,12 @@ Setting TREASURE_CLI_PURE_PYTHON=1 uses these (see `treasure_cli.compiled`).
 
 from __future__ import annotations
 
-import functools
+from typing import Any
 
 import numpy as np
 
-from treasure_cli.rules.actions import _MOVE_TABLE
-from treasure_cli.rules.actions import legal_moves as py_legal_moves
+# the rule of moves is the rules' own (rules/actions.py, compiled in rules/_grid.c), never an agent's copy
+from treasure_cli.rules.actions import legal_moves as legal_moves
 from treasure_cli.compiled import load
 from treasure_cli.rules.grid import bounding_box as _grid_box
 
@@ -55,7 +55,7 @@ def py_best_cover(cs: np.ndarray, walk: np.ndarray, r0: int, c0: int, pr: int, p
     return r + r0, c + c0, float(cover[r, c])
 
 
-def py_best_window(cs: np.ndarray, r0: int, c0: int, k: int, cells: list[tuple], value: float
+def py_best_window(cs: np.ndarray, r0: int, c0: int, k: int, cells: list[tuple[Any, int, int]], value: float
                    ) -> tuple[int, float]:
     """The first of `cells` (tuples (_, row, col), map positions) whose (2k+1)x(2k+1)
     window (0 outside the box at (r0, c0)) sees more than `value` + 1e-12 and more than
@@ -90,9 +90,6 @@ COMPILED = _mass is not None
 if _mass is not None:
     integral, best_cover, best_window, bounding_box, count_both = (
         _mass.integral, _mass.best_cover, _mass.best_window, _mass.bounding_box, _mass.count_both)
-    # legal_moves(walkable, pos): rules.actions.legal_moves (the reference), its loop in C
-    legal_moves = functools.partial(_mass.legal_moves, _MOVE_TABLE)
 else:
     integral, best_cover, best_window, bounding_box, count_both = (
         py_integral, py_best_cover, py_best_window, py_bounding_box, py_count_both)
-    legal_moves = py_legal_moves

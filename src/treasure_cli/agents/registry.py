@@ -56,7 +56,7 @@ class AgentSpec:
     summary: str = ""
     sees_hint_truths: bool = False        # the game tells it every hint's truth (the oracle bound)
 
-    def build(self):
+    def build(self) -> Any:
         agent = self.factory()
         if not callable(getattr(agent, "act", None)):
             raise AgentLoadError(f"agent {self.spec!r}: {type(agent).__name__} has no act(obs) method")
@@ -207,7 +207,7 @@ def agent_names() -> list[str]:
     return sorted(BUILTIN) + sorted(n for n in _plugins() if n not in BUILTIN)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def resolve(spec: str) -> AgentSpec:
     """The AgentSpec of `spec`; AgentLoadError saying what is wrong when there is none."""
     spec = spec.strip()
@@ -316,13 +316,13 @@ def _distribution(top_level: str) -> str:
     return f"{top_level}==?"
 
 
-def _plugins() -> dict:
+def _plugins() -> dict[str, Any]:
     from importlib.metadata import entry_points  # 30 ms to import: only when a spec needs plugins
 
     return {ep.name: ep for ep in entry_points(group=PLUGIN_GROUP)}
 
 
-def _import_module(name: str, spec: str):
+def _import_module(name: str, spec: str) -> types.ModuleType:
     try:
         return importlib.import_module(name)
     except ImportError as exc:
@@ -331,12 +331,12 @@ def _import_module(name: str, spec: str):
         raise AgentLoadError(f"agent {spec!r}: importing {name!r} raised {type(exc).__name__}: {exc}") from None
 
 
-def _import_attr(target: str, spec: str):
+def _import_attr(target: str, spec: str) -> Callable[..., Any]:
     module, _, attr = target.partition(":")
     return _callable(_import_module(module, spec), attr, spec)
 
 
-def _load_file(path: str, spec: str):
+def _load_file(path: str, spec: str) -> types.ModuleType:
     """Execute a Python file once per process as a module of its own (name from its full path)."""
     file = Path(path).expanduser().resolve()
     if not file.is_file():
@@ -348,7 +348,8 @@ def _load_file(path: str, spec: str):
     if module_spec is None or module_spec.loader is None:
         raise AgentLoadError(f"agent {spec!r}: {path!r} is not a Python file")
     module = importlib.util.module_from_spec(module_spec)
-    return _run_as_module(module, lambda: module_spec.loader.exec_module(module), spec, path)
+    loader = module_spec.loader
+    return _run_as_module(module, lambda: loader.exec_module(module), spec, path)
 
 
 def _run_as_module(module: types.ModuleType, run: Callable[[], object], spec: str, where: str) -> types.ModuleType:
@@ -363,7 +364,7 @@ def _run_as_module(module: types.ModuleType, run: Callable[[], object], spec: st
     return module
 
 
-def _callable(module, attr: str, spec: str):
+def _callable(module: types.ModuleType, attr: str, spec: str) -> Callable[..., Any]:
     if not attr.isidentifier():
         raise AgentLoadError(f"agent {spec!r}: {attr!r} is not a Python name (expected FILE_OR_MODULE:Class)")
     target = getattr(module, attr, None)
@@ -372,4 +373,4 @@ def _callable(module, attr: str, spec: str):
         raise AgentLoadError(f"agent {spec!r}: {where} has no {attr!r}")
     if not callable(target):
         raise AgentLoadError(f"agent {spec!r}: {attr!r} is not a class or a function")
-    return target
+    return target  # type: ignore[no-any-return]

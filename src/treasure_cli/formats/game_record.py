@@ -17,7 +17,9 @@ import os
 import re
 import stat
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from treasure_cli.rules import events as ev
 from treasure_cli.errors import TreasureError
@@ -67,12 +69,12 @@ _REASONS = {
 @dataclasses.dataclass(frozen=True)
 class _Type:
     pattern: str
-    write: object
-    read: object
+    write: Callable[[Any], str]
+    read: Callable[[str], Any]
 
 
-def _read_pos(text: str):
-    r, c = re.fullmatch(r"\(([0-9]+), ([0-9]+)\)", text).groups()
+def _read_pos(text: str) -> tuple[int, int]:
+    r, c = re.fullmatch(r"\(([0-9]+), ([0-9]+)\)", text).groups()  # type: ignore[union-attr]  # its _Type's pattern matched
     return (int(r), int(c))
 
 
@@ -95,7 +97,7 @@ def quote_name(value: str) -> str:
 
 def _read_text(text: str) -> str:
     if text.startswith('"'):
-        return json.loads(text)
+        return json.loads(text)  # type: ignore[no-any-return]
     return text
 
 
@@ -157,7 +159,7 @@ _TYPES: dict[str, _Type] = {
 _FIELD = re.compile(r"\{(\w+):(\w+)\}")
 
 
-def _compile(template: str) -> tuple[re.Pattern, list[tuple[str, str]]]:
+def _compile(template: str) -> tuple[re.Pattern[str], list[tuple[str, str]]]:
     """Template -> anchored regex with one group per field (a repeated field is matched again)."""
     parts, fields, seen, pos = [], [], set(), 0
     for m in _FIELD.finditer(template):
@@ -175,13 +177,13 @@ def _compile(template: str) -> tuple[re.Pattern, list[tuple[str, str]]]:
 
 
 @functools.cache
-def _parsers() -> list[tuple[type, re.Pattern, list[tuple[str, str]]]]:
+def _parsers() -> list[tuple[type, re.Pattern[str], list[tuple[str, str]]]]:
     """Each line type's regex, compiled when a log is first read (~10 ms that writing one,
     every `run`'s whole job, does not need)."""
     return [(cls, *_compile(t)) for cls, t in TEMPLATES.items()]
 
 
-def _writer(template: str):
+def _writer(template: str) -> Callable[[ev.Event], str]:
     """Template -> function of an event giving its line, compiled once into one f-string:
     the template's literal text, and for each field its type's writer called on the
     event's attribute (joining the pieces field by field was half the cost of a log)."""
@@ -216,7 +218,7 @@ def parse_event(line: str) -> ev.Event:
                 values = {name: _TYPES[kind].read(m.group(name)) for name, kind in fields}
             except (ValueError, KeyError) as exc:
                 raise ValueError(f"{exc}") from None
-            return cls(**values)
+            return cls(**values)  # type: ignore[no-any-return]
     raise ValueError(f"not a known log line: {_shown(line)}")
 
 
@@ -274,7 +276,7 @@ def parse_log(text: str, path: str = "<log>") -> list[ev.Event]:
     turns = _count(lines[2])
     if turns is None:
         raise LogFormatError(path, 3, f"expected the number of turns, found {_shown(lines[2])}")
-    events = []
+    events: list[ev.Event] = []
     for number, line in enumerate(lines[HEADER_LINES:], start=event_line(0)):
         try:
             event = parse_event(line)

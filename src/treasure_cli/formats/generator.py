@@ -32,7 +32,8 @@ Islands at 32x32 cost about a tenth as much.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -110,7 +111,9 @@ def generate_island(
 STYLES = ("island", "maze")
 
 
-def _generate(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps: _Steps) -> Island:
+def _generate(width: int, height: int, regions: int | None, prisons: int | None, mountains: int | None,
+              reveal_turn: int | None, free_turn: int | None,
+              rng: np.random.Generator, steps: _Steps) -> Island:
     _check_options(width, height, regions, prisons, mountains, reveal_turn, free_turn)
     n_regions, n_prisons, r_turn, f_turn = _counts(width, height, regions, prisons, reveal_turn, free_turn, rng, steps)
     for _ in range(_ATTEMPTS):
@@ -121,17 +124,21 @@ def _generate(width, height, regions, prisons, mountains, reveal_turn, free_turn
     raise ValueError(f"could not generate a {width}x{height} map with these options; try fewer regions, prisons or mountains")
 
 
-def _counts(width, height, regions, prisons, reveal_turn, free_turn, rng, steps) -> tuple[int, int, int, int]:
+def _counts(width: int, height: int, regions: int | None, prisons: int | None, reveal_turn: int | None,
+            free_turn: int | None, rng: np.random.Generator, steps: _Steps) -> tuple[int, int, int, int]:
     """Regions, prisons, r and f: as given, else the defaults (r drawn from `rng`)."""
     defaults = default_counts(width, height)
     n_regions = defaults["regions"] if regions is None else regions
     n_prisons = defaults["prisons"] if prisons is None else prisons
+    assert n_regions is not None and n_prisons is not None  # default_counts gives both
     r_turn = steps.reveal_turn(rng) if reveal_turn is None else reveal_turn
     f_turn = default_free_turn(width, height, r_turn) if free_turn is None else free_turn
     return n_regions, n_prisons, r_turn, f_turn
 
 
-def _check_options(width, height, regions, prisons, mountains, reveal_turn, free_turn) -> None:
+def _check_options(width: int, height: int, regions: int | None, prisons: int | None, mountains: int | None,
+                   reveal_turn: int | None, free_turn: int | None) -> None:
+    value: int | None
     for name, value in (("width", width), ("height", height)):
         if not MIN_SIDE <= value <= MAX_SIDE:
             raise ValueError(f"{name} must be between {MIN_SIDE} and {MAX_SIDE}, got {value}")
@@ -144,11 +151,12 @@ def _check_options(width, height, regions, prisons, mountains, reveal_turn, free
             raise ValueError(f"the {name} must be 1 or more, got {value}")
 
 
-def _reveal_turn(rng) -> int:
+def _reveal_turn(rng: np.random.Generator) -> int:
     return int(rng.integers(2, 5))
 
 
-def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, rng, steps) -> Island:
+def _attempt(width: int, height: int, n_regions: int, n_prisons: int, n_mountains: int | None, r_turn: int,
+             f_turn: int, rng: np.random.Generator, steps: _Steps) -> Island:
     land, n_land = steps.land_mask(width, height, rng)
     if n_mountains is None:
         n_mountains = min(round(0.06 * n_land), limits(width, height)["mountains"])
@@ -175,7 +183,7 @@ def _attempt(width, height, n_regions, n_prisons, n_mountains, r_turn, f_turn, r
         f_turn,
         treasure,
     )
-    dist = dist.reshape(height, width)
+    dist = dist.reshape(height, width)  # type: ignore[assignment]  # numpy types 1-D and 2-D apart
     if not steps.verify(island, dist, n_regions, n_prisons, n_mountains):
         raise _Retry  # the construction should rule this out; never hand out a bad map
     # _verify checked that the walkable land is one piece reached by `dist`:
@@ -207,7 +215,7 @@ def _value_noise(height: int, width: int, cell: float, rng: np.random.Generator)
     below = along_x[y0 + 1]
     below *= ty[:, None]
     out += below
-    return out
+    return out  # type: ignore[no-any-return]
 
 
 def _land_mask(width: int, height: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
@@ -342,7 +350,7 @@ def _place_mountains(land: np.ndarray, width: int, count: int, rng: np.random.Ge
     raise _Retry
 
 
-def _trim(mountain, land, width: int, height: int, count: int, rng) -> np.ndarray:
+def _trim(mountain: np.ndarray, land: np.ndarray, width: int, height: int, count: int, rng: np.random.Generator) -> np.ndarray:
     """Turn random mountains back into plain land until `count` are left.
 
     Only mountains touching walkable land are freed, so each freed tile
@@ -357,7 +365,7 @@ def _trim(mountain, land, width: int, height: int, count: int, rng) -> np.ndarra
     return mountain
 
 
-def _add_clusters(mountain, land, offsets, need, rng) -> None:
+def _add_clusters(mountain: np.ndarray, land: np.ndarray, offsets: np.ndarray, need: int, rng: np.random.Generator) -> None:
     """Random walks of 1.._MAX_CLUSTER tiles from random walkable seeds."""
     free = np.flatnonzero(land & ~mountain)
     n = min(free.size, -(-need // 2))  # clusters average a bit over 2 tiles
@@ -372,7 +380,7 @@ def _add_clusters(mountain, land, offsets, need, rng) -> None:
         steps_left -= 1
 
 
-def _open_pockets(mountain, land, width: int, height: int) -> np.ndarray:
+def _open_pockets(mountain: np.ndarray, land: np.ndarray, width: int, height: int) -> np.ndarray:
     """Remove mountains around walkable pockets until walkable land is one piece."""
     for _ in range(2 * _MAX_CLUSTER):
         walkable = (land & ~mountain).reshape(height, width)
@@ -396,24 +404,24 @@ def _largest_piece(walkable: np.ndarray) -> np.ndarray:
     sizes[0] = 0  # not walkable
     largest = sizes.max()
     if largest > 0 and np.count_nonzero(sizes == largest) == 1:
-        return pieces == int(np.argmax(sizes))  # one largest piece: no tie to break
+        return pieces == int(np.argmax(sizes))  # type: ignore[no-any-return]  # one largest piece: no tie to break
     inland = pieces[np.unravel_index(int(np.argmax(grid.manhattan_distance_to(~walkable))), walkable.shape)]
     best = inland if sizes[inland] == sizes.max() else int(np.argmax(sizes))  # argmax: first of the largest
-    return pieces == best
+    return pieces == best  # type: ignore[no-any-return]
 
 
 # -- 4. treasure and prisons ----------------------------------------------------
-def _pick_treasure(walkable: np.ndarray, rng) -> int:
+def _pick_treasure(walkable: np.ndarray, rng: np.random.Generator) -> int:
     return int(rng.choice(np.flatnonzero(walkable)))
 
 
-def _prison_mask(dist: np.ndarray, width: int, height: int, count: int, rng) -> np.ndarray:
+def _prison_mask(dist: np.ndarray, width: int, height: int, count: int, rng: np.random.Generator) -> np.ndarray:
     prison = np.zeros(height * width, dtype=bool)
     prison[_pick_prisons(dist, width, height, count, rng)] = True
     return prison
 
 
-def _pick_prisons(dist: np.ndarray, width: int, height: int, count: int, rng) -> np.ndarray:
+def _pick_prisons(dist: np.ndarray, width: int, height: int, count: int, rng: np.random.Generator) -> np.ndarray:
     """Prisons on tiles that reach the treasure, preferably not right next to it."""
     far = max(2, (width + height) // 8)
     for least in (far, 2, 1):
@@ -423,7 +431,7 @@ def _pick_prisons(dist: np.ndarray, width: int, height: int, count: int, rng) ->
     raise _Retry
 
 
-def _verify(island: Island, dist: np.ndarray, n_regions, n_prisons, n_mountains) -> bool:
+def _verify(island: Island, dist: np.ndarray, n_regions: int, n_prisons: int, n_mountains: int) -> bool:
     """Cheap checks (no extra BFS) of what the construction promises.
 
     Region connectivity is left to the tests: checking it costs a BFS per
@@ -504,7 +512,9 @@ def _maze_walls(width: int, height: int, rng: np.random.Generator) -> np.ndarray
     return inner & ~open_
 
 
-def _generate_maze(width, height, regions, prisons, mountains, reveal_turn, free_turn, rng, steps) -> Island:
+def _generate_maze(width: int, height: int, regions: int | None, prisons: int | None, mountains: int | None,
+                   reveal_turn: int | None, free_turn: int | None,
+                   rng: np.random.Generator, steps: _Steps) -> Island:
     """A maze island: the inner rectangle is land, its walls mountains (RULES §10 still holds:
     sea border, 4-connected regions, every prison reaches the treasure)."""
     if mountains is not None:
@@ -534,7 +544,7 @@ def _generate_maze(width, height, regions, prisons, mountains, reveal_turn, free
             done.setflags(write=False)
         island = Island(labels.reshape(height, width), wall, prison.reshape(height, width),
                         r_turn, f_turn, treasure)
-        dist = dist.reshape(height, width)
+        dist = dist.reshape(height, width)  # type: ignore[assignment]  # numpy types 1-D and 2-D apart
         if not steps.verify(island, dist, n_regions, n_prisons, int(mountain.sum())):
             continue
         walk = walkable.reshape(height, width)
@@ -549,19 +559,19 @@ def _generate_maze(width, height, regions, prisons, mountains, reveal_turn, free
 class _Steps(NamedTuple):
     """The steps of an attempt that have a compiled twin; the rest is shared."""
 
-    reveal_turn: object
-    land_mask: object
-    grow_regions: object
-    place_mountains: object
-    pick_treasure: object
-    prison_mask: object
-    verify: object
+    reveal_turn: Callable[[np.random.Generator], int]
+    land_mask: Callable[[int, int, np.random.Generator], tuple[np.ndarray, int]]
+    grow_regions: Callable[[np.ndarray, int, int, np.random.Generator], np.ndarray]
+    place_mountains: Callable[[np.ndarray, int, int, np.random.Generator], np.ndarray]
+    pick_treasure: Callable[[np.ndarray, np.random.Generator], int]
+    prison_mask: Callable[[np.ndarray, int, int, int, np.random.Generator], np.ndarray]
+    verify: Callable[[Island, np.ndarray, int, int, int], bool]
 
 
 PYTHON_STEPS = _Steps(_reveal_turn, _land_mask, _grow_regions, _place_mountains, _pick_treasure, _prison_mask, _verify)
 
 
-def _compiled_steps(gen) -> _Steps:
+def _compiled_steps(gen: Any) -> _Steps:
     """The same steps with the kernels of `gen` (treasure_cli.formats._gen).
 
     A kernel that draws takes the bit generator's capsule (numpy's C interface
@@ -572,15 +582,15 @@ def _compiled_steps(gen) -> _Steps:
     (`as_int32` is free when they already are).
     """
 
-    def as_int32(a):
+    def as_int32(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.int32)
 
-    def reveal_turn(rng):
+    def reveal_turn(rng: np.random.Generator) -> int:
         bits = rng.bit_generator
         with bits.lock:
-            return 2 + gen.below(bits.capsule, 2)
+            return 2 + gen.below(bits.capsule, 2)  # type: ignore[no-any-return]
 
-    def land_mask(width, height, rng):
+    def land_mask(width: int, height: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         # _land_mask, the noise and its threshold in C (which also counts the land)
         land = np.empty((height, width), dtype=bool)
         k = int((height - 2) * (width - 2) * (1 - _LAND_FRACTION))  # _raw_land's rank of the threshold
@@ -597,7 +607,7 @@ def _compiled_steps(gen) -> _Steps:
             raise _Retry
         return land, n_land
 
-    def grow_regions(land, width, count, rng):
+    def grow_regions(land: np.ndarray, width: int, count: int, rng: np.random.Generator) -> np.ndarray:
         labels = np.empty(land.size, dtype=np.int32)
         bits = rng.bit_generator
         with bits.lock:
@@ -606,7 +616,7 @@ def _compiled_steps(gen) -> _Steps:
             raise _Retry
         return labels
 
-    def place_mountains(land, width, count, rng):
+    def place_mountains(land: np.ndarray, width: int, count: int, rng: np.random.Generator) -> np.ndarray:
         # _place_mountains, keeping count of the mountains instead of summing the mask
         mountain = np.zeros(land.size, dtype=bool)
         if count == 0:
@@ -628,7 +638,8 @@ def _compiled_steps(gen) -> _Steps:
                 return mountain
         raise _Retry
 
-    def open_pockets(mountain, land, width, height, total):
+    def open_pockets(mountain: np.ndarray, land: np.ndarray, width: int, height: int,
+                     total: int) -> tuple[np.ndarray, int]:
         pockets = np.empty(land.size, dtype=bool)
         for _ in range(2 * _MAX_CLUSTER):
             walkable = (land & ~mountain).reshape(height, width)
@@ -643,12 +654,12 @@ def _compiled_steps(gen) -> _Steps:
             total = int(np.count_nonzero(mountain))
         raise _Retry
 
-    def pick_treasure(walkable, rng):
+    def pick_treasure(walkable: np.ndarray, rng: np.random.Generator) -> int:
         bits = rng.bit_generator
         with bits.lock:
-            return gen.pick_tile(bits.capsule, walkable)
+            return gen.pick_tile(bits.capsule, walkable)  # type: ignore[no-any-return]
 
-    def prison_mask(dist, width, height, count, rng):
+    def prison_mask(dist: np.ndarray, width: int, height: int, count: int, rng: np.random.Generator) -> np.ndarray:
         prison = np.zeros(height * width, dtype=bool)
         bits = rng.bit_generator
         with bits.lock:
@@ -657,9 +668,10 @@ def _compiled_steps(gen) -> _Steps:
             raise _Retry
         return prison
 
-    def verify(island, dist, n_regions, n_prisons, n_mountains):
+    def verify(island: Island, dist: np.ndarray, n_regions: int, n_prisons: int, n_mountains: int) -> bool:
+        assert island.treasure is not None  # the generator's own island
         r, c = island.treasure
-        return gen.verify(island.regions, island.mountain, island.prison, as_int32(dist), r * island.width + c,
+        return gen.verify(island.regions, island.mountain, island.prison, as_int32(dist), r * island.width + c,  # type: ignore[no-any-return]
                           n_regions, n_prisons, n_mountains)
 
     return _Steps(reveal_turn, land_mask, grow_regions, place_mountains, pick_treasure, prison_mask, verify)

@@ -144,11 +144,13 @@ def check_kind(cls: type[Hint], sizes: Sequence[tuple[int, int]] = CHECK_SIZES, 
         island = generate_island(h, w, rng=np.random.default_rng(7919 + i))
         public = island.public()
         t = island.treasure
+        assert t is not None  # a generated island
         prisons = island.reachable_prisons
         for j in range(2 * draws):
             truthful = j % 2 == 0
             rng = Draws([7919, i, j])
-            agent = tuple(int(x) for x in np.argwhere(island.walkable)[j % int(island.walkable.sum())])
+            r, c = np.argwhere(island.walkable)[j % int(island.walkable.sum())]
+            agent = (int(r), int(c))
             ctx = HintContext(j + 1, prisons[j % len(prisons)], agent, j >= draws)
             try:
                 hint = draw_hint(island, t, ctx, truthful, rng, only)
@@ -204,17 +206,17 @@ def _hint_set(sources: tuple[tuple[str, bytes], ...], weights: str | None, check
     builtin_names = {c.name for c in HINT_CLASSES.values()}
     for name in given:
         if name != BUILTIN_GROUP and name not in builtin_names and name not in plugins:
-            cls = load_entry_point(name)
-            if cls is None:
+            found = load_entry_point(name)
+            if found is None:
                 known = sorted({*builtin_names, *plugins, *entry_point_names()})
                 raise HintKindError(f"--hint-weights: no hint kind called {name!r} (known: {', '.join(known)})")
-            plugins[name] = cls
+            plugins[name] = found
     if check:
         for cls in plugins.values():
             check_kind(cls)
     group = given.get(BUILTIN_GROUP, 1.0)
     kinds, ws = [], []
-    for cls in (*HINT_CLASSES.values(), *plugins.values()):
+    for cls in (*HINT_CLASSES.values(), *plugins.values()):  # type: ignore[assignment]
         base = group * cls.weight if cls.name in builtin_names else cls.weight
         w = given.get(cls.name, base)
         if w > 0:

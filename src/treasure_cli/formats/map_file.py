@@ -18,6 +18,7 @@ import re
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,7 @@ class _Scratch:
     def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
 
-    def __call__(self, name: str, size: int, dtype) -> np.ndarray:
+    def __call__(self, name: str, size: int, dtype: Any) -> np.ndarray:
         a = self.arrays.get(name)
         if a is None or a.size < size:
             a = self.arrays[name] = np.empty(size + size // 4, dtype=dtype)  # room for a longer slice
@@ -83,7 +84,7 @@ _KEEP_BYTES = 8 << 20  # a 256x256 map takes about 4.3 MB
 _kept = threading.local()  # one thread's arrays are another's garbage while it parses
 
 
-def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch):
+def _fast_rows(texts: list[str], width: int, out: np.ndarray, scratch: _Scratch) -> Any:
     """The map rows `texts`: regions into `out` (int32, one per cell, row-major),
     or None if anything is unusual (then `out` holds garbage).
 
@@ -242,7 +243,7 @@ class _Reader:
                 raise self.fail(number, col, f"the number for the {what} is too long ({len(token)} characters)")
         return [token for token, _ in tokens]
 
-    def grid(self, width: int, height: int):
+    def grid(self, width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         rows = self.lines[5:]
         if len(rows) != height:
             if len(rows) > height:
@@ -256,7 +257,8 @@ class _Reader:
                 return result
         return self.precise_grid(rows, width, height)
 
-    def fast_grid(self, rows: list[tuple[int, str]], width: int, height: int):
+    def fast_grid(self, rows: list[tuple[int, str]], width: int, height: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any] | None:
         """The grid from vectorised passes over the rows' bytes; None when the precise path must decide."""
         texts = [text for _, text in rows]
         total = sum(map(len, texts))
@@ -299,7 +301,8 @@ class _Reader:
                 markers.append((r, c, rows[r][0], col))
         return regions, mountain, prison, markers
 
-    def precise_grid(self, rows: list[tuple[int, str]], width: int, height: int):
+    def precise_grid(self, rows: list[tuple[int, str]], width: int, height: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """One cell at a time, stopping at the first problem with its exact position."""
         # Check every row's cell count before allocating: a corrupt width on
         # line 1 must give a MapFormatError, not a huge allocation.

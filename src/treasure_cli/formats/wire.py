@@ -31,7 +31,7 @@ PROTOCOL = 1
 try:  # orjson, when installed (a dependency), reads and writes a message in a tenth of json's time
     import orjson
 except ImportError:  # pragma: no cover - the standard library does the same, slower
-    orjson = None
+    orjson = None  # type: ignore[assignment]
 
 # One message a line, as compact as JSON gets; made once (json.dumps builds an encoder per call).
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
@@ -104,7 +104,7 @@ def encode_hint(hint: Hint, island: Island, tiles: bool = True) -> dict[str, Any
     (the Python host): the tile set is most of a hint's cost, on both sides of the pipe. A kind
     that is not built in always comes with its tiles: they are all an agent can know of it."""
     name = hint.name
-    out = {"kind": name, "text": hint.sentence()}
+    out: dict[str, object] = {"kind": name, "text": hint.sentence()}
     if tiles or name not in BUILTIN_NAMES:
         out["tiles"] = tile_runs(hint.mask(island))
     return out

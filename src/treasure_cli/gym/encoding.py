@@ -158,7 +158,7 @@ class _Knowledge(Knowledge):
 
     def __init__(self, island: Island, tile_sets: HintSets):
         super().__init__(island)
-        self.tile_set = tile_sets  # an instance attribute: found before the class's method
+        self.tile_set = tile_sets  # type: ignore[method-assign]  # an instance attribute: found before the class's method
 
 
 class Encoder:
@@ -199,7 +199,7 @@ class Encoder:
         self.knowledge.update(e)
         on = _ON_EVENT.get(type(e))
         if on is not None:
-            on(self, e)
+            on(self, e)  # type: ignore[operator]
 
     def _on_scan(self, e: ev.AreaScanned) -> None:
         self.scanned[scan_square(e.centre, e.size)] = 1

@@ -138,10 +138,10 @@ class TreasureIslandEnv(gymnasium.Env):
         if self._fixed is not None:
             island, self.island_seed = self._fixed, None
         else:
-            self.island_seed = seeds.derive("gym-island", key, self.width, self.height)
+            self.island_seed = seeds.gym_island_seed(key, self.width, self.height)
             island = generate_island(self.width, self.height, free_turn=self.free_turn,
                                      rng=np.random.default_rng(self.island_seed))
-        game_seed = int(options.get("game_seed", seeds.derive("gym-game", key)))
+        game_seed = int(options.get("game_seed", seeds.gym_game_seed(key)))
         map_name = self.map_name or f"MAP_gym_{self.width}x{self.height}_{self.island_seed}.txt"
         if island is not self.island:
             self.island = island
@@ -156,7 +156,7 @@ class TreasureIslandEnv(gymnasium.Env):
         self.game = game
         self.game_seed = game_seed
         self.events = []
-        self.encoder = Encoder(self.public, game.max_turns, self.codec, self._hint_sets)
+        self.encoder = Encoder(self.public, game.max_turns, self.codec, self._hint_sets)  # type: ignore[arg-type]
         self._over = False
         self._advance(game.start())
         self._walkable_tiles = int(self.island.walkable.sum())  # the shaping's scale, once a game
@@ -189,10 +189,10 @@ class TreasureIslandEnv(gymnasium.Env):
 
     def _illegal(self, index: int):
         try:
-            what = repr(self.codec.decode(index))
+            what = repr(self.codec.decode(index))  # type: ignore[union-attr]
         except ValueError as exc:
             what = str(exc)
-        err = IllegalActionError(self.game.turn, f"illegal action {index} ({what}) at {self.game.position}: "
+        err = IllegalActionError(self.game.turn, f"illegal action {index} ({what}) at {self.game.position}: "  # type: ignore[union-attr]
                                  "info['action_mask'] marks the legal actions")
         if self.illegal_action == "raise":
             raise err
@@ -212,26 +212,26 @@ class TreasureIslandEnv(gymnasium.Env):
                 update(seen)
         game = self.game
         self._obs = None
-        if game.result is None:
+        if game.result is None:  # type: ignore[union-attr]
             self.encoder.ready()
             if self.raw_observation:
-                self._obs = game.observe()
+                self._obs = game.observe()  # type: ignore[union-attr]
         self._mask = self.encoder.action_mask()
 
     def _phi(self) -> float:
         return -self.encoder.knowledge.count / self._walkable_tiles if self.shaping else 0.0
 
     def _observation(self) -> dict[str, object]:
-        return self.encoder.observation(self.game.actions_left)
+        return self.encoder.observation(self.game.actions_left)  # type: ignore[union-attr]
 
     def _info(self) -> dict[str, object]:
         # The mask is a new array at each step, made for this info (action_masks() copies it).
-        info: dict[str, object] = {"action_mask": self._mask, "turn": self.game.turn}
+        info: dict[str, object] = {"action_mask": self._mask, "turn": self.game.turn}  # type: ignore[union-attr]
         if self._obs is not None:
             info["observation"] = self._obs
-        if self.game.result is not None:
-            info["outcome"] = self.game.result.outcome.value
-            info["reason"] = self.game.result.reason.value
+        if self.game.result is not None:  # type: ignore[union-attr]
+            info["outcome"] = self.game.result.outcome.value  # type: ignore[union-attr]
+            info["reason"] = self.game.result.reason.value  # type: ignore[union-attr]
         return info
 
     def action_masks(self) -> np.ndarray:
@@ -240,11 +240,11 @@ class TreasureIslandEnv(gymnasium.Env):
 
     def decode(self, index: int):
         """The Action of an index (Verify, Move, LargeScan or Teleport)."""
-        return self.codec.decode(index)
+        return self.codec.decode(index)  # type: ignore[union-attr]
 
     def encode(self, action) -> int | None:
         """The index of an Action; None if the space cannot express it."""
-        return self.codec.encode(action)
+        return self.codec.encode(action)  # type: ignore[union-attr]
 
     # ------------------------------------------------------------ output
     def render(self):
@@ -266,5 +266,5 @@ class TreasureIslandEnv(gymnasium.Env):
         path = Path(path)
         write_text_atomic(path, format_log(self.events))
         if self._fixed is None:
-            write_text_atomic(path.parent / self.game.map_name, format_map(self.island))
+            write_text_atomic(path.parent / self.game.map_name, format_map(self.island))  # type: ignore[arg-type]
         return path

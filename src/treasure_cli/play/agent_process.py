@@ -95,7 +95,7 @@ class AgentProcess:
                 preexec_fn=lambda: set_limits(limits))
         except OSError as exc:
             raise AgentCrashError(0, f"cannot start the agent ({launch.argv[0]}): {exc}") from None
-        self._in, self._out, self._err = (s.fileno() for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr))
+        self._in, self._out, self._err = (s.fileno() for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr))  # type: ignore[union-attr]  # all PIPE
         for fd in (self._in, self._out, self._err):
             os.set_blocking(fd, False)
         self._poller = select.poll()
@@ -316,7 +316,7 @@ class AgentProcess:
         self._err_done = True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError):
-                stream.close()
+                stream.close()  # type: ignore[union-attr]  # all PIPE
 
 
 class _NotAnAction:
@@ -455,7 +455,7 @@ def _forget_in_child() -> None:
     for process in _POOL.values():
         for stream in (process.proc.stdin, process.proc.stdout, process.proc.stderr):
             with contextlib.suppress(OSError):
-                stream.close()
+                stream.close()  # type: ignore[union-attr]  # all PIPE
     _POOL.clear()
 
 
@@ -527,7 +527,7 @@ class ProcessAgent:
                    "news": [wire.encode_event(e, obs.island, process.tiles) for e in obs.news]}
         lines = wire.dump_line(start) + wire.dump_line(message) if first else wire.dump_line(message)
         if paced:  # held once the lines are made: only their write is left after the pace
-            self._hold(self.began, pace.start) if first else self._hold(process.heard, pace.turn)
+            self._hold(self.began, pace.start) if first else self._hold(process.heard, pace.turn)  # type: ignore[union-attr]
         process.write(lines, self.deadline, turn)
         limit = process.limits.action_timeout
         asked = time.monotonic()
@@ -562,7 +562,7 @@ class ProcessAgent:
             if self.started:
                 message = {"type": "end", "outcome": result.outcome.value, "reason": result.reason.value,
                            "turn": result.turn,
-                           "news": [wire.encode_event(e, self.island, process.tiles) for e in news]}
+                           "news": [wire.encode_event(e, self.island, process.tiles) for e in news]}  # type: ignore[arg-type]
                 line = wire.dump_line(message)
                 if self.pace is not None and result.reason is not EndReason.FOUND:  # it came with a turn's work
                     self._hold(process.heard, self.pace.turn)

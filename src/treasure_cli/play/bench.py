@@ -109,21 +109,6 @@ class BenchResult:
     skipped: tuple[str, ...] = ()  # why each map that could not be played was left out
 
 
-# -- seeds ------------------------------------------------------------------
-def island_seed(base: int, size: int, index: int) -> int:
-    """Seed of island `index` of size `size`: `treasure generate --size s --seed <this>` rebuilds it."""
-    return seeds.derive("bench", "island", base, size, index)
-
-
-def game_seed(base: int, size: int, index: int) -> int:
-    return seeds.derive("bench", "game", base, size, index)
-
-
-def map_game_seed(base: int, map_digest: str, index: int) -> int:
-    """Seed of game `index` on a map file: keyed by the map's content, not its name."""
-    return seeds.derive("bench", "map", base, map_digest, index)
-
-
 # -- statistics --------------------------------------------------------------
 def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion; (0, 1) when there are no games.
@@ -246,7 +231,8 @@ def make_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) ->
 def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) -> Iterator[tuple[int, Task]]:
     """(position in record order, task), made as they are needed, largest islands first
     so no big one is left running alone at the end."""
-    games = options.games
+    games, seed = options.games, options.seed
+    assert seed is not None  # (bench --db sets the store's before making tasks)
     if options.maps:
         assert maps is not None
         groups = [(maps[p].width * maps[p].height, rank, p) for rank, p in enumerate(options.maps)]
@@ -254,14 +240,14 @@ def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) ->
             island = maps[path]
             for i in range(games):
                 yield rank * games + i, Task(i, island.width, island.height,
-                                             map_game_seed(options.seed, island.digest, i), map_path=path)
+                                             seeds.bench_map_game_seed(seed, island.digest, i), map_path=path)
         return
     sizes = sorted(set(options.sizes))
     for rank in reversed(range(len(sizes))):
         size = sizes[rank]
         for i in range(games):
-            yield rank * games + i, Task(i, size, size, game_seed(options.seed, size, i),
-                                         island_seed=island_seed(options.seed, size, i))
+            yield rank * games + i, Task(i, size, size, seeds.bench_game_seed(seed, size, i),
+                                         island_seed=seeds.bench_island_seed(seed, size, i))
 
 
 def _play_chunk(chunk: tuple[tuple[int, Task], ...], options: BenchOptions

@@ -101,11 +101,11 @@ def boards(games: int, seed: int, sizes: Sequence[int] = SIZES,
     out = []
     for i in range(games):
         size = sizes[i % len(sizes)]
-        island = generate_island(size, size, rng=np.random.default_rng(seeds.derive("check-agent", seed, i)))
-        game_seed = seeds.derive("check-agent-game", seed, i)
+        island = generate_island(size, size, rng=np.random.default_rng(seeds.check_island_seed(seed, i)))
+        game_seed = seeds.check_game_seed(seed, i)
         out.append(Board(island, game_seed, f"game {i + 1} ({size}x{size}, seed {game_seed})"))
     for path, island in maps:
-        game_seed = seeds.derive("check-agent-map", seed, island.digest)
+        game_seed = seeds.check_map_game_seed(seed, island.digest)
         out.append(Board(island, game_seed, f"{path} ({island.width}x{island.height}, seed {game_seed})"))
     return out
 

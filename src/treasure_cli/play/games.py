@@ -16,6 +16,8 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from types import FrameType
+from typing import Any
 
 from treasure_cli.agents.registry import AgentSpec, is_builtin, is_file_spec, load_source, resolve
 from treasure_cli.agents.tracebacks import agent_traceback
@@ -65,7 +67,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         raise TreasureError("a game time limit works only in a process's main thread")
 
-    def expire(signum, frame):
+    def expire(signum: int, frame: FrameType | None) -> None:
         raise GameTimeout()
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -114,7 +116,7 @@ class Seat:
         self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
         self._core = Cores(self.process)
         seconds = game_timeout or DEFAULT_GAME_TIMEOUT
-        self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)
+        self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)  # type: ignore[assignment]
 
     @contextlib.contextmanager
     def printing(self) -> Iterator[None]:
@@ -167,7 +169,7 @@ def capped(text: str, limit: int) -> str:
 
 def _build(spec: AgentSpec) -> Agent:
     try:
-        return spec.build()
+        return spec.build()  # type: ignore[no-any-return]
     except AgentLoadError as exc:  # a class without act(obs): the agent's failure, before its first action
         raise AgentCrashError(0, str(exc)) from None
     except Exception as exc:
@@ -183,7 +185,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
               max_turns: int | None = None, game_timeout: float | None = None,
               keep_events: bool = True, isolation: str = "auto", limits: AgentLimits | None = None,
               source: bytes | None = None, notes: bool = False, hints: HintSet | None = None,
-              **record: object) -> tuple[GameRecord, list[Event] | None]:
+              **record: Any) -> tuple[GameRecord, list[Event] | None]:
     """Play one game; its record and (with `keep_events`) its events, None if it failed.
 
     `isolation` ("auto", "none", "process", "sandbox") says where an agent that is not built
@@ -246,7 +248,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
 
 
 def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int, kind: str, turn: int,
-             message: str, size: str, exc: BaseException | None, **record: object) -> tuple[GameRecord, None]:
+             message: str, size: str, exc: BaseException | None, **record: Any) -> tuple[GameRecord, None]:
     """The record of a game the agent failed: the cause, where in the agent's code, what it printed."""
     if seat is not None:
         seat.abandon()
@@ -269,7 +271,7 @@ def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int
 
 
 def failed(agent: str, map_name: str, seed: int, kind: str, cause: str, size: str = "",
-           **record: object) -> GameRecord:
+           **record: Any) -> GameRecord:
     """The record of a game that could not be played to its end; the message says who, where and why."""
     message = f"{map_name}: agent {agent} failed: {cause}" if kind != "bad-map" else cause
     return GameRecord(agent, map_name, size, seed, FAILED, kind, error=message, **record)

@@ -24,7 +24,7 @@ def play_agent(game: Game, agent: Agent, *, notes: bool = False) -> Iterator[Eve
     AgentNoted event before the action's events.
     """
     explain = getattr(agent, "explain", None) if notes else None
-    last: list = [None]  # the latest note's tiles (a TileSet)
+    last: list[TileSet | None] = [None]  # the latest note's tiles (a TileSet)
     reset = getattr(agent, "reset", None)
     if reset is not None:
         try:
@@ -54,7 +54,7 @@ NOTE_CHARS = 2000        # a note's text is cut there
 NOTE_TILE_CHARS = 60000  # a note's tiles as the log writes them; more, and they are not kept
 
 
-def note_event(turn: int, note: object, width: int, height: int, last: list | None = None) -> AgentNoted:
+def note_event(turn: int, note: object, width: int, height: int, last: list[TileSet | None] | None = None) -> AgentNoted:
     """An agent's Note as the event a log keeps: its text on one line, its tiles as a mask.
     TypeError or ValueError (the agent's fault) for anything else.
 
@@ -88,7 +88,7 @@ def note_event(turn: int, note: object, width: int, height: int, last: list | No
     return _noted(turn, text, TileSet.of(mask, candidates), last)
 
 
-def _noted(turn: int, text: str, shown: TileSet, last: list | None) -> AgentNoted:
+def _noted(turn: int, text: str, shown: TileSet, last: list[TileSet | None] | None) -> AgentNoted:
     if last is not None and (last[0] is shown or last[0] == shown):
         return AgentNoted(turn, text)
     # zlib as the log writes them, tried only when the raw bits would not fit already

@@ -45,7 +45,6 @@ class RunOptions:
     game_seed: int | None = None         # this exact game seed (a bench or tournament game's), not derived
 
 
-NAMINGS = ("id", "stem")
 # MAP_<id> or MAP<digit...>, any case: `maple.txt` keeps its whole stem.
 _MAP_ID = re.compile(r"MAP_(.+)|MAP(\d.*)", flags=re.IGNORECASE)
 

@@ -73,7 +73,7 @@ def effective_level(asked: str) -> tuple[str, str | None]:
                        "only (no private file system, network or PID namespace): see docs/security.md")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bwrap_works() -> bool:
     """Whether bubblewrap is installed and can make its namespaces here (not in every container)."""
     exe = shutil.which("bwrap")
@@ -87,7 +87,7 @@ def bwrap_works() -> bool:
     return done.returncode == 0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _python_paths() -> tuple[str, ...]:
     """What the agent host's interpreter reads: its prefixes and the import path of a fresh,
     isolated (-I) interpreter (no current folder), plus this package."""

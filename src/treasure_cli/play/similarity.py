@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
 from treasure_cli.play.normalise import CodePrint, code_print
@@ -47,6 +47,7 @@ def play_digest(events: Iterable[Event]) -> str:
     they take the same actions, so only the actions are hashed, in a form of
     their own that does not change with the events' classes."""
     words = []
+    e: Any  # dispatched on its exact type, which mypy does not follow through `kind`
     for e in events:
         kind = type(e)
         if kind is AgentMoved:

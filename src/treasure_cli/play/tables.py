@@ -85,7 +85,7 @@ def as_dict(obj, timing: bool = True) -> dict:
     dataclasses.asdict would only copy: read as they are, a bench of 5000
     games is 0.07 s -> 0.01 s. Anything else still goes through asdict.
     """
-    names = _field_names(type(obj))
+    names = _field_names(type(obj))  # type: ignore[arg-type]  # a class is hashable
     d = {name: getattr(obj, name) for name in names}
     for v in d.values():
         if type(v) not in _PLAIN and not (type(v) is tuple and all(type(x) in _PLAIN for x in v)):
@@ -99,7 +99,7 @@ def as_dict(obj, timing: bool = True) -> dict:
     return d if timing else {k: v for k, v in d.items() if k not in _UNTIMED}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 

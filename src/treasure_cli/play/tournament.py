@@ -34,7 +34,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.formats.hint_plugins import BUILTIN_KEY, describe_key, hint_set_of_key, hints_key
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
-    BenchOptions, MapInfo, game_stats, map_game_seed, playable_map, read_playable, summarize,
+    BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
@@ -42,6 +42,7 @@ from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.play.store import Row, Store, now, settings_key
 from treasure_cli.rules.hint_draw import HintSet
+from treasure_cli.rules import seeds
 from treasure_cli.rules.island import Island
 
 ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
@@ -143,6 +144,8 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
     """Every game of the command, in bench's record order (map, game index, agent);
     `maps` as `read_playable(..., keep=pack_map)` gives them, `names` the student of an agent spec."""
     names = names or {}
+    base = options.seed
+    assert base is not None  # the store's secret one when not given
     codes = {agent: agent_code(agent) for agent in options.agents}
     entries = []
     for path in options.maps:
@@ -150,7 +153,7 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
             continue
         info = maps[path]
         for i in range(options.games):
-            seed = map_game_seed(options.seed, info.digest, i)
+            seed = seeds.bench_map_game_seed(base, info.digest, i)
             for agent in options.agents:
                 code = codes[agent]
                 entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
@@ -206,8 +209,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
                 on_progress(len(rows))
         store.flush()
         by_key = {r.key: r for r in store.rows(settings)}
-    rows = tuple(by_key[e.key] for e in entries)
-    return TournamentResult(options, rows, played, already, time.perf_counter() - start, tuple(skipped), secret)
+    ordered = tuple(by_key[e.key] for e in entries)
+    return TournamentResult(options, ordered, played, already, time.perf_counter() - start, tuple(skipped), secret)
 
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:

@@ -2,7 +2,8 @@
  * treasure_cli.rules._grid: compiled twins of grid.py's BFS, pieces, Manhattan
  * distances, neighbours, bounding box and shortest-path DAG descendants (one search, or a walk
  * forward through the DAG), and of island.py's region tables,
- * prisons and prison reach.
+ * prisons and prison reach, and of actions.py's legal_moves (the rule of
+ * moves: the logic agent asks it for every tile it plans from).
  *
  * grid.py and island.py keep the numpy versions as the readable reference and
  * the fallback; tests/rules/test_grid_compiled.py and test_island_compiled.py
@@ -1153,6 +1154,78 @@ done:
     return result == NULL ? NULL : Py_NewRef(result);
 }
 
+/* Whether cell (r, c) of g is set (non-zero), for one cell of any kind grid_in takes. */
+static int cell_set(const Grid *g, Py_ssize_t r, Py_ssize_t c)
+{
+    const char *p = g->buf + r * g->s0 + c * g->s1;
+    switch (g->kind) {
+    case K_U8: return *p != 0;
+    case K_U16: { uint16_t v; memcpy(&v, p, 2); return v != 0; }
+    case K_U32: { uint32_t v; memcpy(&v, p, 4); return v != 0; }
+    case K_U64: { uint64_t v; memcpy(&v, p, 8); return v != 0; }
+    case K_F32: { float v; memcpy(&v, p, 4); return v != 0.0f; }
+    case K_F64: { double v; memcpy(&v, p, 8); return v != 0.0; }
+    }
+    return 0;
+}
+
+static const char legal_moves_doc[] =
+    "legal_moves(table, walkable, (row, col)) -> [(move, (row, col)), ...], as actions.legal_moves\n"
+    "with its table of moves (_MOVE_TABLE: (dr, dc, [the moves of 1..4 steps]) per direction);\n"
+    "False (declined) for an input it does not read.";
+
+static PyObject *legal_moves(PyObject *self, PyObject *args)
+{
+    PyObject *table, *walk_obj, *pos;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &table, &walk_obj, &pos))
+        return NULL;
+    if (!PyTuple_Check(pos) || PyTuple_GET_SIZE(pos) != 2)
+        Py_RETURN_FALSE;
+    Py_ssize_t r0 = PyNumber_AsSsize_t(PyTuple_GET_ITEM(pos, 0), PyExc_OverflowError);
+    Py_ssize_t c0 = PyNumber_AsSsize_t(PyTuple_GET_ITEM(pos, 1), PyExc_OverflowError);
+    if ((r0 == -1 || c0 == -1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    Grid walk;
+    if (!grid_in(walk_obj, &walk))
+        Py_RETURN_FALSE;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        goto fail;
+    for (Py_ssize_t d = 0; d < PyList_GET_SIZE(table); d++) {
+        PyObject *entry = PyList_GET_ITEM(table, d);
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 3 || !PyList_Check(PyTuple_GET_ITEM(entry, 2))) {
+            PyErr_SetString(PyExc_TypeError, "a table entry must be (dr, dc, [moves])");
+            goto fail;
+        }
+        Py_ssize_t dr = PyNumber_AsSsize_t(PyTuple_GET_ITEM(entry, 0), PyExc_OverflowError);
+        Py_ssize_t dc = PyNumber_AsSsize_t(PyTuple_GET_ITEM(entry, 1), PyExc_OverflowError);
+        if ((dr == -1 || dc == -1) && PyErr_Occurred())
+            goto fail;
+        PyObject *moves = PyTuple_GET_ITEM(entry, 2);
+        Py_ssize_t r = r0, c = c0;
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(moves); k++) {
+            r += dr;
+            c += dc;
+            if (!(0 <= r && r < walk.h && 0 <= c && c < walk.w && cell_set(&walk, r, c)))
+                break;
+            PyObject *item = Py_BuildValue("(O(nn))", PyList_GET_ITEM(moves, k), r, c);
+            if (item == NULL || PyList_Append(out, item) < 0) {
+                Py_XDECREF(item);
+                goto fail;
+            }
+            Py_DECREF(item);
+        }
+    }
+    PyBuffer_Release(&walk.view);
+    return out;
+fail:
+    Py_XDECREF(out);
+    PyBuffer_Release(&walk.view);
+    return NULL;
+}
+
 /* ---- a forward walk through the shortest-path DAG ------------------------ */
 
 /* The state of grid.DagWalk: `alive` (bool) the descendants of the walk's root,
@@ -1296,6 +1369,7 @@ static PyMethodDef module_methods[] = {
     {"dag_descendants", dag_descendants, METH_VARARGS, dag_descendants_doc},
     {"dag_walk_start", dag_walk_start, METH_VARARGS, dag_walk_start_doc},
     {"dag_walk_advance", dag_walk_advance, METH_VARARGS, dag_walk_advance_doc},
+    {"legal_moves", legal_moves, METH_VARARGS, legal_moves_doc},
     {NULL, NULL, 0, NULL},
 };
 

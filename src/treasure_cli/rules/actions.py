@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Union
+from collections.abc import Mapping, Sized
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from treasure_cli.rules import grid
 from treasure_cli.rules.grid import Direction, Pos
 from treasure_cli.rules.quick_init import quick_init
 
 if TYPE_CHECKING:
-    from treasure_cli.rules.observation import Observation
+    from treasure_cli.rules.island import Island
 
 
 @quick_init
@@ -49,7 +51,7 @@ class Teleport:
     target: Pos
 
 
-Action = Union[Verify, Move, LargeScan, Teleport]
+Action = Verify | Move | LargeScan | Teleport
 
 
 SMALL_SCAN_SIZE = 3
@@ -69,7 +71,7 @@ def in_scan(centre: Pos, size: int, pos: Pos) -> bool:
     return abs(pos[0] - centre[0]) <= k and abs(pos[1] - centre[1]) <= k
 
 
-def move_target(walkable, pos: Pos, move: Move) -> Pos | None:
+def move_target(walkable: np.ndarray, pos: Pos, move: Move) -> Pos | None:
     """Where `move` ends from `pos`, or None if it leaves the map or crosses a blocked tile."""
     if not 1 <= move.steps <= 4:
         return None
@@ -83,12 +85,23 @@ def move_target(walkable, pos: Pos, move: Move) -> Pos | None:
     return (r, c)
 
 
+_grid_c = grid._c  # the compiled twin of grid.py, or None (not built, or TREASURE_CLI_PURE_PYTHON)
 # Built once: every move value per direction, with plain-int deltas (enum lookups are slow).
 _MOVE_TABLE = [(d.value[0], d.value[1], [Move(d, n) for n in range(1, 5)]) for d in Direction]
 
 
-def legal_moves(walkable, pos: Pos) -> list[tuple[Move, Pos]]:
-    """Every legal move from `pos` with its destination (N, E, S, W; 1 to 4 steps)."""
+def legal_moves(walkable: np.ndarray, pos: Pos) -> list[tuple[Move, Pos]]:
+    """Every legal move from `pos` with its destination (N, E, S, W; 1 to 4 steps): the
+    compiled loop of rules/_grid.c when it is built and takes the input, else py_legal_moves."""
+    if _grid_c is not None:
+        got = _grid_c.legal_moves(_MOVE_TABLE, walkable, pos)
+        if got is not False:
+            return got  # type: ignore[no-any-return]
+    return py_legal_moves(walkable, pos)
+
+
+def py_legal_moves(walkable: np.ndarray, pos: Pos) -> list[tuple[Move, Pos]]:
+    """legal_moves in Python: the reference (tests/rules/test_grid_compiled.py compares)."""
     out = []
     h, w = walkable.shape
     for dr, dc, moves in _MOVE_TABLE:
@@ -101,7 +114,23 @@ def legal_moves(walkable, pos: Pos) -> list[tuple[Move, Pos]]:
     return out
 
 
-def legal_actions(obs: Observation, *, teleports: bool = True) -> list[Action]:
+class Seen(Protocol):
+    """What `legal_actions` reads of an Observation (rules/observation.py, which builds on this
+    module: naming the fields here keeps the two from importing each other)."""
+
+    @property
+    def island(self) -> Island: ...
+    @property
+    def position(self) -> Pos: ...
+    @property
+    def hints(self) -> Sized: ...
+    @property
+    def verified(self) -> Mapping[int, bool]: ...
+    @property
+    def teleport_used(self) -> bool: ...
+
+
+def legal_actions(obs: Seen, *, teleports: bool = True) -> list[Action]:
     """Every action the game accepts now: verifications, the large scan, every legal move,
     and (while it is unused) a teleport to every walkable tile.
 

@@ -44,7 +44,7 @@ class BitGrid:
         h, w = self.shape
         raw = np.frombuffer(bits.to_bytes(self.nbytes, "little"), dtype=np.uint8)
         flat = np.unpackbits(raw, count=self.size, bitorder="little").view(bool)
-        return flat.reshape(h + 2, self.stride)[1:-1, 1:-1].copy()
+        return flat.reshape(h + 2, self.stride)[1:-1, 1:-1].copy()  # type: ignore[no-any-return]
 
     def spread(self, bits: int) -> int:
         """Every 4-neighbour of the set, padding bits included: AND it with a set of inside tiles."""

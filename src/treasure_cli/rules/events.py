@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Union
 
 import numpy as np
 
@@ -191,11 +190,11 @@ class AgentNoted:
     tiles: TileSet | None = None
 
 
-Event = Union[
-    GameStarted, TreasureHidden, AgentPlaced, ScheduleAnnounced, TurnStarted,
-    PrisonRevealed, PirateFreed, HintGiven, HintAdded, PirateMoved, HintVerified,
-    AgentMoved, AreaScanned, Teleported, GameEnded, AgentNoted,
-]
+Event = (
+    GameStarted | TreasureHidden | AgentPlaced | ScheduleAnnounced | TurnStarted
+    | PrisonRevealed | PirateFreed | HintGiven | HintAdded | PirateMoved | HintVerified
+    | AgentMoved | AreaScanned | Teleported | GameEnded | AgentNoted
+)
 
 
 def public_view(event: Event, hint_truths: bool = False) -> Event | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import types
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,8 @@ def check_truth_rate(truth_rate: float) -> None:
 def start_tiles(island: Island) -> np.ndarray:
     """Flat indices of the tiles the agent may start on (RULES §4): walkable, no prison, not the treasure."""
     starts = np.flatnonzero(island.walkable & ~island.prison)
-    return starts[starts != island.treasure[0] * island.width + island.treasure[1]]
+    assert island.treasure is not None  # the game's island
+    return starts[starts != island.treasure[0] * island.width + island.treasure[1]]  # type: ignore[no-any-return]
 
 
 def unplayable(island: Island) -> str | None:
@@ -129,7 +131,7 @@ class Game:
         # The Observation's read-only snapshots of hints, verified and scanned: they change on a
         # few actions only, so each is rebuilt when it changes (None: stale), not on every action.
         self._hints_seen: tuple[Hint, ...] | None = None
-        self._verified_seen: types.MappingProxyType | None = None
+        self._verified_seen: types.MappingProxyType[int, bool] | None = None
         self._scanned_seen: np.ndarray | None = None
 
     # ------------------------------------------------------------ state
@@ -233,7 +235,7 @@ class Game:
         return out
 
     # ------------------------------------------------------------ the rules
-    def _target(self, action: object):
+    def _target(self, action: object) -> Any:
         """Where a legal action leads (a move's or teleport's tile, a verified hint's number);
         IllegalActionError if the rules forbid it. The one place an action is checked."""
         if not self._left:

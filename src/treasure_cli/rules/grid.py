@@ -18,6 +18,7 @@ declines (an unusual dtype, a position off the grid).
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import numpy as np
 
@@ -115,7 +116,7 @@ def _bfs_distance_numpy(passable: np.ndarray, sources: list[Pos] | np.ndarray,
         dist[frontier] = step
         if stop is not None and last is None and dist[stop] != UNREACHABLE:
             last = step + extra
-    return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()
+    return dist.reshape(h + 2, wp)[1:-1, 1:-1].copy()  # type: ignore[no-any-return]
 
 
 def dag_descendants(passable: np.ndarray, distance: np.ndarray, start: Pos) -> np.ndarray:
@@ -138,7 +139,7 @@ def _dag_descendants_numpy(passable: np.ndarray, distance: np.ndarray, start: Po
     if distance[start] < 0:
         return np.zeros(distance.shape, dtype=bool)
     here = bfs_distance(passable, [start])
-    return (here >= 0) & (here == distance - distance[start])
+    return (here >= 0) & (here == distance - distance[start])  # type: ignore[no-any-return]
 
 
 class DagWalk:
@@ -171,14 +172,14 @@ class DagWalk:
         distance = self.distance
         if _c is None or distance[pos] < 0:
             return dag_descendants(self.passable, distance, pos)
-        root = self.root
-        if root is None or not self._alive[pos] or distance[pos] < distance[root]:
-            root = self._start()
-        if root is None or not _c.dag_walk_advance(distance, self._alive, self._parents, root, pos):
+        root, alive = self.root, self._alive
+        if root is None or alive is None or not alive[pos] or distance[pos] < distance[root]:
+            root, alive = self._start(), self._alive
+        if root is None or alive is None or not _c.dag_walk_advance(distance, alive, self._parents, root, pos):
             self.root = None
             return dag_descendants(self.passable, distance, pos)
         self.root = pos
-        return self._alive.copy()
+        return alive.copy()  # type: ignore[no-any-return]
 
     def _start(self) -> Pos | None:
         """The walk at the source (None if the module declines the field)."""
@@ -186,7 +187,8 @@ class DagWalk:
         if self._alive is None:
             self._alive = np.empty(shape, dtype=bool)
             self._parents = np.empty(shape, dtype=np.uint8)
-        if self.distance[self.source] != 0 or not _c.dag_walk_start(self.distance, self._alive, self._parents):
+        if _c is None or self.distance[self.source] != 0 or not _c.dag_walk_start(self.distance, self._alive,
+                                                                                   self._parents):
             return None
         self.root = self.source
         return self.source
@@ -199,7 +201,7 @@ class DagWalk:
 _SCIPY_MIN_TILES = 2048 * 2048
 
 
-def _ndimage():
+def _ndimage() -> Any:
     from scipy import ndimage
 
     return ndimage
@@ -222,7 +224,7 @@ def components(passable: np.ndarray) -> np.ndarray:
 def _components_scipy(passable: np.ndarray) -> np.ndarray:
     ndimage = _ndimage()
     labels, _ = ndimage.label(passable, structure=ndimage.generate_binary_structure(2, 1))  # the 4-cross
-    return labels.astype(np.int32, copy=False)
+    return labels.astype(np.int32, copy=False)  # type: ignore[no-any-return]
 
 
 def _components_numpy(passable: np.ndarray) -> np.ndarray:
@@ -321,7 +323,7 @@ def _manhattan_distance_to_numpy(mask: np.ndarray) -> np.ndarray:
     if not mask.any():
         return np.full((h, w), h + w + 1, dtype=np.int32)
     if mask.size >= _SCIPY_MIN_TILES:  # the taxicab chamfer transform: exact for L1
-        return _ndimage().distance_transform_cdt(~mask, metric="taxicab").astype(np.int32, copy=False)
+        return _ndimage().distance_transform_cdt(~mask, metric="taxicab").astype(np.int32, copy=False)  # type: ignore[no-any-return]
     # Separable: along rows, then along columns. Along an axis,
     # min over j of (g[j] + |i - j|) is i + running-min(g[j] - j) from the
     # left and running-min(g[j] + j) - i from the right. The running minima
@@ -338,7 +340,7 @@ def _manhattan_distance_to_numpy(mask: np.ndarray) -> np.ndarray:
         np.minimum.accumulate(right[back], axis=axis, out=right[back])
         right -= i
         d = np.minimum(left, right, out=left)
-    return d
+    return d  # type: ignore[no-any-return]
 
 
 def manhattan_from(shape: tuple[int, int], pos: Pos) -> np.ndarray:
@@ -359,7 +361,7 @@ def window_sum(values: np.ndarray, radius: int) -> np.ndarray:
     padded[k + 1: k + 1 + h, k + 1: k + 1 + w] = values
     cs = padded.cumsum(0).cumsum(1)
     e = 2 * k + 1
-    return cs[e:, e:] - cs[:h, e:] - cs[e:, :w] + cs[:h, :w]
+    return cs[e:, e:] - cs[:h, e:] - cs[e:, :w] + cs[:h, :w]  # type: ignore[no-any-return]
 
 
 def bounding_box(mask: np.ndarray) -> tuple[slice, slice] | None:
@@ -368,7 +370,7 @@ def bounding_box(mask: np.ndarray) -> tuple[slice, slice] | None:
     if _c is not None:
         box = _c.bounding_box(mask)
         if box is not False:
-            return box
+            return box  # type: ignore[no-any-return]
     return _bounding_box_numpy(mask)
 
 

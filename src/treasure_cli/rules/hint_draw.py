@@ -45,16 +45,20 @@ import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import (
-    FIXED_KINDS, HINT_CLASSES, RARE_KINDS, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin,
+    FIXED_KINDS, HINT_CLASSES, RARE_KINDS, Compass, Geometric, Half, Hint, HintKind, InLine, NotTiles, Origin,  # noqa: F401
     PairBoundary,
 )
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.quick_init import quick_init
+
+if TYPE_CHECKING:
+    from treasure_cli.rules.draws import PyDraws
 
 # The kinds as module globals: a draw compares kinds a few dozen times, and a
 # global is found about five times faster than a member of the enum class
@@ -83,7 +87,7 @@ def _rect_size_counts(h: int, w: int, lo: int, hi: int) -> np.ndarray:
     hs = np.arange(1, h + 1)
     wmin = np.maximum(1, -(-lo // hs))
     wmax = np.minimum(w, hi // hs)
-    return np.maximum(0, wmax - wmin + 1)
+    return np.maximum(0, wmax - wmin + 1)  # type: ignore[no-any-return]
 
 
 def _rect_bounds(island: Island, kind: HintKind) -> tuple[int, int]:
@@ -143,7 +147,7 @@ class _IslandFacts:
         self.halves = _HALVES[h >= 2, w >= 2]
         # _Drawer.tester's functions by (kind, treasure), and the treasures found to be land
         # tiles: they depend on the island and the treasure only, and every hint of a game asks.
-        self.testers: dict[tuple[HintKind, Pos], Callable] = {}
+        self.testers: dict[tuple[HintKind, Pos], Callable[[tuple[Any, ...]], bool]] = {}
         self.land_treasures: set[Pos] = set()
 
     @functools.cached_property
@@ -202,7 +206,7 @@ def _possible_kinds(h: int, w: int, two_regions: bool, one_region: bool, touchin
 
 
 @functools.lru_cache(maxsize=64)
-def _kind_tables(kinds: tuple[HintKind, ...]) -> tuple[tuple[HintKind, ...], dict]:
+def _kind_tables(kinds: tuple[HintKind, ...]) -> tuple[tuple[HintKind, ...], dict[tuple[HintKind, ...], Any]]:
     """For an island's kinds: those before the reveal (no kind 6), and the running weights of
     both lists by list (shared by the islands with these kinds; read only)."""
     before = tuple(k for k in kinds if k is not NEARER_THAN_PRISON)
@@ -216,7 +220,7 @@ def _cum_weights(kinds: tuple[HintKind, ...]) -> tuple[float, ...]:
     return tuple(itertools.accumulate(KIND_WEIGHTS[k] for k in kinds))
 
 
-def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator,
+def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator | PyDraws,
                 cum: Sequence[float] | None = None) -> HintKind:
     """One kind drawn by KIND_WEIGHTS among `kinds`; `cum`: their running weights if known."""
     if not kinds:
@@ -241,7 +245,7 @@ class _Drawer:
     hints' own `holds_for`).
     """
 
-    def __init__(self, island: Island, ctx: HintContext, rng: np.random.Generator):
+    def __init__(self, island: Island, ctx: HintContext, rng: Any) -> None:  # a numpy Generator or a Draws
         self.island = island
         self.ctx = ctx
         self.rng = rng
@@ -302,11 +306,11 @@ class _Drawer:
             return None, col
         return row, col
 
-    def params(self, kind: HintKind) -> tuple:
+    def params(self, kind: HintKind) -> tuple[Any, ...]:
         """The arguments of HINT_CLASSES[kind] for one draw."""
         return self.drawing(kind)()
 
-    def drawing(self, kind: HintKind) -> Callable[[], tuple]:
+    def drawing(self, kind: HintKind) -> Callable[[], tuple[Any, ...]]:
         """A function making `params(kind)`, a new draw at each call: the pirate redraws
         up to MAX_PARAM_DRAWS times, and the kind's branch is found once for all of them."""
         isl, ctx, integer = self.island, self.ctx, self._int
@@ -338,7 +342,7 @@ class _Drawer:
             return self.squares
         raise AssertionError(kind)
 
-    def direction(self) -> tuple:
+    def direction(self) -> tuple[Any, ...]:
         """Kind 13's parameters: a compass direction from the centre, or from the revealed prison."""
         isl, ctx = self.island, self.ctx
         direction = _COMPASS[self._int(0, len(_COMPASS) - 1)]
@@ -346,7 +350,7 @@ class _Drawer:
             return (direction, ctx.prison, Origin.PRISON)
         return (direction, (isl.height // 2, isl.width // 2), Origin.CENTRE)
 
-    def squares(self) -> tuple:
+    def squares(self) -> tuple[Any, ...]:
         """Kind 14's parameters: a big square and a small one inside it."""
         isl = self.island
         lo, hi = _big_side_range(isl)
@@ -361,7 +365,7 @@ class _Drawer:
     def draw(self, kind: HintKind) -> Hint:
         return HINT_CLASSES[kind](*self.params(kind))
 
-    def tester(self, kind: HintKind, treasure: Pos):
+    def tester(self, kind: HintKind, treasure: Pos) -> Callable[[tuple[Any, ...]], bool]:
         """`make_tester(kind, treasure)`, kept for the island (a few dozen at most a game)."""
         testers = self.facts.testers
         found = testers.get((kind, treasure))
@@ -371,7 +375,7 @@ class _Drawer:
             found = testers[kind, treasure] = self.make_tester(kind, treasure)
         return found
 
-    def make_tester(self, kind: HintKind, treasure: Pos):
+    def make_tester(self, kind: HintKind, treasure: Pos) -> Callable[[tuple[Any, ...]], bool]:
         """A function of `params(kind)` answering `draw(kind).holds_for(island, treasure)`.
 
         Geometric kinds use their class's own formula (`contains`) on the
@@ -429,7 +433,7 @@ def draw_hint(
     treasure: Pos,
     ctx: HintContext,
     truthful: bool,
-    rng: np.random.Generator,
+    rng: np.random.Generator | PyDraws,  # or the compiled Draws: the same methods
     kinds: HintSet | None = None,
 ) -> Hint:
     """The pirate's hint (RULES §7) whose truth about `treasure` equals `truthful`, of one of
@@ -442,17 +446,17 @@ def draw_hint(
         drawer.facts.land_treasures.add(t)
     if kinds is not None and not kinds.builtin_only:
         return _draw_from(kinds, drawer, t, truthful)
-    kinds = available_kinds(island, ctx)
-    cum: Sequence[float] | None = drawer.facts.cum_weights[kinds]  # kept: most hints take the first kind
-    kinds = list(kinds)
-    while kinds:
-        kind = choose_kind(kinds, rng, cum)
+    open_kinds = available_kinds(island, ctx)
+    cum: Sequence[float] | None = drawer.facts.cum_weights[open_kinds]  # kept: most hints take the first kind
+    left = list(open_kinds)
+    while left:
+        kind = choose_kind(left, rng, cum)
         holds, draw_args = drawer.tester(kind, t), drawer.drawing(kind)
         for _ in range(1 if kind in FIXED_KINDS else MAX_PARAM_DRAWS):
             args = draw_args()
             if holds(args) == truthful:
                 return HINT_CLASSES[kind](*args)
-        kinds.remove(kind)
+        left.remove(kind)
         cum = None
     return drawer.fallback(t, truthful)
 
@@ -461,7 +465,8 @@ class GeneratorDraws:
     """The draws a hint kind is given (`random()`, `below(top)`, `sample(n, size)`, as
     rules/draws.py's `Draws`), made by a numpy Generator."""
 
-    def __init__(self, rng: np.random.Generator, below: Callable[[int], int], sample: Callable[[int, int], list]):
+    def __init__(self, rng: np.random.Generator, below: Callable[[int], int],
+                 sample: Callable[[int, int], list[int]]) -> None:
         self.random, self.below, self.sample = rng.random, below, sample
 
 
@@ -475,7 +480,7 @@ class HintSet:
     """
 
     def __init__(self, kinds: Sequence[type[Hint]], weights: Sequence[float] | None = None,
-                 recipe: tuple | None = None):
+                 recipe: tuple[Any, ...] | None = None) -> None:
         self.kinds = tuple(kinds)
         self.weights = tuple(float(w) for w in (weights if weights is not None else [k.weight for k in kinds]))
         if len(self.weights) != len(self.kinds):
@@ -492,7 +497,7 @@ class HintSet:
     def names(self) -> tuple[str, ...]:
         return tuple(k.name for k in self.kinds)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         if self._recipe is not None:
             return self._recipe
         return (HintSet, (self.kinds, self.weights))
@@ -513,7 +518,8 @@ BUILTIN_HINTS = HintSet(tuple(HINT_CLASSES.values()))
 def _draw_from(kinds: HintSet, drawer: _Drawer, t: Pos, truthful: bool) -> Hint:
     """draw_hint's loop over any set of kinds (RULES §7)."""
     # A plugin kind sees the public island only (what its tile set is built from on the agent's side).
-    island, ctx, rng = drawer.island.public(), drawer.ctx, drawer.rng
+    island, ctx = drawer.island.public(), drawer.ctx
+    rng: Any = drawer.rng
     if not hasattr(rng, "below"):  # a numpy Generator (tests, tools): the same three draws through it
         rng = GeneratorDraws(rng, drawer._below, drawer._sample)
     open_kinds = [(k, w) for k, w in zip(kinds.kinds, kinds.weights) if k.available(island, ctx)]
@@ -525,8 +531,8 @@ def _draw_from(kinds: HintSet, drawer: _Drawer, t: Pos, truthful: bool) -> Hint:
         builtin = isinstance(kind, HintKind) and HINT_CLASSES.get(kind) is cls
         for _ in range(1 if cls.fixed else MAX_PARAM_DRAWS):
             if builtin:  # the built-in's fast draw and test: the same random calls as its `draw`
-                args = drawer.drawing(kind)()
-                if drawer.tester(kind, t)(args) == truthful:
+                args = drawer.drawing(kind)()  # type: ignore[arg-type]  # `builtin`: a HintKind
+                if drawer.tester(kind, t)(args) == truthful:  # type: ignore[arg-type]
                     return cls(*args)
             else:
                 hint = cls.draw(island, ctx, rng)

@@ -17,8 +17,8 @@ import dataclasses
 import enum
 import functools
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -143,7 +143,7 @@ def _as_count(x: int, what: str, low: int = 0) -> int:
     return v
 
 
-def _distinct_sorted(items, what: str) -> tuple:
+def _distinct_sorted(items: Iterable[Any], what: str) -> tuple[Any, ...]:
     out = tuple(sorted(items))
     if not out:
         raise ValueError(f"{what}: the list is empty")
@@ -182,7 +182,7 @@ class Hint:
         until the statement's truth is the one he chose (hint_draw.draw_hint)."""
         from treasure_cli.rules.hint_draw import draw_builtin
 
-        return draw_builtin(cls.kind, island, ctx, rng)
+        return draw_builtin(cls.kind, island, ctx, rng)  # type: ignore[arg-type]  # a built-in's kind is a HintKind
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
         """S as a fresh, writable (H, W) bool array; with `window` (a row slice and
@@ -230,11 +230,11 @@ class Geometric(Hint):
     """
 
     @staticmethod
-    def contains(*args):
+    def contains(*args: Any) -> Any:
         raise NotImplementedError
 
-    def _inside(self, rows, cols, shape: tuple[int, int]):
-        return self.contains(*[getattr(self, name) for name in _field_names(type(self))], rows, cols, shape)
+    def _inside(self, rows: Any, cols: Any, shape: tuple[int, int]) -> Any:
+        return self.contains(*[getattr(self, name) for name in _field_names(type(self))], rows, cols, shape)  # type: ignore[arg-type]
 
     def _set_mask(self, island: Island) -> np.ndarray:
         h, w = island.shape
@@ -384,7 +384,7 @@ class _Rectangle(Geometric):
             )
 
     @staticmethod
-    def contains(top, left, bottom, right, rows, cols, shape):
+    def contains(top: Any, left: Any, bottom: Any, right: Any, rows: Any, cols: Any, shape: Any) -> Any:
         # The row terms and the column terms apart: one (H, W) operation, not two.
         return ((rows >= top) & (rows <= bottom)) & ((cols >= left) & (cols <= right))
 
@@ -444,7 +444,7 @@ class NearerThanPrison(Geometric):
         object.__setattr__(self, "prison", _as_pos(self.prison, "prison"))
 
     @staticmethod
-    def contains(agent, prison, rows, cols, shape):
+    def contains(agent: Any, prison: Any, rows: Any, cols: Any, shape: Any) -> Any:
         (ar, ac), (pr, pc) = agent, prison
         # Strict: a tile as near to the prison as to the agent is not in S.
         # |r-ar| + |c-ac| < |r-pr| + |c-pc|, with the row terms on one side and
@@ -481,7 +481,7 @@ class _Line(Geometric):
                 object.__setattr__(self, name, _as_count(getattr(self, name), name))
 
     @staticmethod
-    def contains(row, col, rows, cols, shape):
+    def contains(row: Any, col: Any, rows: Any, cols: Any, shape: Any) -> Any:
         # -1 never matches an index, so a missing line contributes nothing.
         return (rows == (-1 if row is None else row)) | (cols == (-1 if col is None else col))
 
@@ -584,10 +584,10 @@ class AnyBoundary(Hint):
     _PATTERN = _pattern(r"the treasure is on a boundary between two regions")
 
     def _set_mask(self, island: Island) -> np.ndarray:
-        return island.all_boundaries.copy()
+        return island.all_boundaries.copy()  # type: ignore[no-any-return]
 
     def _window_mask(self, island: Island, window: tuple[slice, slice]) -> np.ndarray:
-        return island.all_boundaries[window].copy()
+        return island.all_boundaries[window].copy()  # type: ignore[no-any-return]
 
     def _in_set(self, island: Island, r: int, c: int) -> bool:
         return bool(island.all_boundaries[r, c])
@@ -649,7 +649,7 @@ class NotHalf(Geometric):
         object.__setattr__(self, "half", Half(self.half))
 
     @staticmethod
-    def contains(half, rows, cols, shape):
+    def contains(half: Any, rows: Any, cols: Any, shape: Any) -> Any:
         h, w = shape
         if half is Half.TOP:
             return rows < h // 2
@@ -706,7 +706,7 @@ class InDirection(Geometric):
         object.__setattr__(self, "origin_kind", Origin(self.origin_kind))
 
     @staticmethod
-    def contains(direction, origin, origin_kind, rows, cols, shape):
+    def contains(direction: Any, origin: Any, origin_kind: Any, rows: Any, cols: Any, shape: Any) -> Any:
         up = origin[0] - rows      # > 0 above the origin
         right = cols - origin[1]   # > 0 right of the origin
         d = direction
@@ -768,8 +768,9 @@ class BetweenSquares(Geometric):
             )
 
     @staticmethod
-    def contains(big_top, big_left, big_side, small_top, small_left, small_side, rows, cols, shape):
-        def square(top: int, left: int, side: int):  # row and column terms apart, as _Rectangle's
+    def contains(big_top: Any, big_left: Any, big_side: Any, small_top: Any, small_left: Any, small_side: Any,
+                 rows: Any, cols: Any, shape: Any) -> Any:
+        def square(top: int, left: int, side: int) -> Any:  # row and column terms apart, as _Rectangle's
             return ((rows >= top) & (rows < top + side)) & ((cols >= left) & (cols < left + side))
 
         # `^` (not `~`), so the formula is right for Python bools too: inside the big one, not the small
@@ -834,7 +835,7 @@ HINT_CLASSES: dict[HintKind, type[Hint]] = {
 }
 RARE_KINDS: frozenset[HintKind] = frozenset({HintKind.IN_LINE, HintKind.NOT_HALF, HintKind.BETWEEN_SQUARES})
 for _cls in HINT_CLASSES.values():  # the API's class attributes, from RULES §7's table
-    _cls.name = _cls.kind.name.lower()
+    _cls.name = _cls.kind.name.lower()  # type: ignore[union-attr]  # a built-in's kind is a HintKind
     _cls.weight = 0.5 if _cls.kind in RARE_KINDS else 1.0
     _cls.fixed = _cls.kind in FIXED_KINDS
 BUILTIN_NAMES: frozenset[str] = frozenset(cls.name for cls in HINT_CLASSES.values())

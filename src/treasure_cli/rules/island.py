@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable, Hashable, Iterable
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -19,9 +21,10 @@ from treasure_cli.rules import grid
 from treasure_cli.rules.grid import Pos
 
 SEA = 0
+T = TypeVar("T")
 
 
-def _frozen(a: np.ndarray, dtype) -> np.ndarray:
+def _frozen(a: np.ndarray, dtype: Any) -> np.ndarray:
     if isinstance(a, np.ndarray) and a.dtype == dtype and not a.flags.writeable:
         return a  # already one of ours (a public copy shares the arrays)
     a = np.array(a, dtype=dtype, copy=True)
@@ -29,7 +32,7 @@ def _frozen(a: np.ndarray, dtype) -> np.ndarray:
     return a
 
 
-def _sealed(a: np.ndarray, dtype) -> np.ndarray:
+def _sealed(a: np.ndarray, dtype: Any) -> np.ndarray:
     """A mask the island has just computed, which nobody else holds: read-only
     without the copy `_frozen` makes (a map-sized copy each, 64 MB for an
     int32 field at 4096x4096)."""
@@ -38,7 +41,7 @@ def _sealed(a: np.ndarray, dtype) -> np.ndarray:
     return a
 
 
-class _terrain:
+class _terrain(Generic[T]):
     """Like functools.cached_property, for a value that depends on the terrain only:
     kept in a cache the island shares with its public copy.
 
@@ -48,24 +51,29 @@ class _terrain:
     (the module not built, or an input it declines) and `compute` runs.
     """
 
-    def __init__(self, compute, compiled=None):
+    def __init__(self, compute: Callable[[Island], T], compiled: Callable[[Island], bool] | None = None) -> None:
         self.compute = compute
         self.compiled = compiled
         self.__doc__ = compute.__doc__
 
-    def __set_name__(self, owner, name):
+    def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, island, owner=None):
+    @overload
+    def __get__(self, island: None, owner: type | None = None) -> _terrain[T]: ...
+    @overload
+    def __get__(self, island: Island, owner: type | None = None) -> T: ...
+
+    def __get__(self, island: Island | None, owner: type | None = None) -> T | _terrain[T]:
         if island is None:
             return self
         cache = island._shared
         if self.name not in cache and not (self.compiled is not None and self.compiled(island)):
             cache[self.name] = self.compute(island)
-        return cache[self.name]
+        return cache[self.name]  # type: ignore[no-any-return]  # the cache holds each name's T
 
 
-def _compiled(fill):
+def _compiled(fill: Callable[[Island], bool]) -> Callable[[Callable[[Island], T]], _terrain[T]]:
     """Decorates a _terrain's numpy code with its compiled twin `fill` (see _terrain)."""
     return lambda compute: _terrain(compute, fill)
 
@@ -142,6 +150,8 @@ class Island:
     reveal_turn: int
     free_turn: int
     treasure: Pos | None = None
+    if TYPE_CHECKING:  # set in __post_init__, not a field: the _terrain values, shared with the public copy
+        _shared: dict[str, Any] = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regions", _frozen(self.regions, np.int32))
@@ -205,17 +215,17 @@ class Island:
         for name in TERRAIN_MASKS:
             getattr(self, name)
         if self.treasure is not None:
-            self.reachable_prisons
+            self.reachable_prisons  # noqa: B018  (computed and cached on first read)
         return self
 
-    def memo(self, key, compute):
+    def memo(self, key: Hashable, compute: Callable[[Island], T]) -> T:
         """`compute(island)`, made once per island and kept with its terrain masks (shared with
         the public copy): for tables other modules derive from the terrain alone, such as
         the hint draw's or the pirate's routes from a prison."""
         cache = self._shared
         if key not in cache:
-            cache[key] = compute(self)
-        return cache[key]
+            cache[key] = compute(self)  # type: ignore[index]
+        return cache[key]  # type: ignore[no-any-return,index]
 
     def prime(self, *, walkable: np.ndarray, walk_pieces: np.ndarray, treasure_distance: np.ndarray) -> None:
         """Cache masks the caller already computed (the generator): each must equal
@@ -228,15 +238,15 @@ class Island:
     # -- size -------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, int]:
-        return self.regions.shape  # type: ignore[return-value]
+        return self.regions.shape
 
     @property
     def height(self) -> int:
-        return self.regions.shape[0]
+        return self.regions.shape[0]  # type: ignore[no-any-return]
 
     @property
     def width(self) -> int:
-        return self.regions.shape[1]
+        return self.regions.shape[1]  # type: ignore[no-any-return]
 
     def inside(self, pos: Pos) -> bool:
         return 0 <= pos[0] < self.height and 0 <= pos[1] < self.width
@@ -272,9 +282,9 @@ class Island:
                 if 0 <= r + dr < h and 0 <= c + dc < w}
 
     def region_mask(self, region: int) -> np.ndarray:
-        return self.regions == region
+        return self.regions == region  # type: ignore[no-any-return]
 
-    def regions_mask(self, regions, window: tuple[slice, slice] | None = None) -> np.ndarray:
+    def regions_mask(self, regions: Iterable[int], window: tuple[slice, slice] | None = None) -> np.ndarray:
         """Tiles of any of `regions` (a lookup table indexed by region: faster than isin);
         with `window` (a row slice and a column slice), on those tiles only."""
         tiles = self.regions if window is None else self.regions[window]
@@ -304,7 +314,7 @@ class Island:
     def boundary(self, a: int, b: int) -> np.ndarray:
         """Tiles of region a with a 4-neighbour in b, and tiles of b with one in a."""
         ma, mb = self.region_mask(a), self.region_mask(b)
-        return (ma & grid.neighbours_of(mb)) | (mb & grid.neighbours_of(ma))
+        return (ma & grid.neighbours_of(mb)) | (mb & grid.neighbours_of(ma))  # type: ignore[no-any-return]
 
     @_compiled(_compiled_region_tables)
     def all_boundaries(self) -> np.ndarray:
@@ -358,7 +368,7 @@ class Island:
         """Manhattan distance of every tile to the nearest sea tile."""
         return _sealed(grid.manhattan_distance_to(self.sea), np.int32)
 
-    def walk_distance(self, sources) -> np.ndarray:
+    def walk_distance(self, sources: list[Pos] | np.ndarray) -> np.ndarray:
         """Walking distance over walkable tiles from the nearest source (-1: unreachable)."""
         return grid.bfs_distance(self.walkable, sources)
 
@@ -369,7 +379,7 @@ class Island:
 
     def reach_of(self, pos: Pos) -> np.ndarray:
         """Tiles one can walk to from `pos` (a walkable tile)."""
-        return self.walk_pieces == self.walk_pieces[pos]
+        return self.walk_pieces == self.walk_pieces[pos]  # type: ignore[no-any-return]
 
     @_compiled(_compiled_prison_reach)
     def prison_reach(self) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -52,7 +52,7 @@ class Observation:
     news: tuple[Event, ...]
 
 
-def make_observation(**fields) -> Observation:
+def make_observation(**fields: Any) -> Observation:
     """Observation(**fields), made without the dataclass's __init__: the game makes one
     per action, and a frozen class's __init__ sets each of the 14 fields through
     object.__setattr__, most of the cost of observing. The same object, since the class
@@ -115,12 +115,13 @@ class Observer:
         self.prison: Pos | None = None
         self.pirate: Pos | None = None
         # Read-only snapshots, remade only when their state changes (as the game does).
-        self._verified_seen = types.MappingProxyType({})
+        self._verified_seen: types.MappingProxyType[int, bool] = types.MappingProxyType({})
         self._scanned_seen = self._scanned.copy()
         self._scanned_seen.setflags(write=False)
 
     def see(self, news: tuple[Event, ...]) -> None:
         """Follow the events since the previous action."""
+        e: Any  # dispatched on its exact type, which mypy does not follow through `kind`
         for e in news:
             kind = type(e)
             if kind is ev.AgentMoved or kind is ev.Teleported:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class PiratePath(Sequence[Pos]):
     def __len__(self) -> int:
         return self._length
 
-    def __getitem__(self, index):  # an int or a slice, as a list takes them
+    def __getitem__(self, index: Any) -> Any:  # an int or a slice, as a list takes them
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._length))]
         if index < 0:
@@ -78,7 +79,7 @@ def island_pirate_path(island: Island, prison: Pos) -> PiratePath:
     walkable = island.walkable
     g = BitGrid(walkable.shape)
     # layers[k]: tiles at walking distance k from the treasure, until the prison's layer.
-    layers = g.layers(island.treasure, g.from_mask(walkable), stop=prison)
+    layers = g.layers(island.treasure, g.from_mask(walkable), stop=prison)  # type: ignore[arg-type]  # the game's island
     if not layers[-1] >> g.index(prison) & 1:
         raise ValueError(f"the treasure cannot be reached from the prison at {prison}")
     stride = g.stride
@@ -86,13 +87,13 @@ def island_pirate_path(island: Island, prison: Pos) -> PiratePath:
                              lambda r, c, k: layers[k] >> ((r + 1) * stride + c + 1) & 1), len(layers))
 
 
-def _steps(walkable: np.ndarray, prison: Pos, d: int, at_distance) -> Iterator[Pos]:
+def _steps(walkable: np.ndarray, prison: Pos, d: int, at_distance: Callable[[int, int, int], Any]) -> Iterator[Pos]:
     """The tiles of the rule's path from `prison`, `d` steps from the treasure, in order;
     `at_distance(r, c, k)` tells whether tile (r, c) is k steps from the treasure."""
     h, w = walkable.shape
     yield prison
     r, c = prison
-    previous_step: tuple = ()  # (direction, dr, dc) of the last step: tried first
+    previous_step: tuple[tuple[Direction, int, int], ...] = ()  # (direction, dr, dc) of the last step: tried first
     while d > 0:
         for step in previous_step + _DELTAS:
             _, dr, dc = step
@@ -105,7 +106,7 @@ def _steps(walkable: np.ndarray, prison: Pos, d: int, at_distance) -> Iterator[P
         yield (r, c)
 
 
-def next_stop(path: list[Pos], index: int) -> int:
+def next_stop(path: Sequence[Pos], index: int) -> int:
     """Index on `path` after one turn's walk from `index` (2 tiles, or 1 if only 1 remains)."""
     return min(index + STEPS_PER_TURN, len(path) - 1)
 
@@ -122,7 +123,7 @@ def _surely_preferred(step: Direction, previous: set[Direction | None]) -> list[
     return _surely_preferred_cached(step, frozenset(previous))
 
 
-@functools.lru_cache(maxsize=None)  # at most 4 steps x 32 subsets of previous directions
+@functools.cache  # at most 4 steps x 32 subsets of previous directions
 def _surely_preferred_cached(step: Direction, previous: frozenset[Direction | None]) -> list[Direction]:
     out = None
     for prev in previous:
@@ -191,7 +192,7 @@ class PrisonRoutes:
         self._after_limit = max(2, self._CACHE_BYTES // walkable.size)
         # Answers of consistent_treasures: on one island the pirate walks the same few
         # paths game after game (a Gymnasium run, a bench of many agents), so most repeat.
-        self._answers: dict[tuple, tuple[np.ndarray, frozenset[Direction | None]]] = {}
+        self._answers: dict[tuple[Any, ...], tuple[np.ndarray, frozenset[Direction | None]]] = {}
         self._answers_limit = max(2, self._ANSWER_BYTES // walkable.size)
 
     def on_route(self, pos: Pos, steps: int) -> np.ndarray:
@@ -216,7 +217,7 @@ class PrisonRoutes:
         here = bfs_distance(self.walkable, [pos])
         found = (here >= 0) & (here == self.distance - steps)
         found.setflags(write=False)
-        return found
+        return found  # type: ignore[no-any-return]
 
     def _descendants(self, pos: Pos, k: int, walked: bool = False) -> np.ndarray:
         """The DAG descendants of `pos`, which lies at distance k (itself included);

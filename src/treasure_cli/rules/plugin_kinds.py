@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,7 +54,7 @@ class PluginHint(Hint):
         raise NotImplementedError
 
     def write_params(self) -> str:
-        return json.dumps([getattr(self, f) for f in _field_names(type(self))], separators=(",", ":"))
+        return json.dumps([getattr(self, f) for f in _field_names(type(self))], separators=(",", ":"))  # type: ignore[arg-type]
 
     @classmethod
     def read_params(cls, text: str) -> PluginHint:
@@ -110,7 +110,7 @@ class TileSetHint(Hint):
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
         if self._tiles is not None and self._tiles.shape == island.shape:
-            return self._tiles.copy() if window is None else self._tiles[window].copy()
+            return self._tiles.copy() if window is None else self._tiles[window].copy()  # type: ignore[no-any-return]
         m = runs_mask(self.runs, island.shape)
         return m if window is None else m[window].copy()
 
@@ -126,7 +126,7 @@ def tile_runs(mask: np.ndarray) -> list[int]:
     flat = np.concatenate(([False], np.ravel(mask), [False])).view(np.int8)
     edges = np.flatnonzero(np.diff(flat))
     starts, ends = edges[0::2], edges[1::2]
-    return np.column_stack((starts, ends - starts)).ravel().tolist()
+    return np.column_stack((starts, ends - starts)).ravel().tolist()  # type: ignore[no-any-return]
 
 
 def runs_mask(runs: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
@@ -143,7 +143,7 @@ def runs_mask(runs: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
 _INSTALLED: dict[str, type[PluginHint]] = {}
 # Called with a name that is not installed; may install it (formats/hint_plugins.py adds the
 # entry points' finder: this module reads no files).
-FINDERS: list = []
+FINDERS: list[Callable[[str], object]] = []
 
 
 def install_kind(cls: type[PluginHint]) -> type[PluginHint]:

@@ -11,11 +11,12 @@ still frozen (tests/rules/test_quick_init.py).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 
 def quick_init(cls: type) -> type:
     """Give `cls`, a frozen dataclass without __post_init__ or default factories, the fast __init__."""
-    if not (dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen):
+    if not (dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen):  # type: ignore[attr-defined]
         raise TypeError(f"{cls.__name__} is not a frozen dataclass")
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} has a __post_init__: its __init__ must stay the dataclass's")
@@ -31,10 +32,10 @@ def quick_init(cls: type) -> type:
         stores.append(f"d[{f.name!r}] = {f.name}")
     source = (f"def __init__(self{''.join(', ' + p for p in params)}):\n"
               f"    d = self.__dict__\n" + "".join(f"    {s}\n" for s in stores))
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(source, defaults, namespace)  # as dataclasses builds its own __init__
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    cls.__init__ = init
+    cls.__init__ = init  # type: ignore[method-assign]
     return cls

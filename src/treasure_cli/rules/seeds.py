@@ -26,7 +26,7 @@ import struct
 
 import numpy as np
 
-from treasure_cli.rules.draws import Draws
+from treasure_cli.rules.draws import Draws, PyDraws
 
 SETUP, HINTS, AGENT = 0, 1, 2
 
@@ -53,7 +53,7 @@ def stream(seed: int, purpose: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng(entropy(seed, purpose, *keys))
 
 
-def draws(seed: int, purpose: int, *keys: int) -> Draws:
+def draws(seed: int, purpose: int, *keys: int) -> PyDraws:  # or the compiled twin, the same methods
     """The same stream as `stream(seed, purpose, *keys)`, with cheaper scalar draws (rules/draws.py)."""
     return Draws(entropy(seed, purpose, *keys))
 
@@ -65,8 +65,49 @@ def derive(*parts: object) -> int:
 
 
 def map_seed(base_seed: int, map_digest: str) -> int:
-    """The game seed of a map in a batch: from the base seed and the map's content digest."""
+    """The game seed of a map in a batch (`treasure run`): from the base seed and the map's content digest."""
     return derive(base_seed, map_digest)
+
+
+# The other commands' seeds, each keyed by its own label so no two commands share a game by accident.
+def bench_island_seed(base: int, size: int, index: int) -> int:
+    """Seed of bench island `index` of size `size`: `treasure generate --size s --seed <this>` rebuilds it."""
+    return derive("bench", "island", base, size, index)
+
+
+def bench_game_seed(base: int, size: int, index: int) -> int:
+    """Seed of the game on bench island `index` of size `size`."""
+    return derive("bench", "game", base, size, index)
+
+
+def bench_map_game_seed(base: int, map_digest: str, index: int) -> int:
+    """Seed of bench (or tournament) game `index` on a map file: keyed by the map's content, not its name."""
+    return derive("bench", "map", base, map_digest, index)
+
+
+def check_island_seed(seed: int, index: int) -> int:
+    """Seed of `check-agent`'s generated island `index`."""
+    return derive("check-agent", seed, index)
+
+
+def check_game_seed(seed: int, index: int) -> int:
+    """Seed of the game on `check-agent`'s generated island `index`."""
+    return derive("check-agent-game", seed, index)
+
+
+def check_map_game_seed(seed: int, map_digest: str) -> int:
+    """Seed of `check-agent --maps`' game on a map file, keyed by its content."""
+    return derive("check-agent-map", seed, map_digest)
+
+
+def gym_island_seed(episode: int, width: int, height: int) -> int:
+    """Seed of the Gymnasium env's island for an episode seed."""
+    return derive("gym-island", episode, width, height)
+
+
+def gym_game_seed(episode: int) -> int:
+    """Seed of the Gymnasium env's game for an episode seed."""
+    return derive("gym-game", episode)
 
 
 def agent_seed(game_seed: int) -> int:

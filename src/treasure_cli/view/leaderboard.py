@@ -142,6 +142,7 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
             flip = p is None
             if flip:
                 p = pair[(b, a)]
+            assert p is not None
             mine, theirs = (p.b_only, p.a_only) if flip else (p.a_only, p.b_only)
             if p.distinguishable:
                 kind, word = ("beats", "beats") if mine > theirs else ("loses", "loses to")
@@ -282,7 +283,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
             if why is None:
                 nav = (f'<a href="agent-{html.escape(slug(label))}.html" style="color:#9cf">← '
                        f"{html.escape(label)}</a> · game {row.game_id} ·")
-                text = page_html(Replay(island, events)).replace('<h1 id="title">', nav + '<h1 id="title">', 1)
+                text = page_html(Replay(island, events)).replace('<h1 id="title">', nav + '<h1 id="title">', 1)  # type: ignore[arg-type]
                 replayable.add(row.game_id)
             else:
                 text = failure_html(row, label, db, why)

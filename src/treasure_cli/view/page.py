@@ -125,7 +125,7 @@ def page_data(replay: Replay) -> dict:
         for e in replay.step_events(index):
             hint = getattr(e, "hint", None)
             if hint is not None and hasattr(hint, "sentence"):
-                sentences[e.number] = hint.sentence()
+                sentences[e.number] = hint.sentence()  # type: ignore[union-attr]
         if st.hint_sentence is not None and st.hint is not None:
             sentences.setdefault(st.hint, st.hint_sentence)
         cand = st.candidates
@@ -170,7 +170,7 @@ def page_data(replay: Replay) -> dict:
         "terrain": value_runs(terrain), "regions": value_runs(island.regions),
         "hues": {str(region): hue for region, hue in region_hues(island).items()},  # by region number
         "treasure": _flat(final.treasure if final else None, w),
-        "outcome": None if outcome is None else final.lines[-1],  # the log's game-over line
+        "outcome": None if outcome is None else final.lines[-1],  # type: ignore[union-attr]  # the log's game-over line
         "plain": renderer.plain,
         "masks": masks, "steps": cols,
         "colours": {"hues": list(HUE_COLOURS), "dim": list(DIM_COLOURS), "background": BACKGROUND,
@@ -267,7 +267,7 @@ def compare_html(a: Replay, b: Replay) -> str:
         raise TreasureError(f"two logs are compared only when they are the same game: {why}")
     da, db = page_data(a), page_data(b)
     pairs = aligned(da["steps"]["turn"], db["steps"]["turn"])
-    title = f"{da['title']} — against {b.events[0].agent}"
+    title = f"{da['title']} — against {b.events[0].agent}"  # type: ignore[union-attr]  # a log starts with GameStarted
     template = resources.files("treasure_cli.view").joinpath("compare_template.html").read_text(encoding="utf-8")
     frames = "".join(f'<iframe id="board{k}" title="{html.escape(d["title"])}" srcdoc="{html.escape(_filled(d))}">'
                       "</iframe>" for k, d in enumerate((da, db)))
@@ -332,7 +332,7 @@ def frame_svg(replay: Replay, index: int) -> str:
     for line in text_lines:
         out.append(f'<text x="4" y="{y:g}" fill="#e8e8e8">{html.escape(line)}</text>')
         y += 18
-    for i, (label, colour) in enumerate(LEGEND):
+    for i, (label, colour) in enumerate(LEGEND):  # type: ignore[assignment]
         x, yy = 4 + (i % 2) * 260, y + (i // 2) * 18
         out.append(f'<rect x="{x}" y="{yy - 10}" width="12" height="12" fill="{_solid(colour)}" '
                    f'stroke="#888"/><text x="{x + 18}" y="{yy}" fill="#e8e8e8">{html.escape(label)}</text>')

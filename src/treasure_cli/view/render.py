@@ -72,13 +72,13 @@ def style_of(kind: int, hue: int, mark: int) -> Style:
         # A candidate is a solid block; a ruled-out tile keeps only a dim dot in its region's hue.
         fg, bg, attrs = ("black", "on_" + name, ()) if kind == LAND else (name, None, ("dark",))
     else:
-        fg, bg, attrs = _FIXED[kind]
+        fg, bg, attrs = _FIXED[kind]  # type: ignore[assignment]
     if mark == SCAN_MARK and kind < TREASURE:  # people and the treasure stay recognisable inside a scan
         return ("black", "on_light_grey", ())
     if mark == HINT_MARK and "bold" not in attrs:
-        attrs = attrs + ("bold",)
+        attrs = attrs + ("bold",)  # type: ignore[assignment]
     if mark == BELIEF_MARK:
-        attrs = attrs + ("underline",)
+        attrs = attrs + ("underline",)  # type: ignore[assignment]
     return fg, bg, attrs
 
 
@@ -281,16 +281,16 @@ class Renderer:
 
     def _paint_row(self, cells: list[str], kinds: list[int], hues: list[int], marks: list[int]) -> str:
         """One escape sequence per run of equally styled tiles, not per tile."""
-        parts, run, key = [], [], None
+        parts, run, key = [], [], None  # type: ignore[var-annotated]
         for cell, k, h, m in zip(cells, kinds, hues, marks):
             style = style_of(k, h, m)
             if style != key and run:
-                parts.append(paint("".join(run), key, True))
+                parts.append(paint("".join(run), key, True))  # type: ignore[arg-type]
                 run = []
             key = style
             run.append(cell)
         if run:
-            parts.append(paint("".join(run), key, True))
+            parts.append(paint("".join(run), key, True))  # type: ignore[arg-type]
         return "".join(parts)
 
     # -- the text under the map ---------------------------------------------------

@@ -27,7 +27,6 @@ from treasure_cli.view.palette import agent_colour
 
 PLOT_MISSING = ("the bench report draws its charts with matplotlib, which is not installed: "
                 "pip install 'treasure-cli[plot]'")
-CHARTS = ("win-rate", "turns", "time")
 
 
 def _figure():

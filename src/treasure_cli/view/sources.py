@@ -42,6 +42,7 @@ def check_events(events: list[ev.Event], island: Island, path: str) -> None:
         return LogFormatError(path, event_line(i), message)
 
     start = events[0]
+    assert isinstance(start, ev.GameStarted)  # read_log checked it
     if (start.width, start.height) != (island.width, island.height):
         raise fail(0, f"the log is for a {start.width}x{start.height} map, but the map given is "
                       f"{island.width}x{island.height}")
@@ -55,7 +56,8 @@ def _check_story(events: list[ev.Event], island: Island, fail) -> None:
     """What a log claims, checked against the map and the rules a watcher can check:
     positions on the map, turns in order, moves that go where they say, scans of a
     real size, hints given and verified in order, one teleport, the game over once."""
-    hints, verified, turn, teleports = 0, set(), 0, 0
+    verified: set[int] = set()
+    hints, turn, teleports = 0, 0, 0
     agent: tuple[int, int] | None = None
     for i, e in enumerate(events):
         for field in dataclasses.fields(e):

@@ -50,7 +50,7 @@ def starts_step(prev: ev.Event | None, event: ev.Event) -> bool:
     if isinstance(event, _TURN_OPENING) and isinstance(prev, (ev.TurnStarted, *_TURN_OPENING)):
         return False
     small_move = isinstance(prev, ev.AgentMoved) and prev.steps <= 2
-    return not (isinstance(event, ev.AreaScanned) and small_move and event.centre == prev.dst)
+    return not (isinstance(event, ev.AreaScanned) and small_move and event.centre == prev.dst)  # type: ignore[union-attr]
 
 
 @dataclasses.dataclass(frozen=True)
