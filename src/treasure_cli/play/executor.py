@@ -12,6 +12,14 @@ With `scheduler` (a Dask scheduler's address) the same tasks go to a
 Dask distributed cluster instead; dask is an optional extra, imported only
 then. A worker that dies costs only its tasks in flight: Dask runs them
 again elsewhere.
+
+Workers never start by `fork` unless asked: forking a process that runs threads (numpy's
+BLAS, Dask's client) can deadlock the child, Python 3.12+ warns about it, 3.14 stops doing
+it by default on Linux, and macOS and Windows never did. The default is `forkserver` where
+the platform has it (a clean server process that already imported the task's module forks
+each worker) and `spawn` elsewhere; TREASURE_CLI_START_METHOD (fork, spawn, forkserver)
+chooses another. Everything a worker gets is pickled (plain values, importable functions),
+so any method plays the same games.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from typing import Any, TypeVar
 from treasure_cli.errors import TreasureError
 
 T = TypeVar("T")
+START_METHOD_VARIABLE = "TREASURE_CLI_START_METHOD"
 PR_SET_PDEATHSIG = 1
 DASK_MISSING = ("playing on a Dask cluster needs dask.distributed, which is not installed: "
                 "pip install 'treasure-cli[dask]'")
@@ -60,12 +69,25 @@ def _worker_start(counter: Any = None) -> None:
             _libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+def choose_start_method(asked: str | None = None) -> str:
+    """How worker processes start: `asked`, else TREASURE_CLI_START_METHOD, else forkserver
+    where the platform has it and spawn elsewhere (never fork by default: module docstring)."""
+    available = multiprocessing.get_all_start_methods()
+    method = asked or os.environ.get(START_METHOD_VARIABLE, "").strip()
+    if not method:
+        return "forkserver" if "forkserver" in available else "spawn"
+    if method not in available:
+        raise TreasureError(f"{START_METHOD_VARIABLE} (or start_method) must be one of {', '.join(available)} "
+                            f"on this platform, got {method!r}")
+    return method
+
+
 def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, start_method: str | None = None,
               count: int | None = None, scheduler: str | None = None) -> Iterator[tuple[int, T]]:
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
-    workers start ("fork", "spawn", "forkserver"; default: the platform's).
+    workers start ("fork", "spawn", "forkserver"; default: `choose_start_method()`).
     `count` is the number of tasks when `tasks` is a generator (it caps the
     workers without reading the generator ahead). `scheduler`
     ("tcp://host:8786") sends the tasks to that Dask cluster instead (`jobs`
@@ -83,7 +105,11 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
         for i, task in feed:
             yield i, fn(*task)
         return
-    context = multiprocessing.get_context(start_method) if start_method else multiprocessing.get_context()
+    context = multiprocessing.get_context(choose_start_method(start_method))
+    if context.get_start_method() == "forkserver":
+        # The server imports the task's module (numpy and the game with it) once; each worker
+        # forked from it starts with them loaded instead of importing them again.
+        context.set_forkserver_preload([fn.__module__])
     counter = context.Value("i", 0)  # each worker's number: the core it shares with its agents
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
                                initargs=(counter,))
