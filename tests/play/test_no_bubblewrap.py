@@ -9,12 +9,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from treasure_cli.cli import cli
-from treasure_cli.formats.map_file import write_map
 from treasure_cli.formats.generator import generate_island
+from treasure_cli.formats.map_file import write_map
 from treasure_cli.play import sandbox
 
 AGENT = "from treasure_cli import LargeScan\n\nclass Scans:\n    def act(self, obs):\n        return LargeScan()\n"
@@ -33,8 +34,6 @@ def no_bwrap_on_path(monkeypatch, tmp_path):
 
 @pytest.fixture
 def job(tmp_path):
-    import numpy as np
-
     maps = tmp_path / "maps"
     maps.mkdir()
     for i in (1, 2):
