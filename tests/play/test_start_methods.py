@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import warnings
 
 import numpy as np
@@ -76,3 +77,43 @@ def test_the_default_is_never_fork_and_a_wrong_method_is_named(monkeypatch):
     monkeypatch.setenv(executor.START_METHOD_VARIABLE, "vfork")
     with pytest.raises(TreasureError, match="TREASURE_CLI_START_METHOD.*'vfork'"):
         executor.choose_start_method()
+
+
+def forkserver_children() -> list[int]:
+    """Live processes our forkserver has started (from /proc)."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver._forkserver_pid
+    found = []
+    for tid in os.listdir(f"/proc/{server}/task"):
+        with open(f"/proc/{server}/task/{tid}/children") as f:
+            found += [int(x) for x in f.read().split()]
+    alive = []
+    for pid in found:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rpartition(")")[2].split()[0] != "Z":
+                    alive.append(pid)
+        except OSError:
+            pass
+    return alive
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="the forkserver's children are read from /proc")
+def test_ctrl_c_while_a_worker_starts_leaves_no_worker_behind(monkeypatch):
+    """Ctrl-C inside Process.start(), once the forkserver has forked the worker: the pool must
+    still learn its pid and end it (not leave it to outlive the run, then die on the terminal
+    with a traceback once its semaphores are gone)."""
+    from multiprocessing import popen_forkserver
+
+    real = popen_forkserver.Popen._launch
+
+    def interrupted(self, process_obj):
+        real(self, process_obj)
+        signal.raise_signal(signal.SIGINT)  # after the fork, before start() registers the process
+
+    monkeypatch.setattr(popen_forkserver.Popen, "_launch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        list(executor.run_tasks(os.getpid, [()] * 4, jobs=2, start_method="forkserver"))
+    assert multiprocessing.active_children() == []
+    assert forkserver_children() == []  # ended and waited for by run_tasks, not left to linger

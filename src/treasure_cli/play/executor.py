@@ -31,6 +31,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -116,7 +117,8 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     try:
         pending: dict[Any, int] = {}
         for i, task in feed:
-            pending[pool.submit(fn, *task)] = i
+            with _signals_held():
+                pending[pool.submit(fn, *task)] = i
             if len(pending) >= 4 * workers:
                 break
         while pending:
@@ -125,11 +127,37 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
                 yield pending.pop(future), future.result()
                 nxt = next(feed, None)
                 if nxt is not None:
-                    pending[pool.submit(fn, *nxt[1])] = nxt[0]
+                    with _signals_held():
+                        pending[pool.submit(fn, *nxt[1])] = nxt[0]
     except BaseException:
         _stop_now(pool)
         raise
     pool.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until a `submit` (which may start a worker) is over.
+
+    Interrupted inside Process.start(), after the worker was forked or spawned but before the
+    pool learned its pid, the pool could not end it: it would outlive us, then die on the
+    terminal with a traceback when the semaphores it was to inherit are gone (the forkserver
+    takes seconds to start on a loaded machine, the widest window). The signal is handled
+    as soon as the submit returns, with the handler that was there.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None]
+    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in caught[:1]:
+            signal.raise_signal(s)
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:
