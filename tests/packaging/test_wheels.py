@@ -57,10 +57,11 @@ def fresh_env(folder: Path, wheel: Path) -> Path:
     python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
-    (site / "zz_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
                    check=True, capture_output=True, timeout=300)
+    # Only now: pip would take a treasure-cli installed in this environment for the wheel's.
+    ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    (site / "zz_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))
     return python
 
 
