@@ -21,6 +21,8 @@ from treasure_cli.formats.generator import generate_island
 from treasure_cli.formats.map_file import write_map
 from treasure_cli.play import executor
 
+SPAWN_ONLY = os.environ.get("TREASURE_TEST_SPAWN_ONLY") == "1"
+
 
 @pytest.fixture
 def maps(tmp_path):
@@ -35,6 +37,8 @@ def maps(tmp_path):
 def no_fork(request, monkeypatch):
     if request.param not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {request.param} on this platform")
+    if request.param == "forkserver" and SPAWN_ONLY:
+        pytest.skip("the forkserver forks: the spawn_only run takes os.fork from every process")
 
     def forbidden(*args, **kwargs):
         raise AssertionError("os.fork called")
@@ -100,6 +104,7 @@ def forkserver_children() -> list[int]:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="the forkserver's children are read from /proc")
+@pytest.mark.skipif(os.environ.get("TREASURE_TEST_SPAWN_ONLY") == "1", reason="the forkserver needs os.fork")
 def test_ctrl_c_while_a_worker_starts_leaves_no_worker_behind(monkeypatch):
     """Ctrl-C inside Process.start(), once the forkserver has forked the worker: the pool must
     still learn its pid and end it (not leave it to outlive the run, then die on the terminal
