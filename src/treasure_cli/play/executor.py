@@ -29,6 +29,7 @@ import itertools
 import ctypes
 import multiprocessing
 import os
+import select
 import signal
 import sys
 import threading
@@ -55,8 +56,15 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _worker_start(counter: Any = None) -> None:
-    """Leave interruptions to the parent, and die with it; take the next worker number."""
+def _worker_start(counter: Any = None, parent: int | None = None) -> None:
+    """Leave interruptions to the parent, and die with it; take the next worker number.
+
+    `parent` is the pid of the process that runs the pool. A worker it started itself (fork,
+    spawn) gets SIGTERM from the kernel when it dies (Linux). A worker started by the
+    forkserver is the server's child, not the pool's: the kernel would tell it nothing, and
+    the server lives as long as its workers do (each holds the pipe whose end it waits for),
+    so a watch thread ends the worker when `parent` ends. The server then ends too.
+    """
     if counter is not None:
         with counter.get_lock():
             number, counter.value = counter.value, counter.value + 1
@@ -65,9 +73,45 @@ def _worker_start(counter: Any = None) -> None:
         agent_process.WORKER_NUMBER = number
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the whole group: the parent cleans up
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # not the parent's handler, inherited by fork
-    if sys.platform.startswith("linux"):
+    started_by_parent = parent is None or os.getppid() == parent
+    if started_by_parent and sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             _libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if parent is not None and os.getppid() != parent:  # it died before the prctl
+            os.kill(os.getpid(), signal.SIGTERM)
+    elif parent is not None and os.name == "posix":
+        _end_with(parent)
+
+
+def _end_with(parent: int) -> None:
+    """A daemon thread sends this process SIGTERM once process `parent` has ended.
+
+    A pidfd (Linux 5.3+) becomes readable when the process ends; elsewhere the thread looks
+    twice a second (signal 0 only asks whether the pid exists).
+    """
+    try:
+        pidfd: int | None = os.pidfd_open(parent)
+    except ProcessLookupError:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    except (AttributeError, OSError):
+        pidfd = None
+
+    def watch() -> None:
+        if pidfd is not None:
+            select.select([pidfd], [], [])
+        else:
+            while True:
+                time.sleep(0.5)
+                try:
+                    os.kill(parent, 0)
+                except ProcessLookupError:
+                    break
+                except PermissionError:
+                    pass  # alive (its pid taken by another user's process is not likely here)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="treasure-parent-watch", daemon=True).start()
 
 
 def choose_start_method(asked: str | None = None) -> str:
@@ -113,7 +157,7 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
         context.set_forkserver_preload([fn.__module__])
     counter = context.Value("i", 0)  # each worker's number: the core it shares with its agents
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
-                               initargs=(counter,))
+                               initargs=(counter, os.getpid()))
     try:
         pending: dict[Any, int] = {}
         for i, task in feed:
