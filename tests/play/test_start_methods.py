@@ -1,5 +1,5 @@
-"""Worker pools start without fork (play/executor.py): by the forkserver by default, by spawn
-where that is all there is, or as TREASURE_CLI_START_METHOD says. Here os.fork is taken away
+"""Worker pools start without fork (play/executor.py): by spawn by default, or by the
+forkserver when TREASURE_CLI_START_METHOD says so. Here os.fork is taken away
 from this process, as on a spawn-only platform; `run` and `bench` (with the tournament's
 store) still play on two workers, the same games as on one, with no fork warning."""
 
@@ -76,7 +76,7 @@ def test_bench_and_its_store_on_two_workers_without_fork(no_fork, maps, tmp_path
 
 def test_the_default_is_never_fork_and_a_wrong_method_is_named(monkeypatch):
     monkeypatch.delenv(executor.START_METHOD_VARIABLE, raising=False)
-    assert executor.choose_start_method() in ("forkserver", "spawn")
+    assert executor.choose_start_method() == "spawn"  # the pool's own children: they die with it
     assert executor.choose_start_method("spawn") == "spawn"
     monkeypatch.setenv(executor.START_METHOD_VARIABLE, "vfork")
     with pytest.raises(TreasureError, match="TREASURE_CLI_START_METHOD.*'vfork'"):

@@ -13,13 +13,14 @@ Dask distributed cluster instead; dask is an optional extra, imported only
 then. A worker that dies costs only its tasks in flight: Dask runs them
 again elsewhere.
 
-Workers never start by `fork` unless asked: forking a process that runs threads (numpy's
-BLAS, Dask's client) can deadlock the child, Python 3.12+ warns about it, 3.14 stops doing
-it by default on Linux, and macOS and Windows never did. The default is `forkserver` where
-the platform has it (a clean server process that already imported the task's module forks
-each worker) and `spawn` elsewhere; TREASURE_CLI_START_METHOD (fork, spawn, forkserver)
-chooses another. Everything a worker gets is pickled (plain values, importable functions),
-so any method plays the same games.
+Workers start by `spawn` unless asked otherwise: forking a process that runs threads (numpy's
+BLAS, Dask's client) can deadlock the child, Python 3.12+ warns about it, and macOS and
+Windows never fork by default. Spawned workers are the pool's own children, so on Linux the
+kernel ends them when it dies, even by SIGKILL. TREASURE_CLI_START_METHOD (fork, spawn,
+forkserver) chooses another: the forkserver starts workers faster (it has imported the game
+once), and a thread in each of its workers ends it with the pool's process (_end_with).
+Everything a worker gets is pickled (plain values, importable functions), so any method
+plays the same games.
 """
 
 from __future__ import annotations
@@ -115,12 +116,12 @@ def _end_with(parent: int) -> None:
 
 
 def choose_start_method(asked: str | None = None) -> str:
-    """How worker processes start: `asked`, else TREASURE_CLI_START_METHOD, else forkserver
-    where the platform has it and spawn elsewhere (never fork by default: module docstring)."""
+    """How worker processes start: `asked`, else TREASURE_CLI_START_METHOD, else spawn
+    (module docstring: why not fork, nor the forkserver)."""
     available = multiprocessing.get_all_start_methods()
     method = asked or os.environ.get(START_METHOD_VARIABLE, "").strip()
     if not method:
-        return "forkserver" if "forkserver" in available else "spawn"
+        return "spawn"
     if method not in available:
         raise TreasureError(f"{START_METHOD_VARIABLE} (or start_method) must be one of {', '.join(available)} "
                             f"on this platform, got {method!r}")
