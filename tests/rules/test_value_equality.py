@@ -15,7 +15,7 @@ import treasure_cli
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.rules.actions import LargeScan
 from treasure_cli.rules.game import Game
-from treasure_cli.rules.observation import Observation
+from treasure_cli.rules.observation import Note, Observation
 from treasure_cli.rules.values import compares_arrays
 from treasure_cli.view.steps import FrameState, Replay
 
@@ -93,7 +93,18 @@ def test_every_dataclass_with_an_array_field_compares_arrays_by_value():
                 found.append(value.__name__)
                 assert not value.__dataclass_params__.eq, value  # not the generated __eq__
                 assert "__eq__" in vars(value) and value.__hash__ is None, value
-    assert {"Observation", "FrameState", "Island"} <= set(found)
+    assert {"Observation", "FrameState", "Island", "Note"} <= set(found)
+
+
+def test_notes_compare_their_masks_by_value():
+    mask = np.zeros((4, 5), dtype=bool)
+    mask[1, 2] = True
+    a, b = Note("verify 7", mask), Note("verify 7", mask.copy())
+    assert (a == b) is True
+    assert a != Note("verify 7", ~mask) and a != Note("verify 8", mask.copy())
+    assert Note("x", [(1, 2)]) == Note("x", [(1, 2)]) and Note("x", [(1, 2)]) != Note("x", mask)
+    with pytest.raises(TypeError):
+        hash(a)
 
 
 def test_compares_arrays_refuses_a_class_with_the_generated_eq():

@@ -82,7 +82,8 @@ class Agent(Protocol):
     def act(self, obs: Observation) -> Action: ...
 
 
-@dataclasses.dataclass(frozen=True)
+@compares_arrays
+@dataclasses.dataclass(frozen=True, eq=False)
 class Note:
     """An agent's word on the action it just chose, for the log and the replay.
 
