@@ -118,7 +118,12 @@ def test_ctrl_c_while_a_worker_starts_leaves_no_worker_behind(monkeypatch):
         signal.raise_signal(signal.SIGINT)  # after the fork, before start() registers the process
 
     monkeypatch.setattr(popen_forkserver.Popen, "_launch", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        list(executor.run_tasks(os.getpid, [()] * 4, jobs=2, start_method="forkserver"))
+    # Ctrl-C as Python (and the CLI's handler) takes it, whatever handler an earlier test left.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            list(executor.run_tasks(os.getpid, [()] * 4, jobs=2, start_method="forkserver"))
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert multiprocessing.active_children() == []
     assert forkserver_children() == []  # ended and waited for by run_tasks, not left to linger
