@@ -13,12 +13,16 @@ run: $(STAMP)
 # bubblewrap (the agent sandbox) and g++ (the C++ example agent): installed when missing.
 SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++
 
+# The suite on every supported Python the machine has, through nox (noxfile.py): the whole
+# suite in .venv, then in a fresh environment per other version (a missing one is reported in
+# one line and skipped), then the process tests without fork and SIGALRM.
 test: $(STAMP)
 	@missing=""; for pair in $(SYSTEM_TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi
 	$(BIN)/ruff check
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest
+	@$(BIN)/python -c 'import nox' 2>/dev/null || $(BIN)/python -m pip install --quiet 'nox>=2024.4'
+	$(BIN)/nox
 
 install: $(STAMP)
 
@@ -35,7 +39,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard src/treasure_cli/*/_*.c src/treasur
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) output build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) .nox output build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find src -name '*.so' -delete
 

@@ -9,6 +9,10 @@ treasure_cli.agents._mass (agents/mass_kernel.py's whole-box passes of the
 logic agent). `optional=True`: if one does not compile (no C compiler, no
 Python headers), the install goes on without it and the package uses the
 Python code.
+
+TREASURE_CLI_PURE_PYTHON=1 at build time (the same switch that turns the compiled modules
+off at run time, src/treasure_cli/compiled.py) builds none: `python -m build` then makes a
+pure-Python wheel, tagged py3-none-any, that installs on any platform without a compiler.
 """
 
 import os
@@ -18,7 +22,9 @@ from setuptools import Extension, setup
 # Floats must round as numpy's do: no a * b + c fused into one FMA.
 NO_FMA = [] if os.name == "nt" else ["-ffp-contract=off"]
 
-setup(ext_modules=[
+PURE_PYTHON = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
+
+setup(ext_modules=[] if PURE_PYTHON else [
     Extension("treasure_cli.rules._draws", ["src/treasure_cli/rules/_draws.c"], optional=True),
     Extension("treasure_cli.rules._grid", ["src/treasure_cli/rules/_grid.c"], optional=True),
     Extension("treasure_cli.formats._gen", ["src/treasure_cli/formats/_gen.c"], optional=True,

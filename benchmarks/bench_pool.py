@@ -33,6 +33,7 @@ from treasure_cli.play.tables import bench_table  # noqa: E402
 from treasure_cli.rules.island import Island  # noqa: E402
 
 SPENT = {"generate": 0.0, "masks": 0.0, "play": 0.0}
+FOLDER = "TREASURE_BENCH_POOL_FOLDER"  # where each process writes its lines (set by main)
 
 
 def clocked(key, fn):
@@ -60,7 +61,8 @@ def instrument(folder: str) -> None:
                     f"{SPENT['generate']} {SPENT['masks']} {SPENT['play']}\n")
         return out
 
-    # Pickled by name for the workers (they are forked: they see this module's patch).
+    # Pickled by name for the workers. A forked worker inherits this patch; a spawned one (or
+    # one from the forkserver) imports this script as __mp_main__ and makes it again (below).
     chunk.__module__, chunk.__qualname__ = play_chunk.__module__, play_chunk.__qualname__
     bench._play_chunk = chunk
 
@@ -75,6 +77,7 @@ def main() -> None:
     options = BenchOptions(agents=tuple(args.agents.split(",")), sizes=(args.size,), games=args.games)
     start_wall, start_cpu = time.perf_counter() - WALL0, time.process_time() - CPU0
     with tempfile.TemporaryDirectory() as folder:
+        os.environ[FOLDER] = folder
         instrument(folder)
         wall, cpu = time.perf_counter(), time.process_time()
         result = run_bench(options, jobs=args.jobs, on_progress=lambda n: None)
@@ -108,3 +111,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     sys.exit(main())
+elif os.environ.get(FOLDER):  # a worker started by spawn or the forkserver
+    instrument(os.environ[FOLDER])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -117,15 +119,43 @@ def test_a_rerun_removes_temp_files_an_interrupted_run_left(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [".notes.tmp", "LOG_01.txt"]
 
 
-def test_workers_end_with_a_parent_that_is_killed_outright(maps, tmp_path):
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a subreaper and /proc are Linux's")
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_no_process_outlives_a_parent_that_is_killed_outright(maps, tmp_path, method):
+    """SIGKILL gives the run no chance to clean up: its workers, the forkserver and the
+    agents' processes must notice by themselves. subreaper.py keeps every descendant in view,
+    whatever started it and whatever its command line."""
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} on this platform")
+    if method != "spawn" and os.environ.get("TREASURE_TEST_SPAWN_ONLY") == "1":
+        pytest.skip(f"{method} forks: the spawn_only run takes os.fork away")
     folder, _, agent = maps
-    out = tmp_path / "killed"
-    proc = subprocess.Popen([*TREASURE, "run", str(folder), str(out), "--jobs", "2", "--agent", agent],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=10)
-    assert gone(str(out))
+    env = {**os.environ, "TREASURE_CLI_START_METHOD": method}
+    watch = subprocess.Popen([sys.executable, str(Path(__file__).with_name("subreaper.py")), *TREASURE, "run",
+                              str(folder), str(tmp_path / "out"), "--jobs", "2", "--agent", agent],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    run = int(watch.stdout.readline())
+
+    def tree() -> list[tuple[int, str]]:
+        watch.stdin.write("tree\n")
+        watch.stdin.flush()
+        return json.loads(watch.stdout.readline())
+
+    def agents(processes: list[tuple[int, str]]) -> int:  # agent hosts, not the bwrap around them
+        return sum("treasure_cli.play.agent_host" in cmd and not cmd.startswith("bwrap") for _, cmd in processes)
+
+    deadline = time.monotonic() + 60
+    seen = tree()
+    while agents(seen) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)  # until both workers play a game, each with its agent's process
+        seen = tree()
+    assert agents(seen) >= 2, seen
+    if method == "forkserver":
+        assert any("forkserver" in cmd for _, cmd in seen), seen
+    os.kill(run, signal.SIGKILL)
+    survivors, _ = watch.communicate("survivors\n", timeout=60)
+    alive = [f"{pid} {cmd[:90]}" for pid, cmd in json.loads(survivors)]
+    assert alive == [], f"alive after the run was killed: {alive}; before: {[cmd[:90] for _, cmd in seen]}"
 
 
 def test_a_terminated_bench_ends_its_workers_too(maps, tmp_path):

@@ -12,6 +12,15 @@ With `scheduler` (a Dask scheduler's address) the same tasks go to a
 Dask distributed cluster instead; dask is an optional extra, imported only
 then. A worker that dies costs only its tasks in flight: Dask runs them
 again elsewhere.
+
+Workers start by `spawn` unless asked otherwise: forking a process that runs threads (numpy's
+BLAS, Dask's client) can deadlock the child, Python 3.12+ warns about it, and macOS and
+Windows never fork by default. Spawned workers are the pool's own children, so on Linux the
+kernel ends them when it dies, even by SIGKILL. TREASURE_CLI_START_METHOD (fork, spawn,
+forkserver) chooses another: the forkserver starts workers faster (it has imported the game
+once), and a thread in each of its workers ends it with the pool's process (_end_with).
+Everything a worker gets is pickled (plain values, importable functions), so any method
+plays the same games.
 """
 
 from __future__ import annotations
@@ -21,8 +30,10 @@ import itertools
 import ctypes
 import multiprocessing
 import os
+import select
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -31,6 +42,7 @@ from typing import Any, TypeVar
 from treasure_cli.errors import TreasureError
 
 T = TypeVar("T")
+START_METHOD_VARIABLE = "TREASURE_CLI_START_METHOD"
 PR_SET_PDEATHSIG = 1
 DASK_MISSING = ("playing on a Dask cluster needs dask.distributed, which is not installed: "
                 "pip install 'treasure-cli[dask]'")
@@ -45,8 +57,15 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _worker_start(counter: Any = None) -> None:
-    """Leave interruptions to the parent, and die with it; take the next worker number."""
+def _worker_start(counter: Any = None, parent: int | None = None) -> None:
+    """Leave interruptions to the parent, and die with it; take the next worker number.
+
+    `parent` is the pid of the process that runs the pool. A worker it started itself (fork,
+    spawn) gets SIGTERM from the kernel when it dies (Linux). A worker started by the
+    forkserver is the server's child, not the pool's: the kernel would tell it nothing, and
+    the server lives as long as its workers do (each holds the pipe whose end it waits for),
+    so a watch thread ends the worker when `parent` ends. The server then ends too.
+    """
     if counter is not None:
         with counter.get_lock():
             number, counter.value = counter.value, counter.value + 1
@@ -55,9 +74,58 @@ def _worker_start(counter: Any = None) -> None:
         agent_process.WORKER_NUMBER = number
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the whole group: the parent cleans up
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # not the parent's handler, inherited by fork
-    if sys.platform.startswith("linux"):
+    started_by_parent = parent is None or os.getppid() == parent
+    if started_by_parent and sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             _libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if parent is not None and os.getppid() != parent:  # it died before the prctl
+            os.kill(os.getpid(), signal.SIGTERM)
+    elif parent is not None and os.name == "posix":
+        _end_with(parent)
+
+
+def _end_with(parent: int) -> None:
+    """A daemon thread sends this process SIGTERM once process `parent` has ended.
+
+    A pidfd (Linux 5.3+) becomes readable when the process ends; elsewhere the thread looks
+    twice a second (signal 0 only asks whether the pid exists).
+    """
+    try:
+        pidfd: int | None = os.pidfd_open(parent)
+    except ProcessLookupError:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    except (AttributeError, OSError):
+        pidfd = None
+
+    def watch() -> None:
+        if pidfd is not None:
+            select.select([pidfd], [], [])
+        else:
+            while True:
+                time.sleep(0.5)
+                try:
+                    os.kill(parent, 0)
+                except ProcessLookupError:
+                    break
+                except PermissionError:
+                    pass  # alive (its pid taken by another user's process is not likely here)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="treasure-parent-watch", daemon=True).start()
+
+
+def choose_start_method(asked: str | None = None) -> str:
+    """How worker processes start: `asked`, else TREASURE_CLI_START_METHOD, else spawn
+    (module docstring: why not fork, nor the forkserver)."""
+    available = multiprocessing.get_all_start_methods()
+    method = asked or os.environ.get(START_METHOD_VARIABLE, "").strip()
+    if not method:
+        return "spawn"
+    if method not in available:
+        raise TreasureError(f"{START_METHOD_VARIABLE} (or start_method) must be one of {', '.join(available)} "
+                            f"on this platform, got {method!r}")
+    return method
 
 
 def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, start_method: str | None = None,
@@ -65,7 +133,7 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
-    workers start ("fork", "spawn", "forkserver"; default: the platform's).
+    workers start ("fork", "spawn", "forkserver"; default: `choose_start_method()`).
     `count` is the number of tasks when `tasks` is a generator (it caps the
     workers without reading the generator ahead). `scheduler`
     ("tcp://host:8786") sends the tasks to that Dask cluster instead (`jobs`
@@ -83,14 +151,19 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
         for i, task in feed:
             yield i, fn(*task)
         return
-    context = multiprocessing.get_context(start_method) if start_method else multiprocessing.get_context()
+    context = multiprocessing.get_context(choose_start_method(start_method))
+    if context.get_start_method() == "forkserver":
+        # The server imports the task's module (numpy and the game with it) once; each worker
+        # forked from it starts with them loaded instead of importing them again.
+        context.set_forkserver_preload([fn.__module__])
     counter = context.Value("i", 0)  # each worker's number: the core it shares with its agents
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
-                               initargs=(counter,))
+                               initargs=(counter, os.getpid()))
     try:
         pending: dict[Any, int] = {}
         for i, task in feed:
-            pending[pool.submit(fn, *task)] = i
+            with _signals_held():
+                pending[pool.submit(fn, *task)] = i
             if len(pending) >= 4 * workers:
                 break
         while pending:
@@ -99,11 +172,37 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
                 yield pending.pop(future), future.result()
                 nxt = next(feed, None)
                 if nxt is not None:
-                    pending[pool.submit(fn, *nxt[1])] = nxt[0]
+                    with _signals_held():
+                        pending[pool.submit(fn, *nxt[1])] = nxt[0]
     except BaseException:
         _stop_now(pool)
         raise
     pool.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until a `submit` (which may start a worker) is over.
+
+    Interrupted inside Process.start(), after the worker was forked or spawned but before the
+    pool learned its pid, the pool could not end it: it would outlive us, then die on the
+    terminal with a traceback when the semaphores it was to inherit are gone (the forkserver
+    takes seconds to start on a loaded machine, the widest window). The signal is handled
+    as soon as the submit returns, with the handler that was there.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None]
+    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in caught[:1]:
+            signal.raise_signal(s)
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:

@@ -11,6 +11,7 @@ the cause. An agent that is not built in plays in a process of its own
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import signal
 import threading
@@ -58,14 +59,21 @@ def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: s
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise GameTimeout in this thread once `seconds` have passed (None: no limit).
 
-    SIGALRM interrupts a sleeping or looping agent at its next Python
-    instruction; a C extension that never returns to Python is waited for.
+    Where the platform has SIGALRM (Linux, macOS), a timer signal interrupts a sleeping or
+    looping agent at its next Python instruction. Without it (Windows), a timer thread
+    raises GameTimeout in this thread the same way, but a blocking call such as a long
+    `time.sleep` is waited for before it takes effect. Either way, a C extension that never
+    returns to Python is waited for.
     """
     if seconds is None:
         yield
         return
     if threading.current_thread() is not threading.main_thread():
         raise TreasureError("a game time limit works only in a process's main thread")
+    if not _has_alarm():
+        with _thread_timer(seconds):
+            yield
+        return
 
     def expire(signum: int, frame: FrameType | None) -> None:
         raise GameTimeout()
@@ -77,6 +85,38 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _has_alarm() -> bool:
+    """Whether this platform has the timer signal (looked up at each call: tests take it away)."""
+    return hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
+
+
+@contextlib.contextmanager
+def _thread_timer(seconds: float) -> Iterator[None]:
+    """time_limit without SIGALRM: a timer thread sets GameTimeout as this thread's pending
+    exception (PyThreadState_SetAsyncExc), raised at its next Python instruction."""
+    target = threading.get_ident()
+    lock = threading.Lock()
+    state = {"armed": True, "fired": False}
+
+    def expire() -> None:
+        with lock:
+            if state["armed"]:
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), ctypes.py_object(GameTimeout))
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["armed"] = False
+            if state["fired"]:  # fired but perhaps not raised yet: it must not escape this block
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), None)
+        timer.cancel()
 
 
 class Seat:

@@ -21,19 +21,23 @@ from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.values import compares_arrays
 
 if TYPE_CHECKING:
     from treasure_cli.rules.actions import Action
     from treasure_cli.rules.events import Event
 
 
-@dataclasses.dataclass(frozen=True)
+@compares_arrays
+@dataclasses.dataclass(frozen=True, eq=False)
 class Observation:
     """Everything the agent may know when choosing one action.
 
     `news` holds the public events since the agent's previous action (all of
     them, from the game's start, at its first action), for agents that keep
     their own knowledge up to date incrementally (see `Knowledge.observe`).
+    Two observations are equal when every field is, `scanned` by value, on
+    every Python version (rules/values.py); an observation is not hashable.
     """
 
     island: Island                 # the public map: no treasure
@@ -78,7 +82,8 @@ class Agent(Protocol):
     def act(self, obs: Observation) -> Action: ...
 
 
-@dataclasses.dataclass(frozen=True)
+@compares_arrays
+@dataclasses.dataclass(frozen=True, eq=False)
 class Note:
     """An agent's word on the action it just chose, for the log and the replay.
 

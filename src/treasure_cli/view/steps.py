@@ -33,6 +33,7 @@ from treasure_cli.formats.game_record import LogFormatError, event_line, format_
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.values import compares_arrays
 
 
 _SETUP = (ev.GameStarted, ev.TreasureHidden, ev.AgentPlaced, ev.ScheduleAnnounced)
@@ -53,9 +54,12 @@ def starts_step(prev: ev.Event | None, event: ev.Event) -> bool:
     return not (isinstance(event, ev.AreaScanned) and small_move and event.centre == prev.dst)  # type: ignore[union-attr]
 
 
-@dataclasses.dataclass(frozen=True)
+@compares_arrays
+@dataclasses.dataclass(frozen=True, eq=False)
 class FrameState:
-    """Everything one frame shows: the state after step `index`, and what that step was about."""
+    """Everything one frame shows: the state after step `index`, and what that step was about.
+
+    Equal when every field is, the masks by value (rules/values.py); not hashable."""
 
     index: int
     total: int | None            # steps in the game; None while a live game is still running
