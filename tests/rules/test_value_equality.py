@@ -89,7 +89,8 @@ def test_every_dataclass_with_an_array_field_compares_arrays_by_value():
         for value in vars(module).values():
             if not (isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == info.name):
                 continue
-            if any("ndarray" in str(f.type) for f in dataclasses.fields(value)):
+            # (a field left out of the comparison, such as TileSetHint's cached mask, is never compared)
+            if any("ndarray" in str(f.type) for f in dataclasses.fields(value) if f.compare):
                 found.append(value.__name__)
                 assert not value.__dataclass_params__.eq, value  # not the generated __eq__
                 assert "__eq__" in vars(value) and value.__hash__ is None, value
