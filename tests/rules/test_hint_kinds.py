@@ -219,7 +219,7 @@ def test_an_entry_point_kind_is_found_by_its_name(tmp_path, monkeypatch):
     (tmp_path / "my_edge_kinds.py").write_text((ROOT / "examples" / "hints" / "kinds.py").read_text())
     monkeypatch.syspath_prepend(str(tmp_path))
     ep = importlib.metadata.EntryPoint("region-number", "my_edge_kinds:RegionNumber", hint_plugins.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(hint_plugins.importlib.metadata, "entry_points",
+    monkeypatch.setattr(importlib.metadata, "entry_points",
                         lambda group: [ep] if group == hint_plugins.ENTRY_POINT_GROUP else [])
     monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
     # a log naming it reads without any option
