@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+
 import pytest
 
 from treasure_cli.play import executor
@@ -19,7 +21,7 @@ class FakeLibc:
 @pytest.fixture
 def libc(monkeypatch):
     fake = FakeLibc()
-    monkeypatch.setattr(executor.ctypes, "CDLL", lambda *a, **k: fake)
+    monkeypatch.setattr(ctypes, "CDLL", lambda *a, **k: fake)
     monkeypatch.setattr(executor.sys, "platform", "linux")
     monkeypatch.setattr(executor, "_allocator_checked", False)
     return fake

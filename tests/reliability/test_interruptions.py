@@ -177,9 +177,11 @@ def test_a_terminated_bench_ends_its_workers_too(maps, tmp_path):
 def test_a_pool_that_cannot_start_its_workers_says_so_and_leaves_none(monkeypatch):
     import errno
 
+    from concurrent.futures import ProcessPoolExecutor
+
     from treasure_cli.play import executor
 
-    real_submit = executor.ProcessPoolExecutor.submit
+    real_submit = ProcessPoolExecutor.submit
     calls = []
 
     def submit(self, fn, *args, **kwargs):
@@ -188,7 +190,7 @@ def test_a_pool_that_cannot_start_its_workers_says_so_and_leaves_none(monkeypatc
             raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
         return real_submit(self, fn, *args, **kwargs)
 
-    monkeypatch.setattr(executor.ProcessPoolExecutor, "submit", submit)
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
     with pytest.raises(BlockingIOError):
         list(executor.run_tasks(time.sleep, [(0.2,)] * 6, jobs=4))
     assert __import__("multiprocessing").active_children() == []

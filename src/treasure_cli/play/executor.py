@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import ctypes
-import multiprocessing
 import os
 import select
 import signal
@@ -36,10 +34,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from treasure_cli.errors import TreasureError
+
+if TYPE_CHECKING:  # the pool's modules are imported when a pool starts: a run in this process needs none (~25 ms)
+    import ctypes
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 START_METHOD_VARIABLE = "TREASURE_CLI_START_METHOD"
@@ -54,6 +55,8 @@ def _libc() -> ctypes.CDLL:
     Not ctypes.util.find_library("c"): on Linux that runs `ldconfig -p` in a
     subprocess, 4-15 ms at every worker's start.
     """
+    import ctypes
+
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -118,6 +121,8 @@ def _end_with(parent: int) -> None:
 def choose_start_method(asked: str | None = None) -> str:
     """How worker processes start: `asked`, else TREASURE_CLI_START_METHOD, else spawn
     (module docstring: why not fork, nor the forkserver)."""
+    import multiprocessing
+
     available = multiprocessing.get_all_start_methods()
     method = asked or os.environ.get(START_METHOD_VARIABLE, "").strip()
     if not method:
@@ -151,6 +156,9 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
         for i, task in feed:
             yield i, fn(*task)
         return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     context = multiprocessing.get_context(choose_start_method(start_method))
     if context.get_start_method() == "forkserver":
         # The server imports the task's module (numpy and the game with it) once; each worker
@@ -207,6 +215,8 @@ def _signals_held() -> Iterator[None]:
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:
     """End the workers without waiting for the games they are playing."""
+    import multiprocessing
+
     pool.shutdown(wait=False, cancel_futures=True)
     # The pool's manager thread may still be starting a worker: repeat until none is left.
     deadline = time.monotonic() + 10
