@@ -39,15 +39,24 @@ def test_a_referee_playing_alone_gives_its_agent_the_other_cores_and_polls(proce
 
 def test_a_pool_worker_shares_its_core_with_its_agent_and_sleeps(process, monkeypatch):
     monkeypatch.setattr(agent_process, "WORKER_NUMBER", 1)
-    cores = Cores(process)
+    monkeypatch.setattr(agent_process, "_WORKER_CPU", None)
     try:
+        cores = Cores(process)
         mine = os.sched_getaffinity(0)
         assert mine == {sorted(CPUS)[1 % len(CPUS)]}
         assert os.sched_getaffinity(process.proc.pid) == mine
         assert process.spin == 0.0  # polling on a shared core would only keep the agent from its work
-    finally:
         cores.end()
-    assert os.sched_getaffinity(0) == CPUS
+        assert os.sched_getaffinity(0) == mine  # a worker stays on its core: it plays nothing but games
+
+        moves = []
+        real = os.sched_setaffinity
+        monkeypatch.setattr(os, "sched_setaffinity", lambda pid, cpus: moves.append(pid) or real(pid, cpus))
+        Cores(process).end()  # its next game: nothing to move
+        assert moves == []
+        assert os.sched_getaffinity(process.proc.pid) == mine
+    finally:
+        os.sched_setaffinity(0, CPUS)  # this test's process is no pool worker
 
 
 ECHO = """#!{python}

@@ -83,6 +83,7 @@ class AgentProcess:
         self.thought = 0.0          # seconds spent waiting for its answers, over its games
         self.heard = 0.0            # time.perf_counter() when its last message came (steady replies count from it)
         self.spin = 0.0             # seconds each wait polls before it sleeps (set per game by `Cores`)
+        self.pinned: int | None = None  # the core `Cores` gave it for good (a pool worker's), if any
         self.output = bytearray()   # its standard error since the game started (up to limits.output)
         self.dropped = 0            # bytes of standard error beyond that
         self._buffer = bytearray()  # bytes of standard output not yet a whole line
@@ -409,7 +410,10 @@ class Cores:
       `poll` option tells the agent), so neither is woken from sleep (a round trip of ~6 µs).
 
     Only for the game: a process that plays an agent is not left pinned (its pool workers,
-    forked later, would inherit it).
+    forked later, would inherit it). A pool's worker is the exception: it forks no pool and
+    plays nothing but games, so it is pinned at its first game for good, and each of its
+    agent processes once: moving a thread costs the kernel a migration, 0.1-0.3 ms a game
+    on a quiet machine and over 1 ms a call under load.
     """
 
     def __init__(self, process: AgentProcess):
@@ -418,26 +422,50 @@ class Cores:
         if not hasattr(os, "sched_setaffinity"):
             return
         try:
+            main = threading.current_thread() is threading.main_thread()
+            if WORKER_NUMBER is not None and main:
+                self._worker(process, WORKER_NUMBER)
+                return
             saved = os.sched_getaffinity(0)
             cpus = sorted(saved)
             if len(cpus) < 2:
                 return
-            alone = WORKER_NUMBER is None and threading.current_thread() is threading.main_thread()
-            cpu = cpus[WORKER_NUMBER % len(cpus)] if WORKER_NUMBER is not None else _current_cpu(cpus)
+            alone = WORKER_NUMBER is None and main
+            cpu = _current_cpu(cpus)
             os.sched_setaffinity(0, {cpu})
             self.saved = saved
             theirs = saved - {cpu} if alone else {cpu}
             for pid in process.pids():
                 os.sched_setaffinity(pid, theirs)
+            process.pinned = None  # set for this game only
             process.spin = SPIN_SECONDS if alone else 0.0
         except OSError:
             pass  # a CPU set the OS will not give: the game runs unpinned, only slower
+
+    @staticmethod
+    def _worker(process: AgentProcess, number: int) -> None:
+        """A pool's worker: its core, taken once by its number, shared with its agents."""
+        global _WORKER_CPU
+        if _WORKER_CPU is None:
+            cpus = sorted(os.sched_getaffinity(0))
+            if len(cpus) < 2:
+                return
+            cpu = cpus[number % len(cpus)]
+            os.sched_setaffinity(0, {cpu})
+            _WORKER_CPU = cpu
+        if process.pinned != _WORKER_CPU:
+            for pid in process.pids():  # started after the pin, it has it already; set it anyway, once
+                os.sched_setaffinity(pid, {_WORKER_CPU})
+            process.pinned = _WORKER_CPU
 
     def end(self) -> None:
         if self.saved is not None:
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, self.saved)
             self.saved = None
+
+
+_WORKER_CPU: int | None = None  # the core a pool's worker took at its first game (`Cores`)
 
 
 def _current_cpu(cpus: list[int]) -> int:
