@@ -52,13 +52,14 @@ def build_wheel(source: Path, out: Path, pure: bool) -> Path:
 
 def fresh_env(folder: Path, wheel: Path) -> Path:
     """A new virtual environment with the wheel pip-installed; its dependencies (numpy, ...) are
-    this environment's, seen through a .pth file, so nothing is downloaded again."""
-    venv.EnvBuilder(with_pip=True, symlinks=os.name != "nt").create(folder)
+    this environment's, seen through a .pth file, so nothing is downloaded again. This pip
+    installs into it (`--python`): putting a pip of its own there took 5-10 s a test."""
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(folder)
     python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                    "--no-index", str(wheel)], check=True, capture_output=True, timeout=300)
     # Only now: pip would take a treasure-cli installed in this environment for the wheel's.
     ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
     (site / "zz_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import random
 import shutil
 import signal
 import subprocess
@@ -64,7 +63,7 @@ def workers_of(marker: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("trial", range(8))
+@pytest.mark.parametrize("trial", range(4))  # each signal twice: soon after the start, and later
 def test_an_interrupted_run_leaves_only_whole_logs_and_no_worker(maps, tmp_path, trial):
     folder, reference, agent = maps
     out = tmp_path / f"out-{trial}"
@@ -74,7 +73,7 @@ def test_an_interrupted_run_leaves_only_whole_logs_and_no_worker(maps, tmp_path,
     started = time.monotonic()
     while not (out / ".treasure-run.lock").exists() and time.monotonic() - started < 30:
         time.sleep(0.01)  # the run holds its folder: it is playing
-    time.sleep(random.Random(trial).uniform(0.0, 2.0))
+    time.sleep((0.2, 0.5, 1.3, 1.8)[trial])
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     if proc.returncode == 0:
