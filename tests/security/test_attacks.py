@@ -123,7 +123,7 @@ def play(arena, extra: list[str], store: Path) -> list[dict]:
     specs = arena["specs"]
     agents = ",".join(["logic", "random", *specs.values()])
     result = CliRunner().invoke(cli, ["bench", "--agents", agents, "--maps", str(arena["maps"]), "--games", "2",
-                                      "--db", str(store), "--game-timeout", "4", "--json", "--no-timing",
+                                      "--db", str(store), "--game-timeout", "2", "--json", "--no-timing",
                                       "--agent-isolation", "sandbox", *extra])
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)["games"]  # valid JSON, whatever the agents printed
