@@ -15,7 +15,7 @@ from treasure_cli.cli import cli
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.play import agent_process, games, pacing, tournament
 from treasure_cli.play.games import play_game
-from treasure_cli.play.pacing import FLOOR, Pace, measure, pace_for
+from treasure_cli.play.pacing import FLOOR, SPIN as SPIN_, Pace, measure, pace_for
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.rules import pirate
 from treasure_cli.rules.hint_draw import HintSet
@@ -160,6 +160,35 @@ def test_the_pace_is_measured_with_the_kinds_in_play(island, tmp_path, monkeypat
     assert delays and delays[0] >= pace.turn
     # inside the pace: a turn whose work overran it would be held to a multiple of it (play/pacing.hold)
     assert delays[len(delays) // 2] < 2 * pace.turn
+
+
+class FakeClock:
+    """time for play/pacing.hold: each reading moves it by `tick`, and a sleep lasts `overshoot` longer than asked."""
+
+    def __init__(self, now: float, overshoot: float = 0.0, tick: float = 1e-6):
+        self.now, self.overshoot, self.tick = now, overshoot, tick
+
+    def perf_counter(self) -> float:
+        self.now += self.tick
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds > 0
+        self.now += seconds + self.overshoot
+
+
+@pytest.mark.parametrize(("work", "overshoot", "multiple", "late"), [
+    (0.2, 0.0, 1, False),  # on time: the question leaves one pace after the answer
+    (0.2, 3 * SPIN_, 2, True),  # the sleep woke after the moment: held to the next multiple, counted late
+    (1.3, 0.0, 2, True),  # the work overran the pace
+    (2.5, 3 * SPIN_, 4, True),  # both: it shows it was late, never by how much
+])
+def test_a_hold_ends_at_a_whole_multiple_of_the_pace(monkeypatch, work, overshoot, multiple, late):
+    delay, since = 0.01, 100.0
+    clock = FakeClock(since + work * delay, overshoot)
+    monkeypatch.setattr(pacing, "time", clock)
+    assert pacing.hold(since, delay) is late
+    assert since + multiple * delay <= clock.now < since + multiple * delay + 3 * clock.tick
 
 
 def test_a_paced_game_walks_the_pirate_before_its_first_question_and_writes_right_after_each_hold(

@@ -37,7 +37,7 @@ DECOY_TURNS = 24       # turns played in each decoy game at most
 REPEATS = 3            # times each decoy game is played (each turn's work is its fastest time)
 MARGIN = 2.0           # the pace over the slowest decoy's work
 FLOOR = 50e-6          # seconds: below this the machine's own jitter is larger than the work
-SPIN = 200e-6          # seconds of the wait spent spinning, not sleeping (`hold`)
+SPIN = 2e-3            # seconds: a wait up to this long is spun, not slept; a longer one spins its end (`hold`)
 DECOY_SEED = 20261125  # public on purpose: decoys are drawn from the public island, never the treasure
 
 
@@ -143,19 +143,31 @@ def _decoy_tiles(public: Island) -> np.ndarray:
 
 
 def hold(since: float, delay: float) -> bool:
-    """Sleep until `delay` seconds after `since` (time.perf_counter's clock); True if that
-    moment had passed already, and then until the next whole multiple of `delay`, so that a
-    late turn shows only that it was late, not by how much."""
+    """Wait until `delay` seconds after `since` (time.perf_counter's clock), or, if that moment
+    has passed, until the next whole multiple of `delay` after `since`; True if it had passed.
+
+    A late turn shows only that it was late, not by how much. The same holds for a sleep that
+    wakes after the moment (a loaded machine): how late a sleep wakes depends on how long it
+    slept, which is the pace less the work, so it too is held to the next multiple.
+    """
     now = time.perf_counter()
-    late = now - since > delay
-    if late:
-        delay *= math.ceil((now - since) / delay)
-    until = since + delay
-    # Sleep most of the wait, then spin: how long a CPU takes to wake from a sleep depends on
-    # how long it slept (the deeper idle states), so a sleep to the very end would let the
-    # agent time the length of the wait, which is the pace less the work.
+    late, until = _next_multiple(since, delay, now)
     if until - now > SPIN:
+        # A long wait (a slow plugin kind's pace) sleeps, then spins its last SPIN seconds; a
+        # tournament's usual pace (under a millisecond) only spins. How long a CPU takes to wake
+        # from a sleep depends on how long it slept (the deeper idle states) and on the load;
+        # when a spin ends does not. One sleep at most: after a late wake, spin.
         time.sleep(until - now - SPIN)
+        woke_late, until = _next_multiple(since, delay, time.perf_counter())
+        late = late or woke_late
     while time.perf_counter() < until:
         pass
     return late
+
+
+def _next_multiple(since: float, delay: float, now: float) -> tuple[bool, float]:
+    """Whether `since + delay` has passed at `now`, and the first whole multiple of `delay` after
+    `since` that has not."""
+    if now - since <= delay:
+        return False, since + delay
+    return True, since + delay * math.ceil((now - since) / delay)
