@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from treasure_cli.formats import wire
 from treasure_cli.formats.generator import generate_island
 from treasure_cli.play import agent_process
 from treasure_cli.play.agent_process import close_all
@@ -136,6 +137,9 @@ def main() -> None:
     parser.add_argument("--island-seed", type=int, default=5)
     parser.add_argument("--null", action="store_true",
                         help="keep the treasure on one tile for every group: what the tests give when nothing differs")
+    parser.add_argument("--pad", type=int, default=0, metavar="BYTES",
+                        help="pad every line the referee writes with spaces to this length (valid JSON still): "
+                             "whether what differs is the questions' length, which the agent reads anyway")
     parser.add_argument("--parts", action="store_true",
                         help="also test each part of the steady delay by tile (where the time goes)")
     args = parser.parse_args()
@@ -143,6 +147,9 @@ def main() -> None:
     agent_process.ProcessAgent.act = _noting_late(agent_process.ProcessAgent.act)
     if args.parts:
         _noting_parts()
+    if args.pad:
+        dump_line = wire.dump_line
+        wire.dump_line = lambda message: (lambda line: line[:-1].ljust(args.pad - 1) + b"\n")(dump_line(message))
     island = generate_island(args.size, args.size, rng=np.random.default_rng(args.island_seed))
     open_tiles = np.argwhere(island.walkable & ~island.prison & (island.walk_pieces == island.walk_pieces[
         island.treasure]))
@@ -167,7 +174,7 @@ def main() -> None:
         settings = {False: "as they come", True: "steady (tournament)"}
         rows: dict[bool, list[Row]] = {steady: [] for steady in settings}
         played = 0  # games so far: each row's game, for the test that keeps a game's turns together
-        parts: list[tuple[int, ...]] = []  # tile, then the steady delay's parts (--parts)
+        parts: list[tuple[Row, tuple[float, ...]]] = []  # an on-time steady question, its delay's parts (--parts)
         seconds = dict.fromkeys(settings, 0.0)
         order = np.random.default_rng(1)
         for seed in range(args.games):
@@ -191,12 +198,12 @@ def main() -> None:
                                      for delay, late, turn in zip(game, LATE, turns)]
                     played += 1
                     if steady and args.parts:
-                        # the answer before each timed question was sent: the previous row's arrival, or the first act's
                         timed = [row.split() for row in record.output.splitlines()]
-                        for (delay, _, sent, came), late, (heard, held, write, written, gcs) in zip(timed, LATE, PARTS):
+                        for (_, turn, sent, came), late, (heard, held, write, written, gcs) in zip(timed, LATE, PARTS):
                             if not late:
-                                parts.append((i, heard - float(sent), held - heard, write - held, written - write,
-                                              float(came) - written, gcs))
+                                parts.append((Row(i, 0.0, late, played - 1, seed, int(turn)), (
+                                    heard - float(sent), held - heard, write - held, written - write,
+                                    float(came) - written, gcs)))
         for steady, name in settings.items():
             _row(name, rows[steady], len(islands), seconds[steady], steady)
             if steady:  # the late turns apart: is it their number per tile, or the on-time turns, that differ?
@@ -209,21 +216,24 @@ def main() -> None:
         close_all()
 
 
-def _parts(parts: list[tuple[int, ...]], tiles: int) -> None:
+def _parts(parts: list[tuple[Row, tuple[float, ...]]], tiles: int) -> None:
     """The on-time steady delays cut in parts, each tested by tile as the whole delay is."""
     print()
-    print("| part of an on-time steady delay | median (us) | tile medians' spread (us) | H | p |")
+    print("| part of an on-time steady delay | median (us) | tile medians' spread (us) | p, turns as draws "
+          "| p, games shuffled |")
     print("|---|---|---|---|---|")
     names = ["agent's answer sent -> heard", "heard -> hold returns", "hold returns -> write begins",
              "the write", "write ends -> agent has the line", "collections after the hold (count)"]
-    for k, name in enumerate(names, 1):
-        groups = [[p[k] for p in parts if p[0] == i] for i in range(tiles)]
-        scale = 1 if k == len(names) else 1e6
-        h, p = stats.kruskal(*groups) if len({x for g in groups for x in g}) > 1 else (0.0, 1.0)
+    for k, name in enumerate(names):
+        rows = [row._replace(delay=values[k]) for row, values in parts]
+        groups = [[r.delay for r in rows if r.tile == i] for i in range(tiles)]
+        groups = [g for g in groups if g]
+        scale = 1 if k == len(names) - 1 else 1e6
+        varies = len({r.delay for r in rows}) > 1
+        p = stats.kruskal(*groups)[1] if varies and len(groups) > 1 else 1.0
         medians = [np.median(g) * scale for g in groups]
-        print(f"| {name} | {np.median([p[k] for p in parts]) * scale:.1f} | {max(medians) - min(medians):.1f} | "
-              f"{h:.2f} | {p:.3g} |")
-    print(f"| (mean collections per tile) | {' '.join(f'{np.mean([p[6] for p in parts if p[0] == i]):.3f}' for i in range(tiles))} | | | |")
+        print(f"| {name} | {np.median([r.delay for r in rows]) * scale:.1f} | {max(medians) - min(medians):.1f} | "
+              f"{p:.3g} | {_by_game(rows, tiles) if varies else 1.0:.3g} |")
 
 
 class Row(NamedTuple):
