@@ -1,19 +1,22 @@
 """Does the referee's reply time tell an isolated agent where the treasure is? (docs/security.md)
 
     .venv/bin/python benchmarks/reply_timing.py [--size 32] [--tiles 8] [--games 15] [--turns 30]
+        [--null] [--leak US] [--parts] [--pad BYTES]
 
 One generated island; the same island with its treasure moved to `--tiles`
 tiles. On each, a timing program (it scans and notes, after each answer that
-ends a turn, how long the next question's line took to come) plays `--games` games of at most
-`--turns` turns with the same seeds (in a process of its own: the sandbox
-changes nothing of the referee's time), once with the referee's
-replies as they come and once held to a steady pace (play/pacing.py, what the
-tournament does). For each setting the table gives the delays' median and 99th
-percentile, how far apart the tiles' median delays are, and a Kruskal-Wallis
-test of the delays grouped by treasure tile
-(on ranks: a pause of the machine weighs no more than any other delay): a
-small p-value says the delay depends on where the
-treasure is, which is the channel; with steady replies it should not.
+ends a turn, how long the first byte of the next question took to come) plays
+`--games` games of at most `--turns` turns with the same seeds (in a process of
+its own: the sandbox changes nothing of the referee's time), once with the
+referee's replies as they come and once held to a steady pace (play/pacing.py,
+what the tournament does). For each setting the table gives the delays' median
+and 99th percentile, the late turns, how far apart the tiles' median delays
+are, and two tests of the delays grouped by treasure tile: Kruskal-Wallis over
+the turns, and a test that shuffles whole games among the tiles (`_by_game`;
+the first finds differences where there are none, as `--null` shows). A small
+p-value says the delay depends on where the treasure is, which is the channel;
+with steady replies it should not. `--leak` adds a channel of known size, to
+see what the tests can find.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from treasure_cli.play.agent_process import close_all
 from treasure_cli.play.games import play_game
 from treasure_cli.play.pacing import pace_for
 from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.rules.game import Game
 
 # A program speaking the protocol itself (docs/agent-protocol.md), as a C++ agent would. It times
 # what an attacker would: from its answer's write to the first read that brings the next question,
@@ -140,6 +144,9 @@ def main() -> None:
     parser.add_argument("--pad", type=int, default=0, metavar="BYTES",
                         help="pad every line the referee writes with spaces to this length (valid JSON still): "
                              "whether what differs is the questions' length, which the agent reads anyway")
+    parser.add_argument("--leak", type=float, default=0.0, metavar="US",
+                        help="make each turn's work longer by 0 to US microseconds, more the later the tile: "
+                             "a channel of known size, to see what the tests can find")
     parser.add_argument("--parts", action="store_true",
                         help="also test each part of the steady delay by tile (where the time goes)")
     args = parser.parse_args()
@@ -157,6 +164,9 @@ def main() -> None:
     if args.null:
         picks[:] = picks[0]
     islands = [dataclasses.replace(island, treasure=(int(r), int(c))) for r, c in open_tiles[picks]]
+
+    if args.leak:
+        _leaking({isl.treasure: args.leak * 1e-6 * i / max(len(islands) - 1, 1) for i, isl in enumerate(islands)})
 
     with tempfile.TemporaryDirectory() as tmp:
         program = Path(tmp) / "timer"
@@ -214,6 +224,19 @@ def main() -> None:
         if args.parts:
             _parts(parts, len(islands))
         close_all()
+
+
+def _leaking(extra: dict[tuple[int, int], float]) -> None:
+    """Each turn of a game whose treasure is a key of `extra` takes that many seconds longer (a spin)."""
+    next_turn = Game._next_turn
+
+    def leaky(self: Game) -> None:
+        next_turn(self)
+        until = time.perf_counter() + extra.get(self.treasure, 0.0)
+        while time.perf_counter() < until:
+            pass
+
+    Game._next_turn = leaky  # type: ignore[method-assign]
 
 
 def _parts(parts: list[tuple[Row, tuple[float, ...]]], tiles: int) -> None:

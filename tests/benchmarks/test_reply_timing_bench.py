@@ -23,7 +23,7 @@ def _tables(out: str) -> list[list[list[str]]]:
 
 def test_quick_run_prints_both_settings_with_every_turn_timed_and_its_parts():
     out = subprocess.run([sys.executable, str(SCRIPT), "--size", "12", "--tiles", "3", "--games", "3", "--turns", "6",
-                          "--parts", "--pad", "2048"],
+                          "--parts", "--pad", "2048", "--leak", "5"],
                          check=True, capture_output=True, text=True, timeout=300).stdout
     table, parts = _tables(out)
     assert [r[0] for r in table] == ["as they come", "steady (tournament)", "steady (tournament), on time only",

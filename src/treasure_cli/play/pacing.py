@@ -2,9 +2,10 @@
 
 Between an agent's answer and its next question the referee plays on. At a turn's
 end that work depends on the hidden draws: how many candidate hints the pirate
-tries before one has the truth he chose, and how long his path to the treasure
-is when he is freed. An agent in another process can time its replies, and over
-a game the delays carry a little of where the treasure is.
+tries before one has the truth he chose. (His path to the treasure, which
+depends on it too, a paced game finds whole before its first question:
+`Game.walk_path`.) An agent in another process can time its replies, and over
+a game the delays could carry a little of where the treasure is.
 
 In games played with a secret seed (the tournament), the referee therefore
 holds each question that follows a turn's end, made and ready to send, until
@@ -13,7 +14,8 @@ and process on decoy games, whose treasures are drawn from the public island
 alone, with the hint kinds of the game (a slow plugin kind slows every turn). What the agent can time is then that delay and the pipe's latency. A
 turn whose work overran the pace (rare: the pace is twice the slowest decoy
 turn) is counted in `ProcessAgent.late` and held to the next multiple of the
-pace: it shows that it was late, not by how much.
+pace: it shows that it was late, not by how much. What is left of the channel,
+and how it was measured (benchmarks/reply_timing.py): docs/security.md.
 """
 
 from __future__ import annotations
