@@ -1,4 +1,4 @@
-"""The reply-timing benchmark runs and prints its table (no timing is asserted)."""
+"""The reply-timing benchmark runs and prints its tables (no timing is asserted)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,30 @@ from helpers import ROOT
 SCRIPT = ROOT / "benchmarks" / "reply_timing.py"
 
 
-def test_quick_run_prints_both_settings_with_every_turn_timed():
-    out = subprocess.run([sys.executable, str(SCRIPT), "--size", "12", "--tiles", "3", "--games", "3", "--turns", "6"],
-                         check=True, capture_output=True, text=True, timeout=300).stdout.splitlines()
-    rows = [line.split("|")[1:-1] for line in out if line.startswith("| ") and "---" not in line][1:]
-    assert [r[0].strip() for r in rows] == ["as they come", "steady (tournament)"]
-    for row in rows:
-        assert 0 <= float(row[6]) <= 1  # a p-value
-        assert float(row[4]) >= 0
-        assert float(row[1]) > 0
+def _tables(out: str) -> list[list[list[str]]]:
+    """The markdown tables of `out`, each a list of rows of stripped cells, header row left out."""
+    tables: list[list[list[str]]] = []
+    for block in out.split("\n\n"):
+        rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in block.splitlines()
+                if line.startswith("| ") and "---" not in line]
+        if rows:
+            tables.append(rows[1:])
+    return tables
+
+
+def test_quick_run_prints_both_settings_with_every_turn_timed_and_its_parts():
+    out = subprocess.run([sys.executable, str(SCRIPT), "--size", "12", "--tiles", "3", "--games", "3", "--turns", "6",
+                          "--parts", "--pad", "2048", "--leak", "5"],
+                         check=True, capture_output=True, text=True, timeout=300).stdout
+    table, parts = _tables(out)
+    assert [r[0] for r in table] == ["as they come", "steady (tournament)", "steady (tournament), on time only",
+                                     "late turns per tile"]
+    for row in table[:3]:
+        assert 0 <= float(row[7]) <= 1 and 0 < float(row[8]) <= 1  # the two p-values
+        assert float(row[5]) >= 0 and float(row[2]) > 0
     # Each of the 3 x 3 games times its turns 2..6 unless a scan finds the treasure first.
-    late, timed = rows[1][3].split(" of ")
-    assert 0 < int(timed) <= 45 and 0 <= int(late) <= int(timed)
+    timed, late = int(table[1][1]), int(table[1][4])
+    assert 0 < timed <= 45 and 0 <= late <= timed
+    assert int(table[2][1]) == timed - late
+    assert sum(map(int, table[3][1].split())) == late and 0 < float(table[3][8]) <= 1
+    assert len(parts) == 6 and all(float(row[1]) >= 0 and 0 < float(row[4]) <= 1 for row in parts)

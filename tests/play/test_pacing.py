@@ -13,10 +13,11 @@ from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.formats.generator import generate_island
-from treasure_cli.play import games, pacing, tournament
+from treasure_cli.play import agent_process, games, pacing, tournament
 from treasure_cli.play.games import play_game
-from treasure_cli.play.pacing import FLOOR, Pace, measure, pace_for
+from treasure_cli.play.pacing import FLOOR, SPIN as SPIN_, Pace, measure, pace_for
 from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.rules import pirate
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.plugin_kinds import PluginHint
 
@@ -159,3 +160,63 @@ def test_the_pace_is_measured_with_the_kinds_in_play(island, tmp_path, monkeypat
     assert delays and delays[0] >= pace.turn
     # inside the pace: a turn whose work overran it would be held to a multiple of it (play/pacing.hold)
     assert delays[len(delays) // 2] < 2 * pace.turn
+
+
+class FakeClock:
+    """time for play/pacing.hold: each reading moves it by `tick`, and a sleep lasts `overshoot` longer than asked."""
+
+    def __init__(self, now: float, overshoot: float = 0.0, tick: float = 1e-6):
+        self.now, self.overshoot, self.tick = now, overshoot, tick
+
+    def perf_counter(self) -> float:
+        self.now += self.tick
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds > 0
+        self.now += seconds + self.overshoot
+
+
+@pytest.mark.parametrize(("work", "overshoot", "multiple", "late"), [
+    (0.2, 0.0, 1, False),  # on time: the question leaves one pace after the answer
+    (0.2, 3 * SPIN_, 2, True),  # the sleep woke after the moment: held to the next multiple, counted late
+    (1.3, 0.0, 2, True),  # the work overran the pace
+    (2.5, 3 * SPIN_, 4, True),  # both: it shows it was late, never by how much
+])
+def test_a_hold_ends_at_a_whole_multiple_of_the_pace(monkeypatch, work, overshoot, multiple, late):
+    delay, since = 0.01, 100.0
+    clock = FakeClock(since + work * delay, overshoot)
+    monkeypatch.setattr(pacing, "time", clock)
+    assert pacing.hold(since, delay) is late
+    assert since + multiple * delay <= clock.now < since + multiple * delay + 3 * clock.tick
+
+
+def test_a_paced_game_walks_the_pirate_before_its_first_question_and_writes_right_after_each_hold(
+        island, tmp_path, monkeypatch):
+    """By structure, not by time: whatever depends on the treasure runs before a hold, never after."""
+    agent = tmp_path / "timer.py"
+    agent.write_text(TIMER_AGENT)
+    seen: list[str] = []
+    steps, hold, write = pirate._steps, agent_process.hold, agent_process.AgentProcess.write
+
+    def walking(*args):
+        for tile in steps(*args):
+            seen.append("walk")
+            yield tile
+
+    monkeypatch.setattr(pirate, "_steps", walking)
+    monkeypatch.setattr(agent_process, "hold", lambda since, delay: seen.append("hold") or hold(since, delay))
+    monkeypatch.setattr(agent_process.AgentProcess, "write", lambda self, *a: seen.append("write") or write(self, *a))
+    monkeypatch.setattr(games, "pace_for", lambda *args: Pace(turn=0.002, start=0.002))
+    for steady in (False, True):
+        seen.clear()
+        # seed 1: the agent scans at its start, far from the treasure, so the pirate walks (freed on turn 8)
+        record, _ = play_game(island, f"{agent}:Agent", 1, map_name="m", max_turns=12, keep_events=False,
+                              isolation="process", limits=AgentLimits(steady_replies=steady))
+        assert record.outcome != "failed", record.error
+        assert "walk" in seen and "write" in seen
+        walked_late = len(seen) - 1 - seen[::-1].index("walk") > seen.index("write")
+        assert walked_late is not steady  # unpaced, he walks turn by turn; paced, all before the first question
+        holds = [k for k, what in enumerate(seen) if what == "hold"]
+        assert len(holds) >= 12 if steady else not holds
+        assert all(seen[k + 1] == "write" for k in holds)

@@ -2,9 +2,10 @@
 
 Between an agent's answer and its next question the referee plays on. At a turn's
 end that work depends on the hidden draws: how many candidate hints the pirate
-tries before one has the truth he chose, and how long his path to the treasure
-is when he is freed. An agent in another process can time its replies, and over
-a game the delays carry a little of where the treasure is.
+tries before one has the truth he chose. (His path to the treasure, which
+depends on it too, a paced game finds whole before its first question:
+`Game.walk_path`.) An agent in another process can time its replies, and over
+a game the delays could carry a little of where the treasure is.
 
 In games played with a secret seed (the tournament), the referee therefore
 holds each question that follows a turn's end, made and ready to send, until
@@ -13,7 +14,8 @@ and process on decoy games, whose treasures are drawn from the public island
 alone, with the hint kinds of the game (a slow plugin kind slows every turn). What the agent can time is then that delay and the pipe's latency. A
 turn whose work overran the pace (rare: the pace is twice the slowest decoy
 turn) is counted in `ProcessAgent.late` and held to the next multiple of the
-pace: it shows that it was late, not by how much.
+pace: it shows that it was late, not by how much. What is left of the channel,
+and how it was measured (benchmarks/reply_timing.py): docs/security.md.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ DECOY_TURNS = 24       # turns played in each decoy game at most
 REPEATS = 3            # times each decoy game is played (each turn's work is its fastest time)
 MARGIN = 2.0           # the pace over the slowest decoy's work
 FLOOR = 50e-6          # seconds: below this the machine's own jitter is larger than the work
-SPIN = 200e-6          # seconds of the wait spent spinning, not sleeping (`hold`)
+SPIN = 2e-3            # seconds: a wait up to this long is spun, not slept; a longer one spins its end (`hold`)
 DECOY_SEED = 20261125  # public on purpose: decoys are drawn from the public island, never the treasure
 
 
@@ -91,9 +93,9 @@ def measure(public: Island, truth_rate: float, max_turns: int | None, hints: Hin
             continue  # a decoy no prison can reach: the next one
         if d:
             measured += 1
-            start, *turns, path = map(min, *runs)
-            start_work = max(start_work, start + path)
-            turn_work = max(turn_work, max(turns, default=0.0) + path)
+            start, *turns = map(min, *runs)
+            start_work = max(start_work, start)
+            turn_work = max(turn_work, max(turns, default=0.0))
     if not measured:
         raise UnplayableMapError("no decoy game could be played on this island")
     return Pace(turn=max(FLOOR, MARGIN * turn_work), start=max(FLOOR, MARGIN * start_work))
@@ -101,10 +103,11 @@ def measure(public: Island, truth_rate: float, max_turns: int | None, hints: Hin
 
 def _decoy_game(public: Island, decoy: Island, seed: int, truth_rate: float, max_turns: int | None,
                 hints: HintSet | None) -> list[float]:
-    """Seconds of the referee's work in one decoy game: its start, each turn's end (up to
-    DECOY_TURNS), and the pirate's path (found in the turn he is freed, maybe later)."""
+    """Seconds of the referee's work in one decoy game: its start, with the pirate's whole
+    walk found as a paced game finds it (`Game.walk_path`), then each turn's end (up to DECOY_TURNS)."""
     clock = time.perf_counter()
     game = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns, hints=hints)
+    game.walk_path()
     game.start()
     _encode(game.observe().news, public)
     wire.encode_island(public)
@@ -118,10 +121,6 @@ def _decoy_game(public: Island, decoy: Island, seed: int, truth_rate: float, max
         if game.turn != turn:
             times.append(time.perf_counter() - clock)
             turn = game.turn
-    fresh = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns, hints=hints)
-    clock = time.perf_counter()
-    fresh.path  # noqa: B018 (a cached property: the work to time)
-    times.append(time.perf_counter() - clock)
     return times
 
 
@@ -146,19 +145,31 @@ def _decoy_tiles(public: Island) -> np.ndarray:
 
 
 def hold(since: float, delay: float) -> bool:
-    """Sleep until `delay` seconds after `since` (time.perf_counter's clock); True if that
-    moment had passed already, and then until the next whole multiple of `delay`, so that a
-    late turn shows only that it was late, not by how much."""
+    """Wait until `delay` seconds after `since` (time.perf_counter's clock), or, if that moment
+    has passed, until the next whole multiple of `delay` after `since`; True if it had passed.
+
+    A late turn shows only that it was late, not by how much. The same holds for a sleep that
+    wakes after the moment (a loaded machine): how late a sleep wakes depends on how long it
+    slept, which is the pace less the work, so it too is held to the next multiple.
+    """
     now = time.perf_counter()
-    late = now - since > delay
-    if late:
-        delay *= math.ceil((now - since) / delay)
-    until = since + delay
-    # Sleep most of the wait, then spin: how long a CPU takes to wake from a sleep depends on
-    # how long it slept (the deeper idle states), so a sleep to the very end would let the
-    # agent time the length of the wait, which is the pace less the work.
+    late, until = _next_multiple(since, delay, now)
     if until - now > SPIN:
+        # A long wait (a slow plugin kind's pace) sleeps, then spins its last SPIN seconds; a
+        # tournament's usual pace (under a millisecond) only spins. How long a CPU takes to wake
+        # from a sleep depends on how long it slept (the deeper idle states) and on the load;
+        # when a spin ends does not. One sleep at most: after a late wake, spin.
         time.sleep(until - now - SPIN)
+        woke_late, until = _next_multiple(since, delay, time.perf_counter())
+        late = late or woke_late
     while time.perf_counter() < until:
         pass
     return late
+
+
+def _next_multiple(since: float, delay: float, now: float) -> tuple[bool, float]:
+    """Whether `since + delay` has passed at `now`, and the first whole multiple of `delay` after
+    `since` that has not."""
+    if now - since <= delay:
+        return False, since + delay
+    return True, since + delay * math.ceil((now - since) / delay)
