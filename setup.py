@@ -24,11 +24,14 @@ NO_FMA = [] if os.name == "nt" else ["-ffp-contract=off"]
 
 PURE_PYTHON = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
 
+# _accel.h: the argument and buffer handling the modules share (one text, included by each).
+ACCEL = {"include_dirs": ["src/treasure_cli"], "depends": ["src/treasure_cli/_accel.h"], "optional": True}
+
 setup(ext_modules=[] if PURE_PYTHON else [
-    Extension("treasure_cli.rules._draws", ["src/treasure_cli/rules/_draws.c"], optional=True),
-    Extension("treasure_cli.rules._grid", ["src/treasure_cli/rules/_grid.c"], optional=True),
-    Extension("treasure_cli.formats._gen", ["src/treasure_cli/formats/_gen.c"], optional=True,
+    Extension("treasure_cli.rules._draws", ["src/treasure_cli/rules/_draws.c"], **ACCEL),
+    Extension("treasure_cli.rules._grid", ["src/treasure_cli/rules/_grid.c"], **ACCEL),
+    Extension("treasure_cli.formats._gen", ["src/treasure_cli/formats/_gen.c"], **ACCEL,
               extra_compile_args=NO_FMA),
-    Extension("treasure_cli.agents._mass", ["src/treasure_cli/agents/_mass.c"], optional=True,
+    Extension("treasure_cli.agents._mass", ["src/treasure_cli/agents/_mass.c"], **ACCEL,
               extra_compile_args=NO_FMA),
 ])

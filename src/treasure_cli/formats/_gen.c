@@ -30,8 +30,7 @@
  * generator runs its numpy steps (the same islands, slower).
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"  /* first: it includes Python.h */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,20 +210,18 @@ static int sample(bitgen_t *g, int64_t pop, int64_t size, int64_t *out)
 
 /* ---- buffers ---- */
 
-/* A C-contiguous buffer of `n` items of `itemsize` bytes whose format is one of `formats`. */
+/* A C-contiguous buffer of `n` items (any number if n < 0) of `itemsize` bytes whose format is one of
+   `formats` (the shared checks of _accel.h, then the length); -1 with an error set if it is not. */
 static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t n, Py_ssize_t itemsize, const char *formats,
                       int writable, const char *what)
 {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
+    const char *name = formats[0] == 'd' ? "float64" : formats[0] == 'f' ? "float32"
+                       : itemsize == 1 ? "bool" : itemsize == 4 ? "int32" : "int64";
+    AccelArray want = {formats, itemsize, -1, 1, writable, name};
+    if (accel_array(obj, view, want, what) < 0)
         return -1;
-    const char *f = view->format == NULL ? "B" : view->format;
-    if (*f == '@' || *f == '=')
-        f++;
-    if (view->itemsize != itemsize || f[0] == '\0' || f[1] != '\0' || strchr(formats, f[0]) == NULL
-        || (n >= 0 && view->len != n * itemsize)) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of format %s, got %zd bytes of format %s",
-                     what, n, formats, view->len, view->format == NULL ? "B" : view->format);
+    if (n >= 0 && view->len != n * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items, got %zd", what, n, view->len / itemsize);
         PyBuffer_Release(view);
         return -1;
     }

@@ -15,8 +15,7 @@
  * no 128-bit integers), the install goes on and draws.py uses PyDraws.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"  /* first: it includes Python.h */
 #include <stdint.h>
 
 #ifndef __SIZEOF_INT128__
