@@ -214,77 +214,6 @@ static PyObject *best_window(PyObject *self, PyObject *const *args, Py_ssize_t n
     return Py_BuildValue("(nd)", best, value);
 }
 
-/* The first / last index of a set byte in row[0..w), or -1: eight bytes at a time, as most
- * rows of a corridor's or a sparse mask's box hold none (a 513x513 snake asks every turn). */
-static Py_ssize_t first_byte(const char *row, Py_ssize_t w)
-{
-    Py_ssize_t c = 0;
-    for (; c + 8 <= w; c += 8) {
-        uint64_t v;
-        memcpy(&v, row + c, 8);
-        if (v)
-            break;
-    }
-    for (; c < w; c++)
-        if (row[c])
-            return c;
-    return -1;
-}
-
-static Py_ssize_t last_byte(const char *row, Py_ssize_t w)
-{
-    Py_ssize_t c = w;
-    for (; c >= 8; c -= 8) {
-        uint64_t v;
-        memcpy(&v, row + c - 8, 8);
-        if (v)
-            break;
-    }
-    for (c = c - 1; c >= 0; c--)
-        if (row[c])
-            return c;
-    return -1;
-}
-
-/* bounding_box(mask) -> (top, bottom, left, right), bottom and right exclusive, or None. */
-static PyObject *bounding_box(PyObject *self, PyObject *arg)
-{
-    Py_buffer m;
-    if (accel_array(arg, &m, BOOL_IN, "mask") < 0)
-        return NULL;
-    Py_ssize_t h = m.shape[0], w = m.shape[1], top = -1, bottom = -1, left = w, right = -1;
-    for (Py_ssize_t r = 0; r < h; r++) {
-        const char *row = AT(m, r, 0);
-        Py_ssize_t s = m.strides[1], first = -1, last = -1;
-        if (s == 1) {
-            first = first_byte(row, w);
-            if (first < 0)
-                continue;
-            last = last_byte(row, w);
-        } else {
-            for (Py_ssize_t c = 0; c < w; c++)
-                if (row[c * s]) {
-                    if (first < 0)
-                        first = c;
-                    last = c;
-                }
-            if (first < 0)
-                continue;
-        }
-        if (top < 0)
-            top = r;
-        bottom = r;
-        if (first < left)
-            left = first;
-        if (last > right)
-            right = last;
-    }
-    PyBuffer_Release(&m);
-    if (top < 0)
-        Py_RETURN_NONE;
-    return Py_BuildValue("(nnnn)", top, bottom + 1, left, right + 1);
-}
-
 /* count_both(a, b, r0, r1, c0, c1): tiles of rows r0..r1-1, columns c0..c1-1 true in both masks
  * (a stop past the edge is clipped, as a slice's). */
 static PyObject *count_both(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -325,7 +254,6 @@ static PyMethodDef module_methods[] = {
      "best_cover(cs, walk, r0, c0, pr, pc, discount) -> (row, col, mass) of the richest 5x5 window."},
     {"best_window", (PyCFunction)(void (*)(void))best_window, METH_FASTCALL,
      "best_window(cs, r0, c0, k, cells, value) -> (index, value) of the first window seeing more."},
-    {"bounding_box", bounding_box, METH_O, "bounding_box(mask) -> (top, bottom, left, right) or None."},
     {"count_both", (PyCFunction)(void (*)(void))count_both, METH_FASTCALL,
      "count_both(a, b, r0, r1, c0, c1) -> tiles of the box true in both masks."},
     {NULL, NULL, 0, NULL},
