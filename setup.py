@@ -24,8 +24,10 @@ NO_FMA = [] if os.name == "nt" else ["-ffp-contract=off"]
 
 PURE_PYTHON = os.environ.get("TREASURE_CLI_PURE_PYTHON", "") not in ("", "0")
 
-# _accel.h: the argument and buffer handling the modules share (one text, included by each).
-ACCEL = {"include_dirs": ["src/treasure_cli"], "depends": ["src/treasure_cli/_accel.h"], "optional": True}
+# The headers the modules share (one text each, included where used): _accel.h, the argument and
+# buffer handling of all four; _numpy_draws.h, numpy's integer draws (_draws and _gen).
+ACCEL = {"include_dirs": ["src/treasure_cli"], "optional": True,
+         "depends": ["src/treasure_cli/_accel.h", "src/treasure_cli/_numpy_draws.h"]}
 
 setup(ext_modules=[] if PURE_PYTHON else [
     Extension("treasure_cli.rules._draws", ["src/treasure_cli/rules/_draws.c"], **ACCEL),
