@@ -38,7 +38,7 @@ _EXPORTS = {
     "HintKind": "treasure_cli.rules.hints",
     "PluginHint": "treasure_cli.rules.plugin_kinds",
     "TileSetHint": "treasure_cli.rules.plugin_kinds",
-    "HintContext": "treasure_cli.rules.hint_draw",
+    "HintContext": "treasure_cli.rules.hint_kinds",
     "HintDraws": "treasure_cli.rules.draws",
     "Knowledge": "treasure_cli.agents.knowledge",
     "AgentSpec": "treasure_cli.agents.registry",
@@ -91,7 +91,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
     from treasure_cli.rules.game import Game as Game
     from treasure_cli.rules.hints import Hint as Hint, HintKind as HintKind
     from treasure_cli.rules.plugin_kinds import PluginHint as PluginHint, TileSetHint as TileSetHint
-    from treasure_cli.rules.hint_draw import HintContext as HintContext
+    from treasure_cli.rules.hint_kinds import HintContext as HintContext
     from treasure_cli.rules.draws import HintDraws as HintDraws
     from treasure_cli.agents.knowledge import Knowledge as Knowledge
     from treasure_cli.agents.registry import AgentSpec as AgentSpec, resolve as load_agent

@@ -24,8 +24,9 @@ import numpy as np
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules import plugin_kinds
 from treasure_cli.rules.draws import Draws
-from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintContext, HintSet, draw_hint
-from treasure_cli.rules.hints import HINT_CLASSES, Hint, parse_hint
+from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintSet, draw_hint
+from treasure_cli.rules.hint_kinds import HintContext
+from treasure_cli.rules.hints import HINT_CLASSES, Hint
 from treasure_cli.rules.plugin_kinds import PluginHint, install_kind
 
 ENTRY_POINT_GROUP = "treasure_cli.hints"
@@ -160,7 +161,7 @@ def check_kind(cls: type[Hint], sizes: Sequence[tuple[int, int]] = CHECK_SIZES, 
                 if type(hint) is not cls:
                     continue  # no draw of this kind had the truth asked: the fallback kind gave it
                 text = plugin_kinds.hint_text(hint)
-                back = parse_hint(text)
+                back = plugin_kinds.parse_hint_text(text)
                 mask = back.mask(public)
             except TreasureError:
                 raise
