@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.play import agent_process
 from treasure_cli.play.agent_process import close_all
 from treasure_cli.play.games import play_game

@@ -18,7 +18,7 @@ import pytest
 MODULES = [
     ("treasure_cli.rules._draws", "treasure_cli.rules.draws"),
     ("treasure_cli.rules._grid", "treasure_cli.rules.grid"),
-    ("treasure_cli.formats._gen", "treasure_cli.formats.generator"),
+    ("treasure_cli.islands._gen", "treasure_cli.islands.generator"),
     ("treasure_cli.agents._mass", "treasure_cli.agents.mass_kernel"),
 ]
 

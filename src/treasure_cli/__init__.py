@@ -46,7 +46,7 @@ _EXPORTS = {
     "read_map": "treasure_cli.formats.map_file",
     "parse_map": "treasure_cli.formats.map_file",
     "write_map": "treasure_cli.formats.map_file",
-    "generate_island": "treasure_cli.formats.generator",
+    "generate_island": "treasure_cli.islands.generator",
     "read_game_log": "treasure_cli.formats.game_record",
     "parse_game_log": "treasure_cli.formats.game_record",
     "format_game_log": "treasure_cli.formats.game_record",
@@ -100,7 +100,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
         parse_map as parse_map,
         write_map as write_map,
     )
-    from treasure_cli.formats.generator import generate_island as generate_island
+    from treasure_cli.islands.generator import generate_island as generate_island
     from treasure_cli.formats.game_record import (
         read_log as read_game_log,
         parse_log as parse_game_log,

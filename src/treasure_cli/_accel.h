@@ -1,6 +1,6 @@
 /*
  * The argument and buffer handling of the package's compiled modules
- * (rules/_grid.c, rules/_draws.c, formats/_gen.c, agents/_mass.c), written
+ * (rules/_grid.c, rules/_draws.c, islands/_gen.c, agents/_mass.c), written
  * once: how an array comes in through the buffer protocol, what its format
  * letter is, which checks it must pass, and how the buffers a call holds are
  * all released at its one exit.

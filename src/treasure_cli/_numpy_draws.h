@@ -1,11 +1,11 @@
 /*
  * numpy Generator's integer draws, written once for the two compiled modules
  * that make them: rules/_draws.c (the hint draws, over its own PCG64) and
- * formats/_gen.c (the island generator, over numpy's bit generator). Lemire's
+ * islands/_gen.c (the island generator, over numpy's bit generator). Lemire's
  * bounded draw, Floyd's sample and the Fisher-Yates shuffle, in numpy's order
  * of random calls, so both give numpy's values. rules/draws.py (`PyDraws`) is
  * their readable Python reference; tests/rules/test_draws.py and
- * tests/formats/test_generator_compiled.py compare each module with numpy.
+ * tests/islands/test_generator_compiled.py compare each module with numpy.
  *
  * The including file first defines the stream they draw from:
  *     typedef ... DrawStream;

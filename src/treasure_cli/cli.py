@@ -447,7 +447,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
 
 
 # ---------------------------------------------------------------- generate
-# (the generator itself: formats/generator.py)
+# (the generator itself: islands/generator.py)
 @cli.command()
 @click.option("--size", type=click.IntRange(min=5), metavar="N", help="Square map of N x N tiles (default 16).")
 @click.option("--width", type=click.IntRange(min=5), metavar="W", help="Columns (with --height).")
@@ -487,7 +487,7 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
     # Imported here so other commands do not pay for them at start-up.
     import numpy as np
 
-    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.islands.generator import generate_island
     from treasure_cli.formats.map_file import format_map, write_map
 
     if output == "":
@@ -650,7 +650,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
                      as_json, None, None, (None, False))
         return
 
-    from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
+    from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
     from treasure_cli.play.bench import BenchOptions, run_bench, total_games
 
     names = tuple(_agent_spec(name, "--agents") for name in _csv(agents, "--agents"))
@@ -1051,7 +1051,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
       treasure check-agent my_agent.py:MyAgent --beliefs
       treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
     """
-    from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
+    from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
     from treasure_cli.play.conformance import SIZES, check_agent, read_maps
 
     size_list = SIZES if sizes is None else _csv(sizes, "--sizes", int)

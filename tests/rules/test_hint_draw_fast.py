@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.hint_draw import MAX_PARAM_DRAWS, _Drawer, draw_hint
 from treasure_cli.rules.hint_kinds import KIND_WEIGHTS, HintContext
 from treasure_cli.rules.hint_params import _rect_bounds, _rect_size_counts, available_kinds

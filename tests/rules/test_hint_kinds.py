@@ -11,7 +11,7 @@ from helpers import ROOT
 
 from treasure_cli.formats import wire
 from treasure_cli.formats.game_record import format_log, parse_log
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.hint_plugins import HintKindError, check_kind, hint_set, load_file
 from treasure_cli.rules import hints as hints_mod
 from treasure_cli.rules import plugin_kinds

@@ -140,7 +140,7 @@ def check_kind(cls: type[Hint], sizes: Sequence[tuple[int, int]] = CHECK_SIZES, 
     """Play the kind's draw on generated islands and refuse it (HintKindError naming it) if a hint
     it gives is not read back from its log form, or if its tile set (from the public island) holds
     the treasure when the hint is false or leaves it out when it is true."""
-    from treasure_cli.formats.generator import generate_island  # (the generator imports numpy code only)
+    from treasure_cli.islands.generator import generate_island  # (the generator imports numpy code only)
 
     name = cls.name
     only = HintSet((cls,), (1.0,))

@@ -131,7 +131,7 @@ static inline uint32_t next32(DrawsObject *self)
     return (uint32_t)w;
 }
 
-/* Lemire's bounded draw, Floyd's sample and Fisher-Yates, as formats/_gen.c makes them */
+/* Lemire's bounded draw, Floyd's sample and Fisher-Yates, as islands/_gen.c makes them */
 typedef DrawsObject DrawStream;
 static inline uint32_t stream_next32(DrawStream *s)
 {

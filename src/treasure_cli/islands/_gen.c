@@ -1,5 +1,5 @@
 /*
- * treasure_cli.formats._gen: the island generator's random, loop-heavy steps in C.
+ * treasure_cli.islands._gen: the island generator's random, loop-heavy steps in C.
  *
  * generator.py is the readable reference; with this module built it calls
  * these kernels for the noise of the land, the seeds and flood of the
@@ -20,7 +20,7 @@
  *                         and k > n // 50
  *   permutation(n)        Fisher-Yates with random_interval (masked rejection)
  *
- * tests/formats/test_generator_compiled.py checks each against numpy and the
+ * tests/islands/test_generator_compiled.py checks each against numpy and the
  * whole generator against the Python steps. Floats: only + - * / in the
  * order numpy evaluates them, in float32 where numpy works in float32; the
  * build turns off contraction into FMA (setup.py), which would round once
@@ -1220,7 +1220,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef gen_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "treasure_cli.formats._gen",
+    .m_name = "treasure_cli.islands._gen",
     .m_doc = "Compiled steps of the island generator, drawing from a numpy Generator's bit generator.",
     .m_size = -1,
     .m_methods = module_methods,
