@@ -382,7 +382,8 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
       treasure run hidden/MAP_07.txt game/ --agent greedy --game-seed 4076398172520178431
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
-    from treasure_cli.play.tables import as_dict, run_table
+    from treasure_cli.play.results import as_dict
+    from treasure_cli.play.tables import run_table
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
@@ -702,7 +703,8 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
     """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
     out or games failed (as `run` does)."""
     from treasure_cli.play.bench import versus_pairs, with_maps
-    from treasure_cli.play.tables import bench_json, bench_table, failure_lines, versus_json, versus_lines
+    from treasure_cli.play.results import bench_json, versus_json
+    from treasure_cli.play.tables import bench_table, failure_lines, versus_lines
 
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
@@ -918,7 +920,8 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
     with `versus` its head-to-head games."""
     from treasure_cli.play.store import settings_key
-    from treasure_cli.play.tournament import leaderboard_json, leaderboard_table, store_leaderboard
+    from treasure_cli.play.tables import leaderboard_table
+    from treasure_cli.play.tournament import leaderboard_json, store_leaderboard
 
     if db_path is None:
         raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
@@ -949,7 +952,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     if as_json:
         data = leaderboard_json(board)
         if pairs is not None:
-            from treasure_cli.play.tables import versus_json
+            from treasure_cli.play.results import versus_json
 
             data["versus"] = versus_json(pairs[0], pairs[1])
         click.echo(json.dumps(data, indent=2))
