@@ -383,7 +383,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
     from treasure_cli.play.results import as_dict
-    from treasure_cli.play.tables import run_table
+    from treasure_cli.view.tables import run_table
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
@@ -704,7 +704,7 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
     out or games failed (as `run` does)."""
     from treasure_cli.play.bench import versus_pairs, with_maps
     from treasure_cli.play.results import bench_json, versus_json
-    from treasure_cli.play.tables import bench_table, failure_lines, versus_lines
+    from treasure_cli.view.tables import bench_table, failure_lines, versus_lines
 
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
@@ -738,7 +738,7 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
     """`bench --from-json`: the table of a run saved with --json again, or (--html) its report."""
     import types
 
-    from treasure_cli.play.tables import bench_table
+    from treasure_cli.view.tables import bench_table
     from treasure_cli.view.report import write_report
 
     try:
@@ -920,7 +920,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
     with `versus` its head-to-head games."""
     from treasure_cli.play.store import settings_key
-    from treasure_cli.play.tables import leaderboard_table
+    from treasure_cli.view.tables import leaderboard_table
     from treasure_cli.play.tournament import leaderboard_json, store_leaderboard
 
     if db_path is None:
@@ -957,7 +957,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
             data["versus"] = versus_json(pairs[0], pairs[1])
         click.echo(json.dumps(data, indent=2))
     else:
-        from treasure_cli.play.tables import failure_lines
+        from treasure_cli.view.tables import failure_lines
         from treasure_cli.play.tournament import as_record
 
         click.echo(printable(leaderboard_table(board)))
@@ -966,7 +966,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
         if failures:
             click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
         if pairs is not None and versus is not None:
-            from treasure_cli.play.tables import versus_lines
+            from treasure_cli.view.tables import versus_lines
 
             click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs[0], versus, pairs[1])))
 
