@@ -1,4 +1,4 @@
-"""Records and statistics as text: fixed-width tables (their JSON-ready data is results.py's).
+"""Records and statistics as text: fixed-width tables (their JSON-ready data is play/results.py's).
 
 One aligner serves every table, so `run`, `bench` and `tournament` line up
 their columns the same way.
