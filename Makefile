@@ -31,7 +31,7 @@ install: $(STAMP)
 # if a C compiler is at hand). The sources are byte-compiled once here: where
 # PYTHONDONTWRITEBYTECODE is set (as in some CI images) Python never caches them itself,
 # and every start would compile them again (~40 ms of `treasure bench`'s start-up).
-$(STAMP): pyproject.toml setup.py $(wildcard src/treasure_cli/*/_*.c src/treasure_cli/*/_*.h)
+$(STAMP): pyproject.toml setup.py $(wildcard src/treasure_cli/_*.h src/treasure_cli/*/_*.c src/treasure_cli/*/_*.h)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,plot,gym,dask]'

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import write_map
 from treasure_cli.play import agent_process
 from treasure_cli.play.bench import BenchOptions, iter_tasks, task_island

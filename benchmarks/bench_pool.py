@@ -29,7 +29,7 @@ WALL0, CPU0 = time.perf_counter(), time.process_time()
 importlib.import_module("treasure_cli.cli")  # the command's own first import
 from treasure_cli.play import bench  # noqa: E402
 from treasure_cli.play.bench import BenchOptions, run_bench, summarize  # noqa: E402
-from treasure_cli.play.tables import bench_table  # noqa: E402
+from treasure_cli.view.tables import bench_table  # noqa: E402
 from treasure_cli.rules.island import Island  # noqa: E402
 
 SPENT = {"generate": 0.0, "masks": 0.0, "play": 0.0}

@@ -79,7 +79,7 @@ def thin_island(w: int):
 
 
 def maze_island(n: int, seed: int = 1):
-    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.islands.generator import generate_island
 
     return generate_island(n, n, style="maze", rng=np.random.default_rng(seed))
 

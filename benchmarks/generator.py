@@ -1,4 +1,4 @@
-"""Milliseconds per generated island, numpy steps and compiled steps (formats/generator.py).
+"""Milliseconds per generated island, numpy steps and compiled steps (islands/generator.py).
 
     .venv/bin/python benchmarks/generator.py [--sizes 32,64] [--islands 1000] [--rounds 5]
 
@@ -7,7 +7,7 @@ options), each from its own `np.random.default_rng(seed)` as the bench makes
 them (the Generator's creation is included). The two ways run in
 alternating rounds, so both see the same machine load; the table gives the
 median and the best round. Both make the same islands
-(tests/formats/test_generator_compiled.py).
+(tests/islands/test_generator_compiled.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from treasure_cli.formats import generator
+from treasure_cli.islands import generator
 from treasure_cli.rules.seeds import bench_island_seed as island_seed
 
 

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.gym import TreasureIslandEnv
 
 

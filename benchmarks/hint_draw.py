@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.draws import Draws
 from treasure_cli.rules.hint_draw import HintContext, draw_hint
 

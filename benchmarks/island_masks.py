@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.seeds import bench_island_seed as island_seed
 from treasure_cli.rules.island import TERRAIN_MASKS, Island
 

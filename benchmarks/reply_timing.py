@@ -35,7 +35,7 @@ import numpy as np
 from scipy import stats
 
 from treasure_cli.formats import wire
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.play import agent_process
 from treasure_cli.play.agent_process import close_all
 from treasure_cli.play.games import play_game

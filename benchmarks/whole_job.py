@@ -37,7 +37,7 @@ def map_paths(size: int, count: int, seed: int, cache: Path) -> list[Path]:
     """`count` generated maps of `size`, written once and reused from `cache`."""
     import numpy as np
 
-    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.islands.generator import generate_island
     from treasure_cli.formats.map_file import write_map
 
     paths = []

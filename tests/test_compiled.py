@@ -18,7 +18,7 @@ import pytest
 MODULES = [
     ("treasure_cli.rules._draws", "treasure_cli.rules.draws"),
     ("treasure_cli.rules._grid", "treasure_cli.rules.grid"),
-    ("treasure_cli.formats._gen", "treasure_cli.formats.generator"),
+    ("treasure_cli.islands._gen", "treasure_cli.islands.generator"),
     ("treasure_cli.agents._mass", "treasure_cli.agents.mass_kernel"),
 ]
 
@@ -62,3 +62,23 @@ def test_the_build_made_every_compiled_module_it_could():
 
     missing = [c for (c, _), built in zip(MODULES, BUILT) if not built]
     assert not (BUILD_EXPECTED and missing), f"not built: {missing} (run make install and read its errors)"
+
+
+def test_a_wrong_array_is_refused_in_the_same_words_by_every_module():
+    """_accel.h's accel_array is the one check of an array argument in every compiled module:
+    the logic agent's and the generator's refuse a float array where they take bool or int32
+    with the same TypeError, naming the argument and the dtype it must have."""
+    import numpy as np
+    from helpers import BUILD_EXPECTED
+
+    if not (BUILT[2] and BUILT[3]):
+        assert not BUILD_EXPECTED, "the generator's or the agent's compiled module was not built"
+        pytest.skip("no C compiler or Python headers here")
+    mass, gen = importlib.import_module(MODULES[3][0]), importlib.import_module(MODULES[2][0])
+    floats = np.zeros((3, 3))
+    with pytest.raises(TypeError, match=r"^b must be a 2-D array of bool$"):
+        mass.count_both(np.zeros((3, 3), dtype=bool), floats, 0, 3, 0, 3)
+    with pytest.raises(TypeError, match=r"^out must be a writable 2-D array of float64$"):
+        mass.integral(np.ones((3, 3), dtype=bool), 0, 0, 3, 3, np.zeros((8, 8), dtype=np.float32))
+    with pytest.raises(TypeError, match=r"^top must be an array of int32$"):
+        gen.top(floats)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import treasure_cli
 from treasure_cli import Game, IllegalActionError, LargeScan, Move, Teleport, legal_actions, play_agent
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 
 
 def test_every_public_name_resolves():

@@ -38,7 +38,7 @@ _EXPORTS = {
     "HintKind": "treasure_cli.rules.hints",
     "PluginHint": "treasure_cli.rules.plugin_kinds",
     "TileSetHint": "treasure_cli.rules.plugin_kinds",
-    "HintContext": "treasure_cli.rules.hint_draw",
+    "HintContext": "treasure_cli.rules.hint_kinds",
     "HintDraws": "treasure_cli.rules.draws",
     "Knowledge": "treasure_cli.agents.knowledge",
     "AgentSpec": "treasure_cli.agents.registry",
@@ -46,7 +46,7 @@ _EXPORTS = {
     "read_map": "treasure_cli.formats.map_file",
     "parse_map": "treasure_cli.formats.map_file",
     "write_map": "treasure_cli.formats.map_file",
-    "generate_island": "treasure_cli.formats.generator",
+    "generate_island": "treasure_cli.islands.generator",
     "read_game_log": "treasure_cli.formats.game_record",
     "parse_game_log": "treasure_cli.formats.game_record",
     "format_game_log": "treasure_cli.formats.game_record",
@@ -91,7 +91,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
     from treasure_cli.rules.game import Game as Game
     from treasure_cli.rules.hints import Hint as Hint, HintKind as HintKind
     from treasure_cli.rules.plugin_kinds import PluginHint as PluginHint, TileSetHint as TileSetHint
-    from treasure_cli.rules.hint_draw import HintContext as HintContext
+    from treasure_cli.rules.hint_kinds import HintContext as HintContext
     from treasure_cli.rules.draws import HintDraws as HintDraws
     from treasure_cli.agents.knowledge import Knowledge as Knowledge
     from treasure_cli.agents.registry import AgentSpec as AgentSpec, resolve as load_agent
@@ -100,7 +100,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
         parse_map as parse_map,
         write_map as write_map,
     )
-    from treasure_cli.formats.generator import generate_island as generate_island
+    from treasure_cli.islands.generator import generate_island as generate_island
     from treasure_cli.formats.game_record import (
         read_log as read_game_log,
         parse_log as parse_game_log,

@@ -382,7 +382,8 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
       treasure run hidden/MAP_07.txt game/ --agent greedy --game-seed 4076398172520178431
     """
     from treasure_cli.play.runner import RunOptions, existing_logs, run_maps
-    from treasure_cli.play.tables import as_dict, run_table
+    from treasure_cli.play.results import as_dict
+    from treasure_cli.view.tables import run_table
 
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
@@ -447,7 +448,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
 
 
 # ---------------------------------------------------------------- generate
-# (the generator itself: formats/generator.py)
+# (the generator itself: islands/generator.py)
 @cli.command()
 @click.option("--size", type=click.IntRange(min=5), metavar="N", help="Square map of N x N tiles (default 16).")
 @click.option("--width", type=click.IntRange(min=5), metavar="W", help="Columns (with --height).")
@@ -487,7 +488,7 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
     # Imported here so other commands do not pay for them at start-up.
     import numpy as np
 
-    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.islands.generator import generate_island
     from treasure_cli.formats.map_file import format_map, write_map
 
     if output == "":
@@ -650,7 +651,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
                      as_json, None, None, (None, False))
         return
 
-    from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
+    from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
     from treasure_cli.play.bench import BenchOptions, run_bench, total_games
 
     names = tuple(_agent_spec(name, "--agents") for name in _csv(agents, "--agents"))
@@ -702,7 +703,8 @@ def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, f
     """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
     out or games failed (as `run` does)."""
     from treasure_cli.play.bench import versus_pairs, with_maps
-    from treasure_cli.play.tables import bench_json, bench_table, failure_lines, versus_json, versus_lines
+    from treasure_cli.play.results import bench_json, versus_json
+    from treasure_cli.view.tables import bench_table, failure_lines, versus_lines
 
     for problem in result.skipped:
         click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
@@ -736,7 +738,7 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
     """`bench --from-json`: the table of a run saved with --json again, or (--html) its report."""
     import types
 
-    from treasure_cli.play.tables import bench_table
+    from treasure_cli.view.tables import bench_table
     from treasure_cli.view.report import write_report
 
     try:
@@ -918,7 +920,8 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
     with `versus` its head-to-head games."""
     from treasure_cli.play.store import settings_key
-    from treasure_cli.play.tournament import leaderboard_json, leaderboard_table, store_leaderboard
+    from treasure_cli.view.tables import leaderboard_table
+    from treasure_cli.play.tournament import leaderboard_json, store_leaderboard
 
     if db_path is None:
         raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
@@ -949,12 +952,12 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     if as_json:
         data = leaderboard_json(board)
         if pairs is not None:
-            from treasure_cli.play.tables import versus_json
+            from treasure_cli.play.results import versus_json
 
             data["versus"] = versus_json(pairs[0], pairs[1])
         click.echo(json.dumps(data, indent=2))
     else:
-        from treasure_cli.play.tables import failure_lines
+        from treasure_cli.view.tables import failure_lines
         from treasure_cli.play.tournament import as_record
 
         click.echo(printable(leaderboard_table(board)))
@@ -963,7 +966,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
         if failures:
             click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
         if pairs is not None and versus is not None:
-            from treasure_cli.play.tables import versus_lines
+            from treasure_cli.view.tables import versus_lines
 
             click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs[0], versus, pairs[1])))
 
@@ -1051,7 +1054,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
       treasure check-agent my_agent.py:MyAgent --beliefs
       treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
     """
-    from treasure_cli.formats.generator import MAX_SIDE, MIN_SIDE
+    from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
     from treasure_cli.play.conformance import SIZES, check_agent, read_maps
 
     size_list = SIZES if sizes is None else _csv(sizes, "--sizes", int)

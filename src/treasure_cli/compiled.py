@@ -4,7 +4,7 @@ Four parts of the package have a compiled twin in C, built by `pip install`
 or `make install` when a C compiler and Python's headers are at hand
 (setup.py): the hint draws (`rules._draws`), the grid searches and the
 island's region tables (`rules._grid`), the island generator's random steps
-(`formats._gen`) and the logic agent's whole-box passes (`agents._mass`).
+(`islands._gen`) and the logic agent's whole-box passes (`agents._mass`).
 Each gives the same results bit for bit as the Python/numpy code beside it,
 which stays as the readable reference and the fallback; tests compare the two.
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from treasure_cli.rules import events as ev
 from treasure_cli.agents.greedy import _last_direction
 from treasure_cli.play.bench import BenchOptions, run_bench
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.actions import legal_actions
 from treasure_cli.rules.grid import Direction
 from treasure_cli.play.games import build_game

@@ -70,7 +70,7 @@ def test_candidates_are_replaced_never_changed_in_place(monkeypatch):
     # The logic agent keeps what it derived from a candidates array while Knowledge
     # holds the same array (and the gym encoder copies the plane only then).
     from treasure_cli.agents.logic import LogicAgent
-    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.islands.generator import generate_island
     from helpers import play_spec
 
     seen: list[tuple[np.ndarray, np.ndarray]] = []

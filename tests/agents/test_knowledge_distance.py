@@ -19,7 +19,7 @@ def test_the_pirates_distance_is_a_search_from_him_on_every_candidate():
     by move, it must match the search on the tiles that can still hold the treasure."""
     import numpy as np
 
-    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.islands.generator import generate_island
     from treasure_cli.rules import events as ev
     from treasure_cli.rules.grid import bfs_distance
     from treasure_cli.rules.pirate import next_stop, pirate_path

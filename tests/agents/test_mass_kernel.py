@@ -13,9 +13,10 @@ from helpers import needs_built
 
 from treasure_cli import compiled
 from treasure_cli.agents import mass_kernel
+from treasure_cli.rules import grid
 from treasure_cli.rules.actions import legal_moves
 from treasure_cli.agents.mass_kernel import (
-    PAD, py_best_cover, py_best_window, py_bounding_box, py_count_both, py_integral,
+    PAD, py_best_cover, py_best_window, py_count_both, py_integral,
 )
 
 try:
@@ -84,11 +85,10 @@ def test_integral_and_best_cover_are_numpy_s_bit_for_bit(h, w, seed, kind):
 @needs_compiled
 @settings(max_examples=400, deadline=None)
 @given(h=st.integers(1, 70), w=st.integers(1, 70), seed=st.integers(0, 2**32 - 1), density=st.floats(0, 1))
-def test_boxes_and_counts_are_numpy_s(h, w, seed, density):
+def test_counts_are_numpy_s(h, w, seed, density):
     rng = np.random.default_rng(seed)
     a = _strided(rng, rng.random((h, w)) < density * density * density)
     b = _strided(rng, rng.random((h, w)) < 0.5)
-    assert _mass.bounding_box(a) == py_bounding_box(a)
     r0, c0 = int(rng.integers(0, h + 1)), int(rng.integers(0, w + 1))
     r1, c1 = int(rng.integers(r0, h + 3)), int(rng.integers(c0, w + 3))  # stops past the edge are clipped
     assert _mass.count_both(a, b, r0, r1, c0, c1) == py_count_both(a, b, r0, r1, c0, c1)
@@ -97,6 +97,16 @@ def test_boxes_and_counts_are_numpy_s(h, w, seed, density):
 def test_the_agent_asks_the_rules_for_its_moves():
     """No rule compiled in an agent's module: the logic agent's legal_moves is rules.actions'."""
     assert mass_kernel.legal_moves is legal_moves and not hasattr(_mass, "legal_moves")
+
+
+def test_the_agent_s_box_is_the_rules_box():
+    """One bounding box (rules/grid.py, compiled in rules/_grid.c): the agent's is it as four ints."""
+    assert not hasattr(_mass, "bounding_box")
+    mask = np.zeros((6, 7), dtype=bool)
+    assert mass_kernel.bounding_box(mask) is None
+    mask[1, 5] = mask[4, 2] = True
+    assert mass_kernel.bounding_box(mask) == (1, 5, 2, 6) and grid.bounding_box(mask) == np.s_[1:5, 2:6]
+    assert mass_kernel.bounding_box(mask * 0.5) == (1, 5, 2, 6)  # weights, as the agent's mass has
 
 
 @needs_compiled
@@ -109,7 +119,7 @@ def test_wrong_arrays_are_refused():
     with pytest.raises(ValueError):
         _mass.integral(p, 0, 0, 4, 4, np.empty((8, 9)))
     with pytest.raises(TypeError):
-        _mass.bounding_box(p.astype(np.uint16))
+        _mass.count_both(p.astype(np.uint16), p, 0, 4, 0, 4)
     with pytest.raises(TypeError):
         _mass.best_window(np.zeros((9, 9)), 0, 0, 1, [(0, 1)], 0.0)
     with pytest.raises(ValueError):

@@ -7,7 +7,7 @@ import sys
 
 from helpers import ROOT
 
-from treasure_cli.formats import generator
+from treasure_cli.islands import generator
 
 SCRIPT = ROOT / "benchmarks" / "generator.py"
 

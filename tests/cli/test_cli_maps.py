@@ -12,7 +12,7 @@ from helpers import ROOT, SMALL_MAP
 
 from treasure_cli import __version__
 from treasure_cli.cli import cli
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.island import Island
 from treasure_cli.formats.map_file import format_map, parse_map, read_map
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from helpers import play_spec
 
 from treasure_cli.rules import events as ev
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.grid import Direction
 from treasure_cli.formats.game_record import (
     _FIELD, _TYPES, TEMPLATES, LogFormatError, format_event, format_log, parse_event, parse_log,

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from formats.test_foreign_maps import foreign_map_text
 from formats.test_map_file import ACCEPTED, FUZZ_ALPHABET, FUZZ_BASE, REJECTED, edit, edits, mutate
 from treasure_cli.errors import MapFormatError
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats import map_file
 from treasure_cli.formats.map_file import _Reader, format_map
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from helpers import SMALL_MAP
 
 from treasure_cli.errors import MapFormatError
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.island import Island
 from treasure_cli.formats.map_file import format_map, parse_map, read_map, write_map
 

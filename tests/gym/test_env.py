@@ -16,7 +16,7 @@ gymnasium = pytest.importorskip("gymnasium")
 import treasure_cli  # noqa: E402
 from treasure_cli.errors import IllegalActionError  # noqa: E402
 from treasure_cli.formats.game_record import parse_log  # noqa: E402
-from treasure_cli.formats.generator import generate_island  # noqa: E402
+from treasure_cli.islands.generator import generate_island  # noqa: E402
 from treasure_cli.gym import ENV_ID, TreasureIslandEnv, legal_actions  # noqa: E402
 from treasure_cli.rules.actions import LargeScan, Teleport, Verify  # noqa: E402
 from treasure_cli.view.sources import open_log  # noqa: E402

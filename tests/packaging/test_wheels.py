@@ -19,7 +19,7 @@ from helpers import GOLDEN, ROOT
 
 pytest.importorskip("build")
 
-COMPILED = ["treasure_cli.rules._draws", "treasure_cli.rules._grid", "treasure_cli.formats._gen",
+COMPILED = ["treasure_cli.rules._draws", "treasure_cli.rules._grid", "treasure_cli.islands._gen",
             "treasure_cli.agents._mass"]
 SHOW = ("import importlib.util, sys, treasure_cli\n"
         "print(treasure_cli.__file__)\n"

@@ -14,7 +14,7 @@ from treasure_cli.agents.registry import agent_names
 from treasure_cli.play.bench import BenchOptions, iter_tasks, make_tasks, run_bench, task_island, wilson_interval
 from treasure_cli.play.records import GameRecord
 from treasure_cli.cli import cli
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import format_map, write_map
 from treasure_cli.play.games import build_game
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from helpers import ROOT
 
 from treasure_cli.cli import cli
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.play import agent_process, games, pacing, tournament
 from treasure_cli.play.games import play_game
 from treasure_cli.play.pacing import FLOOR, SPIN as SPIN_, Pace, measure, pace_for

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from helpers import ROOT
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.hint_plugins import hint_set
 from treasure_cli.play.games import play_game
 

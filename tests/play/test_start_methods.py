@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from treasure_cli.cli import cli
 from treasure_cli.errors import TreasureError
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import write_map
 from treasure_cli.play import executor
 

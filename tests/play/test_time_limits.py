@@ -12,7 +12,7 @@ import pytest
 
 from treasure_cli import load_agent
 from treasure_cli.errors import GameTimeout
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.games import play_game, time_limit
 
 AGENTS = textwrap.dedent("""

@@ -17,7 +17,7 @@ import pytest
 from helpers import ROOT
 
 from treasure_cli.formats.game_record import read_log
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import write_map
 
 TREASURE = [sys.executable, "-m", "treasure_cli"]

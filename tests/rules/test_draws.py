@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treasure_cli import compiled
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules import draws as draws_module
 from treasure_cli.rules import seeds
 from treasure_cli.rules.draws import PyDraws

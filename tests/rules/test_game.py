@@ -159,7 +159,7 @@ def test_an_island_refuses_a_schedule_before_turn_1_however_it_is_made(reveal, f
 
     import numpy as np
 
-    from treasure_cli.formats.generator import generate_island
+    from treasure_cli.islands.generator import generate_island
     from treasure_cli.rules.island import Island
 
     island = generate_island(12, 10, rng=np.random.default_rng(1))

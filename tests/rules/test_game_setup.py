@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules import seeds
 from treasure_cli.rules.draws import PyDraws
 from treasure_cli.rules.game import Game, start_tiles

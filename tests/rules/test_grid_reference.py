@@ -1,4 +1,4 @@
-"""The compiled, scipy-backed and numpy grid functions against the plain implementations they replaced.
+"""The compiled and numpy grid functions against the plain implementations they replaced.
 
 The reference versions below are the project's earlier code, kept here only
 as an oracle: labels, distances and reach must match them bit for bit (values
@@ -71,21 +71,19 @@ def ref_manhattan(mask: np.ndarray) -> np.ndarray:
 
 
 @contextmanager
-def scipy_from(tiles: int | None):
-    """Make grid switch to scipy at `tiles` tiles (0: always, huge: never) for a while,
-    without the compiled kernels (None: leave grid as it is, compiled if built)."""
-    if tiles is None:
+def grid_path(compiled: bool):
+    """grid as the package runs it (compiled if built), or its numpy reference only, for a while."""
+    if compiled:
         yield
         return
-    old, grid._SCIPY_MIN_TILES = grid._SCIPY_MIN_TILES, tiles
-    compiled, grid._c = grid._c, None
+    kept, grid._c = grid._c, None
     try:
         yield
     finally:
-        grid._SCIPY_MIN_TILES, grid._c = old, compiled
+        grid._c = kept
 
 
-BOTH_PATHS = (None, 0, 1 << 62)  # as the package runs (compiled if built), scipy, numpy
+BOTH_PATHS = (True, False)  # as the package runs (compiled if built), numpy
 
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -112,8 +110,8 @@ def test_distances_match_the_reference(island, seed):
     h, w = island.shape
     sources = [(int(rng.integers(h)), int(rng.integers(w))) for _ in range(int(rng.integers(1, 4)))]
     until, extra = (int(rng.integers(h)), int(rng.integers(w))), int(rng.integers(0, 5))
-    for tiles in BOTH_PATHS:
-        with scipy_from(tiles):
+    for compiled in BOTH_PATHS:
+        with grid_path(compiled):
             assert same(grid.bfs_distance(walk, sources), ref_bfs(walk, sources))
             assert same(grid.bfs_distance(walk, island.prison), ref_bfs(walk, island.prison))
             assert same(grid.bfs_distance(walk, sources, until=until, extra=extra),
@@ -126,8 +124,8 @@ def test_distances_match_the_reference(island, seed):
 @given(random_islands())
 def test_pieces_and_reach_match_the_reference(island):
     walk = island.walkable
-    for tiles in BOTH_PATHS:
-        with scipy_from(tiles):
+    for compiled in BOTH_PATHS:
+        with grid_path(compiled):
             assert same(grid.components(walk), ref_components(walk))
             assert same(grid.components(island.land), ref_components(island.land))
     assert same(island.walk_pieces, ref_components(walk))
@@ -146,18 +144,18 @@ def test_reference_sees_a_difference():
     # The comparison can fail: two pieces in the other order give other labels.
     walk = np.array([[True, False, True]])
     assert np.array_equal(ref_components(walk), [[1, 0, 2]])
-    for tiles in BOTH_PATHS:
-        with scipy_from(tiles):
+    for compiled in BOTH_PATHS:
+        with grid_path(compiled):
             assert not same(grid.components(walk), np.array([[2, 0, 1]], dtype=np.int32))
 
 
-def test_big_grids_take_scipy_and_small_ones_numpy():
-    # Both paths must be reachable, or one of them would go untested.
-    with scipy_from(100):
+def test_the_numpy_reference_is_reachable():
+    # Without the compiled module the numpy reference answers (or it would go untested).
+    with grid_path(False):
         spiral = np.ones((10, 10), dtype=bool)
         spiral[1:9:2, 1:9] = False  # rows of walls: one long snake
+        assert grid._c is None
         assert same(grid.components(spiral), ref_components(spiral))
-        assert same(grid._components_scipy(spiral), grid._components_numpy(spiral))
         assert same(grid.manhattan_distance_to(~spiral), ref_manhattan(~spiral))
 
 
@@ -312,5 +310,5 @@ def old_manhattan(mask: np.ndarray) -> np.ndarray:
 @given(masks())
 def test_manhattan_distance_matches_the_earlier_version(mask):
     for m in (mask, ~mask):  # few sources and many
-        with scipy_from(1 << 62):
+        with grid_path(False):
             assert same(grid.manhattan_distance_to(m), old_manhattan(m))

@@ -7,11 +7,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.formats.generator import generate_island
-from treasure_cli.rules.hint_draw import (
-    KIND_WEIGHTS, MAX_PARAM_DRAWS, HintContext, _Drawer, _rect_bounds, _rect_size_counts, available_kinds,
-    draw_hint,
-)
+from treasure_cli.islands.generator import generate_island
+from treasure_cli.rules.hint_draw import MAX_PARAM_DRAWS, _Drawer, draw_hint
+from treasure_cli.rules.hint_kinds import KIND_WEIGHTS, HintContext
+from treasure_cli.rules.hint_params import _rect_bounds, _rect_size_counts, available_kinds
 from treasure_cli.rules.hints import FIXED_KINDS, HINT_CLASSES, HintKind
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -100,24 +99,24 @@ def test_scalar_tests_answer_holds_for(case, kind):
 
 
 def test_the_module_s_kind_names_are_the_kinds_of_those_names():
-    # hint_draw unpacks HintKind into module globals by position: a new or reordered kind must not shift them.
-    from treasure_cli.rules import hint_draw
+    # hint_params unpacks HintKind into module globals by position: a new or reordered kind must not shift them.
+    from treasure_cli.rules import hint_params
 
-    assert all(getattr(hint_draw, kind.name) is kind for kind in HintKind)
+    assert all(getattr(hint_params, kind.name) is kind for kind in HintKind)
 
 
 def test_kind_1_tiles_are_the_same_from_the_list_and_the_array(monkeypatch):
     """Small maps read kind 1's land tiles from a Python list, big ones from the array: the
     same tiles for the same draws."""
-    from treasure_cli.rules import hint_draw, seeds
+    from treasure_cli.rules import hint_params, seeds
 
     island = generate_island(20, 20, rng=np.random.default_rng(3))
-    ctx = hint_draw.HintContext(3, island.prisons[0], (0, 0), True)
+    ctx = HintContext(3, island.prisons[0], (0, 0), True)
 
     def kind_1_draws(pool_list_max: int) -> list:
-        monkeypatch.setattr(hint_draw, "_POOL_LIST_MAX", pool_list_max)
-        facts = hint_draw._IslandFacts(island)  # a fresh one: the pool is kept per facts
-        drawer = hint_draw._Drawer(island, ctx, seeds.draws(5, seeds.HINTS, 1))
+        monkeypatch.setattr(hint_params, "_POOL_LIST_MAX", pool_list_max)
+        facts = hint_params._IslandFacts(island)  # a fresh one: the pool is kept per facts
+        drawer = hint_params.ParamDrawer(island, ctx, seeds.draws(5, seeds.HINTS, 1))
         drawer.facts = facts
         return [drawer.params(HintKind.NOT_TILES) for _ in range(200)]
 
@@ -127,7 +126,7 @@ def test_kind_1_tiles_are_the_same_from_the_list_and_the_array(monkeypatch):
 
 def reference_island_kinds(island):
     """The island's possible kinds as first written: every condition read from the island."""
-    from treasure_cli.rules.hint_draw import _big_side_range, _rect_cum
+    from treasure_cli.rules.hint_params import _big_side_range, _rect_cum
 
     h, w = island.shape
     touching = bool(island.adjacent_pairs)
@@ -152,7 +151,7 @@ def reference_island_kinds(island):
 def test_kinds_kept_per_condition_are_the_island_s_own(case, options):
     """The kinds and their weights are cached by shape and five yes/no facts: each island
     still gets the kinds its own conditions allow, and the weights of exactly those."""
-    from treasure_cli.rules.hint_draw import _IslandFacts, _cum_weights
+    from treasure_cli.rules.hint_params import _IslandFacts, _cum_weights
     from treasure_cli.rules.island import Island
 
     w, h, seed = case

@@ -11,15 +11,16 @@ from helpers import ROOT
 
 from treasure_cli.formats import wire
 from treasure_cli.formats.game_record import format_log, parse_log
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.hint_plugins import HintKindError, check_kind, hint_set, load_file
 from treasure_cli.rules import hints as hints_mod
 from treasure_cli.rules import plugin_kinds
 from treasure_cli.rules.draws import Draws
 from treasure_cli.rules.game import Game
-from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintContext, HintSet, _Drawer, _draw_from, draw_hint
-from treasure_cli.rules.hints import HINT_CLASSES, parse_hint
-from treasure_cli.rules.plugin_kinds import PluginHint, TileSetHint, hint_text
+from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintSet, _Drawer, _draw_from, draw_hint
+from treasure_cli.rules.hint_kinds import HintContext
+from treasure_cli.rules.hints import HINT_CLASSES
+from treasure_cli.rules.plugin_kinds import PluginHint, TileSetHint, hint_text, parse_hint_text
 from treasure_cli.rules.observation import Observer
 
 KINDS = str(ROOT / "examples" / "hints" / "kinds.py")
@@ -77,17 +78,17 @@ def test_a_plugin_hint_line_round_trips_and_checks_its_statement():
     hint = p["near-mountain"](3, True)
     text = hint_text(hint)
     assert text == "kind near-mountain [3,true]: the treasure is within 3 steps of a mountain"
-    assert parse_hint(text) == hint
+    assert parse_hint_text(text) == hint
     with pytest.raises(ValueError, match="states 'the treasure is within 3 steps"):
-        parse_hint("kind near-mountain [3,true]: the treasure is within 4 steps of a mountain")
+        parse_hint_text("kind near-mountain [3,true]: the treasure is within 4 steps of a mountain")
     with pytest.raises(ValueError, match="cannot read its parameters"):
-        parse_hint("kind near-mountain [3: the treasure is within 3 steps of a mountain")
+        parse_hint_text("kind near-mountain [3: the treasure is within 3 steps of a mountain")
 
 
 def test_a_log_naming_a_kind_that_is_not_installed_is_refused(monkeypatch):
     monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
     with pytest.raises(ValueError, match="hint kind 'zig-zag' is not installed: give its file with --hints"):
-        parse_hint("kind zig-zag [1]: the treasure is on a zig-zag")
+        parse_hint_text("kind zig-zag [1]: the treasure is on a zig-zag")
 
 
 def test_the_protocol_sends_a_plugin_hint_with_its_tiles_even_to_an_agent_that_reads_sentences():
@@ -223,7 +224,7 @@ def test_an_entry_point_kind_is_found_by_its_name(tmp_path, monkeypatch):
                         lambda group: [ep] if group == hint_plugins.ENTRY_POINT_GROUP else [])
     monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
     # a log naming it reads without any option
-    hint = parse_hint("kind region-number [2,1]: the treasure is in a region with an odd number")
+    hint = parse_hint_text("kind region-number [2,1]: the treasure is in a region with an odd number")
     assert type(hint).__module__ == "my_edge_kinds" and hint.rest == 1
     # and --hint-weights names it
     assert hint_set([], "builtin=0,region-number=1").names == ("region-number",)

@@ -10,16 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.rules.hint_draw import (
-    KIND_WEIGHTS,
-    MAX_PARAM_DRAWS,
-    RARE_KINDS,
-    HintContext,
-    _Drawer,
-    available_kinds,
-    choose_kind,
-    draw_hint,
-)
+from treasure_cli.rules.hint_draw import MAX_PARAM_DRAWS, _Drawer, choose_kind, draw_hint
+from treasure_cli.rules.hint_kinds import KIND_WEIGHTS, RARE_KINDS, HintContext
+from treasure_cli.rules.hint_params import available_kinds
 from treasure_cli.rules.hints import (
     HINT_CLASSES,
     AnyBoundary,

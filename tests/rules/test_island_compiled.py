@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from helpers import needs_built, region_grids
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules import grid
 from treasure_cli.rules.island import TERRAIN_MASKS, Island
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treasure_cli.agents.registry import resolve
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.loop import play_agent
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.observation import Observation

@@ -8,7 +8,7 @@ from helpers import island_from_grid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import format_map, parse_map
 from treasure_cli.rules import grid
 from treasure_cli.rules.island import Island

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.grid import Direction, bfs_distance
 from treasure_cli.rules.pirate import (
     PrisonRoutes, _surely_preferred, next_stop, pirate_path, prison_routes, route_options,

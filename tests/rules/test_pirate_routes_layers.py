@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.bitgrid import BitGrid
 from treasure_cli.rules.grid import (
     DagWalk, Direction, Pos, bfs_distance, dag_descendants, _dag_descendants_numpy,

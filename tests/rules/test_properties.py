@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from treasure_cli.rules import events as ev
 from treasure_cli.agents.registry import agent_names
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.rules.pirate import pirate_path

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from treasure_cli.rules import actions, events, hint_draw
+from treasure_cli.rules import actions, events, hint_kinds
 from treasure_cli.rules.quick_init import quick_init
 
 CLASSES = [cls for module in (events, actions) for cls in vars(module).values()
            if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__]
-CLASSES.append(hint_draw.HintContext)
+CLASSES.append(hint_kinds.HintContext)
 
 
 def _twin(cls: type) -> type:

@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 from scipy.stats import chi2_contingency
 
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.seeds import bench_map_game_seed as map_game_seed
 from treasure_cli.rules.game import Game
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from treasure_cli.agents.random_agent import RandomAgent
 from treasure_cli.errors import AgentCrashError, IllegalActionError, TreasureError
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.loop import play_agent
 from treasure_cli.rules import events as ev
 from treasure_cli.rules import seeds

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import treasure_cli
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.actions import LargeScan
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.observation import Note, Observation

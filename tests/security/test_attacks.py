@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from treasure_cli.cli import cli
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import write_map
 from treasure_cli.play import agent_process
 from treasure_cli.play.store import Store

@@ -18,7 +18,7 @@ import numpy as np
 from click.testing import CliRunner
 
 from treasure_cli.cli import cli
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import read_map, write_map
 from treasure_cli.play import agent_process
 

@@ -20,7 +20,7 @@ from helpers import GOLDEN
 
 from treasure_cli.rules import events as ev
 from treasure_cli.cli import cli
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.rules.grid import Direction
 from treasure_cli.rules.hints import InRectangle, NotRegions, NotTiles
 from treasure_cli.formats.game_record import format_log

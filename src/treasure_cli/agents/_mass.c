@@ -19,92 +19,47 @@
  * agent uses the numpy functions.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"  /* first: it includes Python.h */
 #include <stdint.h>
 #include <string.h>
 
 #define PAD 2 /* the largest scan radius: the image's margin around the box */
 
-/* A 2-D buffer of `kind` ('?' or 'd'); `writable` asks for a writable C-contiguous one. */
-static int get_2d(PyObject *obj, Py_buffer *view, char kind, int writable, const char *what)
-{
-    int flags = writable ? (PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) : (PyBUF_STRIDES | PyBUF_FORMAT);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
-        return -1;
-    const char *f = view->format ? view->format : "B";
-    if (*f == '@' || *f == '=' || *f == '<')
-        f++;
-    if (view->ndim != 2 || f[0] != kind || f[1] != '\0' || view->itemsize != (kind == 'd' ? 8 : 1)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a 2-D %s array", what, kind == 'd' ? "float64" : "bool");
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
-#define AS_SSIZE(obj) PyNumber_AsSsize_t((obj), PyExc_OverflowError)
 #define AT(view, r, c) ((const char *)(view).buf + (r) * (view).strides[0] + (c) * (view).strides[1])
 
-static int as_ssize(PyObject *const *args, Py_ssize_t n, Py_ssize_t *out)
-{
-    for (Py_ssize_t i = 0; i < n; i++) {
-        out[i] = AS_SSIZE(args[i]);
-        if (out[i] == -1 && PyErr_Occurred())
-            return -1;
-    }
-    return 0;
-}
+static const AccelArray BOOL_IN = ACCEL_BOOL_IN, FLOAT64_IN = ACCEL_FLOAT64_IN, FLOAT64_OUT = ACCEL_FLOAT64_OUT;
+static const AccelArray BOOL_OR_FLOAT64_IN = {"?", 1, 2, 0, 0, "bool or float64"};
+
+/* Set a ValueError and go to the function's one exit. */
+#define FAIL(msg) do { PyErr_SetString(PyExc_ValueError, (msg)); goto done; } while (0)
 
 /* integral(p, r0, c0, h, w, out): out[(h + 2*PAD + 1) x (w + 2*PAD + 1)] = the integral
  * image of p[r0:r0+h, c0:c0+w] padded by PAD zeros (and a zero first row and column),
  * divided by its total. */
 static PyObject *integral(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "integral(p, r0, c0, h, w, out)");
-        return NULL;
-    }
     Py_ssize_t n[4];
-    if (as_ssize(args + 1, 4, n) < 0)
+    if (accel_nargs(nargs, 6, "integral(p, r0, c0, h, w, out)") < 0 || accel_ssizes(args + 1, 4, n) < 0)
         return NULL;
     Py_ssize_t r0 = n[0], c0 = n[1], h = n[2], w = n[3];
     Py_buffer p, out;
-    if (PyObject_GetBuffer(args[0], &p, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
-        return NULL;
-    const char *f = p.format ? p.format : "B";
-    if (*f == '@' || *f == '=' || *f == '<')
-        f++;
-    int is_bool = f[0] == '?' && f[1] == '\0' && p.itemsize == 1;
-    int is_double = f[0] == 'd' && f[1] == '\0' && p.itemsize == 8;
-    if (p.ndim != 2 || !(is_bool || is_double)) {
-        PyBuffer_Release(&p);
-        PyErr_SetString(PyExc_TypeError, "p must be a 2-D bool or float64 array");
-        return NULL;
-    }
-    if (r0 < 0 || c0 < 0 || h < 1 || w < 1 || r0 + h > p.shape[0] || c0 + w > p.shape[1]) {
-        PyBuffer_Release(&p);
-        PyErr_SetString(PyExc_ValueError, "the box is not inside p");
-        return NULL;
-    }
-    if (get_2d(args[5], &out, 'd', 1, "out") < 0) {
-        PyBuffer_Release(&p);
-        return NULL;
-    }
+    AccelHeld held = {0};
+    PyObject *result = NULL;
+    double *col = NULL;
+    /* p is bool or float64: taken as float64 if it is, else refused as not bool */
+    int is_bool = accel_hold(&held, &p, accel_array(args[0], &p, FLOAT64_IN, NULL)) == 0;
+    if (is_bool && accel_hold(&held, &p, accel_array(args[0], &p, BOOL_OR_FLOAT64_IN, "p")) < 0)
+        goto done;
+    if (r0 < 0 || c0 < 0 || h < 1 || w < 1 || r0 + h > p.shape[0] || c0 + w > p.shape[1])
+        FAIL("the box is not inside p");
+    if (accel_hold(&held, &out, accel_array(args[5], &out, FLOAT64_OUT, "out")) < 0)
+        goto done;
     Py_ssize_t H = h + 2 * PAD + 1, W = w + 2 * PAD + 1;
-    if (out.shape[0] != H || out.shape[1] != W) {
-        PyBuffer_Release(&p);
-        PyBuffer_Release(&out);
-        PyErr_SetString(PyExc_ValueError, "out must be (h + 5) x (w + 5)");
-        return NULL;
-    }
+    if (!accel_shape_is(&out, H, W))
+        FAIL("out must be (h + 5) x (w + 5)");
     double *cs = (double *)out.buf;
-    double *col = PyMem_Calloc((size_t)W, sizeof(double)); /* the running sums down each column */
-    if (col == NULL) {
-        PyBuffer_Release(&p);
-        PyBuffer_Release(&out);
-        return PyErr_NoMemory();
-    }
+    col = PyMem_Calloc((size_t)W, sizeof(double)); /* the running sums down each column */
+    ACCEL_NO_MEMORY_IF(col == NULL);
     /* Row by row: col[j] is the first pass's value (the sum down column j), and the
      * row is its running sum across (the second pass). Rows and columns of padding add
      * zeros: they keep every first term as np.cumsum's (0 + x is x for x >= +0). */
@@ -133,13 +88,14 @@ static PyObject *integral(PyObject *self, PyObject *const *args, Py_ssize_t narg
             out_row[j] = run;
         }
     }
-    PyMem_Free(col);
     double total = cs[H * W - 1];
     for (Py_ssize_t k = 0; k < H * W; k++)
         cs[k] = cs[k] / total;
-    PyBuffer_Release(&p);
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(col);
+    accel_release(&held);
+    return result;
 }
 
 /* best_cover(cs, walk, r0, c0, pr, pc, discount) -> (row, col, cover): the first tile
@@ -148,31 +104,22 @@ static PyObject *integral(PyObject *self, PyObject *const *args, Py_ssize_t narg
  * largest; its map position and undivided mass. cs: integral(...)'s image. */
 static PyObject *best_cover(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "best_cover(cs, walk, r0, c0, pr, pc, discount)");
-        return NULL;
-    }
     Py_ssize_t n[4];
-    if (as_ssize(args + 2, 4, n) < 0)
+    if (accel_nargs(nargs, 7, "best_cover(cs, walk, r0, c0, pr, pc, discount)") < 0 || accel_ssizes(args + 2, 4, n) < 0)
         return NULL;
     Py_ssize_t r0 = n[0], c0 = n[1], pr = n[2], pc = n[3];
     double discount = PyFloat_AsDouble(args[6]);
     if (discount == -1.0 && PyErr_Occurred())
         return NULL;
     Py_buffer cs, walk;
-    if (get_2d(args[0], &cs, 'd', 0, "cs") < 0)
-        return NULL;
-    if (get_2d(args[1], &walk, '?', 0, "walk") < 0) {
-        PyBuffer_Release(&cs);
-        return NULL;
-    }
+    AccelHeld held = {0};
+    PyObject *result = NULL;
+    if (accel_hold(&held, &cs, accel_array(args[0], &cs, FLOAT64_IN, "cs")) < 0
+        || accel_hold(&held, &walk, accel_array(args[1], &walk, BOOL_IN, "walk")) < 0)
+        goto done;
     Py_ssize_t H = cs.shape[0], W = cs.shape[1], h = H - 2 * PAD - 1, w = W - 2 * PAD - 1;
-    if (h < 1 || w < 1 || r0 < 0 || c0 < 0 || r0 + h > walk.shape[0] || c0 + w > walk.shape[1]) {
-        PyBuffer_Release(&cs);
-        PyBuffer_Release(&walk);
-        PyErr_SetString(PyExc_ValueError, "the box is not inside walk");
-        return NULL;
-    }
+    if (h < 1 || w < 1 || r0 < 0 || c0 < 0 || r0 + h > walk.shape[0] || c0 + w > walk.shape[1])
+        FAIL("the box is not inside walk");
     const Py_ssize_t k = 2 * PAD + 1; /* the 5x5 window's far corner */
     Py_ssize_t best_r = 0, best_c = 0;
     double best_score = 0.0, best_cover = 0.0;
@@ -207,9 +154,10 @@ static PyObject *best_cover(PyObject *self, PyObject *const *args, Py_ssize_t na
             }
         }
     }
-    PyBuffer_Release(&cs);
-    PyBuffer_Release(&walk);
-    return Py_BuildValue("(nnd)", r0 + best_r, c0 + best_c, best_cover);
+    result = Py_BuildValue("(nnd)", r0 + best_r, c0 + best_c, best_cover);
+done:
+    accel_release(&held);
+    return result;
 }
 
 /* best_window(cs, r0, c0, k, cells, value) -> (index, value): the first of `cells` (a list
@@ -218,12 +166,8 @@ static PyObject *best_cover(PyObject *self, PyObject *const *args, Py_ssize_t na
  * if none. */
 static PyObject *best_window(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "best_window(cs, r0, c0, k, cells, value)");
-        return NULL;
-    }
     Py_ssize_t n[3];
-    if (as_ssize(args + 1, 3, n) < 0)
+    if (accel_nargs(nargs, 6, "best_window(cs, r0, c0, k, cells, value)") < 0 || accel_ssizes(args + 1, 3, n) < 0)
         return NULL;
     Py_ssize_t r0 = n[0], c0 = n[1], k = n[2];
     double value = PyFloat_AsDouble(args[5]);
@@ -238,7 +182,7 @@ static PyObject *best_window(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     Py_buffer cs;
-    if (get_2d(args[0], &cs, 'd', 0, "cs") < 0)
+    if (accel_array(args[0], &cs, FLOAT64_IN, "cs") < 0)
         return NULL;
     Py_ssize_t h = cs.shape[0] - 2 * PAD - 1, w = cs.shape[1] - 2 * PAD - 1, lo = PAD - k, hi = PAD + k + 1;
     Py_ssize_t best = -1, count = PyList_GET_SIZE(args[4]);
@@ -249,13 +193,12 @@ static PyObject *best_window(PyObject *self, PyObject *const *args, Py_ssize_t n
             PyErr_SetString(PyExc_TypeError, "a cell must be a tuple (_, row, col)");
             return NULL;
         }
-        Py_ssize_t r = AS_SSIZE(PyTuple_GET_ITEM(cell, 1)), c = AS_SSIZE(PyTuple_GET_ITEM(cell, 2));
-        if ((r == -1 || c == -1) && PyErr_Occurred()) {
+        Py_ssize_t rc[2];
+        if (accel_ssizes(&PyTuple_GET_ITEM(cell, 1), 2, rc) < 0) {
             PyBuffer_Release(&cs);
             return NULL;
         }
-        r -= r0;
-        c -= c0;
+        Py_ssize_t r = rc[0] - r0, c = rc[1] - c0;
         double seen = 0.0;
         if (0 <= r && r < h && 0 <= c && c < w) {
             seen = *(const double *)AT(cs, r + hi, c + hi) - *(const double *)AT(cs, r + lo, c + hi);
@@ -271,116 +214,37 @@ static PyObject *best_window(PyObject *self, PyObject *const *args, Py_ssize_t n
     return Py_BuildValue("(nd)", best, value);
 }
 
-/* The first / last index of a set byte in row[0..w), or -1: eight bytes at a time, as most
- * rows of a corridor's or a sparse mask's box hold none (a 513x513 snake asks every turn). */
-static Py_ssize_t first_byte(const char *row, Py_ssize_t w)
-{
-    Py_ssize_t c = 0;
-    for (; c + 8 <= w; c += 8) {
-        uint64_t v;
-        memcpy(&v, row + c, 8);
-        if (v)
-            break;
-    }
-    for (; c < w; c++)
-        if (row[c])
-            return c;
-    return -1;
-}
-
-static Py_ssize_t last_byte(const char *row, Py_ssize_t w)
-{
-    Py_ssize_t c = w;
-    for (; c >= 8; c -= 8) {
-        uint64_t v;
-        memcpy(&v, row + c - 8, 8);
-        if (v)
-            break;
-    }
-    for (c = c - 1; c >= 0; c--)
-        if (row[c])
-            return c;
-    return -1;
-}
-
-/* bounding_box(mask) -> (top, bottom, left, right), bottom and right exclusive, or None. */
-static PyObject *bounding_box(PyObject *self, PyObject *arg)
-{
-    Py_buffer m;
-    if (get_2d(arg, &m, '?', 0, "mask") < 0)
-        return NULL;
-    Py_ssize_t h = m.shape[0], w = m.shape[1], top = -1, bottom = -1, left = w, right = -1;
-    for (Py_ssize_t r = 0; r < h; r++) {
-        const char *row = AT(m, r, 0);
-        Py_ssize_t s = m.strides[1], first = -1, last = -1;
-        if (s == 1) {
-            first = first_byte(row, w);
-            if (first < 0)
-                continue;
-            last = last_byte(row, w);
-        } else {
-            for (Py_ssize_t c = 0; c < w; c++)
-                if (row[c * s]) {
-                    if (first < 0)
-                        first = c;
-                    last = c;
-                }
-            if (first < 0)
-                continue;
-        }
-        if (top < 0)
-            top = r;
-        bottom = r;
-        if (first < left)
-            left = first;
-        if (last > right)
-            right = last;
-    }
-    PyBuffer_Release(&m);
-    if (top < 0)
-        Py_RETURN_NONE;
-    return Py_BuildValue("(nnnn)", top, bottom + 1, left, right + 1);
-}
-
 /* count_both(a, b, r0, r1, c0, c1): tiles of rows r0..r1-1, columns c0..c1-1 true in both masks
  * (a stop past the edge is clipped, as a slice's). */
 static PyObject *count_both(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "count_both(a, b, r0, r1, c0, c1)");
-        return NULL;
-    }
     Py_ssize_t n[4];
-    if (as_ssize(args + 2, 4, n) < 0)
+    if (accel_nargs(nargs, 6, "count_both(a, b, r0, r1, c0, c1)") < 0 || accel_ssizes(args + 2, 4, n) < 0)
         return NULL;
     Py_buffer a, b;
-    if (get_2d(args[0], &a, '?', 0, "a") < 0)
-        return NULL;
-    if (get_2d(args[1], &b, '?', 0, "b") < 0) {
-        PyBuffer_Release(&a);
-        return NULL;
-    }
+    AccelHeld held = {0};
+    PyObject *result = NULL;
+    if (accel_hold(&held, &a, accel_array(args[0], &a, BOOL_IN, "a")) < 0
+        || accel_hold(&held, &b, accel_array(args[1], &b, BOOL_IN, "b")) < 0)
+        goto done;
     Py_ssize_t r0 = n[0], r1 = n[1], c0 = n[2], c1 = n[3];
     /* stops past the edge are clipped, as slices are */
     if (r1 > a.shape[0])
         r1 = a.shape[0];
     if (c1 > a.shape[1])
         c1 = a.shape[1];
-    if (a.shape[0] != b.shape[0] || a.shape[1] != b.shape[1] || r0 < 0 || c0 < 0) {
-        PyBuffer_Release(&a);
-        PyBuffer_Release(&b);
-        PyErr_SetString(PyExc_ValueError, "the masks differ in shape or the box starts before them");
-        return NULL;
-    }
+    if (!accel_shape_is(&b, a.shape[0], a.shape[1]) || r0 < 0 || c0 < 0)
+        FAIL("the masks differ in shape or the box starts before them");
     Py_ssize_t count = 0;
     for (Py_ssize_t r = r0; r < r1; r++) {
         const char *ra = AT(a, r, 0), *rb = AT(b, r, 0);
         for (Py_ssize_t c = c0; c < c1; c++)
             count += (ra[c * a.strides[1]] != 0) & (rb[c * b.strides[1]] != 0);
     }
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&b);
-    return PyLong_FromSsize_t(count);
+    result = PyLong_FromSsize_t(count);
+done:
+    accel_release(&held);
+    return result;
 }
 
 static PyMethodDef module_methods[] = {
@@ -390,7 +254,6 @@ static PyMethodDef module_methods[] = {
      "best_cover(cs, walk, r0, c0, pr, pc, discount) -> (row, col, mass) of the richest 5x5 window."},
     {"best_window", (PyCFunction)(void (*)(void))best_window, METH_FASTCALL,
      "best_window(cs, r0, c0, k, cells, value) -> (index, value) of the first window seeing more."},
-    {"bounding_box", bounding_box, METH_O, "bounding_box(mask) -> (top, bottom, left, right) or None."},
     {"count_both", (PyCFunction)(void (*)(void))count_both, METH_FASTCALL,
      "count_both(a, b, r0, r1, c0, c1) -> tiles of the box true in both masks."},
     {NULL, NULL, 0, NULL},

@@ -32,7 +32,7 @@ from treasure_cli.rules.observation import Note, Observation
 from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.agents.mass_kernel import (
-    PAD, best_cover, best_window, bounding_box, count_both, integral, legal_moves, py_bounding_box,
+    PAD, best_cover, best_window, bounding_box, count_both, integral, legal_moves,
 )
 
 SCAN_RATE = 12.0            # tiles a sweep clears per action, roughly (prices a verification)
@@ -61,7 +61,7 @@ Square = tuple[Pos, int]  # centre and radius
 
 def _box(p: np.ndarray) -> tuple[slice, slice]:
     """The rows and columns holding all of `p`'s weight (not all zero), grown by the largest scan radius."""
-    top, bottom, left, right = bounding_box(p) if p.dtype.kind == "b" else py_bounding_box(p)  # type: ignore[misc]  # p has weight
+    top, bottom, left, right = bounding_box(p)  # type: ignore[misc]  # p has weight
     h, w = p.shape
     return (slice(max(top - _PAD, 0), min(bottom + _PAD, h)),
             slice(max(left - _PAD, 0), min(right + _PAD, w)))

@@ -1,5 +1,5 @@
-"""The logic agent's whole-box passes: integral images, the richest 5x5 window, boxes, counts
-(and its legal moves).
+"""The logic agent's whole-box passes: integral images, the richest 5x5 window, counts
+(and its bounding box and legal moves, which are the rules' own).
 
 These are the readable numpy versions. At 32x32 each numpy call costs a few
 microseconds whatever the array's size (a cumsum along one axis of 1,400
@@ -19,7 +19,7 @@ import numpy as np
 # the rule of moves is the rules' own (rules/actions.py, compiled in rules/_grid.c), never an agent's copy
 from treasure_cli.rules.actions import legal_moves as legal_moves
 from treasure_cli.compiled import load
-from treasure_cli.rules.grid import bounding_box as _grid_box
+from treasure_cli.rules.grid import bounding_box as _grid_box  # compiled in rules/_grid.c
 
 PAD = 2  # the largest scan radius: the integral image's margin around the box
 
@@ -73,8 +73,9 @@ def py_best_window(cs: np.ndarray, r0: int, c0: int, k: int, cells: list[tuple[A
     return best, value
 
 
-def py_bounding_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
-    """(top, bottom, left, right) of the True tiles, bottom and right exclusive; None if none."""
+def bounding_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right) of the True (non-zero) tiles, bottom and right exclusive; None
+    if none: rules.grid's box (one version of the algorithm, no agent's copy) as four ints."""
     box = _grid_box(mask)
     return None if box is None else (box[0].start, box[0].stop, box[1].start, box[1].stop)
 
@@ -88,8 +89,7 @@ def py_count_both(a: np.ndarray, b: np.ndarray, r0: int, r1: int, c0: int, c1: i
 _mass = load("treasure_cli.agents._mass")
 COMPILED = _mass is not None
 if _mass is not None:
-    integral, best_cover, best_window, bounding_box, count_both = (
-        _mass.integral, _mass.best_cover, _mass.best_window, _mass.bounding_box, _mass.count_both)
+    integral, best_cover, best_window, count_both = (
+        _mass.integral, _mass.best_cover, _mass.best_window, _mass.count_both)
 else:
-    integral, best_cover, best_window, bounding_box, count_both = (
-        py_integral, py_best_cover, py_best_window, py_bounding_box, py_count_both)
+    integral, best_cover, best_window, count_both = py_integral, py_best_cover, py_best_window, py_count_both

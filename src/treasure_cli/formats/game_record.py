@@ -24,8 +24,7 @@ from typing import Any
 from treasure_cli.rules import events as ev
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules.grid import Direction, format_pos
-from treasure_cli.rules.hints import parse_hint
-from treasure_cli.rules.plugin_kinds import hint_text
+from treasure_cli.rules.plugin_kinds import hint_text, parse_hint_text
 from treasure_cli.formats import hint_plugins  # noqa: F401  (a log may name a kind from an entry point)
 
 # One template per event type. `{name:type}` is a field; the rest is literal.
@@ -151,7 +150,7 @@ _TYPES: dict[str, _Type] = {
     "outcome": _Type(r"WIN|LOSE", lambda o: o.value, ev.Outcome),
     "reason": _Type("|".join(map(re.escape, _REASONS.values())), _REASONS.__getitem__,
                     {v: k for k, v in _REASONS.items()}.__getitem__),
-    "hint": _Type(r".+", hint_text, parse_hint),
+    "hint": _Type(r".+", hint_text, parse_hint_text),
     "note": _Type(_QUOTED, json.encoder.encode_basestring_ascii, json.loads),  # json.dumps of a str, less its dispatch
     "tiles": _Type(r"(?:, (?:candidates|tiles) [A-Za-z0-9+/]*={0,2})?", _write_tiles, _read_tiles),
 }

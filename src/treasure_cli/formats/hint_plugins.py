@@ -24,8 +24,9 @@ import numpy as np
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules import plugin_kinds
 from treasure_cli.rules.draws import Draws
-from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintContext, HintSet, draw_hint
-from treasure_cli.rules.hints import HINT_CLASSES, Hint, parse_hint
+from treasure_cli.rules.hint_draw import BUILTIN_HINTS, HintSet, draw_hint
+from treasure_cli.rules.hint_kinds import HintContext
+from treasure_cli.rules.hints import HINT_CLASSES, Hint
 from treasure_cli.rules.plugin_kinds import PluginHint, install_kind
 
 ENTRY_POINT_GROUP = "treasure_cli.hints"
@@ -139,7 +140,7 @@ def check_kind(cls: type[Hint], sizes: Sequence[tuple[int, int]] = CHECK_SIZES, 
     """Play the kind's draw on generated islands and refuse it (HintKindError naming it) if a hint
     it gives is not read back from its log form, or if its tile set (from the public island) holds
     the treasure when the hint is false or leaves it out when it is true."""
-    from treasure_cli.formats.generator import generate_island  # (the generator imports numpy code only)
+    from treasure_cli.islands.generator import generate_island  # (the generator imports numpy code only)
 
     name = cls.name
     only = HintSet((cls,), (1.0,))
@@ -160,7 +161,7 @@ def check_kind(cls: type[Hint], sizes: Sequence[tuple[int, int]] = CHECK_SIZES, 
                 if type(hint) is not cls:
                     continue  # no draw of this kind had the truth asked: the fallback kind gave it
                 text = plugin_kinds.hint_text(hint)
-                back = parse_hint(text)
+                back = plugin_kinds.parse_hint_text(text)
                 mask = back.mask(public)
             except TreasureError:
                 raise

@@ -20,7 +20,7 @@ from gymnasium import spaces
 from treasure_cli.errors import IllegalActionError
 from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.formats.game_record import format_log
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.hint_plugins import hint_set
 from treasure_cli.formats.map_file import format_map, read_map
 from treasure_cli.gym.encoding import (

@@ -27,7 +27,7 @@ import numpy as np
 
 from treasure_cli.agents.registry import agent_code
 from treasure_cli.formats.atomic import write_text_atomic
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.sandbox import AgentLimits
@@ -51,7 +51,7 @@ class BenchOptions:
     truth_rate: float = 0.5
     reveal_turn: int | None = None
     free_turn: int | None = None
-    style: str = "island"       # generated islands: formats.generator.STYLES
+    style: str = "island"       # generated islands: islands.generator.STYLES
     max_turns: int | None = None
     game_timeout: float | None = None
     isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)

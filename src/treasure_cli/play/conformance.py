@@ -19,7 +19,7 @@ import numpy as np
 
 from treasure_cli.agents.registry import check_spec
 from treasure_cli.errors import ActionOverBudget, AgentError, GameTimeout, TreasureError
-from treasure_cli.formats.generator import generate_island
+from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.wire import PROTOCOL
 from treasure_cli.play.agent_process import ProcessAgent
 from treasure_cli.play.beliefs import miss_message, misses

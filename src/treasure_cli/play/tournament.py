@@ -381,45 +381,6 @@ def settings_options(settings: str) -> str:
     return " ".join(words)
 
 
-def leaderboard_table(board: Leaderboard) -> str:
-    from treasure_cli.play.tables import align
-
-    head = ["rank", "agent", "code", "games", "wins", "win %", "95% CI", "mean turns", "failed"]
-    rows = [head]
-    for s in board.standings:
-        rows.append([rank_text(board, s), s.agent, s.agent_digest, str(s.games),
-                     str(s.wins), f"{100 * s.win_rate:.1f}", f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
-                     "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}", str(s.failed)])
-    lines = [align(rows, 3)]
-    neighbours = [p for p in board.pairs
-                  if [s.agent for s in board.standings].index(p.b) == [s.agent for s in board.standings].index(p.a) + 1]
-    if neighbours:
-        lines.append("")
-        lines.append(f"next in the table, on the games both played (exact sign test, {ALPHA:.0%} level):")
-        prow = [["agent", "vs", "common games", "only first won", "only second won", "p", "verdict"]]
-        for p in neighbours:
-            verdict = "different" if p.distinguishable else "not distinguishable"
-            prow.append([p.a, p.b, str(p.games), str(p.a_only), str(p.b_only), _p(p.p_value), verdict])
-        lines.append(align(prow, 2))
-    lines.append("")
-    lines.append(f"{len(board.rows)} games; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
-                 "equal ranks (=) are not told apart")
-    if board.flags:
-        lines.append("")
-        lines.append("Similarity flags (for you to look at; a flag is not a verdict):")
-        lines.append(align([["kind", "agents", "evidence"]] + [[f.kind, f"{f.a}, {f.b}", f.detail]
-                                                                for f in board.flags], 3))
-    if board.hint_kinds_text is not None:
-        lines.append(f"hint kinds: {board.hint_kinds_text}")
-    if board.secret_seed is not None:
-        lines.append(f"the store's secret base seed: {board.secret_seed} (for you: never give it to an agent)")
-    return "\n".join(lines)
-
-
-def _p(p: float) -> str:
-    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
-
-
 def leaderboard_json(board: Leaderboard) -> dict:
     return {"settings": board.settings, "games": len(board.rows), "secret_seed": board.secret_seed,
             "standings": [dataclasses.asdict(s) for s in board.standings],
@@ -454,7 +415,7 @@ def gradebook(board: Leaderboard) -> list[dict[str, str]]:
 
 def report_data(board: Leaderboard, db: str) -> dict:
     """What view/report.py charts (the shape of `bench --json`), agents in leaderboard order."""
-    from treasure_cli.play.tables import as_dict
+    from treasure_cli.play.results import as_dict
 
     records = [as_record(r, board.labels[r.id or 0]) for r in board.rows if (r.id or 0) in board.labels]
     agents = [s.agent for s in board.standings]

@@ -15,8 +15,7 @@
  * no 128-bit integers), the install goes on and draws.py uses PyDraws.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"  /* first: it includes Python.h */
 #include <stdint.h>
 
 #ifndef __SIZEOF_INT128__
@@ -132,27 +131,13 @@ static inline uint32_t next32(DrawsObject *self)
     return (uint32_t)w;
 }
 
-/* Uniform in [0, top]: Lemire's multiply-and-reject, as numpy's buffered_bounded_lemire_uint32;
-   a zero range draws nothing, the full range returns the draw itself. */
-static inline uint32_t bounded(DrawsObject *self, uint32_t top)
+/* Lemire's bounded draw, Floyd's sample and Fisher-Yates, as islands/_gen.c makes them */
+typedef DrawsObject DrawStream;
+static inline uint32_t stream_next32(DrawStream *s)
 {
-    if (top == 0)
-        return 0;
-    uint32_t u = next32(self);
-    if (top == M32)
-        return u;
-    uint32_t span = top + 1;
-    uint64_t m = (uint64_t)u * span;
-    uint32_t leftover = (uint32_t)m;
-    if (leftover < span) {
-        uint32_t threshold = (M32 - top) % span;
-        while (leftover < threshold) {
-            m = (uint64_t)next32(self) * span;
-            leftover = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
+    return next32(s);
 }
+#include "_numpy_draws.h"
 
 /* ---- arguments ---- */
 
@@ -334,7 +319,7 @@ static PyObject *Draws_below(DrawsObject *self, PyObject *const *args, Py_ssize_
         PyErr_Format(PyExc_ValueError, "top %S is not in 0..2**32-1", arg);
         return NULL;
     }
-    return PyLong_FromUnsignedLong(bounded(self, (uint32_t)top));
+    return PyLong_FromUnsignedLong(draws_bounded(self, (uint32_t)top));
 }
 
 /* sample() of ints too big for C: only its refusals and its empty answer remain to give. */
@@ -381,8 +366,6 @@ done:
     return result;
 }
 
-#define LINEAR_TAKEN 16  /* up to this many picks, Floyd's "taken?" is a scan of the picks */
-
 static PyObject *Draws_sample(DrawsObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"n", "size"};
@@ -406,62 +389,24 @@ static PyObject *Draws_sample(DrawsObject *self, PyObject *const *args, Py_ssize
         PyErr_SetString(PyExc_ValueError, "Draws.sample: numpy shuffles a tail here; use a Generator");
         return NULL;
     }
-    uint64_t local[64];
-    uint64_t *picked = local, *table = NULL;
-    uint64_t table_mask = 0;
-    int table_bits = 0;
+    int64_t local[64];
+    int64_t *picked = local;
     PyObject *result = NULL;
-    if (size > 64 && (picked = PyMem_Malloc(size * sizeof(uint64_t))) == NULL)
+    if (size > 64 && (picked = PyMem_Malloc(size * sizeof(int64_t))) == NULL)
         return PyErr_NoMemory();
-    if (size > LINEAR_TAKEN) {
-        /* open addressing over v + 1 (0 is empty), at most half full */
-        while (((long long)1 << table_bits) < 2 * size)
-            table_bits++;
-        table_mask = ((uint64_t)1 << table_bits) - 1;
-        if ((table = PyMem_Calloc((size_t)table_mask + 1, sizeof(uint64_t))) == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
+    int64_t got = draws_floyd(self, n, size, picked);
+    if (got < 0) {
+        PyErr_NoMemory();
+        goto done;
     }
-    /* Floyd: for j in the last `size` positions take a number in [0, j], or j if taken. */
-    Py_ssize_t count = 0;
-    for (long long j = n - size; j < n; j++) {
-        if (j > (long long)M32) {
-            PyErr_Format(PyExc_ValueError, "top %lld is not in 0..2**32-1", j);
-            goto done;
-        }
-        uint64_t v = bounded(self, (uint32_t)j);
-        if (table == NULL) {
-            for (Py_ssize_t i = 0; i < count; i++) {
-                if (picked[i] == v) {
-                    v = (uint64_t)j;
-                    break;
-                }
-            }
-        } else {
-            uint64_t slot = (v * 0x9E3779B97F4A7C15ULL) >> (64 - table_bits);
-            while (table[slot] != 0 && table[slot] != v + 1)
-                slot = (slot + 1) & table_mask;
-            if (table[slot] != 0) {
-                v = (uint64_t)j;  /* j is new: nothing above j - 1 was drawn yet */
-                slot = (v * 0x9E3779B97F4A7C15ULL) >> (64 - table_bits);
-                while (table[slot] != 0)
-                    slot = (slot + 1) & table_mask;
-            }
-            table[slot] = v + 1;
-        }
-        picked[count++] = v;
-    }
-    for (Py_ssize_t i = size - 1; i > 0; i--) {  /* Fisher-Yates, last to second */
-        uint32_t k = bounded(self, (uint32_t)i);
-        uint64_t t = picked[i];
-        picked[i] = picked[k];
-        picked[k] = t;
+    if (got > 0) {
+        PyErr_Format(PyExc_ValueError, "top %lld is not in 0..2**32-1", (long long)got);
+        goto done;
     }
     if ((result = PyList_New(size)) == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < size; i++) {
-        PyObject *item = PyLong_FromUnsignedLongLong(picked[i]);
+        PyObject *item = PyLong_FromLongLong(picked[i]);
         if (item == NULL) {
             Py_CLEAR(result);
             goto done;
@@ -471,7 +416,6 @@ static PyObject *Draws_sample(DrawsObject *self, PyObject *const *args, Py_ssize
 done:
     if (picked != local)
         PyMem_Free(picked);
-    PyMem_Free(table);
     return result;
 }
 

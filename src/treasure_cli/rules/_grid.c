@@ -26,8 +26,7 @@
  * uses numpy.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"  /* first: it includes Python.h */
 #include <stdint.h>
 #include <limits.h>
 #include <string.h>
@@ -51,13 +50,11 @@ static int grid_in(PyObject *obj, Grid *g)
         PyErr_Clear();
         return 0;
     }
-    const char *f = g->view.format ? g->view.format : "B";
-    if (*f == '@' || *f == '=')
-        f++;
     Py_ssize_t size = g->view.itemsize;
-    int ok = f[0] && !f[1];
+    char f = accel_letter(&g->view);
+    int ok = f != 0;
     if (ok) {
-        switch (f[0]) {
+        switch (f) {
         case '?': case 'b': case 'B': ok = size == 1; g->kind = K_U8; break;
         case 'h': case 'H': ok = size == 2; g->kind = K_U16; break;
         case 'i': case 'I': case 'l': case 'L': case 'q': case 'Q':
@@ -114,26 +111,18 @@ static void read_row(const Grid *g, Py_ssize_t r, uint8_t *dst)
     }
 }
 
-/* A writable, C-ordered (h, w) output of `itemsize`-byte items with format `fmt`.
+/* A writable, C-ordered (h, w) output of `itemsize`-byte items with format `fmt` ('i': int32).
    1 ok, 0 declined, -1 error. */
 static int grid_out(PyObject *obj, Py_buffer *view, Py_ssize_t h, Py_ssize_t w, char fmt, Py_ssize_t itemsize)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS) < 0) {
-        PyErr_Clear();
-        return 0;
-    }
-    const char *f = view->format ? view->format : "B";
-    if (*f == '@' || *f == '=')
-        f++;
-    int fmt_ok = f[0] == fmt && !f[1];
-    if (fmt == 'i' && !fmt_ok && f[0] == 'l' && !f[1] && sizeof(long) == 4)
-        fmt_ok = 1;
-    if (!fmt_ok || view->itemsize != itemsize || view->ndim != 2 || view->shape[0] != h || view->shape[1] != w
-        || (h > 1 && view->strides[0] != w * itemsize) || (w > 1 && view->strides[1] != itemsize)) {
+    char letters[3] = {fmt, fmt == 'i' ? 'l' : 0, 0};
+    AccelArray want = {letters, itemsize, 2, 1, 1, NULL};
+    int got = accel_array(obj, view, want, NULL);
+    if (got == 1 && !accel_shape_is(view, h, w)) {
         PyBuffer_Release(view);
         return 0;
     }
-    return 1;
+    return got;
 }
 
 /* The grids' flat and padded indices are int32: larger grids are left to numpy. */
@@ -163,6 +152,21 @@ static Py_ssize_t index_of(PyObject *o)
     return v < 0 ? -1 : v;
 }
 
+/* A function of (mask, out)'s arguments: the mask as a Grid and `out`, a C-ordered output of
+   its shape (`fmt`, `itemsize`), both held. 1 both got, 0 declined, -1 error. */
+static int mask_and_out(PyObject *args, Grid *g, Py_buffer *ov, char fmt, Py_ssize_t itemsize, AccelHeld *held)
+{
+    PyObject *mask_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OO", &mask_obj, &out_obj))
+        return -1;
+    int got = accel_hold(held, &g->view, grid_in(mask_obj, g));
+    if (got <= 0)
+        return got;
+    if (too_big(g->h, g->w))
+        return 0;
+    return accel_hold(held, ov, grid_out(out_obj, ov, g->h, g->w, fmt, itemsize));
+}
+
 /* ---- BFS ----------------------------------------------------------------- */
 
 typedef struct { int32_t p, o; } Item;  /* a tile's padded and plain flat index */
@@ -189,45 +193,33 @@ static PyObject *bfs(PyObject *self, PyObject *args)
         extra = overflow > 0 ? LLONG_MAX : LLONG_MIN;
     Grid g, mg;
     Py_buffer ov;
-    int got = grid_in(passable_obj, &g);
-    if (got <= 0)
-        return got < 0 ? NULL : Py_NewRef(Py_False);
-    Py_ssize_t h = g.h, w = g.w, wp = w + 2;
+    AccelHeld held = {0};
     PyObject *result = Py_False;
     uint8_t *free_ = NULL;
     Item *queue = NULL;
-    int have_mask = 0, have_out = 0;
+    int have_mask = mask_obj != Py_None;
+    ACCEL_TAKE(accel_hold(&held, &g.view, grid_in(passable_obj, &g)));
+    Py_ssize_t h = g.h, w = g.w, wp = w + 2;
     if (too_big(h, w))
         goto done;
-    if (mask_obj != Py_None) {
-        got = grid_in(mask_obj, &mg);
-        if (got < 0) { result = NULL; goto done; }
-        if (!got)
-            goto done;
-        have_mask = 1;
+    if (have_mask) {
+        ACCEL_TAKE(accel_hold(&held, &mg.view, grid_in(mask_obj, &mg)));
         if (mg.h != h || mg.w != w)
             goto done;
     }
-    got = grid_out(out_obj, &ov, h, w, 'i', 4);
-    if (got <= 0)
-        goto done;
-    have_out = 1;
+    ACCEL_TAKE(accel_hold(&held, &ov, grid_out(out_obj, &ov, h, w, 'i', 4)));
     int32_t *dist = ov.buf;
     Py_ssize_t n = h * w;
     /* Every queued tile is a distinct tile of the grid: n items at most. Big maps
        that stop early touch only the start of this (pages are mapped on use). */
     free_ = padded_bytes(&g);
     queue = malloc((size_t)(n ? n : 1) * sizeof(Item));
-    if (!free_ || !queue) {
-        PyErr_NoMemory();
-        result = NULL;
-        goto done;
-    }
+    ACCEL_NO_MEMORY_IF(!free_ || !queue);
     memset(dist, 0xff, (size_t)n * 4);  /* UNREACHABLE = -1 */
     Py_ssize_t tail = 0;
     if (have_mask) {
         uint8_t *row = malloc(w ? w : 1);
-        if (!row) { PyErr_NoMemory(); result = NULL; goto done; }
+        ACCEL_NO_MEMORY_IF(!row);
         for (Py_ssize_t r = 0; r < h; r++) {
             read_row(&mg, r, row);
             for (Py_ssize_t c = 0; c < w; c++) {
@@ -330,11 +322,7 @@ static PyObject *bfs(PyObject *self, PyObject *args)
 done:
     free(free_);
     free(queue);
-    if (have_out)
-        PyBuffer_Release(&ov);
-    if (have_mask)
-        PyBuffer_Release(&mg.view);
-    PyBuffer_Release(&g.view);
+    accel_release(&held);
     return Py_XNewRef(result);
 }
 
@@ -349,46 +337,46 @@ static int32_t find_root(int32_t *parent, int32_t x)
     return x;
 }
 
-PyDoc_STRVAR(components_doc,
-"components(passable, out) -> bool\n\n"
-"grid.components into `out` (int32, C order, passable's shape).");
+/* ---- whole-grid passes: a mask in, an array of its shape out ---------------- */
 
-static PyObject *components(PyObject *self, PyObject *args)
+/* Fills `out` (C order, g's shape) from the mask g; 0 done, -1 out of memory. */
+typedef int (*MaskPass)(const Grid *g, void *out);
+
+/* The (mask, out) functions' one body: their arguments, the pass, the buffers released.
+   `bool_only`: a mask of another dtype is declined. */
+static PyObject *mask_pass(PyObject *args, char fmt, Py_ssize_t itemsize, int bool_only, MaskPass pass)
 {
-    PyObject *passable_obj, *out_obj;
-    if (!PyArg_ParseTuple(args, "OO", &passable_obj, &out_obj))
-        return NULL;
     Grid g;
     Py_buffer ov;
-    int got = grid_in(passable_obj, &g);
-    if (got <= 0)
-        return got < 0 ? NULL : Py_NewRef(Py_False);
-    Py_ssize_t h = g.h, w = g.w;
+    AccelHeld held = {0};
     PyObject *result = Py_False;
-    int32_t *parent = NULL;
-    uint8_t *row = NULL;
-    int have_out = 0;
-    if (too_big(h, w))
-        goto done;
-    got = grid_out(out_obj, &ov, h, w, 'i', 4);
-    if (got <= 0)
-        goto done;
-    have_out = 1;
-    int32_t *lab = ov.buf;
+    ACCEL_TAKE(mask_and_out(args, &g, &ov, fmt, itemsize, &held));
+    if (!bool_only || accel_letter(&g.view) == '?')
+        result = pass(&g, ov.buf) < 0 ? PyErr_NoMemory() : Py_True;
+done:
+    accel_release(&held);
+    return Py_XNewRef(result);
+}
+
+/* Pieces: 4-connected labels 1, 2, ... in order of their first tile, 0 off the mask. */
+static int components_pass(const Grid *g, void *out)
+{
+    Py_ssize_t h = g->h, w = g->w;
+    int32_t *lab = out;
     /* Provisional labels in row-major order: a tile with no set neighbour above or to
        its left starts one, so at most one per two tiles (a checkerboard), plus label 0. */
     Py_ssize_t cap = (h * w + 1) / 2 + 2;
-    parent = malloc((size_t)cap * sizeof(int32_t));
-    row = malloc(w ? w : 1);
+    int32_t *parent = malloc((size_t)cap * sizeof(int32_t));
+    uint8_t *row = malloc(w ? w : 1);
     if (!parent || !row) {
-        PyErr_NoMemory();
-        result = NULL;
-        goto done;
+        free(parent);
+        free(row);
+        return -1;
     }
     int32_t n = 0;
     parent[0] = 0;
     for (Py_ssize_t r = 0; r < h; r++) {
-        read_row(&g, r, row);
+        read_row(g, r, row);
         int32_t *cur = lab + r * w, *up = r ? cur - w : NULL;
         int32_t left = 0;
         for (Py_ssize_t c = 0; c < w; c++) {
@@ -422,49 +410,29 @@ static PyObject *components(PyObject *self, PyObject *args)
         parent[i] = parent[i] == i ? ++k : parent[parent[i]];
     for (Py_ssize_t i = 0; i < h * w; i++)
         lab[i] = parent[lab[i]];
-    result = Py_True;
-done:
     free(parent);
     free(row);
-    if (have_out)
-        PyBuffer_Release(&ov);
-    PyBuffer_Release(&g.view);
-    return Py_XNewRef(result);
+    return 0;
+}
+
+PyDoc_STRVAR(components_doc,
+"components(passable, out) -> bool\n\n"
+"grid.components into `out` (int32, C order, passable's shape).");
+
+static PyObject *components(PyObject *self, PyObject *args)
+{
+    return mask_pass(args, 'i', 4, 0, components_pass);
 }
 
 /* ---- Manhattan distances -------------------------------------------------- */
 
-PyDoc_STRVAR(manhattan_doc,
-"manhattan(mask, out) -> bool\n\n"
-"grid.manhattan_distance_to into `out` (int32, C order, mask's shape).");
-
-static PyObject *manhattan(PyObject *self, PyObject *args)
+static int manhattan_pass(const Grid *g, void *out)
 {
-    PyObject *mask_obj, *out_obj;
-    if (!PyArg_ParseTuple(args, "OO", &mask_obj, &out_obj))
-        return NULL;
-    Grid g;
-    Py_buffer ov;
-    int got = grid_in(mask_obj, &g);
-    if (got <= 0)
-        return got < 0 ? NULL : Py_NewRef(Py_False);
-    Py_ssize_t h = g.h, w = g.w;
-    PyObject *result = Py_False;
-    uint8_t *row = NULL;
-    int have_out = 0;
-    if (too_big(h, w))
-        goto done;
-    got = grid_out(out_obj, &ov, h, w, 'i', 4);
-    if (got <= 0)
-        goto done;
-    have_out = 1;
-    int32_t *d = ov.buf;
-    row = malloc(w ? w : 1);
-    if (!row) {
-        PyErr_NoMemory();
-        result = NULL;
-        goto done;
-    }
+    Py_ssize_t h = g->h, w = g->w;
+    int32_t *d = out;
+    uint8_t *row = malloc(w ? w : 1);
+    if (!row)
+        return -1;
     /* Two sweeps (Rosenfeld and Pfaltz): from the top left each tile takes the
        better of its upper and left neighbours plus one, then from the bottom
        right the same with the lower and right ones. Exact for the L1 distance.
@@ -472,7 +440,7 @@ static PyObject *manhattan(PyObject *self, PyObject *args)
        stays at that value everywhere, as the numpy version gives. */
     const int32_t far = (int32_t)(h + w + 1);
     for (Py_ssize_t r = 0; r < h; r++) {
-        read_row(&g, r, row);
+        read_row(g, r, row);
         int32_t *cur = d + r * w;
         const int32_t *up = r ? cur - w : NULL;
         int32_t prev = far;  /* the left neighbour's value */
@@ -498,57 +466,37 @@ static PyObject *manhattan(PyObject *self, PyObject *args)
             cur[c] = next = v;
         }
     }
-    result = Py_True;
-done:
     free(row);
-    if (have_out)
-        PyBuffer_Release(&ov);
-    PyBuffer_Release(&g.view);
-    return Py_XNewRef(result);
+    return 0;
+}
+
+PyDoc_STRVAR(manhattan_doc,
+"manhattan(mask, out) -> bool\n\n"
+"grid.manhattan_distance_to into `out` (int32, C order, mask's shape).");
+
+static PyObject *manhattan(PyObject *self, PyObject *args)
+{
+    return mask_pass(args, 'i', 4, 0, manhattan_pass);
 }
 
 /* ---- neighbours ---------------------------------------------------------- */
 
-PyDoc_STRVAR(neighbours_doc,
-"neighbours(mask, out) -> bool\n\n"
-"grid.neighbours_of for a bool mask into `out` (bool, C order, mask's shape).");
-
-static PyObject *neighbours(PyObject *self, PyObject *args)
+static int neighbours_pass(const Grid *g, void *out_)
 {
-    PyObject *mask_obj, *out_obj;
-    if (!PyArg_ParseTuple(args, "OO", &mask_obj, &out_obj))
-        return NULL;
-    Grid g;
-    Py_buffer ov;
-    int got = grid_in(mask_obj, &g);
-    if (got <= 0)
-        return got < 0 ? NULL : Py_NewRef(Py_False);
-    Py_ssize_t h = g.h, w = g.w;
-    PyObject *result = Py_False;
-    uint8_t *rows = NULL;
-    int have_out = 0;
-    if (!g.view.format || g.view.format[0] != '?' || too_big(h, w))  /* other dtypes: numpy's `|=` decides */
-        goto done;
-    got = grid_out(out_obj, &ov, h, w, '?', 1);
-    if (got <= 0)
-        goto done;
-    have_out = 1;
+    Py_ssize_t h = g->h, w = g->w;
+    uint8_t *out = out_;
     /* Three rows at a time (above, this one, below), each with a blocked tile at
        both ends: no copy of the whole grid, whose pages cost more than the work. */
-    rows = calloc(4 * (size_t)(w + 2), 1);
-    if (!rows) {
-        PyErr_NoMemory();
-        result = NULL;
-        goto done;
-    }
+    uint8_t *rows = calloc(4 * (size_t)(w + 2), 1);
+    if (!rows)
+        return -1;
     uint8_t *zero = rows + 3 * (w + 2), *above = zero, *mid = rows, *below = rows + (w + 2);
     uint8_t *spare = rows + 2 * (w + 2);
     if (h)
-        read_row(&g, 0, mid + 1);
-    uint8_t *out = ov.buf;
+        read_row(g, 0, mid + 1);
     for (Py_ssize_t r = 0; r < h; r++) {
         if (r + 1 < h)
-            read_row(&g, r + 1, below + 1);
+            read_row(g, r + 1, below + 1);
         const uint8_t *b = r + 1 < h ? below : zero;
         uint8_t *o = out + r * w;
         for (Py_ssize_t c = 1; c <= w; c++)
@@ -559,13 +507,17 @@ static PyObject *neighbours(PyObject *self, PyObject *args)
         mid = below;
         below = old_above;
     }
-    result = Py_True;
-done:
     free(rows);
-    if (have_out)
-        PyBuffer_Release(&ov);
-    PyBuffer_Release(&g.view);
-    return Py_XNewRef(result);
+    return 0;
+}
+
+PyDoc_STRVAR(neighbours_doc,
+"neighbours(mask, out) -> bool\n\n"
+"grid.neighbours_of for a bool mask into `out` (bool, C order, mask's shape).");
+
+static PyObject *neighbours(PyObject *self, PyObject *args)
+{
+    return mask_pass(args, '?', 1, 1, neighbours_pass);  /* other dtypes: numpy's `|=` decides */
 }
 
 /* ---- bounding box -------------------------------------------------------- */
@@ -780,34 +732,10 @@ static int64_t pair_code(int32_t u, int32_t v)
     return (int64_t)((uint64_t)a << 31) | b;
 }
 
-/* Whether a buffer's items are signed 32-bit ints. */
-static int is_int32(const Py_buffer *view)
-{
-    const char *f = view->format ? view->format : "B";
-    if (*f == '@' || *f == '=')
-        f++;
-    return (f[0] == 'i' || (f[0] == 'l' && sizeof(long) == 4)) && !f[1] && view->itemsize == 4;
-}
-
 /* An int32 (H, W) grid in C order (1 ok, 0 declined). */
 static int int32_grid_in(PyObject *obj, Py_buffer *view)
 {
-    if (!PyObject_CheckBuffer(obj))
-        return 0;
-    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
-        PyErr_Clear();
-        return 0;
-    }
-    int ok = is_int32(view) && view->ndim == 2;
-    if (ok) {
-        Py_ssize_t h = view->shape[0], w = view->shape[1];
-        ok = (h <= 1 || view->strides[0] == w * 4) && (w <= 1 || view->strides[1] == 4);
-    }
-    if (!ok) {
-        PyBuffer_Release(view);
-        return 0;
-    }
-    return 1;
+    return accel_array(obj, view, (AccelArray)ACCEL_INT32_IN, NULL);
 }
 
 /* A tuple of the set's keys, ascending, as Python ints; NULL on error. */
@@ -842,26 +770,18 @@ static PyObject *region_tables(PyObject *self, PyObject *args)
         return NULL;
     Py_buffer rv, sv, lv, bv;
     Grid mg;
-    int have_m = 0, have_s = 0, have_l = 0, have_b = 0;
+    AccelHeld held = {0};
     KeySet lands = {0}, mountains = {0}, pairs = {0};
     uint8_t *mrow = NULL;
     PyObject *result = Py_False, *land_t = NULL, *mountain_t = NULL, *pair_t = NULL;
-    int got = int32_grid_in(regions_obj, &rv);
-    if (got <= 0)
-        return got < 0 ? NULL : Py_NewRef(Py_False);
+    ACCEL_TAKE(accel_hold(&held, &rv, int32_grid_in(regions_obj, &rv)));
     Py_ssize_t h = rv.shape[0], w = rv.shape[1];
-    if ((got = grid_in(mountain_obj, &mg)) <= 0) {
-        if (got < 0)
-            result = NULL;
-        goto done;
-    }
-    have_m = 1;
+    ACCEL_TAKE(accel_hold(&held, &mg.view, grid_in(mountain_obj, &mg)));
     if (mg.h != h || mg.w != w || too_big(h, w))
         goto done;
-    if ((have_s = grid_out(sea_obj, &sv, h, w, '?', 1)) <= 0
-        || (have_l = grid_out(land_obj, &lv, h, w, '?', 1)) <= 0
-        || (have_b = grid_out(bounds_obj, &bv, h, w, '?', 1)) <= 0)
-        goto done;
+    ACCEL_TAKE(accel_hold(&held, &sv, grid_out(sea_obj, &sv, h, w, '?', 1)));
+    ACCEL_TAKE(accel_hold(&held, &lv, grid_out(land_obj, &lv, h, w, '?', 1)));
+    ACCEL_TAKE(accel_hold(&held, &bv, grid_out(bounds_obj, &bv, h, w, '?', 1)));
     const int32_t *reg = rv.buf;
     uint8_t *sea = sv.buf, *land = lv.buf, *bounds = bv.buf;
     mrow = malloc(w ? w : 1);
@@ -957,15 +877,7 @@ done:
     free(mountains.slot);
     free(pairs.slot);
     free(mrow);
-    if (have_b > 0)
-        PyBuffer_Release(&bv);
-    if (have_l > 0)
-        PyBuffer_Release(&lv);
-    if (have_s > 0)
-        PyBuffer_Release(&sv);
-    if (have_m)
-        PyBuffer_Release(&mg.view);
-    PyBuffer_Release(&rv);
+    accel_release(&held);
     return result == Py_False ? Py_NewRef(Py_False) : result;
 }
 
@@ -1015,21 +927,14 @@ static PyObject *piece_reach(PyObject *self, PyObject *args)
         return NULL;
     Grid pg, mg;
     Py_buffer ov;
-    int have_m = 0, have_out = 0;
+    AccelHeld held = {0};
     uint8_t *seen = NULL, *mrow = NULL;
     PyObject *result = Py_False;
-    int got = grid_in(pieces_obj, &pg);
-    if (got <= 0)
-        return got < 0 ? NULL : Py_NewRef(Py_False);
+    ACCEL_TAKE(accel_hold(&held, &pg.view, grid_in(pieces_obj, &pg)));
     Py_ssize_t h = pg.h, w = pg.w;
-    if (!is_int32(&pg.view) || too_big(h, w))
+    if (!accel_is_int32(&pg.view) || too_big(h, w))
         goto done;
-    if ((got = grid_in(prison_obj, &mg)) <= 0) {
-        if (got < 0)
-            result = NULL;
-        goto done;
-    }
-    have_m = 1;
+    ACCEL_TAKE(accel_hold(&held, &mg.view, grid_in(prison_obj, &mg)));
     if (mg.h != h || mg.w != w)
         goto done;
     /* The labels' range: a table of that many entries (none below 0, or declined). */
@@ -1047,11 +952,7 @@ static PyObject *piece_reach(PyObject *self, PyObject *args)
     }
     seen = calloc((size_t)top + 1, 1);
     mrow = malloc(w ? w : 1);
-    if (!seen || !mrow) {
-        PyErr_NoMemory();
-        result = NULL;
-        goto done;
-    }
+    ACCEL_NO_MEMORY_IF(!seen || !mrow);
     for (Py_ssize_t r = 0; r < h; r++) {
         const char *p = pg.buf + r * pg.s0;
         read_row(&mg, r, mrow);
@@ -1070,8 +971,7 @@ static PyObject *piece_reach(PyObject *self, PyObject *args)
         result = PyLong_FromLong(1);
         goto done;
     }
-    if ((have_out = grid_out(out_obj, &ov, h, w, '?', 1)) <= 0)
-        goto done;
+    ACCEL_TAKE(accel_hold(&held, &ov, grid_out(out_obj, &ov, h, w, '?', 1)));
     uint8_t *out = ov.buf;
     for (Py_ssize_t r = 0; r < h; r++) {
         const char *p = pg.buf + r * pg.s0;
@@ -1085,11 +985,7 @@ static PyObject *piece_reach(PyObject *self, PyObject *args)
 done:
     free(seen);
     free(mrow);
-    if (have_out > 0)
-        PyBuffer_Release(&ov);
-    if (have_m)
-        PyBuffer_Release(&mg.view);
-    PyBuffer_Release(&pg.view);
+    accel_release(&held);
     return result == Py_False ? Py_NewRef(Py_False) : result;
 }
 
@@ -1109,28 +1005,19 @@ static PyObject *dag_descendants(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OnnO", &dist_obj, &r0, &c0, &out_obj))
         return NULL;
     Py_buffer dv, ov;
-    if (!int32_grid_in(dist_obj, &dv))
-        Py_RETURN_FALSE;
-    Py_ssize_t h = dv.shape[0], w = dv.shape[1];
+    AccelHeld held = {0};
     PyObject *result = Py_False;
     int32_t *queue = NULL;
-    if (too_big(h, w) || r0 < 0 || r0 >= h || c0 < 0 || c0 >= w) {
-        PyBuffer_Release(&dv);
-        Py_RETURN_FALSE;
-    }
-    if (grid_out(out_obj, &ov, h, w, '?', 1) <= 0) {
-        PyBuffer_Release(&dv);
-        Py_RETURN_FALSE;
-    }
+    ACCEL_TAKE(accel_hold(&held, &dv, int32_grid_in(dist_obj, &dv)));
+    Py_ssize_t h = dv.shape[0], w = dv.shape[1];
+    if (too_big(h, w) || r0 < 0 || r0 >= h || c0 < 0 || c0 >= w)
+        goto done;
+    ACCEL_TAKE(accel_hold(&held, &ov, grid_out(out_obj, &ov, h, w, '?', 1)));
     const int32_t *dist = dv.buf;
     uint8_t *seen = ov.buf;
     Py_ssize_t n = h * w;
     queue = malloc((size_t)(n ? n : 1) * sizeof(int32_t));  /* pages mapped on use */
-    if (!queue) {
-        PyErr_NoMemory();
-        result = NULL;
-        goto done;
-    }
+    ACCEL_NO_MEMORY_IF(!queue);
     memset(seen, 0, (size_t)n);
     Py_ssize_t head = 0, tail = 0;
     int32_t start = (int32_t)(r0 * w + c0);
@@ -1149,9 +1036,8 @@ static PyObject *dag_descendants(PyObject *self, PyObject *args)
     result = Py_True;
 done:
     free(queue);
-    PyBuffer_Release(&ov);
-    PyBuffer_Release(&dv);
-    return result == NULL ? NULL : Py_NewRef(result);
+    accel_release(&held);
+    return Py_XNewRef(result);
 }
 
 /* Whether cell (r, c) of g is set (non-zero), for one cell of any kind grid_in takes. */
@@ -1228,18 +1114,17 @@ fail:
 
 /* ---- a forward walk through the shortest-path DAG ------------------------ */
 
-/* The state of grid.DagWalk: `alive` (bool) the descendants of the walk's root,
-   `parents` (uint8) for each of them its DAG parents that are alive. */
-static int walk_state(PyObject *alive_obj, PyObject *parents_obj, Py_buffer *av, Py_buffer *pv,
-                      Py_ssize_t h, Py_ssize_t w)
+/* The arguments of grid.DagWalk's functions, held: `distance` (int32, C order) and the walk's
+   state, `alive` (bool) the descendants of its root and `parents` (uint8) for each of them its
+   DAG parents that are alive, both of distance's shape. 1 got, 0 declined. */
+static int walk_state(PyObject *dist_obj, PyObject *alive_obj, PyObject *parents_obj, Py_buffer *dv,
+                      Py_buffer *av, Py_buffer *pv, AccelHeld *held)
 {
-    if (grid_out(alive_obj, av, h, w, '?', 1) <= 0)
+    if (accel_hold(held, dv, int32_grid_in(dist_obj, dv)) <= 0)
         return 0;
-    if (grid_out(parents_obj, pv, h, w, 'B', 1) <= 0) {
-        PyBuffer_Release(av);
-        return 0;
-    }
-    return 1;
+    Py_ssize_t h = dv->shape[0], w = dv->shape[1];
+    return !too_big(h, w) && accel_hold(held, av, grid_out(alive_obj, av, h, w, '?', 1)) > 0
+           && accel_hold(held, pv, grid_out(parents_obj, pv, h, w, 'B', 1)) > 0;
 }
 
 PyDoc_STRVAR(dag_walk_start_doc,
@@ -1254,13 +1139,11 @@ static PyObject *dag_walk_start(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO", &dist_obj, &alive_obj, &parents_obj))
         return NULL;
     Py_buffer dv, av, pv;
-    if (!int32_grid_in(dist_obj, &dv))
-        Py_RETURN_FALSE;
+    AccelHeld held = {0};
+    PyObject *result = Py_False;
+    if (!walk_state(dist_obj, alive_obj, parents_obj, &dv, &av, &pv, &held))
+        goto done;
     Py_ssize_t h = dv.shape[0], w = dv.shape[1];
-    if (too_big(h, w) || !walk_state(alive_obj, parents_obj, &av, &pv, h, w)) {
-        PyBuffer_Release(&dv);
-        Py_RETURN_FALSE;
-    }
     const int32_t *dist = dv.buf;
     uint8_t *alive = av.buf, *parents = pv.buf;
     for (Py_ssize_t r = 0; r < h; r++) {
@@ -1277,10 +1160,10 @@ static PyObject *dag_walk_start(PyObject *self, PyObject *args)
             parents[u] = k;
         }
     }
-    PyBuffer_Release(&pv);
-    PyBuffer_Release(&av);
-    PyBuffer_Release(&dv);
-    Py_RETURN_TRUE;
+    result = Py_True;
+done:
+    accel_release(&held);
+    return Py_NewRef(result);
 }
 
 PyDoc_STRVAR(dag_walk_advance_doc,
@@ -1297,30 +1180,24 @@ static PyObject *dag_walk_advance(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO(nn)(nn)", &dist_obj, &alive_obj, &parents_obj, &r0, &c0, &r1, &c1))
         return NULL;
     Py_buffer dv, av, pv;
-    if (!int32_grid_in(dist_obj, &dv))
-        Py_RETURN_FALSE;
+    AccelHeld held = {0};
+    PyObject *result = Py_False;
+    int32_t *queue = NULL;
+    if (!walk_state(dist_obj, alive_obj, parents_obj, &dv, &av, &pv, &held))
+        goto done;
     Py_ssize_t h = dv.shape[0], w = dv.shape[1];
-    if (too_big(h, w) || r0 < 0 || r0 >= h || c0 < 0 || c0 >= w || r1 < 0 || r1 >= h || c1 < 0 || c1 >= w
-        || !walk_state(alive_obj, parents_obj, &av, &pv, h, w)) {
-        PyBuffer_Release(&dv);
-        Py_RETURN_FALSE;
-    }
+    if (r0 < 0 || r0 >= h || c0 < 0 || c0 >= w || r1 < 0 || r1 >= h || c1 < 0 || c1 >= w)
+        goto done;
     const int32_t *dist = dv.buf;
     uint8_t *alive = av.buf, *parents = pv.buf;
-    PyObject *result = Py_False;
     int32_t root = (int32_t)(r0 * w + c0), to = (int32_t)(r1 * w + c1);
-    int32_t *queue = NULL;
     if (!alive[root] || !alive[to] || dist[to] < dist[root])
         goto done;
     result = Py_True;
     if (root == to)
         goto done;
     queue = malloc((size_t)(h * w) * sizeof(int32_t));  /* each tile is dropped once; pages mapped on use */
-    if (!queue) {
-        PyErr_NoMemory();
-        result = NULL;
-        goto done;
-    }
+    ACCEL_NO_MEMORY_IF(!queue);
     /* Every alive tile descends from the root, through alive tiles: so a search from
        the root over alive children meets all those up to `to`'s layer, and each
        tile dropped takes its children's count of alive parents down with it. */
@@ -1351,10 +1228,8 @@ static PyObject *dag_walk_advance(PyObject *self, PyObject *args)
     }
 done:
     free(queue);
-    PyBuffer_Release(&pv);
-    PyBuffer_Release(&av);
-    PyBuffer_Release(&dv);
-    return result == NULL ? NULL : Py_NewRef(result);
+    accel_release(&held);
+    return Py_XNewRef(result);
 }
 
 static PyMethodDef module_methods[] = {

@@ -27,7 +27,8 @@ from treasure_cli.rules.events import (
     Teleported, TreasureHidden, TurnStarted, _SHOWN_AS_IS, public_view,
 )
 from treasure_cli.rules.grid import Direction, Pos
-from treasure_cli.rules.hint_draw import HintContext, HintSet, draw_hint
+from treasure_cli.rules.hint_draw import HintSet, draw_hint
+from treasure_cli.rules.hint_kinds import HintContext
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.plugin_kinds import PluginHint, TileSetHint
 from treasure_cli.rules.island import Island

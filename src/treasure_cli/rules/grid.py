@@ -18,7 +18,6 @@ declines (an unusual dtype, a position off the grid).
 from __future__ import annotations
 
 import enum
-from typing import Any
 
 import numpy as np
 
@@ -194,17 +193,11 @@ class DagWalk:
         return self.source
 
 
-# scipy.ndimage labels and measures distances ~5-10x faster than the numpy
-# versions below, but importing it costs ~0.2 s and 16 MB per process (scipy
-# 1.17), more than it saves on one map smaller than about 2048x2048. So it
-# is imported on the first grid that large, and smaller grids use numpy.
-_SCIPY_MIN_TILES = 2048 * 2048
-
-
-def _ndimage() -> Any:
-    from scipy import ndimage
-
-    return ndimage
+# One Python reference (numpy) and one accelerator (_grid.c) per function, and no third
+# version: scipy.ndimage's labels and taxicab distances were used from 2048x2048 up when the
+# compiled module was absent, but they saved nothing measurable on a whole `treasure run` of a
+# 2048x2048 or 4096x4096 map (CPU time the same within 1 %, docs/performance.md), and the
+# compiled module takes every grid below ~46,000x46,000 anyway.
 
 
 def components(passable: np.ndarray) -> np.ndarray:
@@ -216,15 +209,7 @@ def components(passable: np.ndarray) -> np.ndarray:
         out = np.empty(passable.shape, dtype=np.int32)
         if _c.components(passable, out):
             return out
-    if passable.size >= _SCIPY_MIN_TILES:
-        return _components_scipy(passable)
     return _components_numpy(passable)
-
-
-def _components_scipy(passable: np.ndarray) -> np.ndarray:
-    ndimage = _ndimage()
-    labels, _ = ndimage.label(passable, structure=ndimage.generate_binary_structure(2, 1))  # the 4-cross
-    return labels.astype(np.int32, copy=False)  # type: ignore[no-any-return]
 
 
 def _components_numpy(passable: np.ndarray) -> np.ndarray:
@@ -322,8 +307,6 @@ def _manhattan_distance_to_numpy(mask: np.ndarray) -> np.ndarray:
     h, w = mask.shape
     if not mask.any():
         return np.full((h, w), h + w + 1, dtype=np.int32)
-    if mask.size >= _SCIPY_MIN_TILES:  # the taxicab chamfer transform: exact for L1
-        return _ndimage().distance_transform_cdt(~mask, metric="taxicab").astype(np.int32, copy=False)  # type: ignore[no-any-return]
     # Separable: along rows, then along columns. Along an axis,
     # min over j of (g[j] + |i - j|) is i + running-min(g[j] - j) from the
     # left and running-min(g[j] + j) - i from the right. The running minima

@@ -14,19 +14,19 @@ program, in plugin_kinds.py.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from treasure_cli.rules.grid import Pos, format_pos
+from treasure_cli.rules.hint_kinds import (
+    FIXED_KINDS, KIND_WEIGHTS, RARE_KINDS, Compass, Half, HintContext, HintKind, Origin,
+)
+from treasure_cli.rules.hint_params import ParamDrawer, available_kinds
 from treasure_cli.rules.island import Island
-
-if TYPE_CHECKING:
-    from treasure_cli.rules.hint_draw import HintContext
 
 __all__ = [
     "HintKind", "FIXED_KINDS", "Hint", "Geometric", "Compass", "Half", "Origin",
@@ -35,57 +35,6 @@ __all__ = [
     "NearSea", "NotHalf", "InDirection", "BetweenSquares", "MountainRegions",
     "HINT_CLASSES", "parse_hint", "RARE_KINDS", "BUILTIN_NAMES",
 ]
-
-
-class HintKind(enum.IntEnum):
-    """Hint kinds; the numbers are the rows of the RULES §7 table."""
-
-    NOT_TILES = 1
-    IN_REGIONS = 2
-    NOT_REGIONS = 3
-    IN_RECTANGLE = 4
-    NOT_RECTANGLE = 5
-    NEARER_THAN_PRISON = 6
-    IN_LINE = 7
-    NOT_LINE = 8
-    PAIR_BOUNDARY = 9
-    ANY_BOUNDARY = 10
-    NEAR_SEA = 11
-    NOT_HALF = 12
-    DIRECTION = 13
-    BETWEEN_SQUARES = 14
-    MOUNTAIN_REGIONS = 15
-
-
-# Kinds whose statement has no random parameters: redrawing cannot change its truth.
-FIXED_KINDS = frozenset({HintKind.NEARER_THAN_PRISON, HintKind.ANY_BOUNDARY, HintKind.MOUNTAIN_REGIONS})
-
-
-class Compass(enum.Enum):
-    """The eight directions of kind 13; the value is the word in the sentence."""
-
-    N = "N"
-    S = "S"
-    E = "E"
-    W = "W"
-    NE = "NE"
-    NW = "NW"
-    SE = "SE"
-    SW = "SW"
-
-
-class Half(enum.Enum):
-    TOP = "top"
-    BOTTOM = "bottom"
-    LEFT = "left"
-    RIGHT = "right"
-
-
-class Origin(enum.Enum):
-    """Where a kind-13 direction starts; the value is the sentence's wording."""
-
-    CENTRE = "map centre"
-    PRISON = "prison"
 
 
 # ---------------------------------------------------------------------------
@@ -172,17 +121,15 @@ class Hint:
     @classmethod
     def available(cls, island: Island, ctx: HintContext) -> bool:
         """Whether the pirate may give this kind now (built-ins: RULES §7's conditions)."""
-        from treasure_cli.rules.hint_draw import available_kinds  # (hint_draw imports this module)
-
         return cls.kind in available_kinds(island, ctx)
 
     @classmethod
     def draw(cls, island: Island, ctx: HintContext, rng: np.random.Generator) -> Hint:
         """One draw of the kind's parameters from the hint's own stream `rng`; the pirate redraws
-        until the statement's truth is the one he chose (hint_draw.draw_hint)."""
-        from treasure_cli.rules.hint_draw import draw_builtin
-
-        return draw_builtin(cls.kind, island, ctx, rng)  # type: ignore[arg-type]  # a built-in's kind is a HintKind
+        until the statement's truth is the one he chose (hint_draw.draw_hint). A built-in kind's
+        draw is the pirate's own (hint_params.py): the same random calls, so the same hints."""
+        kind: HintKind = cls.kind  # type: ignore[assignment]  # a built-in's kind is a HintKind
+        return HINT_CLASSES[kind](*ParamDrawer(island, ctx, rng).params(kind))
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
         """S as a fresh, writable (H, W) bool array; with `window` (a row slice and
@@ -833,28 +780,21 @@ HINT_CLASSES: dict[HintKind, type[Hint]] = {
         BetweenSquares, MountainRegions,
     )
 }
-RARE_KINDS: frozenset[HintKind] = frozenset({HintKind.IN_LINE, HintKind.NOT_HALF, HintKind.BETWEEN_SQUARES})
 for _cls in HINT_CLASSES.values():  # the API's class attributes, from RULES §7's table
     _cls.name = _cls.kind.name.lower()  # type: ignore[union-attr]  # a built-in's kind is a HintKind
-    _cls.weight = 0.5 if _cls.kind in RARE_KINDS else 1.0
+    _cls.weight = KIND_WEIGHTS[_cls.kind]  # type: ignore[index]
     _cls.fixed = _cls.kind in FIXED_KINDS
 BUILTIN_NAMES: frozenset[str] = frozenset(cls.name for cls in HINT_CLASSES.values())
 
 
-_PLUGIN_LINE = re.compile(r"kind (\S+) (.*?): (.*)", re.DOTALL)
-
 
 def parse_hint(text: str, kind: HintKind | None = None) -> Hint:
-    """The hint whose `sentence()` is `text`; ValueError quoting `text` otherwise.
-    `kind`, when known (the agent protocol says it), tries that kind's form only."""
+    """The built-in hint whose `sentence()` is `text`; ValueError quoting `text` otherwise.
+    `kind`, when known (the agent protocol says it), tries that kind's form only. (A log's
+    hint line may also be a plugin kind's: plugin_kinds.parse_hint_text reads both.)"""
     if not isinstance(text, str):
         raise ValueError(f"a hint sentence must be a string, got {type(text).__name__}")
     norm = " ".join(text.split())
-    plugin = _PLUGIN_LINE.fullmatch(norm) if kind is None else None
-    if plugin is not None:
-        from treasure_cli.rules.plugin_kinds import parse_plugin  # (it imports this module)
-
-        return parse_plugin(text, *plugin.groups())
     if re.search(r"[0-9]{11,}", norm):  # past any region number or map size; numpy would overflow
         raise ValueError(f"bad hint {text[:80]!r}: a number in it is too long")
     for cls in HINT_CLASSES.values() if kind is None else (HINT_CLASSES[kind],):

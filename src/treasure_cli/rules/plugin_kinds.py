@@ -12,19 +12,15 @@ import dataclasses
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from treasure_cli.rules.grid import Pos
-from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, _field_names
+from treasure_cli.rules.hint_kinds import HintContext
+from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, _field_names, parse_hint
 from treasure_cli.rules.island import Island
 
-if TYPE_CHECKING:
-    from treasure_cli.rules.hint_draw import HintContext
-
 __all__ = ["PluginHint", "TileSetHint", "tile_runs", "runs_mask", "install_kind", "installed_kind", "hint_text",
-           "parse_plugin", "FINDERS"]
+           "parse_hint_text", "parse_plugin", "FINDERS"]
 
 _NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}\Z")
 
@@ -185,8 +181,21 @@ def hint_text(hint: Hint) -> str:
     return hint.sentence()
 
 
+_PLUGIN_LINE = re.compile(r"kind (\S+) (.*?): (.*)", re.DOTALL)
+
+
+def parse_hint_text(text: str) -> Hint:
+    """The hint a log line's text is (`hint_text` read back): a plugin kind's
+    `kind NAME PARAMS: STATEMENT`, else a built-in sentence (hints.parse_hint); ValueError
+    quoting `text` otherwise. Built-in sentences never start with `kind `."""
+    plugin = _PLUGIN_LINE.fullmatch(" ".join(text.split())) if isinstance(text, str) else None
+    if plugin is not None:
+        return parse_plugin(text, *plugin.groups())
+    return parse_hint(text)
+
+
 def parse_plugin(text: str, name: str, params: str, statement: str) -> Hint:
-    """A plugin hint's log form `kind NAME PARAMS: STATEMENT`, split (hints.parse_hint), as its kind's hint."""
+    """A plugin hint's log form `kind NAME PARAMS: STATEMENT`, split (parse_hint_text), as its kind's hint."""
     cls = installed_kind(name)
     try:
         hint = cls.read_params(params)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
-from treasure_cli.play.tables import bench_rows
+from treasure_cli.view.tables import bench_rows
 from treasure_cli.view.palette import agent_colour
 
 PLOT_MISSING = ("the bench report draws its charts with matplotlib, which is not installed: "

@@ -1,5 +1,5 @@
 /*
- * treasure_cli.formats._gen: the island generator's random, loop-heavy steps in C.
+ * treasure_cli.islands._gen: the island generator's random, loop-heavy steps in C.
  *
  * generator.py is the readable reference; with this module built it calls
  * these kernels for the noise of the land, the seeds and flood of the
@@ -20,7 +20,7 @@
  *                         and k > n // 50
  *   permutation(n)        Fisher-Yates with random_interval (masked rejection)
  *
- * tests/formats/test_generator_compiled.py checks each against numpy and the
+ * tests/islands/test_generator_compiled.py checks each against numpy and the
  * whole generator against the Python steps. Floats: only + - * / in the
  * order numpy evaluates them, in float32 where numpy works in float32; the
  * build turns off contraction into FMA (setup.py), which would round once
@@ -30,8 +30,7 @@
  * generator runs its numpy steps (the same islands, slower).
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"  /* first: it includes Python.h */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,30 +76,18 @@ static inline uint32_t next32(bitgen_t *g)
     return g->next_uint32(g->state);
 }
 
+/* Lemire's bounded draw, Floyd's sample and Fisher-Yates, as rules/_draws.c makes them */
+typedef bitgen_t DrawStream;
+static inline uint32_t stream_next32(DrawStream *s)
+{
+    return next32(s);
+}
+#include "_numpy_draws.h"
+
 /* random(dtype=float32): next_float */
 static inline float unit_f32(bitgen_t *g)
 {
     return (float)(next32(g) >> 8) * (1.0f / 16777216.0f);
-}
-
-/* integers(0, top + 1) for top < 2**32: buffered_bounded_lemire_uint32; no draw for an empty range */
-static inline uint32_t bounded(bitgen_t *g, uint32_t top)
-{
-    if (top == 0)
-        return 0;
-    if (top == M32)
-        return next32(g);
-    uint32_t span = top + 1;
-    uint64_t m = (uint64_t)next32(g) * span;
-    uint32_t leftover = (uint32_t)m;
-    if (leftover < span) {
-        uint32_t threshold = (M32 - top) % span;
-        while (leftover < threshold) {
-            m = (uint64_t)next32(g) * span;
-            leftover = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
 }
 
 /* random_interval(max): the smallest all-ones mask over max, redrawn until at most max */
@@ -125,106 +112,38 @@ static inline uint64_t interval(bitgen_t *g, uint64_t max)
     return value;
 }
 
-/* A set of distinct non-negative ints for Floyd's sample: open addressing on v + 1 (0 = empty). */
-typedef struct {
-    uint64_t *slots;
-    uint64_t mask;
-    int bits;
-} IntSet;
-
-static int intset_init(IntSet *s, int64_t size)
-{
-    s->bits = 1;
-    while (((int64_t)1 << s->bits) < 2 * size)
-        s->bits++;
-    s->mask = ((uint64_t)1 << s->bits) - 1;
-    s->slots = calloc((size_t)s->mask + 1, sizeof(uint64_t));
-    return s->slots == NULL ? -1 : 0;
-}
-
-/* Adds v; 0 if it was there already. */
-static int intset_add(IntSet *s, uint64_t v)
-{
-    uint64_t slot = (v * 0x9E3779B97F4A7C15ULL) >> (64 - s->bits);
-    while (s->slots[slot] != 0) {
-        if (s->slots[slot] == v + 1)
-            return 0;
-        slot = (slot + 1) & s->mask;
-    }
-    s->slots[slot] = v + 1;
-    return 1;
-}
-
-#define LINEAR_TAKEN 16  /* up to this many picks, "taken?" is a scan of the picks */
-
 /* choice(pop, size, replace=False): `size` distinct indices of range(pop), in numpy's order.
    pop < 2**31. Returns -1 (no exception set) when out of memory. */
 static int sample(bitgen_t *g, int64_t pop, int64_t size, int64_t *out)
 {
-    if (pop > 10000 && size > pop / 50) {
-        /* numpy shuffles the tail of 0..pop-1 (all of it but the first when size == pop) */
-        int64_t *idx = malloc((size_t)pop * sizeof(int64_t));
-        if (idx == NULL)
-            return -1;
-        for (int64_t i = 0; i < pop; i++)
-            idx[i] = i;
-        int64_t first = pop - size > 1 ? pop - size : 1;
-        for (int64_t i = pop - 1; i >= first; i--) {
-            int64_t j = bounded(g, (uint32_t)i);
-            int64_t t = idx[i];
-            idx[i] = idx[j];
-            idx[j] = t;
-        }
-        memcpy(out, idx + (pop - size), (size_t)size * sizeof(int64_t));
-        free(idx);
-        return 0;
-    }
-    /* Floyd: for j in the last `size` positions take a number in [0, j], or j if taken */
-    IntSet set = {NULL, 0, 0};
-    if (size > LINEAR_TAKEN && intset_init(&set, size) < 0)
+    if (pop <= 10000 || size <= pop / 50)
+        return draws_floyd(g, pop, size, out) == 0 ? 0 : -1;
+    /* numpy shuffles the tail of 0..pop-1 (all of it but the first when size == pop) */
+    int64_t *idx = malloc((size_t)pop * sizeof(int64_t));
+    if (idx == NULL)
         return -1;
-    int64_t count = 0;
-    for (int64_t j = pop - size; j < pop; j++) {
-        int64_t v = bounded(g, (uint32_t)j);
-        if (set.slots == NULL) {
-            for (int64_t i = 0; i < count; i++) {
-                if (out[i] == v) {
-                    v = j;  /* j is new: nothing above j - 1 was drawn yet */
-                    break;
-                }
-            }
-        } else if (!intset_add(&set, (uint64_t)v)) {
-            v = j;
-            intset_add(&set, (uint64_t)v);
-        }
-        out[count++] = v;
-    }
-    free(set.slots);
-    for (int64_t i = size - 1; i > 0; i--) {  /* numpy's _shuffle_int: bounded draws */
-        int64_t k = bounded(g, (uint32_t)i);
-        int64_t t = out[i];
-        out[i] = out[k];
-        out[k] = t;
-    }
+    for (int64_t i = 0; i < pop; i++)
+        idx[i] = i;
+    draws_shuffle(g, idx, pop - 1, pop - size > 1 ? pop - size : 1);
+    memcpy(out, idx + (pop - size), (size_t)size * sizeof(int64_t));
+    free(idx);
     return 0;
 }
 
 /* ---- buffers ---- */
 
-/* A C-contiguous buffer of `n` items of `itemsize` bytes whose format is one of `formats`. */
+/* A C-contiguous buffer of `n` items (any number if n < 0) of `itemsize` bytes whose format is one of
+   `formats` (the shared checks of _accel.h, then the length); -1 with an error set if it is not. */
 static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t n, Py_ssize_t itemsize, const char *formats,
                       int writable, const char *what)
 {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
+    const char *name = formats[0] == 'd' ? "float64" : formats[0] == 'f' ? "float32"
+                       : itemsize == 1 ? "bool" : itemsize == 4 ? "int32" : "int64";
+    AccelArray want = {formats, itemsize, -1, 1, writable, name};
+    if (accel_array(obj, view, want, what) < 0)
         return -1;
-    const char *f = view->format == NULL ? "B" : view->format;
-    if (*f == '@' || *f == '=')
-        f++;
-    if (view->itemsize != itemsize || f[0] == '\0' || f[1] != '\0' || strchr(formats, f[0]) == NULL
-        || (n >= 0 && view->len != n * itemsize)) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of format %s, got %zd bytes of format %s",
-                     what, n, formats, view->len, view->format == NULL ? "B" : view->format);
+    if (n >= 0 && view->len != n * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items, got %zd", what, n, view->len / itemsize);
         PyBuffer_Release(view);
         return -1;
     }
@@ -530,7 +449,7 @@ static PyObject *gen_below(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "below: top out of range");
         return NULL;
     }
-    return PyLong_FromUnsignedLong(bounded(g, (uint32_t)top));
+    return PyLong_FromUnsignedLong(draws_bounded(g, (uint32_t)top));
 }
 
 /* ---- 2. regions ---- */
@@ -557,7 +476,7 @@ static int spread_seeds(bitgen_t *g, const int32_t *land_idx, Py_ssize_t n_land,
     if (tries == NULL)
         return -1;
     for (Py_ssize_t i = 0; i < count * 8; i++)
-        tries[i] = land_idx[bounded(g, (uint32_t)(n_land - 1))];
+        tries[i] = land_idx[draws_bounded(g, (uint32_t)(n_land - 1))];
     seeds[0] = tries[0];
     taken[tries[0]] = 1;
     for (Py_ssize_t k = 1; k < count; k++) {
@@ -587,7 +506,7 @@ static int spread_seeds(bitgen_t *g, const int32_t *land_idx, Py_ssize_t n_land,
         }
         if (seed < 0) {  /* every try was already a seed: free[rng.integers(free.size)] */
             Py_ssize_t free_n = n_land - k;
-            Py_ssize_t at = bounded(g, (uint32_t)(free_n - 1));
+            Py_ssize_t at = draws_bounded(g, (uint32_t)(free_n - 1));
             for (Py_ssize_t i = 0; i < n_land; i++) {
                 if (!taken[land_idx[i]] && at-- == 0) {
                     seed = land_idx[i];
@@ -852,13 +771,13 @@ static PyObject *gen_add_clusters(PyObject *Py_UNUSED(module), PyObject *args)
     for (Py_ssize_t i = 0; i < k; i++)
         heads[i] = free_idx[pick[i]];
     for (Py_ssize_t i = 0; i < k; i++)  /* steps_left = rng.integers(0, MAX_CLUSTER, size=n) */
-        steps[i] = bounded(g, MAX_CLUSTER - 1);
+        steps[i] = draws_bounded(g, MAX_CLUSTER - 1);
     for (Py_ssize_t i = 0; i < k; i++)
         mountain[heads[i]] = 1;
     const Py_ssize_t offsets[4] = {-width, 1, width, -1};
     for (int round = 0; round < MAX_CLUSTER - 1; round++) {
         for (Py_ssize_t i = 0; i < k; i++) {
-            Py_ssize_t nxt = heads[i] + offsets[bounded(g, 3)];
+            Py_ssize_t nxt = heads[i] + offsets[draws_bounded(g, 3)];
             if (steps[i] > 0 && land[nxt]) {
                 heads[i] = nxt;
                 mountain[nxt] = 1;
@@ -1060,7 +979,7 @@ static PyObject *gen_pick_tile(PyObject *Py_UNUSED(module), PyObject *args)
     if (count == 0 || count - 1 > (Py_ssize_t)M32) {
         PyErr_SetString(PyExc_ValueError, count ? "pick_tile: too many tiles" : "a cannot be empty unless no samples are taken");
     } else {
-        Py_ssize_t at = bounded(g, (uint32_t)(count - 1));
+        Py_ssize_t at = draws_bounded(g, (uint32_t)(count - 1));
         for (Py_ssize_t i = 0; i < n; i++) {
             if (mask[i] && at-- == 0) {
                 result = PyLong_FromSsize_t(i);
@@ -1245,7 +1164,7 @@ static PyObject *gen_draws(PyObject *Py_UNUSED(module), PyObject *args)
         break;
     case 2:
         for (Py_ssize_t i = 0; i < n; i++)
-            ((int64_t *)view.buf)[i] = bounded(g, (uint32_t)(arg - 1));
+            ((int64_t *)view.buf)[i] = draws_bounded(g, (uint32_t)(arg - 1));
         break;
     case 3: {
         int64_t *p = view.buf;
@@ -1301,7 +1220,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef gen_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "treasure_cli.formats._gen",
+    .m_name = "treasure_cli.islands._gen",
     .m_doc = "Compiled steps of the island generator, drawing from a numpy Generator's bit generator.",
     .m_size = -1,
     .m_methods = module_methods,

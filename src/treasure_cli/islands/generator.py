@@ -21,11 +21,11 @@ and only + - * / are used on floats (no exp/sin whose SIMD variants may
 differ between machines), so the same seed gives the same map everywhere.
 
 The functions below are the readable reference, in numpy. When the compiled
-module `treasure_cli.formats._gen` is built (and TREASURE_CLI_PURE_PYTHON is
+module `treasure_cli.islands._gen` is built (and TREASURE_CLI_PURE_PYTHON is
 not set), the random steps (the land's noise, the regions' seeds and flood,
 the mountain clusters and trim, the treasure and the prisons) run there
 instead: the same draws from the same Generator, in the same order, so the
-same islands (tests/formats/test_generator_compiled.py compares both).
+same islands (tests/islands/test_generator_compiled.py compares both).
 Islands at 32x32 cost about a tenth as much.
 """
 
@@ -572,7 +572,7 @@ PYTHON_STEPS = _Steps(_reveal_turn, _land_mask, _grow_regions, _place_mountains,
 
 
 def _compiled_steps(gen: Any) -> _Steps:
-    """The same steps with the kernels of `gen` (treasure_cli.formats._gen).
+    """The same steps with the kernels of `gen` (treasure_cli.islands._gen).
 
     A kernel that draws takes the bit generator's capsule (numpy's C interface
     to its state) and draws as the numpy calls it replaces, under the bit
@@ -677,6 +677,6 @@ def _compiled_steps(gen: Any) -> _Steps:
     return _Steps(reveal_turn, land_mask, grow_regions, place_mountains, pick_treasure, prison_mask, verify)
 
 
-_gen = load("treasure_cli.formats._gen")
+_gen = load("treasure_cli.islands._gen")
 COMPILED_STEPS = _compiled_steps(_gen) if _gen is not None else None
 COMPILED = COMPILED_STEPS is not None

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treasure_cli.rules import grid
-from treasure_cli.formats.generator import PYTHON_STEPS, _generate_maze, default_free_turn, generate_island, limits
+from treasure_cli.islands.generator import PYTHON_STEPS, _generate_maze, default_free_turn, generate_island, limits
 from treasure_cli.rules.island import Island
 from treasure_cli.formats.map_file import format_map, parse_map
 from treasure_cli.rules.grid import manhattan_from
@@ -230,7 +230,7 @@ def _spread_seeds_reference(land_idx, width, count, rng):
 @settings(max_examples=60, deadline=None)
 @given(width=st.integers(3, 40), n_land=st.integers(1, 60), count=st.integers(1, 60), seed=st.integers(0, 10**6))
 def test_spread_seeds_matches_the_numpy_version(width, n_land, count, seed):
-    from treasure_cli.formats.generator import _spread_seeds
+    from treasure_cli.islands.generator import _spread_seeds
     pick = np.random.default_rng(seed)
     land_idx = np.sort(pick.choice(width * width, size=min(n_land, width * width), replace=False))
     count = min(count, land_idx.size)
@@ -253,7 +253,7 @@ def _largest_piece_reference(walkable):
 @settings(max_examples=150, deadline=None)
 @given(h=st.integers(1, 12), w=st.integers(1, 12), density=st.floats(0, 1), seed=st.integers(0, 10**6))
 def test_largest_piece_matches_the_reference(h, w, density, seed):
-    from treasure_cli.formats.generator import _largest_piece
+    from treasure_cli.islands.generator import _largest_piece
     walkable = np.random.default_rng(seed).random((h, w)) < density
     assert np.array_equal(_largest_piece(walkable), _largest_piece_reference(walkable))
 
@@ -261,7 +261,7 @@ def test_largest_piece_matches_the_reference(h, w, density, seed):
 
 def _land_mask_reference(width, height, rng):
     """The island kept as first written: always the piece of the most inland tile, by a distance field."""
-    from treasure_cli.formats.generator import _Retry, _raw_land
+    from treasure_cli.islands.generator import _Retry, _raw_land
     land = _raw_land(width, height, rng)
     depth = grid.manhattan_distance_to(~land)
     core = np.unravel_index(int(np.argmax(depth)), land.shape)
@@ -275,7 +275,7 @@ def _land_mask_reference(width, height, rng):
 @settings(max_examples=60, deadline=None)
 @given(width=st.integers(5, 48), height=st.integers(5, 48), seed=st.integers(0, 10**6))
 def test_land_mask_matches_the_reference(width, height, seed):
-    from treasure_cli.formats.generator import _Retry, _land_mask
+    from treasure_cli.islands.generator import _Retry, _land_mask
     a, b = np.random.default_rng(seed), np.random.default_rng(seed)
     try:
         slow = _land_mask_reference(width, height, b)
@@ -288,7 +288,7 @@ def test_land_mask_matches_the_reference(width, height, seed):
 
 
 def test_largest_piece_breaks_a_size_tie_by_the_most_inland_tile():
-    from treasure_cli.formats.generator import _largest_piece
+    from treasure_cli.islands.generator import _largest_piece
     walkable = np.zeros((9, 9), dtype=bool)
     walkable[0, 0:5] = True            # 5 tiles, first in row-major order, none inland
     walkable[4:7, 5] = True            # a plus of 5 tiles whose centre is 2 from any blocked tile

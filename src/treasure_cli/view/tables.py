@@ -1,18 +1,20 @@
-"""Records and statistics as text: fixed-width tables and JSON-ready dicts.
+"""Records and statistics as text: fixed-width tables (their JSON-ready data is play/results.py's).
 
-One aligner serves every table, so `run` and `bench` line up their columns
-the same way.
+One aligner serves every table, so `run`, `bench` and `tournament` line up
+their columns the same way.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from treasure_cli.agents.registry import is_builtin
 from treasure_cli.play.records import GameRecord
+from treasure_cli.play.results import versus_command
+
+if TYPE_CHECKING:
+    from treasure_cli.play.tournament import Leaderboard
 
 
 def align(rows: Sequence[Sequence[str]], left: int) -> str:
@@ -71,64 +73,6 @@ def bench_rows(stats, timing: bool = True) -> list[list[str]]:
     return rows
 
 
-_UNTIMED = {"seconds", "median_ms_game", "median_ms_turn"}
-# Fields about an agent's own process, left out while empty: most games have nothing to say there.
-_WHEN_SET = ("output", "traceback", "isolation")
-_PLAIN = frozenset((str, int, float, bool, type(None)))
-_STORE_ONLY = ("play_digest",)  # kept in the results store, for the similarity flags (play/similarity.py)
-
-
-def as_dict(obj, timing: bool = True) -> dict:
-    """A dataclass as a JSON-ready dict; without `timing`, the fields that vary run to run are left out.
-
-    Records and statistics hold plain values (and tuples of them), which
-    dataclasses.asdict would only copy: read as they are, a bench of 5000
-    games is 0.07 s -> 0.01 s. Anything else still goes through asdict.
-    """
-    names = _field_names(type(obj))  # type: ignore[arg-type]  # a class is hashable
-    d = {name: getattr(obj, name) for name in names}
-    for v in d.values():
-        if type(v) not in _PLAIN and not (type(v) is tuple and all(type(x) in _PLAIN for x in v)):
-            d = dataclasses.asdict(obj)
-            break
-    for name in _WHEN_SET:
-        if name in d and not d[name]:
-            del d[name]
-    for name in _STORE_ONLY:
-        d.pop(name, None)
-    return d if timing else {k: v for k, v in d.items() if k not in _UNTIMED}
-
-
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
-
-
-def bench_json(result, timing: bool = True) -> dict:
-    """Options, per size/agent statistics and every game."""
-    # JSON's own types (lists, not tuples): the same data as a saved run read back with --from-json.
-    hints = result.options.hints
-    options = {k: list(v) if isinstance(v, tuple) else v
-               for k, v in dataclasses.asdict(dataclasses.replace(result.options, hints=None)).items()}
-    if hints is None:
-        del options["hints"]  # the built-in kinds: the JSON of a bench without plugins is unchanged
-    else:
-        options["hints"] = dict(zip(hints.names, hints.weights))
-    if all(is_builtin(a) for a in result.options.agents):
-        del options["isolation"], options["limits"]  # they apply to agents that are not built in only
-    if options.get("style") == "island":
-        del options["style"]  # the default islands: the JSON of a run as it was before styles existed
-    for key, unset in (("versus", None), ("notes", False)):
-        if options.get(key) == unset:
-            del options[key]  # asked for seldom: a run without them has the JSON it had before
-    out = {"options": options,
-           "stats": [as_dict(s, timing) for s in result.stats],
-           "games": [as_dict(r, timing) for r in result.records]}
-    if timing:
-        out["seconds"] = result.seconds
-    return out
-
-
 def failure_lines(records: Sequence[GameRecord], shown: int = 2) -> list[str]:
     """Why agents failed games: per agent, how many and of which kinds, then the first messages
     (each names the map, the turn and the cause, with the agent's file:line when it raised)."""
@@ -154,19 +98,6 @@ def _result_words(r: GameRecord) -> str:
     return f"lost to the pirate on turn {r.turns}" if r.reason == "pirate" else f"ran out of turns ({r.turns})"
 
 
-def versus_command(pair) -> str | None:
-    """The command that shows both games of a head-to-head pair side by side (None without both logs)."""
-    import shlex
-
-    if pair.mine.log is None or pair.other.log is None:
-        return None
-    page = Path(pair.mine.log).with_name(f"{pair.mine.game_id}-vs-{pair.other.game_id}.html")
-    words = ["treasure", "replay", pair.mine.log, pair.other.log]
-    if pair.map_file is not None:
-        words += ["--map", pair.map_file]
-    return " ".join(shlex.quote(str(w)) for w in words + ["--html", str(page)])
-
-
 def versus_lines(pairs: Sequence, versus: str, command=None) -> list[str]:
     """`bench --versus`: the games where `versus` won and another agent lost, or the other way
     round, each with its game ids and the command that replays both (`command(pair)`, by
@@ -187,10 +118,41 @@ def versus_lines(pairs: Sequence, versus: str, command=None) -> list[str]:
     return lines
 
 
-def versus_json(pairs: Sequence, command=None) -> list[dict]:
-    """`bench --versus --json`: each pair as the ids and logs of its two games, and the command."""
-    command_of = command or versus_command
-    return [{"agent": p.mine.agent, "other": p.other.agent, "won": p.mine.agent if p.mine.won else p.other.agent,
-             "map": p.mine.map, "size": p.mine.size, "index": p.mine.index, "seed": p.mine.seed,
-             "game_ids": [p.mine.game_id, p.other.game_id], "logs": [p.mine.log, p.other.log],
-             "command": command_of(p)} for p in pairs]
+def leaderboard_table(board: Leaderboard) -> str:
+    """`treasure tournament`'s text: the standings, the verdicts between neighbours, the flags."""
+    from treasure_cli.play.tournament import ALPHA, rank_text
+
+    head = ["rank", "agent", "code", "games", "wins", "win %", "95% CI", "mean turns", "failed"]
+    rows = [head]
+    for s in board.standings:
+        rows.append([rank_text(board, s), s.agent, s.agent_digest, str(s.games),
+                     str(s.wins), f"{100 * s.win_rate:.1f}", f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
+                     "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}", str(s.failed)])
+    lines = [align(rows, 3)]
+    neighbours = [p for p in board.pairs
+                  if [s.agent for s in board.standings].index(p.b) == [s.agent for s in board.standings].index(p.a) + 1]
+    if neighbours:
+        lines.append("")
+        lines.append(f"next in the table, on the games both played (exact sign test, {ALPHA:.0%} level):")
+        prow = [["agent", "vs", "common games", "only first won", "only second won", "p", "verdict"]]
+        for p in neighbours:
+            verdict = "different" if p.distinguishable else "not distinguishable"
+            prow.append([p.a, p.b, str(p.games), str(p.a_only), str(p.b_only), _p(p.p_value), verdict])
+        lines.append(align(prow, 2))
+    lines.append("")
+    lines.append(f"{len(board.rows)} games; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
+                 "equal ranks (=) are not told apart")
+    if board.flags:
+        lines.append("")
+        lines.append("Similarity flags (for you to look at; a flag is not a verdict):")
+        lines.append(align([["kind", "agents", "evidence"]] + [[f.kind, f"{f.a}, {f.b}", f.detail]
+                                                                for f in board.flags], 3))
+    if board.hint_kinds_text is not None:
+        lines.append(f"hint kinds: {board.hint_kinds_text}")
+    if board.secret_seed is not None:
+        lines.append(f"the store's secret base seed: {board.secret_seed} (for you: never give it to an agent)")
+    return "\n".join(lines)
+
+
+def _p(p: float) -> str:
+    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"

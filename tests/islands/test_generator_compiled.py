@@ -1,4 +1,4 @@
-"""The compiled generator steps (treasure_cli.formats._gen) against numpy and the Python steps.
+"""The compiled generator steps (treasure_cli.islands._gen) against numpy and the Python steps.
 
 Every island must be the same with or without the compiled module: each draw
 primitive is compared with numpy's Generator method it stands for (including
@@ -18,19 +18,19 @@ from hypothesis import strategies as st
 from helpers import needs_built
 
 from treasure_cli import compiled
-from treasure_cli.formats import generator
-from treasure_cli.formats.generator import PYTHON_STEPS, _Retry, limits
+from treasure_cli.islands import generator
+from treasure_cli.islands.generator import PYTHON_STEPS, _Retry, limits
 from treasure_cli.formats.map_file import format_map
 from treasure_cli.rules import grid
 from treasure_cli.rules.island import Island
 
 try:
-    from treasure_cli.formats import _gen
+    from treasure_cli.islands import _gen
     NOT_BUILT = ""
 except ImportError as exc:  # the tests below say why it is missing
     _gen, NOT_BUILT = None, f"{type(exc).__name__}: {exc}"
 
-needs_module = needs_built(_gen, "treasure_cli.formats._gen", f"({NOT_BUILT})")
+needs_module = needs_built(_gen, "treasure_cli.islands._gen", f"({NOT_BUILT})")
 COMPILED_STEPS = None if _gen is None else generator._compiled_steps(_gen)  # whatever the environment asks
 PURE_PYTHON_ASKED = compiled.PURE_PYTHON
 
@@ -436,5 +436,5 @@ def test_the_generator_uses_the_compiled_steps():
 
     Where the package was installed with a C compiler and Python's headers (CI, `make
     install` here), the generator must run the compiled steps."""
-    assert _gen is not None, f"treasure_cli.formats._gen does not import ({NOT_BUILT}); reinstall with a C compiler"
+    assert _gen is not None, f"treasure_cli.islands._gen does not import ({NOT_BUILT}); reinstall with a C compiler"
     assert generator.COMPILED and generator.COMPILED_STEPS is not None

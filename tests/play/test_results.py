@@ -1,4 +1,4 @@
-"""play/tables.py: as_dict reads plain records as they are and must say what dataclasses.asdict says."""
+"""play/results.py: as_dict reads plain records as they are and must say what dataclasses.asdict says."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from treasure_cli.play.bench import BenchOptions, Stats
 from treasure_cli.play.records import GameRecord
-from treasure_cli.play.tables import as_dict
+from treasure_cli.play.results import as_dict
 
 texts = st.text(max_size=12)
 ints = st.integers(min_value=-(2 ** 70), max_value=2 ** 70)

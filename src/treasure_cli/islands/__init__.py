@@ -1,0 +1,1 @@
+"""Random valid islands: the generator (`generator`, its random steps in C in `_gen`)."""
