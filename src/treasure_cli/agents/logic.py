@@ -503,13 +503,12 @@ class LogicAgent:
 def _describe(action: Action | None) -> str:
     """An action in a few words, for a note. (By exact type, as logic makes them; `_name_`,
     not the enum's `name` property, which costs a Python call.)"""
-    kind = type(action)
-    if kind is Move:
+    if type(action) is Move:
         return f"move {action.direction._name_} {action.steps}" + (" and scan 3x3" if action.steps <= 2 else "")
-    if kind is LargeScan:
+    if type(action) is LargeScan:
         return "scan 5x5"
-    if kind is Verify:
+    if type(action) is Verify:
         return f"verify {action.number}"
-    if kind is Teleport:
+    if type(action) is Teleport:
         return f"teleport to ({action.target[0]}, {action.target[1]})"
     return "?"
