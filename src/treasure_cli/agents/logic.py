@@ -310,19 +310,20 @@ class LogicAgent:
         reason, gain_verify, gain_scan = self._why
         n = self._count
         chose = self._chose
-        head = f"{n} candidates; {_describe(chose)}"
-        if isinstance(chose, Verify):
+        if type(chose) is Verify:
             inside = self._split_counts.get(chose.number)
             split = f", splits them {inside}/{n - inside}" if inside is not None else ""
-            text = f"{head}{split}, saves {gain_verify:.1f} actions; " + (
+            text = f"{n} candidates; verify {chose.number}{split}, saves {gain_verify:.1f} actions; " + (
                 reason if reason else f"best scan saves {gain_scan:.1f}")
-        elif reason:
+            return Note(text, self._candidate_tiles())
+        head = f"{n} candidates; {_describe(chose)}"
+        if reason:
             text = f"{head}: {reason}"
         else:
             other = f"best verification saves {gain_verify:.1f}" if gain_verify else "no verification helps"
-            if isinstance(chose, Teleport):
+            if type(chose) is Teleport:
                 text = f"{head}: where a scan sees the most candidates; a scan here saves {gain_scan:.1f}; {other}"
-            elif isinstance(chose, Move) and not chose.small:
+            elif type(chose) is Move and chose.steps > 2:
                 text = f"{head}: toward more candidates; a scan here saves {gain_scan:.1f}; {other}"
             else:
                 text = f"{head}: saves {gain_scan:.1f} actions; {other}"
@@ -500,13 +501,14 @@ class LogicAgent:
 
 
 def _describe(action: Action | None) -> str:
-    """An action in a few words, for a note."""
-    if isinstance(action, Move):
-        return f"move {action.direction.name} {action.steps}" + (" and scan 3x3" if action.small else "")
-    if isinstance(action, LargeScan):
+    """An action in a few words, for a note. (By exact type, as logic makes them; `_name_`,
+    not the enum's `name` property, which costs a Python call.)"""
+    if type(action) is Move:
+        return f"move {action.direction._name_} {action.steps}" + (" and scan 3x3" if action.steps <= 2 else "")
+    if type(action) is LargeScan:
         return "scan 5x5"
-    if isinstance(action, Verify):
+    if type(action) is Verify:
         return f"verify {action.number}"
-    if isinstance(action, Teleport):
+    if type(action) is Teleport:
         return f"teleport to ({action.target[0]}, {action.target[1]})"
     return "?"

@@ -35,12 +35,13 @@ def play_agent(game: Game, agent: Agent, *, notes: bool = False) -> Iterator[Eve
             raise _crash(game, exc) from exc
     yield from game.start()
     act, observe, step = agent.act, game.observe, game.step
+    height, width = game.island.shape
     while game.result is None:
         obs = observe()  # outside the try: only the agent's own code is its failure
         try:
             action = act(obs)
             note = explain() if explain is not None else None
-            noted = note_event(game.turn, note, game.island.width, game.island.height, last) if note else None
+            noted = note_event(game.turn, note, width, height, last) if note else None
         except TreasureError:
             raise
         except Exception as exc:

@@ -157,6 +157,9 @@ class GameEnded:
     reason: EndReason
 
 
+_BOOL = np.dtype(bool)
+
+
 @quick_init
 @dataclasses.dataclass(frozen=True)
 class TileSet:
@@ -169,7 +172,9 @@ class TileSet:
 
     @classmethod
     def of(cls, mask: np.ndarray, candidates: bool = True) -> TileSet:
-        return cls(np.packbits(np.asarray(mask, dtype=bool).ravel()).tobytes(), candidates)
+        if type(mask) is not np.ndarray or mask.dtype is not _BOOL:
+            mask = np.asarray(mask, dtype=bool)
+        return cls(np.packbits(mask, axis=None).tobytes(), candidates)  # (axis=None: flat, row by row)
 
     def mask(self, width: int, height: int) -> np.ndarray:
         """The tiles as a (height, width) bool mask; ValueError if the bits are not that many."""

@@ -21,6 +21,7 @@ from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import Pos
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.island import Island
+from treasure_cli.rules.quick_init import quick_init
 from treasure_cli.rules.values import compares_arrays
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ class Agent(Protocol):
     def act(self, obs: Observation) -> Action: ...
 
 
+@quick_init  # one a note, each action of a recorded game
 @compares_arrays
 @dataclasses.dataclass(frozen=True, eq=False)
 class Note:
