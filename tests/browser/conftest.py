@@ -44,6 +44,12 @@ class Watched:
     def status(self) -> dict:
         return self.page.eval_on_selector("#status", "e => ({...e.dataset, text: e.textContent})")
 
+    def settled(self) -> None:
+        """Wait two animation frames: a step that changes the page's text can resize the board,
+        and the ResizeObserver fits and draws it again before the next paint, after the step's
+        own draw. Geometry read sooner (tileCentre) can be the old one."""
+        self.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
     def pixel(self, x: float, y: float) -> tuple[int, int, int]:
         from PIL import Image
 

@@ -28,6 +28,7 @@ def assert_agent_drawn(w, replay, index):
     assert int(st["turn"]) == frame.turn
     r, c = frame.agent
     assert (int(st["agentRow"]), int(st["agentCol"])) == (r, c)
+    w.settled()
     x, y = w.page.evaluate(f"window.treasurePage.tileCentre({r}, {c})")
     got = w.pixel(x, y)
     assert max(abs(a - b) for a, b in zip(got, AGENT_RGB)) <= 8, (got, AGENT_RGB)
@@ -73,6 +74,7 @@ def test_page_keys_and_slider_follow_the_log(watched, game):
         slider.fill(str(index))
         assert_agent_drawn(watched, replay, index)
     # hover names the tile under the pointer
+    watched.settled()
     x, y = watched.page.evaluate("window.treasurePage.tileCentre(10, 20)")
     watched.page.mouse.move(x, y)
     assert watched.page.text_content("#hover").startswith("row 10, col 20 · region ")
