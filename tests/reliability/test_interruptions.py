@@ -193,3 +193,37 @@ def test_a_pool_that_cannot_start_its_workers_says_so_and_leaves_none(monkeypatc
     with pytest.raises(BlockingIOError):
         list(executor.run_tasks(time.sleep, [(0.2,)] * 6, jobs=4))
     assert __import__("multiprocessing").active_children() == []
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_signal_while_a_log_is_written_comes_after_the_log_is_counted(tmp_path, monkeypatch):
+    """SIGTERM right after a log's write (the race CI once caught: "8 of 12 logs written" beside 9)."""
+    from treasure_cli.play import runner
+
+    for name in ("MAP_01.txt", "MAP_02.txt"):
+        shutil.copy(ROOT / "input" / name, tmp_path / name)
+    real_keep = runner._keep
+
+    def keep_then_signal(record, text, target):
+        kept = real_keep(record, text, target)
+        os.kill(os.getpid(), signal.SIGTERM)  # handled at once, unless held
+        return kept
+
+    def stop(signum, frame):
+        raise _Stop
+
+    monkeypatch.setattr(runner, "_keep", keep_then_signal)
+    previous = signal.signal(signal.SIGTERM, stop)
+    counted = []
+    try:
+        with pytest.raises(_Stop):
+            runner.run_maps(sorted(tmp_path.glob("MAP_*.txt")), tmp_path / "out", runner.RunOptions(),
+                            on_result=lambda record: counted.append(record.log))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    written = sorted(p.name for p in (tmp_path / "out").glob("LOG_*.txt"))
+    assert written == ["LOG_01.txt"]  # the signal stopped the run after the first game
+    assert [Path(p).name for p in counted] == written  # and that log was counted first

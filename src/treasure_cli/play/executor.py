@@ -170,7 +170,7 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     try:
         pending: dict[Any, int] = {}
         for i, task in feed:
-            with _signals_held():
+            with signals_held():
                 pending[pool.submit(fn, *task)] = i
             if len(pending) >= 4 * workers:
                 break
@@ -180,7 +180,7 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
                 yield pending.pop(future), future.result()
                 nxt = next(feed, None)
                 if nxt is not None:
-                    with _signals_held():
+                    with signals_held():
                         pending[pool.submit(fn, *nxt[1])] = nxt[0]
     except BaseException:
         _stop_now(pool)
@@ -189,8 +189,9 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM wait until a `submit` (which may start a worker) is over.
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block is over: here a `submit` (which may start a
+    worker), in `run_maps` a log's write and its count.
 
     Interrupted inside Process.start(), after the worker was forked or spawned but before the
     pool learned its pid, the pool could not end it: it would outlive us, then die on the

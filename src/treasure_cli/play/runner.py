@@ -21,7 +21,7 @@ from treasure_cli.errors import OutputBusyError, TreasureError
 from treasure_cli.formats.atomic import TEMP_SUFFIX, ensure_folder, temp_prefix, write_text_atomic
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import read_map
-from treasure_cli.play.executor import run_tasks
+from treasure_cli.play.executor import run_tasks, signals_held
 from treasure_cli.play.games import failed, play_game
 from treasure_cli.play.sandbox import AgentLimits
 from treasure_cli.play.records import FAILED, GameRecord
@@ -130,11 +130,14 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
         remove_stale_temp_files(out_dir)
         for i, (record, text) in run_tasks(play_map, [(p, options) for p in maps], jobs,
                                            start_method=start_method):
-            if text is not None:
-                record = _keep(record, text, out_dir / names[i])
-            if on_result is not None:
-                on_result(record)
-            records[i] = record
+            # A Ctrl-C or SIGTERM between a log's write and its report would leave a log the
+            # caller never counted ("stopped: 8 of 12 logs written" beside 9): it waits for both.
+            with signals_held():
+                if text is not None:
+                    record = _keep(record, text, out_dir / names[i])
+                if on_result is not None:
+                    on_result(record)
+                records[i] = record
     return [records[i] for i in range(len(maps))]
 
 
