@@ -9,7 +9,8 @@
    level; each action is timed in the referee, from the observation handed
    over to the action back. The games must be the same (their digest is
    printed); the median overhead per action is the difference of the medians.
-2. Start: a fresh agent process, started and answering hello, `--starts` times.
+2. Start: a warm host started `--starts` times, and four games' processes forked by each
+   (the agent loaded, hello answered): each game has a fresh process.
 3. Tournament: `bench --db` of three file agents (copies of the logic agent
    file) on `--db-maps` generated maps of `--size`, `--db-games` games each,
    with two jobs, in process (isolation none) and at each level; games per second.
@@ -22,6 +23,7 @@ import hashlib
 import shutil
 import statistics
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +48,8 @@ def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], str]
     played = []
     for task, island in zip(tasks, islands):
         seat = Seat(spec, level, AgentLimits(), None, None)
+        if seat.process is not None:
+            seat.process.begin_game(time.monotonic() + 60)  # as play_game does: the game's process, before its time
         game = Game(island, task.game_seed, agent_name="agent", hint_truths_public=seat.hint_truths)
         events = list(play_agent(game, Timed(seat.agent, times)))
         seat.finish(game)
@@ -53,14 +57,21 @@ def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], str]
     return times, hashlib.sha256("".join(played).encode()).hexdigest()[:12]
 
 
-def starts(level: str, n: int) -> list[float]:
+def starts(level: str, n: int) -> tuple[list[float], list[float]]:
+    """The agent's process started and answering hello, `n` times: the warm host's start (once per
+    agent and worker), and each game's process (forked by it, the agent loaded, hello answered)."""
     launch = agent_launch(f"{LOGIC_FILE}:LogicAgent", level)
-    out = []
+    hosts, games = [], []
     for _ in range(n):
         process = agent_process.AgentProcess(launch, AgentLimits(), "logic")
-        out.append(process.start_seconds)
+        hosts.append(process.start_seconds)
+        for _ in range(4):
+            began = time.perf_counter()
+            process.begin_game(time.monotonic() + 60)
+            games.append(time.perf_counter() - began)
+            process.end_game()
         process.close()
-    return out
+    return hosts, games
 
 
 def tournament(level: str, folder: Path, size: int, maps: int, games: int) -> float:
@@ -110,11 +121,12 @@ def main() -> None:
               f"| {over:.0f} | {got} |")
     agent_process.close_all()
     print()
-    print("| level | process start, median ms (min-max) |")
-    print("|---|---|")
+    print("| level | a game's process starts, median ms (min-max) | the warm host starts (once per agent and worker) |")
+    print("|---|---|---|")
     for level in levels:
-        s = starts(level, args.starts)
-        print(f"| {level} | {1000 * statistics.median(s):.0f} ({1000 * min(s):.0f}-{1000 * max(s):.0f}) |")
+        hosts, games = starts(level, args.starts)
+        print(f"| {level} | {1000 * statistics.median(games):.1f} ({1000 * min(games):.1f}-{1000 * max(games):.1f}) "
+              f"| {1000 * statistics.median(hosts):.0f} ({1000 * min(hosts):.0f}-{1000 * max(hosts):.0f}) |")
     print()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -19,7 +19,9 @@ def test_quick_run_prints_the_three_tables_with_the_same_games_at_every_level():
     assert [r[0].strip() for r in games] == ["logic, built in, in process", "logic.py as a file, process",
                                               "logic.py as a file, sandbox"]
     assert len({r[4].strip() for r in games}) == 1  # the same games, in process and out
-    starts = [r for r in rows if r[0].strip() in ("process", "sandbox") and len(r) == 2]
-    assert [r[0].strip() for r in starts] == ["process", "sandbox"]
-    rates = {r[0].strip(): float(r[1]) for r in rows if len(r) == 3 and r[0].strip() in ("none", "process", "sandbox")}
+    starts = [r for r in rows if r[0].strip() in ("process", "sandbox") and "(" in r[1]]
+    assert [r[0].strip() for r in starts] == ["process", "sandbox"]  # a game's process, and its warm host
+    assert all(float(r[1].split()[0]) > 0 and float(r[2].split()[0]) > 0 for r in starts)
+    rates = {r[0].strip(): float(r[1]) for r in rows
+             if len(r) == 3 and "(" not in r[1] and r[0].strip() in ("none", "process", "sandbox")}
     assert set(rates) == {"none", "process", "sandbox"} and all(v > 0 for v in rates.values())

@@ -152,8 +152,8 @@ def _children(pid: int) -> list[int]:
 
 def agent_processes(grace: float = 1.0) -> list[str]:
     """Every process on the machine running one of this module's agents (its file in the command
-    line), and every child of this process that is an agent's: none may be left once a failed
-    game is over. Those
+    line), and every child of this process that is an agent's, but for the warm hosts (see
+    `_warm`): none may be left once a game is over. Those
     killed may take a moment to go (a sandbox's processes die with its namespace, after bwrap):
     they are looked for again for up to `grace` seconds."""
     deadline = time.monotonic() + grace
@@ -169,7 +169,42 @@ def agent_processes(grace: float = 1.0) -> list[str]:
 _AGENT_MARKS = (TOKEN.encode(), b"bwrap", b"treasure_cli.play.agent_host", b"treasure-cli-agents")
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rpartition(")")[2].split()[1])
+    except (OSError, ValueError):
+        return 0
+
+
+def _warm(pid: int) -> bool:
+    """A warm host (play/zygote.py) or the sandbox's processes around it: they run none of an
+    agent's code, and stay for its next game. The game processes it forks carry its command line
+    too; they are its children (or theirs)."""
+    cmd = _cmdline(pid)
+    if b"treasure_cli.play.zygote" not in cmd:
+        return False
+    parent = _parent(pid)
+    return cmd.startswith(b"bwrap") or parent == os.getpid() or _cmdline(parent).startswith(b"bwrap")
+
+
+def warm_hosts() -> list[int]:
+    return sorted(p for p in _children(os.getpid()) if _warm(p) and not _cmdline(p).startswith(b"bwrap"))
+
+
 def _agent_processes() -> list[str]:
+    return sorted(line for line in _all_agent_processes() if not _warm(int(line.split()[0])))
+
+
+def _all_agent_processes() -> list[str]:
     found = set()
     for pid in _children(os.getpid()):
         try:
@@ -227,33 +262,120 @@ def test_the_same_games_in_process_and_isolated(tmp_path, agents, island, which)
         assert len({tuple(map(repr, g[3])) for g in played["none"]}) == 3
 
 
-# ---------------------------------------------------------------- processes reused and replaced
+# ---------------------------------------------------------------- a fresh process each game
 @pytest.mark.parametrize("level", ISOLATED)
-def test_a_process_is_reused_while_it_behaves_and_replaced_after_a_failure(agents, island, level):
+def test_each_game_is_a_fresh_process_forked_by_a_warm_host_that_stays(agents, island, level):
+    """Flaky fails the second game its process plays: it never does, each game being a new
+    process. The warm host that forks them stays, through a failed game too: it ran none of
+    the agent's code."""
     spec = f"{agents}:Flaky"
     first, _ = play_game(island, spec, 1, map_name="m", isolation=level)
-    assert first.outcome == "WIN" or first.outcome == "LOSE"
-    [pid] = pooled_pids(spec)
-    second, _ = play_game(island, spec, 2, map_name="m", isolation=level)  # the same process's 2nd game
-    assert second.failed and second.reason == "agent-error"
-    assert "second game" in second.error
-    assert pooled_pids(spec) == [] and not os.path.exists(f"/proc/{pid}")
-    third, _ = play_game(island, spec, 3, map_name="m", isolation=level)  # a fresh process's 1st game
-    assert not third.failed
-    [pid3] = pooled_pids(spec)
-    assert pid3 != pid
-    fourth, _ = play_game(island, spec, 4, map_name="m", isolation=level)
-    assert fourth.failed  # its second game: the same process again
-    assert pooled_pids(spec) == []
+    assert first.outcome in ("WIN", "LOSE"), first.error
+    [host] = pooled_pids(spec)
+    for seed in (2, 3):
+        again, _ = play_game(island, spec, seed, map_name="m", isolation=level)
+        assert again.outcome in ("WIN", "LOSE"), again.error
+    assert pooled_pids(spec) == [host]
+    failed, _ = play_game(island, f"{agents}:Raiser", 1, map_name="m", isolation=level)
+    assert failed.reason == "agent-error"
+    [raiser_host] = pooled_pids(f"{agents}:Raiser")
+    again, _ = play_game(island, f"{agents}:Raiser", 2, map_name="m", isolation=level)
+    assert again.reason == "agent-error" and pooled_pids(f"{agents}:Raiser") == [raiser_host]
+    assert agent_processes() == []
 
 
 @pytest.mark.parametrize("level", ISOLATED)
-def test_a_process_that_leaves_a_child_running_is_not_reused(agents, island, level):
+def test_a_process_left_running_after_a_game_is_killed_with_the_game(agents, island, level):
     spec = f"{agents}:LeavesAChild"
     record, _ = play_game(island, spec, 1, map_name="m", isolation=level)
     assert not record.failed
-    assert pooled_pids(spec) == []
     assert agent_processes() == []
+    assert len(pooled_pids(spec)) == 1  # the warm host, for the next game
+
+
+MEMO = textwrap.dedent('''\
+    import ctypes
+    import os
+    import sys
+
+    from treasure_cli import LargeScan
+
+    KEPT = []
+    _libc = ctypes.CDLL(None, use_errno=True)
+    KEY = 0x7E5700 + os.getuid() % 256
+
+
+    class Memo:
+        """Looks for what it left in its last game, in every place it can, then leaves it again."""
+
+        def __init__(self):
+            seen = []
+            if KEPT:
+                seen.append("a module global")
+            for path in ("/tmp/memo", "/dev/shm/memo"):
+                if os.path.exists(path):
+                    seen.append(path)
+                try:
+                    with open(path, "w") as f:
+                        f.write("the treasure was at (3, 4)")
+                except OSError:
+                    pass
+            if _libc.shmget(KEY, 4096, 0) >= 0:
+                seen.append("a System V segment")
+            _libc.shmget(KEY, 4096, 0o1600)  # IPC_CREAT, 0600: it outlives its creator
+            pids = []
+            for n in range(40):  # the next process number, and 39 more used up: a count for the next game
+                pid = os.fork()
+                if pid == 0:
+                    os._exit(0)
+                os.waitpid(pid, 0)
+                pids.append(pid)
+            KEPT.append(1)
+            print(f"seen: {', '.join(seen) or 'nothing'}; first child {pids[0]}", file=sys.stderr)
+
+        def act(self, obs):
+            return LargeScan()
+''')
+
+
+@pytest.mark.parametrize("level", ISOLATED)
+def test_nothing_an_agent_keeps_reaches_its_next_game(tmp_path, island, level):
+    """Memory between games would let an agent that found the treasure once find it again at
+    once on the same island. The sandbox gives each game a fresh process, files, segments and
+    process numbers; a plain process (no sandbox) only a fresh process."""
+    file = tmp_path / f"memo_{TOKEN}.py"
+    file.write_text(MEMO)
+    said = []
+    for seed in range(3):
+        record, _ = play_game(island, f"{file}:Memo", seed, map_name="m", isolation=level)
+        assert not record.failed, record.error
+        said.append(record.output.strip())
+    assert len(pooled_pids(f"{file}:Memo")) == 1  # one warm host forked the three
+    if level == "sandbox":
+        assert said[0] == said[1] == said[2], said  # the same first child's number each game
+        assert said[0].startswith("seen: nothing;"), said
+    else:
+        assert all("a module global" not in line for line in said), said
+    assert agent_processes() == []
+
+
+def test_where_the_warm_host_cannot_jail_a_game_each_game_gets_a_fresh_sandbox(agents, island, monkeypatch):
+    """The host says so at its start (a kernel without user namespaces inside the sandbox): the
+    plain host then plays, a sandbox of its own for each game, none kept."""
+    said = agent_process.AgentProcess._host_hello
+
+    def no_jail(self):
+        said(self)
+        raise agent_process.NoJail(0, "unshare: Operation not permitted")
+
+    monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", no_jail)
+    monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+    spec = f"{agents}:Flaky"
+    for seed in (1, 2):
+        record, _ = play_game(island, spec, seed, map_name="m", isolation="sandbox")
+        assert record.outcome in ("WIN", "LOSE"), record.error  # a fresh process: never its second game
+        assert pooled_pids(spec) == [] and agent_processes() == []
+    assert agent_process._NO_JAIL == "unshare: Operation not permitted"
 
 
 # ---------------------------------------------------------------- time limits
@@ -382,8 +504,9 @@ def test_an_exec_program_that_breaks_the_protocol_fails_its_game(tmp_path, islan
 
 
 @pytest.mark.parametrize("level", ISOLATED)
-def test_an_exec_program_plays_whole_games_in_one_process(tmp_path, island, level):
-    """A shell agent that only ever scans: a process of its own, reused for the next game."""
+def test_an_exec_program_plays_each_game_in_a_process_of_its_own(tmp_path, island, level):
+    """A shell agent that only ever scans: a process of its own for each game (one that plays
+    on could keep what it learnt of the last)."""
     spec = _program(tmp_path, "scanner.sh", """\
         while read line; do
           case "$line" in
@@ -396,9 +519,9 @@ def test_an_exec_program_plays_whole_games_in_one_process(tmp_path, island, leve
      """)
     first, _ = play_game(island, spec, 1, map_name="m", isolation=level, max_turns=3)
     assert (first.outcome, first.isolation) in (("WIN", level), ("LOSE", level)), first.error
-    [pid] = pooled_pids(spec)
+    assert pooled_pids(spec) == [] and agent_processes() == []
     second, _ = play_game(island, spec, 2, map_name="m", isolation=level, max_turns=3)
-    assert not second.failed and pooled_pids(spec) == [pid]
+    assert not second.failed and pooled_pids(spec) == []
 
 
 # ---------------------------------------------------------------- specs checked, never run

@@ -206,7 +206,8 @@ def test_a_paced_game_walks_the_pirate_before_its_first_question_and_writes_righ
 
     monkeypatch.setattr(pirate, "_steps", walking)
     monkeypatch.setattr(agent_process, "hold", lambda since, delay: seen.append("hold") or hold(since, delay))
-    monkeypatch.setattr(agent_process.AgentProcess, "write", lambda self, *a: seen.append("write") or write(self, *a))
+    monkeypatch.setattr(agent_process.AgentProcess, "write",  # a question; the greeting of a game's process is none
+                        lambda self, *a: seen.append("hello" if b'"type":"hello"' in a[0] else "write") or write(self, *a))
     monkeypatch.setattr(games, "pace_for", lambda *args: Pace(turn=0.002, start=0.002))
     for steady in (False, True):
         seen.clear()

@@ -36,7 +36,9 @@ SLEEP = f"317.{os.getpid():07d}"
 EXPECTED = {
     "tamper": None, "network": None, "chatty": None,
     "leave_child": None,  # its game ends normally; the processes it left are killed after it
-    "kill_parent": None,  # nothing it may signal in its namespace but itself (and kill -1 spares the caller)
+    # Process 1 of its own namespace, it has no parent it can see (getppid() is 0); kill(0) is its
+    # own process group, and the kernel keeps a namespace's process 1 from signals sent inside it.
+    "kill_parent": None,
     "memory_bomb": {"agent-error", "agent-died", "game-timeout"},  # MemoryError, or killed filling memory
     "fork_bomb": {"agent-error"},
     "garbage": {"protocol"},

@@ -265,6 +265,17 @@ def load_source(spec: str, source: bytes) -> AgentSpec:
     return AgentSpec(spec, _callable(module, attr, spec))
 
 
+def load_code(spec: str, code: types.CodeType) -> AgentSpec:
+    """The AgentSpec of the file agent `spec` from its source compiled already (`compile(source,
+    path, "exec")`): a warm host compiles it once and runs it in each game's fresh process."""
+    spec = spec.strip()
+    where, _, attr = spec.rpartition(":")
+    module = types.ModuleType("treasure_cli_user_agent")
+    module.__file__ = where  # what tracebacks and error messages show
+    _run_as_module(module, lambda: exec(code, module.__dict__), spec, where)
+    return AgentSpec(spec, _callable(module, attr, spec))
+
+
 @dataclasses.dataclass(frozen=True)
 class AgentCode:
     """Which code an agent spec stands for, to tell a resubmitted agent from the one already played."""

@@ -18,6 +18,7 @@ import select
 import sys
 import time
 from collections.abc import Iterator
+from types import CodeType
 from typing import Any, BinaryIO
 
 from treasure_cli.agents.tracebacks import agent_traceback
@@ -59,12 +60,16 @@ class _Host:
                    **({"turn": turn} if turn is not None else {})})
         self.agent = None
 
-    def load(self) -> None:
-        from treasure_cli.agents.registry import resolve
+    def load(self, code: CodeType | None = None, compile_error: str | None = None) -> None:
+        """The agent: from `code`, its file compiled already by a warm host (play/zygote.py), if given."""
+        from treasure_cli.agents.registry import load_code, resolve
         from treasure_cli.errors import TreasureError
 
+        if compile_error is not None:
+            self.load_error = compile_error
+            return
         try:
-            self.spec = resolve(self.spec_text)
+            self.spec = load_code(self.spec_text, code) if code is not None else resolve(self.spec_text)
         except TreasureError as exc:
             self.load_error = str(exc)
         except Exception as exc:  # an agent's module raising at import is reported by `resolve` already
@@ -183,7 +188,9 @@ class _Lines:
                     select.select([self.fd], [], [])  # nothing soon: sleep until it comes
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, code: CodeType | None = None, compile_error: str | None = None) -> int:
+    """Play over standard input and output until `bye` or the end of input (`code`,
+    `compile_error`: a warm host's compiled file agent, see `_Host.load`)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         print("usage: python -m treasure_cli.play.agent_host SPEC", file=sys.stderr)
@@ -193,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     os.dup2(2, 1)
     sys.stdout = os.fdopen(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     host = _Host(args[0], out)
-    host.load()
+    host.load(code, compile_error)
     # Windows cannot poll a pipe: there the host reads as any program would, sleeping.
     lines = host.lines = _Lines(sys.stdin.fileno()) if os.name == "posix" else None
     for line in lines if lines is not None else sys.stdin.buffer:

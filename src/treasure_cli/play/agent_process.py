@@ -19,6 +19,7 @@ import math
 import os
 import select
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -27,7 +28,7 @@ from typing import Any
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
 from treasure_cli.play.pacing import Pace, hold
-from treasure_cli.play.sandbox import AgentLimits, Launch, set_limits
+from treasure_cli.play.sandbox import FORKS, AgentLimits, Launch, set_limits, unforked
 from treasure_cli.rules.events import EndReason, Event, GameEnded
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Note, Observation
@@ -36,6 +37,7 @@ MAX_LINE = 1 << 20        # bytes of one message from an agent
 HELLO_SECONDS = 30.0      # to start and answer hello (an interpreter and numpy on a busy machine)
 READY_SECONDS = 1.0       # to answer `end`: an agent has nothing to do then, and one that stalls
                           # here (it is killed after, with no failure) would add this to every game
+REAP_SECONDS = 5.0        # for a warm host to end a game's processes (a SIGKILL and a wait)
 RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative)
 SPIN_SECONDS = 0.0005     # how long a wait for an answer polls before it sleeps, the agent on a core of its own
 
@@ -88,28 +90,131 @@ class AgentProcess:
         self.dropped = 0            # bytes of standard error beyond that
         self._buffer = bytearray()  # bytes of standard output not yet a whole line
         self._err_done = False      # its standard error is closed (or ours is)
+        self.forks = launch.forks   # a warm host: each game is a fresh process it forks (play/zygote.py)
+        self._control: socket.socket | None = None  # the warm host's socket
+        self._said = bytearray()    # bytes from it not yet a whole line
+        self.in_game = False        # a warm host's game process is there, its pipes in _in and _out
         started = time.perf_counter()
+        theirs = None
+        if self.forks:
+            self._control, theirs = socket.socketpair()
         try:
             self.proc = subprocess.Popen(
-                launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                launch.argv, stdin=theirs.fileno() if theirs else subprocess.PIPE,
+                stdout=subprocess.DEVNULL if theirs else subprocess.PIPE, stderr=subprocess.PIPE,
                 env=dict(launch.env), cwd=launch.cwd, close_fds=True, start_new_session=True,
                 preexec_fn=lambda: set_limits(limits))
         except OSError as exc:
+            if self._control is not None:
+                self._control.close()
             raise AgentCrashError(0, f"cannot start the agent ({launch.argv[0]}): {exc}") from None
-        self._in, self._out, self._err = (s.fileno() for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr))  # type: ignore[union-attr]  # all PIPE
-        for fd in (self._in, self._out, self._err):
-            os.set_blocking(fd, False)
+        finally:
+            if theirs is not None:
+                theirs.close()
+        self._err = self.proc.stderr.fileno()  # type: ignore[union-attr]  # PIPE
+        self._in = self._out = -1
+        os.set_blocking(self._err, False)
         self._poller = select.poll()
-        self._poller.register(self._out, select.POLLIN)
         self._poller.register(self._err, select.POLLIN)
+        if not self.forks:
+            self._pipes(self.proc.stdin.fileno(), self.proc.stdout.fileno())  # type: ignore[union-attr]  # PIPE
         try:
-            self._hello()
+            self._host_hello() if self.forks else self._hello()
         except BaseException:
             self.kill()
             raise
         self.start_seconds = time.perf_counter() - started
         self.agent_pid: int | None = None
         self.leftovers()
+
+    def _pipes(self, into: int, out: int) -> None:
+        """The game's two pipes: its standard input and output."""
+        self._in, self._out = into, out
+        for fd in (into, out):
+            os.set_blocking(fd, False)
+        self._poller.register(out, select.POLLIN)
+        self._buffer.clear()
+
+    # ------------------------------------------------------------ a warm host's games
+    def _ask(self, message: dict[str, Any], deadline: float) -> tuple[dict[str, Any], list[int]]:
+        """One exchange with the warm host over its socket: its answer, and the fds that came with it."""
+        control = self._control
+        assert control is not None
+        fds: list[int] = []
+        try:
+            control.settimeout(max(deadline - time.monotonic(), 0.001))
+            control.sendall(wire.dump_line(message))
+            while b"\n" not in self._said:
+                data, got, _, _ = socket.recv_fds(control, 4096, 2)
+                fds += got
+                if not data:
+                    raise OSError("its socket closed")
+                self._said += data
+        except OSError as exc:  # a time out too (socket.timeout is an OSError)
+            for fd in fds:
+                os.close(fd)
+            self._drain_stderr()
+            said = self.output.decode("utf-8", errors="replace").strip()[-600:]
+            raise AgentDied(0, f"the agent's host stopped answering ({exc or 'time out'})"
+                            + (f"; it said: {said}" if said else "")) from None
+        end = self._said.index(b"\n")
+        line = bytes(self._said[:end])
+        del self._said[:end + 1]
+        return wire.load_line(line), fds
+
+    def _host_hello(self) -> None:
+        from treasure_cli import __version__
+
+        hello, _ = self._ask({"type": "hello", "protocol": wire.PROTOCOL, "program": f"treasure-cli {__version__}"},
+                             time.monotonic() + HELLO_SECONDS)
+        if hello.get("type") != "hello" or hello.get("protocol") != wire.PROTOCOL:
+            raise ProtocolBreach(0, f"the agent's host answered hello with {_said(hello)}")
+        if hello.get("error"):
+            raise NoJail(0, str(hello["error"]))
+
+    def begin_game(self, deadline: float) -> None:
+        """A warm host's fresh process for the next game, greeted (a no-op for any other process)."""
+        if not self.forks or self.in_game:
+            return
+        reply, fds = self._ask({"type": "game"}, deadline)
+        if reply.get("type") != "game" or len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            raise AgentDied(0, f"the agent's host answered game with {_said(reply)}")
+        self._pipes(*fds)
+        self.in_game = True
+        self._hello()
+
+    def end_game(self) -> bool:
+        """End a warm host's game process and all it started (a no-op for any other process);
+        True once they are gone and the host is ready for the next game."""
+        if not self.forks or not self.in_game:
+            return True
+        self._close_game()
+        try:
+            reply, _ = self._ask({"type": "reap"}, time.monotonic() + REAP_SECONDS)
+        except AgentError:
+            return False
+        return reply.get("type") == "reaped" and not self.leftovers()
+
+    def _close_game(self) -> None:
+        self.in_game = False
+        for fd in (self._in, self._out):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        with contextlib.suppress(KeyError, ValueError):
+            self._poller.unregister(self._out)
+        self._in = self._out = -1
+
+    def game_status(self) -> int | None:
+        """A warm host's game process's exit status, Popen's way, once it ended by itself (None: it runs)."""
+        try:
+            reply, _ = self._ask({"type": "status", "wait": 0.5}, time.monotonic() + 2)
+        except AgentError:
+            return None
+        status = reply.get("status")
+        return status if type(status) is int else None
 
     def _hello(self) -> None:
         from treasure_cli import __version__
@@ -240,17 +345,20 @@ class AgentProcess:
         self.dropped += max(len(chunk) - max(room, 0), 0)
 
     def _late(self, turn: int, action: bool) -> AgentError:
-        self.kill()
+        self.kill_game()
         if action:
             return ActionTimeout(turn, f"the agent ran past its {self.limits.action_timeout:g} s action limit")
         return AgentTimeout(turn, "the game ran past its time limit")
 
     def _gone(self, turn: int, what: str) -> AgentError:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=0.5)
-        code = self.proc.poll()
+        if self.forks:
+            code = self.game_status()
+        else:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=0.5)
+            code = self.proc.poll()
         self._drain_stderr()
-        self.kill()
+        self.kill_game()
         if code is None:
             return ProtocolBreach(turn, f"the agent stopped talking: {what}")
         said = self.output.decode("utf-8", errors="replace").strip()[-600:]
@@ -267,8 +375,14 @@ class AgentProcess:
         return text
 
     # ------------------------------------------------------------ its processes
+    def kill_game(self) -> None:
+        """End the game's process and all it started: with a warm host, only those; else all."""
+        if not self.forks or not self.end_game():
+            self.kill()
+
     def pids(self) -> list[int]:
-        """The agent's own process: the one that answers (inside the sandbox's namespace, or not)."""
+        """The agent's own process: the one that answers, or the warm host that forks it (inside
+        the sandbox's namespace, or not)."""
         if self.launch.level != "sandbox":
             return [self.proc.pid]
         return [self.agent_pid] if self.agent_pid is not None else []
@@ -308,16 +422,25 @@ class AgentProcess:
         """Say goodbye, then end it whatever it does."""
         if self.alive():
             with contextlib.suppress(AgentError, OSError):
-                self.send({"type": "bye"}, time.monotonic() + 1, 0)
+                if self.forks:
+                    self.end_game()
+                    self._control.sendall(wire.dump_line({"type": "bye"}))  # type: ignore[union-attr]
+                else:
+                    self.send({"type": "bye"}, time.monotonic() + 1, 0)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=1)
         self.kill()
 
     def _close(self) -> None:
         self._err_done = True
+        if self.forks:
+            self._close_game()
+            if self._control is not None:
+                self._control.close()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]  # all PIPE
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 class _NotAnAction:
@@ -481,9 +604,13 @@ def _current_cpu(cpus: list[int]) -> int:
 def _forget_in_child() -> None:
     # A forked worker must not talk to (or kill) the agent processes of its parent.
     for process in _POOL.values():
+        process._err_done = True
+        if process._control is not None:
+            process._control.close()
         for stream in (process.proc.stdin, process.proc.stdout, process.proc.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]  # all PIPE
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
     _POOL.clear()
 
 
@@ -499,18 +626,60 @@ def close_all() -> None:
         process.close()
 
 
+_NO_JAIL: str | None = None  # why a warm host cannot jail each game here: the plain host then, a process a game
+
+
+class NoJail(AgentError):
+    """The warm host cannot give each game namespaces of its own inside this sandbox."""
+
+    kind = "agent-died"
+
+
 def acquire(launch: Launch, limits: AgentLimits, label: str) -> AgentProcess:
-    """This worker's process for the agent, started if there is none (or it is spent)."""
+    """This worker's process for the agent, started if there is none (or it is spent).
+
+    A warm host (`launch.forks`) is kept from game to game: each game is a fresh process
+    it forks. Any other agent process plays one game (where a warm host can run, Linux):
+    nothing an agent keeps in its process may reach its next game."""
+    global _NO_JAIL
+    if launch.forks and _NO_JAIL is not None:
+        launch = unforked(launch)
     key = (launch, limits)
     process = _POOL.pop(key, None)
     if process is not None and (not process.alive() or process.thought > RECYCLE_SECONDS):
         process.close()
         process = None
-    return process if process is not None else AgentProcess(launch, limits, label)
+    if process is not None:
+        return process
+    try:
+        return AgentProcess(launch, limits, label)
+    except NoJail as exc:
+        _NO_JAIL = exc.message
+        return AgentProcess(unforked(launch), limits, label)
+
+
+def discard(process: AgentProcess) -> None:
+    """After a game that failed or did not end cleanly: end its processes. A warm host, which
+    ran none of the agent's code, stays for the next game; any other process is ended."""
+    if process.forks and process.alive():
+        process.kill_game()
+        if process.alive():
+            release(process)
+            return
+    process.kill()
+
+
+def reusable(process: AgentProcess) -> bool:
+    """Whether `process` may play the agent's next game: a warm host, or (where there is none)
+    a process without a sandbox, which could keep state in files anyway."""
+    return process.forks or (not FORKS and process.launch.level == "process")
 
 
 def release(process: AgentProcess) -> None:
-    """Keep a process that ended its game cleanly for the agent's next game."""
+    """Keep a process that ended its game cleanly for the agent's next game, if it may play one."""
+    if not process.end_game() or not reusable(process):
+        process.close()
+        return
     key = (process.launch, process.limits)
     old = _POOL.pop(key, None)
     if old is not None:
@@ -545,6 +714,7 @@ class ProcessAgent:
         self._turn = turn
         first = not self.started
         if first:
+            process.begin_game(self.deadline)  # play_game has begun it, before the game's own time
             self.started, self.island = True, obs.island
             start = {"type": "start", "seed": self.seed, "island": wire.encode_island(obs.island),
                      "options": {"truth_rate": obs.truth_rate, "max_turns": obs.max_turns, "hint_truths_shown": False,
@@ -600,7 +770,7 @@ class ProcessAgent:
                     return False
         except AgentError:
             return False
-        return not process.leftovers()
+        return process.end_game() and not process.leftovers()
 
     def _hold(self, since: float, delay: float) -> None:
         if hold(since, delay):

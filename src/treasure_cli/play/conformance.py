@@ -146,7 +146,13 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         spec = check_spec(agent)
         level = resolve_level(isolation)
         seat = Seat(spec, level, limits, None, game_timeout)  # loads it, in its own process if need be
-        seat.put_back()
+        if seat.process is not None:
+            try:
+                seat.process.begin_game(time.monotonic() + game_timeout)  # a warm host's game process loads it
+            finally:
+                seat.put_back()
+        else:
+            seat.put_back()
     except TreasureError as exc:
         return [Check("loads", False, str(exc))]
     if seat.process is None:

@@ -26,7 +26,7 @@ from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
 from treasure_cli.play.agent_process import (
-    AgentProcess, ProcessAgent, Cores, acquire, release, sent_traceback,
+    AgentProcess, ProcessAgent, Cores, acquire, discard, release, sent_traceback,
 )
 from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
@@ -180,7 +180,7 @@ class Seat:
         if clean:
             release(self.process)
         else:
-            self.process.kill()
+            discard(self.process)
 
     def _unpin(self) -> None:
         if self._core is not None:
@@ -196,7 +196,7 @@ class Seat:
         self._unpin()
         if self.process is not None:
             self.output = self.process.take_output()
-            self.process.kill()
+            discard(self.process)
 
 
 def capped(text: str, limit: int) -> str:
@@ -248,6 +248,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
         seat = Seat(agent, isolation, limits, source, game_timeout)
         if isinstance(seat.agent, ProcessAgent):
             seat.agent.pace, seat.agent.notes = pace, notes
+            seat.agent.process.begin_game(seat.agent.deadline)  # a warm host's fresh process for this game
         start = time.perf_counter()  # an agent process's start-up is not its game's time
         with time_limit(seat.timeout), seat.printing():
             if isinstance(seat.agent, ProcessAgent):

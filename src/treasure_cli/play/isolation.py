@@ -19,7 +19,7 @@ from treasure_cli.agents.registry import (
     is_file_spec,
 )
 from treasure_cli.errors import TreasureError
-from treasure_cli.play.sandbox import Launch, host_command, launch
+from treasure_cli.play.sandbox import FORKS, Launch, host_command, launch, zygote_command
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds: an agent in a process of its own never hangs a run by default
 
@@ -47,8 +47,13 @@ def agent_launch(spec: str, level: str, source: bytes | None = None) -> Launch:
         where, _, attr = spec.strip().rpartition(":")
         data = source if source is not None else Path(where).expanduser().read_bytes()
         file = _shipped(where, data, executable=False)
-        return launch(host_command(f"{file}:{attr}"), level, file, python=True)
-    return launch(host_command(spec.strip()), level, None, python=True)  # a module or a plugin: installed
+        return launch(python_command(f"{file}:{attr}", level), level, file, python=True, forks=FORKS)
+    return launch(python_command(spec.strip(), level), level, None, python=True, forks=FORKS)  # installed code
+
+
+def python_command(spec: str, level: str) -> list[str]:
+    """A Python agent's host: where it can, a warm one that forks each game's process (play/zygote.py)."""
+    return zygote_command(spec, jail=level == "sandbox") if FORKS else host_command(spec)
 
 
 def _shipped(name: str, data: bytes, executable: bool) -> str:

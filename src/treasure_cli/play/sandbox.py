@@ -57,6 +57,7 @@ class Launch:
     env: tuple[tuple[str, str], ...]
     cwd: str
     uid: int | None                  # the unprivileged user to run as (sandbox as root), else None
+    forks: bool = False              # a warm host (play/zygote.py) that forks a fresh process for each game
 
 
 def effective_level(asked: str) -> tuple[str, str | None]:
@@ -118,16 +119,33 @@ def host_command(spec: str) -> list[str]:
     return [sys.executable, "-I", "-m", "treasure_cli.play.agent_host", spec]
 
 
+# Where a warm host can fork each game's process and hand its pipes over (SCM_RIGHTS): Linux.
+FORKS = sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def zygote_command(spec: str, jail: bool) -> list[str]:
+    """The command of the warm Python agent host for `spec` (`jail`: namespaces of its own for each game)."""
+    return [sys.executable, "-I", "-m", "treasure_cli.play.zygote", *(["--jail"] if jail else []), spec]
+
+
+def unforked(launch: Launch) -> Launch:
+    """`launch` with the plain host, a process per game, for where the warm host cannot jail a game."""
+    argv = list(launch.argv)
+    at = argv.index("treasure_cli.play.zygote")
+    argv[at:at + 2 if argv[at + 1] == "--jail" else at + 1] = ["treasure_cli.play.agent_host"]
+    return dataclasses.replace(launch, argv=tuple(argv), forks=False)
+
+
 AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own file or program
 
 
-def launch(command: list[str], level: str, own: str | None, python: bool) -> Launch:
+def launch(command: list[str], level: str, own: str | None, python: bool, forks: bool = False) -> Launch:
     """See `_launch`; made once per agent and level (resolving the binds' paths took ~1.5 ms a game)."""
-    return _launch(tuple(command), level, own, python)
+    return _launch(tuple(command), level, own, python, forks)
 
 
 @functools.lru_cache(maxsize=128)
-def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool) -> Launch:
+def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool, forks: bool) -> Launch:
     """How to start `command` at `level`. `own` is the agent's own file or program (a copy of
     it, see play/isolation.py): the sandbox shows it, read-only, as /agent/<name>, and every
     word of `command` that names it is changed to match. `python`: whether the agent needs
@@ -137,7 +155,7 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool)
            # numpy's BLAS would start a thread per core, each counted against the process limit
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     if level == "process":
-        return Launch(command, level, tuple(env.items()), tempfile.gettempdir(), None)  # not the referee's folder
+        return Launch(command, level, tuple(env.items()), tempfile.gettempdir(), None, forks)  # not the referee's folder
     binds = ["/usr", "/etc/ld.so.cache", "/etc/alternatives"]
     if python:
         binds += list(_python_paths())
@@ -166,7 +184,7 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool)
                  "--bounding-set=-all", "--no-new-privs"]
     else:
         argv += ["--unshare-user", "--cap-drop", "ALL", "--"]
-    return Launch((*argv, *command), level, (), "/", uid)
+    return Launch((*argv, *command), level, (), "/", uid, forks)
 
 
 def set_limits(limits: AgentLimits) -> None:

@@ -1,0 +1,331 @@
+"""A warm Python agent host that forks one fresh process for each game (Linux).
+
+`python -I -m treasure_cli.play.zygote [--jail] SPEC` starts once per agent in
+a worker (inside the agent's sandbox where there is one). It imports what
+every Python agent needs (numpy, the rules, the host) and compiles a file
+agent's source, but runs none of the agent's code: a game's process is a
+fork of it, so it starts in milliseconds with a clean slate. Nothing an agent
+did in one game (a module global, a file, a process, a shared-memory segment)
+exists in its next game: each game's process is new, and with `--jail` (the
+sandbox level) it also has namespaces of its own, made here for each game:
+
+* a user namespace, in which it holds no capability (they are dropped before
+  the agent's code runs), so it cannot undo the rest;
+* a PID namespace: it is process 1 of its own, and when it ends, the kernel
+  ends every process it started; it cannot see or signal this host, and the
+  PID numbers it sees say nothing about earlier games;
+* a mount namespace with an empty private `/tmp` and `/dev/shm` (tmpfs of
+  `TMP_BYTES`) and nothing in `/proc` (the sandbox's `/proc` would show this
+  host, and bubblewrap's guards on it keep a fresh one from being mounted);
+* IPC, network and UTS namespaces: no System V object, socket or host name
+  carries over.
+
+The referee talks to this host on a Unix socket (standard input): `hello`;
+`game`, answered with the game's two pipe ends (SCM_RIGHTS); `reap`, which
+kills the game's process and all it started and answers once they are gone.
+The game's process then speaks the ordinary agent protocol on its pipes
+(play/agent_host.py), for one game. docs/security.md states what this stops.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+from treasure_cli.formats import wire
+
+TMP_BYTES = 64 << 20  # a game's private /tmp (memory): what it may write, at most
+
+# Linux's constants (linux/sched.h, linux/mount.h, linux/capability.h, linux/prctl.h)
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+_CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 1, 4, 36
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+_libc: Any = None
+
+
+def _sys(name: str, *args: Any) -> None:
+    """Call libc's `name`; OSError with errno if it fails."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    if getattr(_libc, name)(*args) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{name}: {os.strerror(err)}")
+
+
+def jail() -> None:
+    """Namespaces of its own for this (single-threaded, just forked) process; see the module's text.
+    The caller forks once more: its child is process 1 of the new PID namespace."""
+    uid, gid = os.getuid(), os.getgid()
+    _sys("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # else its /proc files are root's, and it cannot write its maps
+    _sys("unshare", _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWNET | _CLONE_NEWUTS)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    size = f"size={TMP_BYTES},mode=1777".encode()
+    _sys("mount", b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, size)
+    if os.path.isdir("/dev/shm"):
+        _sys("mount", b"tmpfs", b"/dev/shm", b"tmpfs", _MS_NOSUID | _MS_NODEV, size)
+    _sys("mount", b"tmpfs", b"/proc", b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=4096,mode=555")
+
+
+def drop_capabilities() -> None:
+    """No capability left, in any set: the namespaces' creator had them all in its user namespace."""
+    header = _CapHeader(_CAP_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _sys("capset", ctypes.byref(header), ctypes.byref(data))
+
+
+class Zygote:
+    """The host's side: one game's process at a time."""
+
+    def __init__(self, spec: str, jailed: bool, control: socket.socket):
+        self.spec = spec
+        self.jailed = jailed
+        self.control = control
+        self.code: Any = None          # a file agent's compiled source (compiled, never run, here)
+        self.compile_error: str | None = None
+        self.jail_error: str | None = None  # why a game's process cannot be jailed here, if it cannot
+        self.game: int | None = None   # the game's process: the jail's outer process, or the game itself
+        self.inner: int | None = None  # with a jail, its process 1 (as this namespace numbers it)
+        self.exited: int | None = None # the game's exit status, once it ended by itself
+
+    def prepare(self) -> None:
+        """Import what every game needs, and compile a file agent (its syntax errors are the game's to report)."""
+        import gc
+
+        from treasure_cli.agents import logic  # noqa: F401  # the agent API's modules, and what agents use most
+        from treasure_cli.agents import registry
+        from treasure_cli.play import agent_host  # noqa: F401
+
+        if registry.is_file_spec(self.spec):
+            where = self.spec.strip().rpartition(":")[0]
+            try:
+                with open(where, "rb") as f:
+                    self.code = compile(f.read(), where, "exec", dont_inherit=True)
+            except (OSError, SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+                self.compile_error = f"agent {self.spec!r}: loading {where!r} raised {type(exc).__name__}: {exc}"
+        if self.jailed:
+            self.jail_error = _probe_jail()
+        gc.collect()
+        gc.freeze()  # what is here now stays shared with every game's process (no copy on write)
+
+    def serve(self) -> int:
+        reader = self.control.makefile("rb")
+        for line in reader:
+            try:
+                message = wire.load_line(line)
+                kind = message.get("type") if isinstance(message, dict) else None
+            except ValueError:
+                kind = None
+            if kind == "hello":
+                self._say({"type": "hello", "protocol": wire.PROTOCOL, "forks": True,
+                           **({"error": self.jail_error} if self.jail_error else {})})
+            elif kind == "game":
+                self._reap()
+                self._fork()
+            elif kind == "reap":
+                self._reap()
+                self._say({"type": "reaped"})
+            elif kind == "status":
+                wait = message.get("wait")
+                self._say({"type": "status", "status": self._status(float(wait) if type(wait) is float else 0.0)})
+            else:  # "bye", or anything the referee would not send
+                break
+        self._reap()
+        return 0
+
+    def _say(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
+        data = wire.dump_line(message)
+        if fds:
+            socket.send_fds(self.control, [data], fds)
+        else:
+            self.control.sendall(data)
+
+    def _fork(self) -> None:
+        from_referee, to_game = os.pipe()
+        from_game, to_referee = os.pipe()
+        inner_r, inner_w = os.pipe()  # a jail's process 1, as this namespace numbers it
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self._game_process(from_referee, to_referee, inner_w)
+            finally:
+                os._exit(70)
+        self.game = pid
+        for fd in (inner_w, from_referee, to_referee):
+            os.close(fd)
+        try:
+            said = os.read(inner_r, 32) if self.jailed else b""
+        finally:
+            os.close(inner_r)
+        self.inner = int(said) if said.isdigit() else None
+        self._say({"type": "game"}, [to_game, from_game])
+        os.close(to_game)
+        os.close(from_game)
+
+    def _game_process(self, stdin: int, stdout: int, inner_w: int) -> None:
+        """The fork's side, before any of the agent's code: its fds, its jail, then one game."""
+        os.dup2(stdin, 0)
+        os.dup2(stdout, 1)
+        os.dup2(inner_w, 3)
+        os.closerange(4, os.sysconf("SC_OPEN_MAX"))  # the control socket, the referee's pipe ends
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        if not self.jailed:
+            os.close(3)
+            os.setsid()
+            _sys("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            os._exit(self._play())
+        jail()
+        child = os.fork()
+        if child == 0:  # process 1 of its own PID namespace
+            os.close(3)
+            os.setsid()  # a group of its own: kill(0) must not reach this host's group
+            drop_capabilities()
+            os._exit(self._play())
+        os.write(3, str(child).encode())
+        for fd in (0, 1, 3):  # the game's pipes are the game's alone: they close when it ends
+            os.close(fd)
+        while True:  # waits for its game and ends with it; the host kills the game through `inner`
+            try:
+                _, status = os.waitpid(child, 0)
+            except ChildProcessError:
+                os._exit(0)
+            code = os.waitstatus_to_exitcode(status)
+            if code < 0:  # end the same way, so that the host can say how the game's process ended
+                signal.signal(-code, signal.SIG_DFL)
+                os.kill(os.getpid(), -code)
+            os._exit(code & 0xFF)
+
+    def _play(self) -> int:
+        from treasure_cli.play import agent_host
+
+        return agent_host.main([self.spec], code=self.code, compile_error=self.compile_error)
+
+    def _status(self, wait: float) -> int | None:
+        """The game's exit status, Popen's way, if it ends within `wait` seconds by itself; else None."""
+        if self.game is None or self.exited is not None:
+            return self.exited
+        until = time.monotonic() + min(wait, 2.0)
+        while True:
+            pid, status = os.waitpid(self.game, os.WNOHANG)
+            if pid:
+                self.exited = os.waitstatus_to_exitcode(status)
+                return self.exited
+            if time.monotonic() >= until:
+                return None
+            time.sleep(0.005)
+
+    def _reap(self) -> None:
+        """End the game's process and everything it started; return once they are gone."""
+        if self.game is None:
+            return
+        # A jail's process 1: its namespace dies with it, and the jail's outer process, which
+        # waits for it, ends only once all of it is gone (killed first, the outer process
+        # would leave the jail to finish dying on its own).
+        try:
+            os.kill(self.inner if self.inner is not None else self.game, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if not self.jailed:
+            try:
+                os.killpg(self.game, signal.SIGKILL)  # its session's group
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.exited is None:
+            try:
+                os.waitpid(self.game, 0)
+            except ChildProcessError:
+                pass
+        if not self.jailed:  # a process that left the game's group came to this subreaper: end it too
+            _reap_orphans()
+        self.game = self.inner = self.exited = None
+
+
+def _probe_jail() -> str | None:
+    """Why `jail` fails here (no user namespaces inside this sandbox, say), or None if it works."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            jail()
+            drop_capabilities()
+            os._exit(0)
+        except BaseException as exc:
+            os.write(w, str(exc).encode()[:500])
+            os._exit(1)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        said = f.read().decode(errors="replace")
+    _, status = os.waitpid(pid, 0)
+    return None if os.waitstatus_to_exitcode(status) == 0 else (said or "the jail's process failed")
+
+
+def _reap_orphans() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            for child in _children(os.getpid()):
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if not _children(os.getpid()):
+                return
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    jailed = bool(args) and args[0] == "--jail"
+    args = args[1:] if jailed else args
+    if len(args) != 1:
+        print("usage: python -m treasure_cli.play.zygote [--jail] SPEC", file=sys.stderr)
+        return 2
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)  # only the referee ends it (SIGKILL, or its socket closing)
+    _sys("prctl", _PR_SET_DUMPABLE, 0, 0, 0, 0)  # no game's process may read or trace this one
+    _sys("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if not jailed:
+        _sys("prctl", _PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    control = socket.socket(fileno=os.dup(0))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    zygote = Zygote(args[0], jailed, control)
+    zygote.prepare()
+    return zygote.serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
