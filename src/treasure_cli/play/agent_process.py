@@ -770,7 +770,9 @@ class ProcessAgent:
                     return False
         except AgentError:
             return False
-        return process.end_game() and not process.leftovers()
+        if process.forks:
+            return process.end_game()  # the game's process reaped, and nothing left: it looked
+        return not process.leftovers()
 
     def _hold(self, since: float, delay: float) -> None:
         if hold(since, delay):
