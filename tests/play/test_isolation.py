@@ -5,8 +5,10 @@ where bubblewrap cannot run."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import platform
 import shutil
 import textwrap
 import time
@@ -296,6 +298,7 @@ def test_a_process_left_running_after_a_game_is_killed_with_the_game(agents, isl
 MEMO = textwrap.dedent('''\
     import ctypes
     import os
+    import platform
     import sys
 
     from treasure_cli import LargeScan
@@ -303,6 +306,8 @@ MEMO = textwrap.dedent('''\
     KEPT = []
     _libc = ctypes.CDLL(None, use_errno=True)
     KEY = 0x7E5700 + os.getuid() % 256
+    KEYCTL, ADD_KEY = {"x86_64": (250, 248), "aarch64": (219, 217)}[platform.machine()]
+    SESSION_KEYRING, KEYCTL_SEARCH = -3, 10
 
 
     class Memo:
@@ -322,6 +327,9 @@ MEMO = textwrap.dedent('''\
                     pass
             if _libc.shmget(KEY, 4096, 0) >= 0:
                 seen.append("a System V segment")
+            if _libc.syscall(KEYCTL, KEYCTL_SEARCH, SESSION_KEYRING, b"user", b"memo", 0) >= 0:
+                seen.append("a key in its session keyring")
+            _libc.syscall(ADD_KEY, b"user", b"memo", b"(3, 4)", 6, SESSION_KEYRING)
             _libc.shmget(KEY, 4096, 0o1600)  # IPC_CREAT, 0600: it outlives its creator
             pids = []
             for n in range(40):  # the next process number, and 39 more used up: a count for the next game
@@ -345,6 +353,9 @@ def test_nothing_an_agent_keeps_reaches_its_next_game(tmp_path, island, level):
     process numbers; a plain process (no sandbox) only a fresh process."""
     file = tmp_path / f"memo_{TOKEN}.py"
     file.write_text(MEMO)
+    # As a login session has one: a session keyring, which every process started from here inherits.
+    keyctl = {"x86_64": 250, "aarch64": 219}[platform.machine()]
+    assert ctypes.CDLL(None, use_errno=True).syscall(keyctl, 1, f"test-{TOKEN}".encode()) >= 0
     said = []
     for seed in range(3):
         record, _ = play_game(island, f"{file}:Memo", seed, map_name="m", isolation=level)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import signal
 import socket
 import sys
@@ -47,6 +48,8 @@ _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x10000000, 0x20000000, 0x4000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 1, 4, 36
 _CAP_VERSION_3 = 0x20080522
+_KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "ppc64le": 283, "s390x": 280}  # asm/unistd.h
+_KEYCTL_JOIN_SESSION_KEYRING = 1
 
 
 class _CapHeader(ctypes.Structure):
@@ -61,13 +64,13 @@ _libc: Any = None
 
 
 def _sys(name: str, *args: Any) -> None:
-    """Call libc's `name`; OSError with errno if it fails."""
+    """Call libc's `name`; OSError with errno if it fails (returns anything but 0)."""
     global _libc
     if _libc is None:
         _libc = ctypes.CDLL(None, use_errno=True)
     if getattr(_libc, name)(*args) != 0:
         err = ctypes.get_errno()
-        raise OSError(err, f"{name}: {os.strerror(err)}")
+        raise OSError(err, f"{name}{args[:1] if name == 'syscall' else ''}: {os.strerror(err)}")
 
 
 def jail() -> None:
@@ -84,6 +87,14 @@ def jail() -> None:
     if os.path.isdir("/dev/shm"):
         _sys("mount", b"tmpfs", b"/dev/shm", b"tmpfs", _MS_NOSUID | _MS_NODEV, size)
     _sys("mount", b"tmpfs", b"/proc", b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=4096,mode=555")
+    # A session keyring of its own: the one it was born with is the host's (and the referee's
+    # login session's, if it has one), writable by it and seen by the next game.
+    keyctl = _KEYCTL.get(platform.machine())
+    if keyctl is None:
+        raise OSError(f"no keyctl system call known for {platform.machine()}: the game cannot have a keyring of its own")
+    if ctypes.CDLL(None, use_errno=True).syscall(keyctl, _KEYCTL_JOIN_SESSION_KEYRING, None) < 0:  # the new key's id
+        err = ctypes.get_errno()
+        raise OSError(err, f"keyctl(JOIN_SESSION_KEYRING): {os.strerror(err)}")
 
 
 def drop_capabilities() -> None:
