@@ -29,7 +29,7 @@ from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.agents.belief import Belief
 from treasure_cli.rules.events import TileSet
 from treasure_cli.rules.observation import Note, Observation
-from treasure_cli.rules.grid import Pos, bfs_distance
+from treasure_cli.rules.grid import Pos, bfs_distance, pack_bits
 from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.agents.mass_kernel import (
     PAD, best_cover, best_window, bounding_box, count_both, integral, legal_moves,
@@ -332,9 +332,10 @@ class LogicAgent:
     def _candidate_tiles(self) -> TileSet:
         """The candidates packed for a note, once per candidate array (most actions change none)."""
         cand = self.know.candidates
-        if self._noted is None or self._noted[0] is not cand:
-            self._noted = (cand, TileSet.of(cand))
-        return self._noted[1]
+        noted = self._noted
+        if noted is None or noted[0] is not cand:
+            noted = self._noted = (cand, TileSet(pack_bits(cand)))  # (a bool array: TileSet.of's checks not needed)
+        return noted[1]
 
     # ------------------------------------------------------------ pieces
     def _urgency(self, p: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
