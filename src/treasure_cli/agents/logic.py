@@ -304,29 +304,39 @@ class LogicAgent:
 
     def explain(self) -> Note | None:
         """Why the last action: the candidates, and what the chosen option and the best other
-        kind were expected to save (in actions). Worded only when notes are recorded."""
+        kind were expected to save (in actions). Worded only when notes are recorded.
+
+        (One %-format a note: it runs once an action, right after the action's own work, where
+        every Python step costs several times what it costs warm.)"""
         if self._why is None or self.know is None:
             return None
         reason, gain_verify, gain_scan = self._why
         n = self._count
         chose = self._chose
-        if type(chose) is Verify:
+        kind = type(chose)
+        if kind is Verify:
             inside = self._split_counts.get(chose.number)
-            split = f", splits them {inside}/{n - inside}" if inside is not None else ""
-            text = f"{n} candidates; verify {chose.number}{split}, saves {gain_verify:.1f} actions; " + (
-                reason if reason else f"best scan saves {gain_scan:.1f}")
-            return Note(text, self._candidate_tiles())
-        head = f"{n} candidates; {_describe(chose)}"
-        if reason:
-            text = f"{head}: {reason}"
-        else:
-            other = f"best verification saves {gain_verify:.1f}" if gain_verify else "no verification helps"
-            if type(chose) is Teleport:
-                text = f"{head}: where a scan sees the most candidates; a scan here saves {gain_scan:.1f}; {other}"
-            elif type(chose) is Move and chose.steps > 2:
-                text = f"{head}: toward more candidates; a scan here saves {gain_scan:.1f}; {other}"
+            if inside is not None:
+                text = "%s candidates; verify %s, splits them %s/%s, saves %.1f actions; " % (
+                    n, chose.number, inside, n - inside, gain_verify)
             else:
-                text = f"{head}: saves {gain_scan:.1f} actions; {other}"
+                text = "%s candidates; verify %s, saves %.1f actions; " % (n, chose.number, gain_verify)
+            text += reason if reason else "best scan saves %.1f" % gain_scan
+            return Note(text, self._candidate_tiles())
+        if reason:
+            text = "%s candidates; %s: %s" % (n, _describe(chose), reason)
+        else:
+            other = "best verification saves %.1f" % gain_verify if gain_verify else "no verification helps"
+            if kind is Teleport:
+                text = "%s candidates; teleport to (%s, %s): where a scan sees the most candidates; " \
+                       "a scan here saves %.1f; %s" % (n, chose.target[0], chose.target[1], gain_scan, other)
+            elif kind is Move:
+                steps = chose.steps
+                text = ("%s candidates; move %s %s: toward more candidates; a scan here saves %.1f; %s" if steps > 2
+                        else "%s candidates; move %s %s and scan 3x3: saves %.1f actions; %s") % (
+                    n, chose.direction._name_, steps, gain_scan, other)
+            else:
+                text = "%s candidates; %s: saves %.1f actions; %s" % (n, _describe(chose), gain_scan, other)
         return Note(text, self._candidate_tiles())
 
     def _candidate_tiles(self) -> TileSet:

@@ -95,7 +95,9 @@ def note_event(turn: int, note: object, width: int, height: int, last: list[Tile
 
 
 def _noted(turn: int, text: str, shown: TileSet, last: list[TileSet | None] | None) -> AgentNoted:
-    if last is not None and (last[0] is shown or last[0] == shown):
+    prev = last[0] if last is not None else None
+    if prev is not None and (prev is shown or (  # TileSet's == without its Python-level __eq__
+            type(prev) is type(shown) and prev.bits == shown.bits and prev.candidates == shown.candidates)):
         return AgentNoted(turn, text)
     # zlib as the log writes them, tried only when the raw bits would not fit already
     if len(shown.bits) * 4 // 3 > NOTE_TILE_CHARS and len(zlib.compress(shown.bits, 1)) * 4 // 3 > NOTE_TILE_CHARS:
