@@ -306,37 +306,36 @@ class LogicAgent:
         """Why the last action: the candidates, and what the chosen option and the best other
         kind were expected to save (in actions). Worded only when notes are recorded.
 
-        (One %-format a note: it runs once an action, right after the action's own work, where
-        every Python step costs several times what it costs warm.)"""
+        (One f-string a case: it runs once an action, right after the action's
+        own work, where every Python step costs several times what it costs warm.)"""
         if self._why is None or self.know is None:
             return None
         reason, gain_verify, gain_scan = self._why
         n = self._count
         chose = self._chose
-        kind = type(chose)
-        if kind is Verify:
+        if type(chose) is Verify:
             inside = self._split_counts.get(chose.number)
             if inside is not None:
-                text = "%s candidates; verify %s, splits them %s/%s, saves %.1f actions; " % (
-                    n, chose.number, inside, n - inside, gain_verify)
+                text = (f"{n} candidates; verify {chose.number}, splits them {inside}/{n - inside}, "
+                        f"saves {gain_verify:.1f} actions; ")
             else:
-                text = "%s candidates; verify %s, saves %.1f actions; " % (n, chose.number, gain_verify)
-            text += reason if reason else "best scan saves %.1f" % gain_scan
+                text = f"{n} candidates; verify {chose.number}, saves {gain_verify:.1f} actions; "
+            text += reason if reason else f"best scan saves {gain_scan:.1f}"
             return Note(text, self._candidate_tiles())
         if reason:
-            text = "%s candidates; %s: %s" % (n, _describe(chose), reason)
+            text = f"{n} candidates; {_describe(chose)}: {reason}"
         else:
-            other = "best verification saves %.1f" % gain_verify if gain_verify else "no verification helps"
-            if kind is Teleport:
-                text = "%s candidates; teleport to (%s, %s): where a scan sees the most candidates; " \
-                       "a scan here saves %.1f; %s" % (n, chose.target[0], chose.target[1], gain_scan, other)
-            elif kind is Move:
-                steps = chose.steps
-                text = ("%s candidates; move %s %s: toward more candidates; a scan here saves %.1f; %s" if steps > 2
-                        else "%s candidates; move %s %s and scan 3x3: saves %.1f actions; %s") % (
-                    n, chose.direction._name_, steps, gain_scan, other)
+            other = f"best verification saves {gain_verify:.1f}" if gain_verify else "no verification helps"
+            if type(chose) is Teleport:
+                text = (f"{n} candidates; teleport to ({chose.target[0]}, {chose.target[1]}): where a scan sees "
+                        f"the most candidates; a scan here saves {gain_scan:.1f}; {other}")
+            elif type(chose) is Move:
+                text = (f"{n} candidates; move {chose.direction._name_} {chose.steps}: toward more candidates; "
+                        f"a scan here saves {gain_scan:.1f}; {other}" if chose.steps > 2 else
+                        f"{n} candidates; move {chose.direction._name_} {chose.steps} and scan 3x3: "
+                        f"saves {gain_scan:.1f} actions; {other}")
             else:
-                text = "%s candidates; %s: saves %.1f actions; %s" % (n, _describe(chose), gain_scan, other)
+                text = f"{n} candidates; {_describe(chose)}: saves {gain_scan:.1f} actions; {other}"
         return Note(text, self._candidate_tiles())
 
     def _candidate_tiles(self) -> TileSet:
