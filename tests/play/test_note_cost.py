@@ -44,3 +44,14 @@ def test_a_note_given_as_a_tileset_is_written_as_the_same_note_given_as_a_mask()
 def test_a_tileset_of_another_size_is_the_agents_error():
     with pytest.raises(ValueError, match="30x20"):
         note_event(1, Note("x", TileSet.of(np.zeros((5, 5), dtype=bool))), 30, 20)
+
+
+def test_the_same_tileset_shown_with_the_other_meaning_is_written_again():
+    tiles = TileSet.of(np.random.default_rng(9).random((20, 30)) < 0.3)
+    last: list = [None]
+    assert note_event(1, Note("a", tiles), 30, 20, last).tiles is tiles
+    assert note_event(2, Note("b", tiles), 30, 20, last).tiles is None  # the very same: left out
+    shown = note_event(3, Note("c", tiles, candidates=False), 30, 20, last).tiles
+    assert shown == TileSet(tiles.bits, False)  # the same bits, now "tiles", not candidates
+    assert note_event(4, Note("d", tiles), 30, 20, last).tiles == tiles  # and back
+    assert note_event(5, Note("e", TileSet(tiles.bits)), 30, 20, last).tiles is None  # equal bits: left out

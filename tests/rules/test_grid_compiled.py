@@ -328,6 +328,29 @@ def test_bounding_box_of_floats_reads_signs_and_nans_as_numpy_does():
     assert grid.bounding_box(np.zeros((3, 3), dtype=complex)) is None
 
 
+@needs_module
+@settings(max_examples=300, deadline=None)
+@given(grids(max_side=70), LAYOUTS.filter(lambda how: how != "float"))  # numpy packs no float
+def test_pack_bits_matches_numpy(mask, how):
+    m = layouts(mask, how)
+    want = grid._pack_bits_numpy(m)
+    got = _grid.pack_bits(m)
+    if m.dtype.itemsize != 1:  # only bytes: a wider dtype is declined, and numpy packs it
+        assert got is False
+    else:
+        assert type(got) is bytes and got == want
+    assert grid.pack_bits(m) == want and len(want) == (mask.size + 7) // 8
+
+
+@needs_module
+def test_pack_bits_puts_the_first_tile_in_the_top_bit_and_pads_with_zeros():
+    m = np.zeros((3, 3), dtype=bool)
+    m[0, 0] = m[2, 2] = True  # tiles 0 and 8: the first byte's top bit, the second byte's
+    assert _grid.pack_bits(m) == bytes([0b1000_0000, 0b1000_0000])
+    assert _grid.pack_bits(np.ones(9, dtype=bool)) is False  # not 2-D: numpy decides
+    assert grid.pack_bits(np.ones(9, dtype=bool)) == bytes([0xFF, 0x80])
+
+
 def test_the_comparisons_can_fail():
     # Labels in another order, or a distance off by one, are told apart.
     walk = np.array([[True, False, True]])

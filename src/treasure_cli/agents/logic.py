@@ -29,7 +29,7 @@ from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.agents.belief import Belief
 from treasure_cli.rules.events import TileSet
 from treasure_cli.rules.observation import Note, Observation
-from treasure_cli.rules.grid import Pos, bfs_distance
+from treasure_cli.rules.grid import Pos, bfs_distance, pack_bits
 from treasure_cli.agents.knowledge import Knowledge
 from treasure_cli.agents.mass_kernel import (
     PAD, best_cover, best_window, bounding_box, count_both, integral, legal_moves,
@@ -304,7 +304,10 @@ class LogicAgent:
 
     def explain(self) -> Note | None:
         """Why the last action: the candidates, and what the chosen option and the best other
-        kind were expected to save (in actions). Worded only when notes are recorded."""
+        kind were expected to save (in actions). Worded only when notes are recorded.
+
+        (One f-string a case: it runs once an action, right after the action's
+        own work, where every Python step costs several times what it costs warm.)"""
         if self._why is None or self.know is None:
             return None
         reason, gain_verify, gain_scan = self._why
@@ -312,29 +315,36 @@ class LogicAgent:
         chose = self._chose
         if type(chose) is Verify:
             inside = self._split_counts.get(chose.number)
-            split = f", splits them {inside}/{n - inside}" if inside is not None else ""
-            text = f"{n} candidates; verify {chose.number}{split}, saves {gain_verify:.1f} actions; " + (
-                reason if reason else f"best scan saves {gain_scan:.1f}")
+            if inside is not None:
+                text = (f"{n} candidates; verify {chose.number}, splits them {inside}/{n - inside}, "
+                        f"saves {gain_verify:.1f} actions; ")
+            else:
+                text = f"{n} candidates; verify {chose.number}, saves {gain_verify:.1f} actions; "
+            text += reason if reason else f"best scan saves {gain_scan:.1f}"
             return Note(text, self._candidate_tiles())
-        head = f"{n} candidates; {_describe(chose)}"
         if reason:
-            text = f"{head}: {reason}"
+            text = f"{n} candidates; {_describe(chose)}: {reason}"
         else:
             other = f"best verification saves {gain_verify:.1f}" if gain_verify else "no verification helps"
             if type(chose) is Teleport:
-                text = f"{head}: where a scan sees the most candidates; a scan here saves {gain_scan:.1f}; {other}"
-            elif type(chose) is Move and chose.steps > 2:
-                text = f"{head}: toward more candidates; a scan here saves {gain_scan:.1f}; {other}"
+                text = (f"{n} candidates; teleport to ({chose.target[0]}, {chose.target[1]}): where a scan sees "
+                        f"the most candidates; a scan here saves {gain_scan:.1f}; {other}")
+            elif type(chose) is Move:
+                text = (f"{n} candidates; move {chose.direction._name_} {chose.steps}: toward more candidates; "
+                        f"a scan here saves {gain_scan:.1f}; {other}" if chose.steps > 2 else
+                        f"{n} candidates; move {chose.direction._name_} {chose.steps} and scan 3x3: "
+                        f"saves {gain_scan:.1f} actions; {other}")
             else:
-                text = f"{head}: saves {gain_scan:.1f} actions; {other}"
+                text = f"{n} candidates; {_describe(chose)}: saves {gain_scan:.1f} actions; {other}"
         return Note(text, self._candidate_tiles())
 
     def _candidate_tiles(self) -> TileSet:
         """The candidates packed for a note, once per candidate array (most actions change none)."""
         cand = self.know.candidates
-        if self._noted is None or self._noted[0] is not cand:
-            self._noted = (cand, TileSet.of(cand))
-        return self._noted[1]
+        noted = self._noted
+        if noted is None or noted[0] is not cand:
+            noted = self._noted = (cand, TileSet(pack_bits(cand)))  # (a bool array: TileSet.of's checks not needed)
+        return noted[1]
 
     # ------------------------------------------------------------ pieces
     def _urgency(self, p: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:

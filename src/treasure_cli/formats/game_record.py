@@ -10,6 +10,7 @@ See docs/log-format.md for the grammar.
 from __future__ import annotations
 
 import base64
+import binascii
 import dataclasses
 import functools
 import json
@@ -110,7 +111,8 @@ def _write_tiles(tiles: ev.TileSet | None) -> str:
     # whatever the size (more than the rest of the note), and saves little on a small map.
     bits = tiles.bits
     stream = _stored(bits) if len(bits) <= 4096 else zlib.compress(bits, 1)
-    return f", {'candidates' if tiles.candidates else 'tiles'} {base64.b64encode(stream).decode('ascii')}"
+    # (binascii's own call: base64.b64encode is a Python wrapper around it)
+    return (", candidates " if tiles.candidates else ", tiles ") + binascii.b2a_base64(stream, newline=False).decode("ascii")
 
 
 def _stored(data: bytes) -> bytes:

@@ -64,13 +64,18 @@ def note_event(turn: int, note: object, width: int, height: int, last: list[Tile
     shown. Most actions change no candidate, and writing the same tiles again was most of
     what notes cost.
     """
-    if not isinstance(note, Note):
+    if type(note) is not Note and not isinstance(note, Note):
         raise TypeError(f"explain() must return a Note or None, not {type(note).__name__}")
-    text = note.text if type(note.text) is str and "\n" not in note.text else " ".join(str(note.text).split())
-    text = text[:NOTE_CHARS]
+    text = note.text
+    if type(text) is not str or "\n" in text:
+        text = " ".join(str(text).split())
+    if len(text) > NOTE_CHARS:
+        text = text[:NOTE_CHARS]
     tiles, candidates = note.tiles, bool(note.candidates)
     if tiles is None:
         return AgentNoted(turn, text)
+    if last is not None and tiles is last[0] and tiles.candidates is candidates:
+        return AgentNoted(turn, text)  # the very TileSet the last tiles written were: checked then
     if isinstance(tiles, TileSet):  # packed by the agent: kept as it is while it shows the same ones
         if type(tiles.bits) is not bytes or len(tiles.bits) != (width * height + 7) // 8:
             raise ValueError(f"a note's TileSet must hold the {width}x{height} map's tiles")
@@ -90,7 +95,9 @@ def note_event(turn: int, note: object, width: int, height: int, last: list[Tile
 
 
 def _noted(turn: int, text: str, shown: TileSet, last: list[TileSet | None] | None) -> AgentNoted:
-    if last is not None and (last[0] is shown or last[0] == shown):
+    prev = last[0] if last is not None else None
+    if prev is not None and (prev is shown or (  # TileSet's == without its Python-level __eq__
+            type(prev) is type(shown) and prev.bits == shown.bits and prev.candidates == shown.candidates)):
         return AgentNoted(turn, text)
     # zlib as the log writes them, tried only when the raw bits would not fit already
     if len(shown.bits) * 4 // 3 > NOTE_TILE_CHARS and len(zlib.compress(shown.bits, 1)) * 4 // 3 > NOTE_TILE_CHARS:

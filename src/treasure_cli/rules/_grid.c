@@ -1,7 +1,7 @@
 /*
  * treasure_cli.rules._grid: compiled twins of grid.py's BFS, pieces, Manhattan
  * distances, neighbours, bounding box and shortest-path DAG descendants (one search, or a walk
- * forward through the DAG), and of island.py's region tables,
+ * forward through the DAG) and bit packing, and of island.py's region tables,
  * prisons and prison reach, and of actions.py's legal_moves (the rule of
  * moves: the logic agent asks it for every tile it plans from).
  *
@@ -1232,6 +1232,61 @@ done:
     return Py_XNewRef(result);
 }
 
+/* ---- a mask's tiles as bits ------------------------------------------------ */
+
+PyDoc_STRVAR(pack_bits_doc,
+"pack_bits(mask) -> bytes | False\n\n"
+"grid.pack_bits: a 2-D grid of bytes (bool, int8, uint8) as one bit a tile, row by row,\n"
+"the first tile the top bit (numpy.packbits(mask, axis=None).tobytes()); False when declined.");
+
+static PyObject *pack_bits(PyObject *self, PyObject *mask_obj)
+{
+    Grid g;
+    int got = grid_in(mask_obj, &g);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_False);
+    PyObject *result = Py_NewRef(Py_False);
+    if (g.kind != K_U8 || too_big(g.h, g.w))
+        goto done;
+    Py_ssize_t n = g.h * g.w;
+    Py_SETREF(result, PyBytes_FromStringAndSize(NULL, (n + 7) / 8));
+    if (!result)
+        goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
+    if (g.s1 == 1 && g.s0 == g.w) {  /* C order: one run of n bytes, 8 a time */
+        const unsigned char *p = (const unsigned char *)g.buf;
+        Py_ssize_t i = 0;
+        for (; i + 8 <= n; i += 8, p += 8)
+            *out++ = (unsigned char)((p[0] != 0) << 7 | (p[1] != 0) << 6 | (p[2] != 0) << 5 | (p[3] != 0) << 4
+                                     | (p[4] != 0) << 3 | (p[5] != 0) << 2 | (p[6] != 0) << 1 | (p[7] != 0));
+        if (i < n) {
+            unsigned char byte = 0;
+            for (int k = 0; i < n; i++, k++)
+                byte |= (unsigned char)((*p++ != 0) << (7 - k));
+            *out = byte;
+        }
+    } else {  /* any strides: tile by tile */
+        unsigned char byte = 0;
+        int k = 0;
+        for (Py_ssize_t r = 0; r < g.h; r++) {
+            const char *p = g.buf + r * g.s0;
+            for (Py_ssize_t c = 0; c < g.w; c++) {
+                byte |= (unsigned char)((p[c * g.s1] != 0) << (7 - k));
+                if (++k == 8) {
+                    *out++ = byte;
+                    byte = 0;
+                    k = 0;
+                }
+            }
+        }
+        if (k)
+            *out = byte;
+    }
+done:
+    PyBuffer_Release(&g.view);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"bfs", bfs, METH_VARARGS, bfs_doc},
     {"components", components, METH_VARARGS, components_doc},
@@ -1240,6 +1295,7 @@ static PyMethodDef module_methods[] = {
     {"bounding_box", bounding_box, METH_O, bounding_box_doc},
     {"region_tables", region_tables, METH_VARARGS, region_tables_doc},
     {"positions", positions, METH_O, positions_doc},
+    {"pack_bits", pack_bits, METH_O, pack_bits_doc},
     {"piece_reach", piece_reach, METH_VARARGS, piece_reach_doc},
     {"dag_descendants", dag_descendants, METH_VARARGS, dag_descendants_doc},
     {"dag_walk_start", dag_walk_start, METH_VARARGS, dag_walk_start_doc},

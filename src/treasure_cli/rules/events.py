@@ -12,7 +12,7 @@ import enum
 
 import numpy as np
 
-from treasure_cli.rules.grid import Direction, Pos
+from treasure_cli.rules.grid import Direction, Pos, pack_bits
 from treasure_cli.rules.hints import Hint
 from treasure_cli.rules.quick_init import quick_init
 
@@ -174,7 +174,7 @@ class TileSet:
     def of(cls, mask: np.ndarray, candidates: bool = True) -> TileSet:
         if type(mask) is not np.ndarray or mask.dtype is not _BOOL:
             mask = np.asarray(mask, dtype=bool)
-        return cls(np.packbits(mask, axis=None).tobytes(), candidates)  # (axis=None: flat, row by row)
+        return cls(pack_bits(mask), candidates)
 
     def mask(self, width: int, height: int) -> np.ndarray:
         """The tiles as a (height, width) bool mask; ValueError if the bits are not that many."""

@@ -7,7 +7,7 @@ is a handful of vectorised operations (cost grows with the tiles reached, not
 with the number of layers times the map size).
 
 `bfs_distance`, `components`, `manhattan_distance_to`, `neighbours_of`,
-`bounding_box` and `dag_descendants` run in the compiled module `treasure_cli.rules._grid`
+`bounding_box`, `pack_bits` and `dag_descendants` run in the compiled module `treasure_cli.rules._grid`
 (`_grid.c`) when it is built, with the same results bit for bit
 (tests/rules/test_grid_compiled.py); the numpy versions below (`_..._numpy`)
 are the readable reference and the fallback: without the module, with
@@ -355,6 +355,20 @@ def bounding_box(mask: np.ndarray) -> tuple[slice, slice] | None:
         if box is not False:
             return box  # type: ignore[no-any-return]
     return _bounding_box_numpy(mask)
+
+
+def pack_bits(mask: np.ndarray) -> bytes:
+    """`mask`'s tiles as one bit each, row by row, the first tile the top bit of the first
+    byte, the last byte padded with zeros (a note's tiles, `events.TileSet`)."""
+    if _c is not None:
+        bits = _c.pack_bits(mask)  # one C call: numpy's packbits costs several us a note in set-up alone
+        if bits is not False:
+            return bits  # type: ignore[no-any-return]
+    return _pack_bits_numpy(mask)
+
+
+def _pack_bits_numpy(mask: np.ndarray) -> bytes:
+    return np.packbits(mask, axis=None).tobytes()  # (axis=None: flat, row by row)
 
 
 def _bounding_box_numpy(mask: np.ndarray) -> tuple[slice, slice] | None:
