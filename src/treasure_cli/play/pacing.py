@@ -106,7 +106,7 @@ def _decoy_game(public: Island, decoy: Island, seed: int, truth_rate: float, max
     """Seconds of the referee's work in one decoy game: its start, with the pirate's whole
     walk found as a paced game finds it (`Game.walk_path`), then each turn's end (up to DECOY_TURNS)."""
     clock = time.perf_counter()
-    game = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns, hints=hints)
+    game = Game(decoy, seed, truth_rate=truth_rate, max_turns=max_turns, hints=hints, even=True)
     game.walk_path()
     game.start()
     _encode(game.observe().news, public)
