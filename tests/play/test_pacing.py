@@ -243,3 +243,24 @@ def test_a_paced_game_draws_its_hints_evenly_and_plays_exactly_the_unpaced_game(
         assert len(evens) >= 5 and set(evens) == {steady}
         played[steady] = format_log(events)
     assert played[True] == played[False]
+
+
+def test_a_pause_that_falls_on_every_run_of_a_decoy_turn_does_not_set_the_pace(island, monkeypatch):
+    """By structure: the decoys' times are made up, a pause lasts for some runs of one game."""
+    played: list[int] = []
+
+    def decoy_game(public, decoy, seed, *args):
+        played.append(seed)
+        paused = seed == 3 and played.count(3) <= pacing.REPEATS + 1  # every round, and one replay more
+        return [0.002, 0.001, 0.05 if paused else 0.001, 0.0012]
+
+    monkeypatch.setattr(pacing, "_decoy_game", decoy_game)
+    pace = measure(island.public(), 0.5, None)
+    assert pace.turn == pytest.approx(pacing.MARGIN * 0.0012) and pace.start == pytest.approx(pacing.MARGIN * 0.002)
+    assert played.count(3) == pacing.REPEATS + 2 and played.count(4) == pacing.REPEATS
+
+    def slow_turn(public, decoy, seed, *args):  # a turn slow in every run: real work, it counts
+        return [0.002, 0.001, 0.05 if seed == 3 else 0.001, 0.0012]
+
+    monkeypatch.setattr(pacing, "_decoy_game", slow_turn)
+    assert measure(island.public(), 0.5, None).turn == pytest.approx(pacing.MARGIN * 0.05)
