@@ -9,7 +9,7 @@ ends a turn, how long the first byte of the next question took to come) plays
 `--games` games of at most `--turns` turns with the same seeds (in a process of
 its own: the sandbox changes nothing of the referee's time), once with the
 referee's replies as they come and once held to a steady pace (play/pacing.py,
-what the tournament does). For each setting the table gives the delays' median
+what the tournament does, its hints drawn evenly: rules/hint_draw.py). For each setting the table gives the delays' median
 and 99th percentile, the late turns, how far apart the tiles' median delays
 are, and two tests of the delays grouped by treasure tile: Kruskal-Wallis over
 the turns, and a test that shuffles whole games among the tiles (`_by_game`;

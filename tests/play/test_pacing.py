@@ -12,11 +12,13 @@ from click.testing import CliRunner
 from helpers import ROOT
 
 from treasure_cli.cli import cli
+from treasure_cli.formats.game_record import format_log
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.play import agent_process, games, pacing, tournament
 from treasure_cli.play.games import play_game
 from treasure_cli.play.pacing import FLOOR, SPIN as SPIN_, Pace, measure, pace_for
 from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.rules import game as game_module
 from treasure_cli.rules import pirate
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.plugin_kinds import PluginHint
@@ -118,7 +120,8 @@ def test_the_decoys_never_include_a_prison_or_a_tile_no_prison_reaches(island):
     assert set(island.walk_pieces[rows, cols].tolist()) <= prison_pieces
 
 
-SLOW = 0.002  # seconds each draw of the slow kind takes: far above a 16x16 turn's own work
+SLOW = 0.0004  # seconds each draw of the slow kind takes: above a 16x16 turn's own work (a paced
+# turn draws it MAX_PARAM_DRAWS times: hint_draw's `even`)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,15 +147,15 @@ class SlowHalf(PluginHint):
 
 def test_the_pace_is_measured_with_the_kinds_in_play(island, tmp_path, monkeypatch):
     slow = HintSet((SlowHalf,), (1.0,))
-    pace = pace_for(island, 0.5, 20, slow)
-    assert pace is not pace_for(island, 0.5, 20) and pace.turn >= pacing.MARGIN * SLOW
-    assert pace.turn > pace_for(island, 0.5, 20).turn  # the built-ins' pace would not cover the slow kind
+    pace = pace_for(island, 0.5, 4, slow)
+    assert pace is not pace_for(island, 0.5, 4) and pace.turn >= pacing.MARGIN * SLOW
+    assert pace.turn > pace_for(island, 0.5, 4).turn  # the built-ins' pace would not cover the slow kind
     # and a game with the slow kind is held to that pace: every turn's question waits it out
     agent = tmp_path / "timer.py"
     agent.write_text(TIMER_AGENT)
     asked: list = []
     monkeypatch.setattr(games, "pace_for", lambda *args: asked.append(args) or pace_for(*args))
-    record, _ = play_game(island, f"{agent}:Agent", 1, map_name="m", max_turns=20, keep_events=False,
+    record, _ = play_game(island, f"{agent}:Agent", 1, map_name="m", max_turns=4, keep_events=False,
                           isolation="process", limits=AgentLimits(steady_replies=True), hints=slow)
     assert record.outcome != "failed", record.error
     assert asked and asked[0][3] is slow and pace_for(*asked[0]) is pace
@@ -221,3 +224,44 @@ def test_a_paced_game_walks_the_pirate_before_its_first_question_and_writes_righ
         holds = [k for k, what in enumerate(seen) if what == "hold"]
         assert len(holds) >= 12 if steady else not holds
         assert all(seen[k + 1] == "write" for k in holds)
+
+
+def test_a_paced_game_draws_its_hints_evenly_and_plays_exactly_the_unpaced_game(island, tmp_path, monkeypatch):
+    """Paced games, and only they, draw their hints evenly (a work independent of the treasure:
+    tests/rules/test_hint_draw_even.py); a paced game's log is the unpaced game's, byte for byte."""
+    agent = tmp_path / "timer.py"
+    agent.write_text(TIMER_AGENT)
+    evens: list[bool] = []
+    draw_hint = game_module.draw_hint
+    monkeypatch.setattr(game_module, "draw_hint", lambda *a, even: evens.append(even) or draw_hint(*a, even=even))
+    monkeypatch.setattr(games, "pace_for", lambda *args: Pace(turn=0.003, start=0.003))
+    played = {}
+    for steady in (False, True):
+        evens.clear()
+        record, events = play_game(island, f"{agent}:Agent", 2, map_name="m", max_turns=10, isolation="process",
+                                   limits=AgentLimits(steady_replies=steady))
+        assert record.outcome != "failed", record.error
+        assert len(evens) >= 5 and set(evens) == {steady}
+        played[steady] = format_log(events)
+    assert played[True] == played[False]
+
+
+def test_a_pause_that_falls_on_every_run_of_a_decoy_turn_does_not_set_the_pace(island, monkeypatch):
+    """By structure: the decoys' times are made up, a pause lasts for some runs of one game."""
+    played: list[int] = []
+
+    def decoy_game(public, decoy, seed, *args):
+        played.append(seed)
+        paused = seed == 3 and played.count(3) <= pacing.REPEATS + 1  # every round, and one replay more
+        return [0.002, 0.001, 0.05 if paused else 0.001, 0.0012]
+
+    monkeypatch.setattr(pacing, "_decoy_game", decoy_game)
+    pace = measure(island.public(), 0.5, None)
+    assert pace.turn == pytest.approx(pacing.MARGIN * 0.0012) and pace.start == pytest.approx(pacing.MARGIN * 0.002)
+    assert played.count(3) == pacing.REPEATS + 2 and played.count(4) == pacing.REPEATS
+
+    def slow_turn(public, decoy, seed, *args):  # a turn slow in every run: real work, it counts
+        return [0.002, 0.001, 0.05 if seed == 3 else 0.001, 0.0012]
+
+    monkeypatch.setattr(pacing, "_decoy_game", slow_turn)
+    assert measure(island.public(), 0.5, None).turn == pytest.approx(pacing.MARGIN * 0.05)

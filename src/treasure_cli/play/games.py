@@ -254,7 +254,8 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
             if isinstance(seat.agent, ProcessAgent):
                 seat.agent.began = time.perf_counter()  # the game's own work starts here
             game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
-                        max_turns=max_turns, hint_truths_public=seat.hint_truths, hints=hints)
+                        max_turns=max_turns, hint_truths_public=seat.hint_truths, hints=hints,
+                        even=pace is not None)
             if pace is not None:
                 game.walk_path()  # the pirate's walk, treasure-dependent work, under the start's pace
             play = play_agent(game, seat.agent, notes=notes)

@@ -83,9 +83,12 @@ class Game:
         hint_truths_public: bool = False,
         keep_news: bool = True,
         hints: HintSet | None = None,
+        even: bool = False,
     ):
         """`hint_truths_public` tells the agent every hint's truth (the oracle bound only);
-        `hints`: the kinds the pirate chooses from (default: the 15 built-in kinds)."""
+        `hints`: the kinds the pirate chooses from (default: the 15 built-in kinds); `even`: each
+        hint drawn with a work that does not depend on the treasure (`draw_hint`'s `even`, for
+        steadily paced games: play/pacing.py), the same hints."""
         if island.treasure is None:
             raise ValueError("the game needs an island with its treasure")
         check_truth_rate(truth_rate)
@@ -96,6 +99,7 @@ class Game:
         self.map_name = map_name
         self.truth_rate = truth_rate
         self.hint_kinds = hints
+        self.even = even
         self.hint_truths_public = hint_truths_public
         self.max_turns = max_turns if max_turns is not None else default_turn_limit(island.width, island.height)
         if self.max_turns < 1:
@@ -339,7 +343,7 @@ class Game:
         draw = seeds.draws(self.seed, seeds.HINTS, turn)
         truthful = turn == 1 or bool(draw.random() < self.truth_rate)
         ctx = HintContext(turn, self.prison, self.position, turn >= self.island.reveal_turn)
-        hint = draw_hint(self.island, self.treasure, ctx, truthful, draw, self.hint_kinds)
+        hint = draw_hint(self.island, self.treasure, ctx, truthful, draw, self.hint_kinds, even=self.even)
         self.hints.append(hint)
         self.truths.append(truthful)
         self._hints_seen = None

@@ -8,6 +8,15 @@ parameters). A kind that fails is dropped for this hint and a kind is chosen
 again among the rest, so at most 15 kind choices happen; if every kind fails,
 a kind-1 hint is built to match directly (it always can). The kinds'
 parameter draws and their availability are in hint_params.py.
+
+How many candidates the pirate tries before one has his truth depends on
+where the treasure is, and so does the draw's time. With `even=True` (paced
+games, play/pacing.py) the draw walks the whole sequence a draw would walk if
+no candidate matched, every kind's every candidate and the fallback, and keeps
+the first that matches: the same hint, since the sequence of random calls up
+to that candidate is the same, and its work depends on the public island, the
+turn and the turn's own stream only. The draws after the kept candidate come
+from the turn's own stream (rules/seeds.py), which nothing else reads.
 """
 
 from __future__ import annotations
@@ -115,9 +124,12 @@ def draw_hint(
     truthful: bool,
     rng: np.random.Generator | PyDraws,  # or the compiled Draws: the same methods
     kinds: HintSet | None = None,
+    *,
+    even: bool = False,
 ) -> Hint:
     """The pirate's hint (RULES §7) whose truth about `treasure` equals `truthful`, of one of
-    `kinds` (by default the 15 built-in kinds at their weights)."""
+    `kinds` (by default the 15 built-in kinds at their weights). `even`: the same hint, with
+    every candidate drawn and tested, so that the work does not depend on the treasure."""
     t = (int(treasure[0]), int(treasure[1]))
     drawer = _Drawer(island, ctx, rng)
     if t not in drawer.facts.land_treasures:
@@ -125,20 +137,32 @@ def draw_hint(
             raise ValueError(f"the treasure {t} is not a land tile of this map")
         drawer.facts.land_treasures.add(t)
     if kinds is not None and not kinds.builtin_only:
-        return _draw_from(kinds, drawer, t, truthful)
+        return _draw_from(kinds, drawer, t, truthful, even)
     open_kinds = available_kinds(island, ctx)
     cum: Sequence[float] | None = drawer.facts.cum_weights[open_kinds]  # kept: most hints take the first kind
     left = list(open_kinds)
+    found: Hint | None = None  # (even) the first candidate that matched
     while left:
         kind = choose_kind(left, rng, cum)
         holds, draw_args = drawer.tester(kind, t), drawer.drawing(kind)
         for _ in range(1 if kind in FIXED_KINDS else MAX_PARAM_DRAWS):
             args = draw_args()
             if holds(args) == truthful:
-                return HINT_CLASSES[kind](*args)
+                if not even:
+                    return HINT_CLASSES[kind](*args)
+                if found is None:
+                    found = HINT_CLASSES[kind](*args)
         left.remove(kind)
         cum = None
-    return drawer.fallback(t, truthful)
+    return _last(drawer, t, truthful, found)
+
+
+def _last(drawer: _Drawer, t: Pos, truthful: bool, found: Hint | None) -> Hint:
+    """The hint found, or the fallback when none was; the fallback is built either way, so
+    that an even draw (which reaches this with a hint found) does the same work as one that
+    found none."""
+    fallback = drawer.fallback(t, truthful)
+    return fallback if found is None else found
 
 
 class GeneratorDraws:
@@ -195,14 +219,16 @@ class HintSet:
 BUILTIN_HINTS = HintSet(tuple(HINT_CLASSES.values()))
 
 
-def _draw_from(kinds: HintSet, drawer: _Drawer, t: Pos, truthful: bool) -> Hint:
-    """draw_hint's loop over any set of kinds (RULES §7)."""
+def _draw_from(kinds: HintSet, drawer: _Drawer, t: Pos, truthful: bool, even: bool = False) -> Hint:
+    """draw_hint's loop over any set of kinds (RULES §7); `even` as draw_hint's. A plugin kind's
+    own `draw` and `holds_for` may still take a time that depends on the treasure."""
     # A plugin kind sees the public island only (what its tile set is built from on the agent's side).
     island, ctx = drawer.island.public(), drawer.ctx
     rng: Any = drawer.rng
     if not hasattr(rng, "below"):  # a numpy Generator (tests, tools): the same three draws through it
         rng = GeneratorDraws(rng, drawer._below, drawer._sample)
     open_kinds = [(k, w) for k, w in zip(kinds.kinds, kinds.weights) if k.available(island, ctx)]
+    found: Hint | None = None
     while open_kinds:
         cum = tuple(itertools.accumulate(w for _, w in open_kinds))
         i = min(bisect.bisect_right(cum, rng.random() * cum[-1]), len(open_kinds) - 1)
@@ -213,10 +239,16 @@ def _draw_from(kinds: HintSet, drawer: _Drawer, t: Pos, truthful: bool) -> Hint:
             if builtin:  # the built-in's fast draw and test: the same random calls as its `draw`
                 args = drawer.drawing(kind)()  # type: ignore[arg-type]  # `builtin`: a HintKind
                 if drawer.tester(kind, t)(args) == truthful:  # type: ignore[arg-type]
-                    return cls(*args)
+                    if not even:
+                        return cls(*args)
+                    if found is None:
+                        found = cls(*args)
             else:
                 hint = cls.draw(island, ctx, rng)
                 if hint.holds_for(island, t) == truthful:
-                    return hint
+                    if not even:
+                        return hint
+                    if found is None:
+                        found = hint
         del open_kinds[i]
-    return drawer.fallback(t, truthful)
+    return _last(drawer, t, truthful, found)
