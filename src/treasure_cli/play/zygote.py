@@ -126,6 +126,7 @@ class Zygote:
         from treasure_cli.agents import registry
         from treasure_cli.play import agent_host  # noqa: F401
 
+        _warm_up()
         if registry.is_file_spec(self.spec):
             where = self.spec.strip().rpartition(":")[0]
             try:
@@ -269,6 +270,42 @@ class Zygote:
         if not self.jailed:  # a process that left the game's group came to this subreaper: end it too
             _reap_orphans()
         self.game = self.inner = self.exited = None
+
+
+def _warm_up(games: int = 3) -> None:
+    """Play a few games of the built-in `logic` on made-up islands through the host's own
+    decoding, here, so that what every game's process runs (the host, the rules' decoding,
+    the agent API's modules, numpy) is warm when it is forked: Python specialises bytecode as
+    it runs it, and a process forked from a host that never ran it would start cold every game
+    (each action ~3-6 times slower at first). Our own code on invented games: no agent's code,
+    nothing of any real game."""
+    import io
+
+    import numpy as np
+
+    from treasure_cli.islands.generator import generate_island
+    from treasure_cli.play.agent_host import _Host
+    from treasure_cli.rules.game import Game
+
+    out = io.BytesIO()
+    host = _Host("logic", out)
+    host.load()
+    for seed in range(games):
+        island = generate_island(24, 24, rng=np.random.default_rng(seed))
+        public = island.public()
+        game = Game(island, seed + 1, agent_name="warm-up")
+        game.start()
+        host.handle({"type": "start", "seed": seed, "island": wire.encode_island(public),
+                     "options": {"truth_rate": game.truth_rate, "max_turns": game.max_turns}})
+        while game.result is None:
+            obs = game.observe()
+            out.seek(0)
+            out.truncate()
+            host.handle({"type": "act", "turn": obs.turn, "actions_left": obs.actions_left,
+                         "position": list(obs.position), "teleport_used": obs.teleport_used,
+                         "news": [wire.encode_event(e, public, False) for e in obs.news]})
+            game.step(wire.decode_action(wire.load_line(out.getvalue())))
+        host.handle({"type": "end"})
 
 
 def _probe_jail() -> str | None:
