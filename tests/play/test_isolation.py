@@ -10,6 +10,8 @@ import json
 import os
 import platform
 import shutil
+import subprocess
+import sys
 import textwrap
 import time
 import uuid
@@ -368,6 +370,23 @@ def test_nothing_an_agent_keeps_reaches_its_next_game(tmp_path, island, level):
     else:
         assert all("a module global" not in line for line in said), said
     assert agent_processes() == []
+
+
+def test_a_game_jail_keeps_what_the_sandbox_shows_under_tmp(tmp_path):
+    """The game's own /tmp must not hide what lives there: an interpreter or this package under
+    /tmp (a clone of the project there, say), bound into the sandbox at the same path."""
+    shown = tmp_path / "shown"
+    shown.mkdir()
+    (shown / "mark.txt").write_text("still here")
+    code = ("import os; from treasure_cli.play.zygote import jail; jail(); "
+            "open('/tmp/mine', 'w').write('x'); print(open('/tmp/deep/shown/mark.txt').read(), sorted(os.listdir('/tmp')))")
+    argv = list(sandbox.launch([sys.executable, "-I", "-c", code], "sandbox", None, python=True).argv)
+    at = argv.index("--chdir")
+    argv[at:at] = ["--dir", "/tmp/deep", "--ro-bind", str(shown), "/tmp/deep/shown"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: sandbox.set_limits(AgentLimits()))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("still here ") and "'mine'" in done.stdout, done.stdout
 
 
 def test_where_the_warm_host_cannot_jail_a_game_each_game_gets_a_fresh_sandbox(agents, island, monkeypatch):

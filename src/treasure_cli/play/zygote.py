@@ -32,6 +32,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import re
 import signal
 import socket
 import sys
@@ -45,7 +46,7 @@ TMP_BYTES = 64 << 20  # a game's private /tmp (memory): what it may write, at mo
 # Linux's constants (linux/sched.h, linux/mount.h, linux/capability.h, linux/prctl.h)
 _CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC = 1, 2, 4, 8, 0x1000, 0x4000
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 1, 4, 36
 _CAP_VERSION_3 = 0x20080522
 _KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "ppc64le": 283, "s390x": 280}  # asm/unistd.h
@@ -83,7 +84,19 @@ def jail() -> None:
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
     size = f"size={TMP_BYTES},mode=1777".encode()
+    # What the sandbox shows under /tmp (the interpreter or this package, when they live there)
+    # is bound again on the game's own /tmp, from handles taken before it is covered.
+    shown = [(path, os.open(path, os.O_PATH)) for path in _mounts_under("/tmp")]
     _sys("mount", b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, size)
+    for path, fd in shown:
+        source = f"/proc/self/fd/{fd}"
+        if os.path.isdir(source):
+            os.makedirs(path, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "a").close()
+        _sys("mount", source.encode(), path.encode(), None, _MS_BIND | _MS_REC, None)
+        os.close(fd)
     if os.path.isdir("/dev/shm"):
         _sys("mount", b"tmpfs", b"/dev/shm", b"tmpfs", _MS_NOSUID | _MS_NODEV, size)
     _sys("mount", b"tmpfs", b"/proc", b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=4096,mode=555")
@@ -95,6 +108,17 @@ def jail() -> None:
     if ctypes.CDLL(None, use_errno=True).syscall(keyctl, _KEYCTL_JOIN_SESSION_KEYRING, None) < 0:  # the new key's id
         err = ctypes.get_errno()
         raise OSError(err, f"keyctl(JOIN_SESSION_KEYRING): {os.strerror(err)}")
+
+
+def _mounts_under(folder: str) -> list[str]:
+    """The outermost mount points below `folder` (/proc/self/mountinfo's fifth field, octal escapes undone)."""
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4])
+            if point.startswith(folder.rstrip("/") + "/"):
+                points.append(point)
+    return [p for p in sorted(set(points)) if not any(p.startswith(q + "/") for q in points)]
 
 
 def drop_capabilities() -> None:
