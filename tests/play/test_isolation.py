@@ -200,10 +200,6 @@ def _warm(pid: int) -> bool:
     return cmd.startswith(b"bwrap") or parent == os.getpid() or _cmdline(parent).startswith(b"bwrap")
 
 
-def warm_hosts() -> list[int]:
-    return sorted(p for p in _children(os.getpid()) if _warm(p) and not _cmdline(p).startswith(b"bwrap"))
-
-
 def _agent_processes() -> list[str]:
     return sorted(line for line in _all_agent_processes() if not _warm(int(line.split()[0])))
 

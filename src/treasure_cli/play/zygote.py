@@ -353,6 +353,8 @@ def _probe_jail() -> str | None:
 
 
 def _reap_orphans() -> None:
+    from treasure_cli.play.agent_process import _children  # the referee's reading of /proc
+
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -366,14 +368,6 @@ def _reap_orphans() -> None:
                     pass
             if not _children(os.getpid()):
                 return
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
 
 
 def main(argv: list[str] | None = None) -> int:
