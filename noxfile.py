@@ -28,6 +28,10 @@ DEFAULT = f"{sys.version_info.major}.{sys.version_info.minor}"  # nox runs from 
 OTHERS = [v for v in SUPPORTED if v != DEFAULT]
 EXTRAS = ".[test,plot,gym,dask]"
 PYTEST = ["-p", "no:cacheprovider"]  # pyproject.toml adds -q
+# The whole suite spreads over every core (pytest-xdist): it is CPU-bound and its tests are
+# independent (each has its own folders; the process tests find their processes by a marker of
+# their own). spawn_only stays on one: its sitecustomize takes fork away from every process.
+PARALLEL = ["-n", "auto"]
 
 # The tests that start processes: worker pools (run --jobs, bench, the tournament),
 # agents in processes of their own, check-agent, interruptions.
@@ -77,7 +81,7 @@ nox.options.sessions = ["suite", *(["suite_other"] if PRESENT else []), "spawn_o
 @nox.session(venv_backend="none")
 def suite(session: nox.Session) -> None:
     """The whole suite on the default interpreter, in .venv."""
-    session.run(sys.executable, "-m", "pytest", *PYTEST, *session.posargs)
+    session.run(sys.executable, "-m", "pytest", *PYTEST, *PARALLEL, *session.posargs)
 
 
 @nox.session(python=PRESENT or OTHERS)
@@ -85,7 +89,7 @@ def suite_other(session: nox.Session) -> None:
     """The whole suite on another supported Python, against the package as pip installs it."""
     session.install("--quiet", "--upgrade", "pip")
     session.install("--quiet", EXTRAS)
-    session.run("python", "-m", "pytest", *PYTEST, *session.posargs)
+    session.run("python", "-m", "pytest", *PYTEST, *PARALLEL, *session.posargs)
 
 
 @nox.session(venv_backend="none")
