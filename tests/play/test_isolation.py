@@ -312,17 +312,18 @@ MEMO = textwrap.dedent('''\
         """Looks for what it left in its last game, in every place it can, then leaves it again."""
 
         def __init__(self):
-            seen = []
+            seen, unwritable = [], []
             if KEPT:
                 seen.append("a module global")
-            for path in ("/tmp/memo", "/dev/shm/memo"):
+            # "memo-here": in its working folder, which is its own /tmp in the sandbox
+            for path in ("/tmp/memo", "/dev/shm/memo", "memo-here"):
                 if os.path.exists(path):
                     seen.append(path)
                 try:
                     with open(path, "w") as f:
                         f.write("the treasure was at (3, 4)")
                 except OSError:
-                    pass
+                    unwritable.append(path)
             if _libc.shmget(KEY, 4096, 0) >= 0:
                 seen.append("a System V segment")
             if _libc.syscall(KEYCTL, KEYCTL_SEARCH, SESSION_KEYRING, b"user", b"memo", 0) >= 0:
@@ -337,7 +338,8 @@ MEMO = textwrap.dedent('''\
                 os.waitpid(pid, 0)
                 pids.append(pid)
             KEPT.append(1)
-            print(f"seen: {', '.join(seen) or 'nothing'}; first child {pids[0]}", file=sys.stderr)
+            print(f"seen: {', '.join(seen) or 'nothing'}; first child {pids[0]}; "
+                  f"unwritable: {', '.join(unwritable) or 'none'}", file=sys.stderr)
 
         def act(self, obs):
             return LargeScan()
@@ -362,7 +364,7 @@ def test_nothing_an_agent_keeps_reaches_its_next_game(tmp_path, island, level):
     assert len(pooled_pids(f"{file}:Memo")) == 1  # one warm host forked the three
     if level == "sandbox":
         assert said[0] == said[1] == said[2], said  # the same first child's number each game
-        assert said[0].startswith("seen: nothing;"), said
+        assert said[0].startswith("seen: nothing;") and said[0].endswith("unwritable: none"), said
     else:
         assert all("a module global" not in line for line in said), said
     assert agent_processes() == []

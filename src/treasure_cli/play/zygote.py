@@ -100,6 +100,9 @@ def jail() -> None:
     if os.path.isdir("/dev/shm"):
         _sys("mount", b"tmpfs", b"/dev/shm", b"tmpfs", _MS_NOSUID | _MS_NODEV, size)
     _sys("mount", b"tmpfs", b"/proc", b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=4096,mode=555")
+    # The working folder was the sandbox's /tmp, now covered but still this process's: shared by
+    # every game of this host, it would carry a file written by a relative path to the next game.
+    os.chdir("/tmp")
     # A session keyring of its own: the one it was born with is the host's (and the referee's
     # login session's, if it has one), writable by it and seen by the next game.
     keyctl = _KEYCTL.get(platform.machine())
