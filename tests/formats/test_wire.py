@@ -13,6 +13,7 @@ from hypothesis.extra.numpy import arrays
 
 import treasure_cli
 from treasure_cli.agents.logic import LogicAgent
+from treasure_cli.formats import json_lines
 from treasure_cli.formats import wire
 from treasure_cli.formats.wire import ProtocolError
 from treasure_cli.play.loop import play_agent
@@ -181,8 +182,8 @@ def test_a_line_reads_back_the_same_with_orjson_and_with_the_json_module(monkeyp
                          "hint": {"kind": "in_regions", "text": "the treasure is in région 2 \n"}}],
                "seed": 2**64 - 1, "rate": 0.5}
     fast = wire.dump_line(message)
-    assert wire.orjson is not None and fast.endswith(b"\n") and fast.count(b"\n") == 1
-    monkeypatch.setattr(wire, "orjson", None)
+    assert json_lines.orjson is not None and fast.endswith(b"\n") and fast.count(b"\n") == 1
+    monkeypatch.setattr(json_lines, "orjson", None)
     slow = wire.dump_line(message)
     assert slow.count(b"\n") == 1
     assert wire.load_line(fast) == wire.load_line(slow) == message

@@ -10,7 +10,6 @@ exact shapes the protocol allows and says what is wrong with anything else.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import typing
 from typing import Any
@@ -18,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from treasure_cli.errors import TreasureError
+# The framing (a message a line) and the protocol's version: both sides use them through here.
+from treasure_cli.formats.json_lines import PROTOCOL, dump_line, load_line  # noqa: F401
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Direction
@@ -25,28 +26,6 @@ from treasure_cli.rules.hints import BUILTIN_NAMES, Hint, HintKind, parse_hint
 # A hint's tiles as runs [start, length, ...]: defined with TileSetHint, which holds them (also for agents here)
 from treasure_cli.rules.plugin_kinds import TileSetHint, runs_mask, tile_runs  # noqa: F401
 from treasure_cli.rules.island import Island
-
-PROTOCOL = 1
-
-try:  # orjson, when installed (a dependency), reads and writes a message in a tenth of json's time
-    import orjson
-except ImportError:  # pragma: no cover - the standard library does the same, slower
-    orjson = None  # type: ignore[assignment]
-
-# One message a line, as compact as JSON gets; made once (json.dumps builds an encoder per call).
-_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
-
-
-def dump_line(message: dict[str, Any]) -> bytes:
-    """A message as the bytes of its line, newline included."""
-    if orjson is not None:
-        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
-    return (_ENCODER.encode(message) + "\n").encode("utf-8")
-
-
-def load_line(line: bytes) -> Any:
-    """The JSON value of one line; ValueError if it is not JSON."""
-    return orjson.loads(line) if orjson is not None else json.loads(line)
 
 
 class ProtocolError(TreasureError):
