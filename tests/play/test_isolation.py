@@ -387,17 +387,22 @@ def test_a_game_jail_keeps_what_the_sandbox_shows_under_tmp(tmp_path):
     assert done.stdout.startswith("still here ") and "'mine'" in done.stdout, done.stdout
 
 
-def test_where_the_warm_host_cannot_jail_a_game_each_game_gets_a_fresh_sandbox(agents, island, monkeypatch):
-    """The host says so at its start (a kernel without user namespaces inside the sandbox): the
-    plain host then plays, a sandbox of its own for each game, none kept."""
+@pytest.fixture
+def no_jail(monkeypatch):
+    """The warm host says at its start that it cannot jail a game (a kernel without user
+    namespaces inside the sandbox)."""
     said = agent_process.AgentProcess._host_hello
 
-    def no_jail(self):
+    def refused(self):
         said(self)
         raise agent_process.NoJail(0, "unshare: Operation not permitted")
 
-    monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", no_jail)
+    monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
     monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+
+
+def test_where_the_warm_host_cannot_jail_a_game_each_game_gets_a_fresh_sandbox(agents, island, no_jail):
+    """The plain host then plays, a sandbox of its own for each game, none kept."""
     spec = f"{agents}:Flaky"
     for seed in (1, 2):
         record, _ = play_game(island, spec, seed, map_name="m", isolation="sandbox")
@@ -533,8 +538,44 @@ def test_an_exec_program_that_breaks_the_protocol_fails_its_game(tmp_path, islan
 
 @pytest.mark.parametrize("level", ISOLATED)
 def test_an_exec_program_plays_each_game_in_a_process_of_its_own(tmp_path, island, level):
-    """A shell agent that only ever scans: a process of its own for each game (one that plays
-    on could keep what it learnt of the last)."""
+    """A shell agent that only ever scans and counts the games it was told of: a process of its
+    own for each game (one that plays on could keep what it learnt of the last), forked by a warm
+    host that stays, and becomes the program."""
+    spec = _program(tmp_path, "scanner.sh", """\
+        games=0
+        while read line; do
+          case "$line" in
+            *'"hello"'*) echo '{"type": "hello", "protocol": 1}' ;;
+            *'"start"'*) games=$((games + 1)); echo "games: $games" >&2 ;;
+            *'"act"'*) echo '{"type": "action", "action": "scan"}' ;;
+            *'"end"'*) echo '{"type": "ready"}' ;;
+            *'"bye"'*) exit 0 ;;
+          esac
+        done
+     """)
+    first, _ = play_game(island, spec, 1, map_name="m", isolation=level, max_turns=3)
+    assert (first.outcome, first.isolation) in (("WIN", level), ("LOSE", level)), first.error
+    [host] = pooled_pids(spec)
+    assert agent_processes() == []
+    second, _ = play_game(island, spec, 2, map_name="m", isolation=level, max_turns=3)
+    assert not second.failed and pooled_pids(spec) == [host]
+    assert first.output.strip() == second.output.strip() == "games: 1"
+    assert agent_processes() == []
+
+
+@pytest.mark.parametrize("level", ISOLATED)
+def test_an_exec_program_that_cannot_start_fails_its_game_and_says_why(tmp_path, island, level):
+    path = tmp_path / "no-shebang"
+    path.write_bytes(b"\x7fELF not really")
+    path.chmod(0o755)
+    record, _ = play_game(island, f"exec:{path}", 1, map_name="m", isolation=level)
+    assert (record.outcome, record.reason) == ("failed", "agent-died"), record.error
+    assert "cannot start the agent" in record.error and "xec format error" in record.error, record.error
+    assert agent_processes() == []
+
+
+def test_where_the_warm_host_cannot_jail_a_game_an_exec_program_gets_a_fresh_sandbox(tmp_path, island, no_jail):
+    """The program itself then plays, in a sandbox of its own for each game, none kept."""
     spec = _program(tmp_path, "scanner.sh", """\
         while read line; do
           case "$line" in
@@ -545,11 +586,10 @@ def test_an_exec_program_plays_each_game_in_a_process_of_its_own(tmp_path, islan
           esac
         done
      """)
-    first, _ = play_game(island, spec, 1, map_name="m", isolation=level, max_turns=3)
-    assert (first.outcome, first.isolation) in (("WIN", level), ("LOSE", level)), first.error
-    assert pooled_pids(spec) == [] and agent_processes() == []
-    second, _ = play_game(island, spec, 2, map_name="m", isolation=level, max_turns=3)
-    assert not second.failed and pooled_pids(spec) == []
+    for seed in (1, 2):
+        record, _ = play_game(island, spec, seed, map_name="m", isolation="sandbox", max_turns=3)
+        assert not record.failed, record.error
+        assert pooled_pids(spec) == [] and agent_processes() == []
 
 
 # ---------------------------------------------------------------- specs checked, never run

@@ -81,9 +81,10 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
           limits: AgentLimits, budget: float | None = None, notes: bool = False, hints: HintSet | None = None):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     seat = Seat(spec, level, limits, None, game_timeout)
-    if notes and isinstance(seat.agent, ProcessAgent):
-        seat.agent.notes = True
     try:
+        if isinstance(seat.agent, ProcessAgent):
+            seat.agent.notes = notes
+            seat.agent.process.begin_game(seat.agent.deadline)  # as play_game: its fresh process, before its first action's time
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
             game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths, hints=hints)
             events = list(play_agent(game, Timed(seat.agent, times, budget), notes=notes))

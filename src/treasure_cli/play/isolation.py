@@ -2,7 +2,9 @@
 
 The one place an agent spec becomes a command line (`agent_launch`): the
 Python agent host for Python agents (files, modules, plugins), the program
-itself for `exec:` agents, inside the sandbox or not (play/sandbox.py).
+itself for `exec:` agents, inside the sandbox or not (play/sandbox.py). Where
+a warm host can fork each game's process (Linux), it starts them all: for
+an `exec:` agent each forked process becomes the program.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from treasure_cli.agents.registry import (
     is_file_spec,
 )
 from treasure_cli.errors import TreasureError
-from treasure_cli.play.sandbox import FORKS, Launch, host_command, launch, zygote_command
+from treasure_cli.play.sandbox import FORKS, Launch, host_command, launch, zygote_command, zygote_exec_command
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds: an agent in a process of its own never hangs a run by default
 
@@ -42,6 +44,9 @@ def agent_launch(spec: str, level: str, source: bytes | None = None) -> Launch:
         command = exec_command(spec)
         data = source if source is not None else Path(command[0]).expanduser().read_bytes()
         program = _shipped(command[0], data, executable=True)
+        if FORKS:  # a warm host forks each game's process, which becomes the program
+            return launch(zygote_exec_command([program, *command[1:]], jail=level == "sandbox"), level, program,
+                          python=True, forks=True)
         return launch([program, *command[1:]], level, program, python=False)
     if is_file_spec(spec):
         where, _, attr = spec.strip().rpartition(":")

@@ -128,11 +128,21 @@ def zygote_command(spec: str, jail: bool) -> list[str]:
     return [sys.executable, "-I", "-m", "treasure_cli.play.zygote", *(["--jail"] if jail else []), spec]
 
 
+def zygote_exec_command(program: list[str], jail: bool) -> list[str]:
+    """The command of a warm host whose games each become `program` (an exec: agent's command line)."""
+    return [sys.executable, "-I", "-m", "treasure_cli.play.zygote", *(["--jail"] if jail else []), "--exec", *program]
+
+
 def unforked(launch: Launch) -> Launch:
-    """`launch` with the plain host, a process per game, for where the warm host cannot jail a game."""
+    """`launch` with a process per game and no warm host, for where the warm host cannot jail a
+    game: the plain Python host, or an exec: agent's program itself."""
     argv = list(launch.argv)
     at = argv.index("treasure_cli.play.zygote")
-    argv[at:at + 2 if argv[at + 1] == "--jail" else at + 1] = ["treasure_cli.play.agent_host"]
+    end = at + 2 if argv[at + 1] == "--jail" else at + 1
+    if argv[end:end + 1] == ["--exec"]:
+        del argv[at - 3:end + 1]  # the interpreter, -I, -m, the module, its options: the program is left
+    else:
+        argv[at:end] = ["treasure_cli.play.agent_host"]
     return dataclasses.replace(launch, argv=tuple(argv), forks=False)
 
 

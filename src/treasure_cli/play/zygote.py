@@ -1,10 +1,13 @@
-"""A warm Python agent host that forks one fresh process for each game (Linux).
+"""A warm agent host that forks one fresh process for each game (Linux).
 
 `python -I -m treasure_cli.play.zygote [--jail] SPEC` starts once per agent in
 a worker (inside the agent's sandbox where there is one). It imports what
 every Python agent needs (numpy, the rules, the host) and compiles a file
 agent's source, but runs none of the agent's code: a game's process is a
-fork of it, so it starts in milliseconds with a clean slate. Nothing an agent
+fork of it, so it starts in milliseconds with a clean slate.
+`... zygote [--jail] --exec PROGRAM [ARGS...]` does the same for an `exec:`
+agent: each game's process, once jailed, becomes the program (execv), which
+saves a new sandbox for every game. Nothing an agent
 did in one game (a module global, a file, a process, a shared-memory segment)
 exists in its next game: each game's process is new, and with `--jail` (the
 sandbox level) it also has namespaces of its own, made here for each game:
@@ -39,7 +42,7 @@ import sys
 import time
 from typing import Any
 
-from treasure_cli.formats import wire
+from treasure_cli.formats import json_lines  # not wire: a host of exec: agents needs neither the rules nor numpy
 
 TMP_BYTES = 64 << 20  # a game's private /tmp (memory): what it may write, at most
 
@@ -134,8 +137,9 @@ def drop_capabilities() -> None:
 class Zygote:
     """The host's side: one game's process at a time."""
 
-    def __init__(self, spec: str, jailed: bool, control: socket.socket):
+    def __init__(self, spec: str, jailed: bool, control: socket.socket, program: list[str] | None = None):
         self.spec = spec
+        self.program = program         # an exec: agent's command line (then `spec` is unused)
         self.jailed = jailed
         self.control = control
         self.code: Any = None          # a file agent's compiled source (compiled, never run, here)
@@ -149,6 +153,10 @@ class Zygote:
         """Import what every game needs, and compile a file agent (its syntax errors are the game's to report)."""
         import gc
 
+        if self.program is not None:  # each game runs a program: nothing of Python to warm
+            self.jail_error = _probe_jail() if self.jailed else None
+            gc.freeze()
+            return
         from treasure_cli.agents import logic  # noqa: F401  # the agent API's modules, and what agents use most
         from treasure_cli.agents import registry
         from treasure_cli.play import agent_host  # noqa: F401
@@ -170,12 +178,12 @@ class Zygote:
         reader = self.control.makefile("rb")
         for line in reader:
             try:
-                message = wire.load_line(line)
+                message = json_lines.load_line(line)
                 kind = message.get("type") if isinstance(message, dict) else None
             except ValueError:
                 kind = None
             if kind == "hello":
-                self._say({"type": "hello", "protocol": wire.PROTOCOL, "forks": True,
+                self._say({"type": "hello", "protocol": json_lines.PROTOCOL, "forks": True,
                            **({"error": self.jail_error} if self.jail_error else {})})
             elif kind == "game":
                 self._reap()
@@ -192,7 +200,7 @@ class Zygote:
         return 0
 
     def _say(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
-        data = wire.dump_line(message)
+        data = json_lines.dump_line(message)
         if fds:
             socket.send_fds(self.control, [data], fds)
         else:
@@ -255,9 +263,23 @@ class Zygote:
             os._exit(code & 0xFF)
 
     def _play(self) -> int:
+        if self.program is not None:
+            return self._exec(self.program)
         from treasure_cli.play import agent_host
 
         return agent_host.main([self.spec], code=self.code, compile_error=self.compile_error)
+
+    @staticmethod
+    def _exec(program: list[str]) -> int:
+        """Become an exec: agent's program (standard input and output: the game's pipes). As
+        subprocess starts a program: the signals Python ignores are the program's defaults again."""
+        if hasattr(signal, "SIGXFSZ"):  # (SIGPIPE is set back for every game's process)
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        try:
+            os.execv(program[0], program)
+        except OSError as exc:
+            os.write(2, f"cannot start the agent ({program[0]}): {exc.strerror}\n".encode(errors="replace"))
+        return 127
 
     def _status(self, wait: float) -> int | None:
         """The game's exit status, Popen's way, if it ends within `wait` seconds by itself; else None."""
@@ -310,6 +332,7 @@ def _warm_up(games: int = 3) -> None:
 
     import numpy as np
 
+    from treasure_cli.formats import wire
     from treasure_cli.islands.generator import generate_island
     from treasure_cli.play.agent_host import _Host
     from treasure_cli.rules.game import Game
@@ -377,8 +400,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     jailed = bool(args) and args[0] == "--jail"
     args = args[1:] if jailed else args
-    if len(args) != 1:
-        print("usage: python -m treasure_cli.play.zygote [--jail] SPEC", file=sys.stderr)
+    program = args[1:] if args[:1] == ["--exec"] else None
+    if (len(args) != 1 and program is None) or program == []:
+        print("usage: python -m treasure_cli.play.zygote [--jail] (SPEC | --exec PROGRAM [ARGS...])", file=sys.stderr)
         return 2
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)  # only the referee ends it (SIGKILL, or its socket closing)
@@ -391,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.close(devnull)
-    zygote = Zygote(args[0], jailed, control)
+    zygote = Zygote(args[0] if program is None else "", jailed, control, program)
     zygote.prepare()
     return zygote.serve()
 
