@@ -7,18 +7,20 @@ agent's source, but runs none of the agent's code: a game's process is a
 fork of it, so it starts in milliseconds with a clean slate.
 `... zygote [--jail] --exec PROGRAM [ARGS...]` does the same for an `exec:`
 agent: each game's process, once jailed, becomes the program (execv), which
-saves a new sandbox for every game. Nothing an agent
-did in one game (a module global, a file, a process, a shared-memory segment)
-exists in its next game: each game's process is new, and with `--jail` (the
-sandbox level) it also has namespaces of its own, made here for each game:
+saves a new sandbox for every game.
+
+Nothing an agent did in one game (a module global, a file, a process, a
+shared-memory segment) exists in its next game: each game's process is new,
+and with `--jail` (the sandbox level) it also has namespaces of its own, made
+here for each game:
 
 * a user namespace, in which it holds no capability (they are dropped before
   the agent's code runs), so it cannot undo the rest;
 * a PID namespace: it is process 1 of its own, and when it ends, the kernel
   ends every process it started; it cannot see or signal this host, and the
   PID numbers it sees say nothing about earlier games;
-* a mount namespace with an empty private `/tmp` and `/dev/shm` (tmpfs of
-  `TMP_BYTES`) and nothing in `/proc` (the sandbox's `/proc` would show this
+* a mount namespace with an empty private `/tmp` (its working folder) and
+  `/dev/shm` (tmpfs of `TMP_BYTES`) and nothing in `/proc` (the sandbox's `/proc` would show this
   host, and bubblewrap's guards on it keep a fresh one from being mounted);
 * IPC, network and UTS namespaces: no System V object, socket or host name
   carries over.
