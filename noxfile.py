@@ -28,10 +28,14 @@ DEFAULT = f"{sys.version_info.major}.{sys.version_info.minor}"  # nox runs from 
 OTHERS = [v for v in SUPPORTED if v != DEFAULT]
 EXTRAS = ".[test,plot,gym,dask]"
 PYTEST = ["-p", "no:cacheprovider"]  # pyproject.toml adds -q
-# The whole suite spreads over every core (pytest-xdist): it is CPU-bound and its tests are
-# independent (each has its own folders; the process tests find their processes by a marker of
-# their own). spawn_only stays on one: its sitecustomize takes fork away from every process.
-PARALLEL = ["-n", "auto"]
+# The whole suite spreads over every core (pytest-xdist): it is CPU-bound, and its files are
+# independent (each test has its own folders; the process tests find their processes by a
+# marker of their own). Within a file they are not always: the two hostile-agent tests look for
+# the agents' processes by their names, machine-wide, and would find each other's. So a file's
+# tests run on one worker, in order (--dist loadfile; xdist_group marks were not honoured by
+# pytest-xdist 3.8 under pytest 9). spawn_only stays on one core: its sitecustomize takes fork
+# away from every process.
+PARALLEL = ["-n", "auto", "--dist", "loadfile"]
 
 # The tests that start processes: worker pools (run --jobs, bench, the tournament),
 # agents in processes of their own, check-agent, interruptions.
