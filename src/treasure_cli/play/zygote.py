@@ -35,6 +35,7 @@ The game's process then speaks the ordinary agent protocol on its pipes
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import platform
 import re
@@ -96,8 +97,7 @@ def jail() -> None:
     size = f"size={TMP_BYTES},mode=1777".encode()
     # What the sandbox shows under /tmp (the interpreter or this package, when they live there)
     # is bound again on the game's own /tmp, from handles taken before it is covered.
-    shown = [(path, os.open(path, os.O_PATH)) for path in (_UNDER_TMP if _UNDER_TMP is not None
-                                                            else _mounts_under("/tmp"))]
+    shown = [(path, os.open(path, os.O_PATH)) for path in _shown_under_tmp()]
     _sys("mount", b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, size)
     for path, fd in shown:
         source = f"/proc/self/fd/{fd}"
@@ -124,9 +124,12 @@ def jail() -> None:
         raise OSError(err, f"keyctl(JOIN_SESSION_KEYRING): {os.strerror(err)}")
 
 
-# The sandbox's mounts below /tmp, read once by a warm host (`Zygote.prepare`): its mount table
-# does not change, and reading it took ~0.9 ms of every jailed game's start.
-_UNDER_TMP: list[str] | None = None
+@functools.cache
+def _shown_under_tmp() -> tuple[str, ...]:
+    """The sandbox's mounts below /tmp, read once per process: a warm host reads them before it
+    forks (`Zygote.prepare`), since its mount table does not change; reading them took ~0.9 ms of
+    every jailed game's start."""
+    return tuple(_mounts_under("/tmp"))
 
 
 def _mounts_under(folder: str) -> list[str]:
@@ -166,12 +169,15 @@ class Zygote:
         """Import what every game needs, and compile a file agent (its syntax errors are the game's to report)."""
         import gc
 
-        if self.program is not None:  # each game runs a program: nothing of Python to warm
-            if self.jailed:
-                _read_mounts()
-            self.jail_error = _probe_jail() if self.jailed else None
-            gc.freeze()
-            return
+        if self.program is None:  # an exec: agent's games run a program: nothing of Python to warm
+            self._prepare_python()
+        if self.jailed:
+            _shown_under_tmp()  # read here, before any fork: every game's jail has it then
+            self.jail_error = _probe_jail()
+        gc.collect()
+        gc.freeze()  # what is here now stays shared with every game's process (no copy on write)
+
+    def _prepare_python(self) -> None:
         from treasure_cli.agents import logic  # noqa: F401  # the agent API's modules, and what agents use most
         from treasure_cli.agents import registry
         from treasure_cli.play import agent_host  # noqa: F401
@@ -184,11 +190,6 @@ class Zygote:
                     self.code = compile(f.read(), where, "exec", dont_inherit=True)
             except (OSError, SyntaxError, ValueError, MemoryError, RecursionError) as exc:
                 self.compile_error = f"agent {self.spec!r}: loading {where!r} raised {type(exc).__name__}: {exc}"
-        if self.jailed:
-            _read_mounts()
-            self.jail_error = _probe_jail()
-        gc.collect()
-        gc.freeze()  # what is here now stays shared with every game's process (no copy on write)
 
     def serve(self) -> int:
         reader = self.control.makefile("rb")
@@ -372,11 +373,6 @@ def _warm_up(games: int = 3) -> None:
                          "news": [wire.encode_event(e, public, False) for e in obs.news]})
             game.step(wire.decode_action(wire.load_line(out.getvalue())))
         host.handle({"type": "end"})
-
-
-def _read_mounts() -> None:
-    global _UNDER_TMP
-    _UNDER_TMP = _mounts_under("/tmp")
 
 
 def _probe_jail() -> str | None:
