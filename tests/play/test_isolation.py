@@ -769,3 +769,15 @@ def test_an_agents_copy_changed_between_games_is_made_again(tmp_path):
     assert again == copy
     with open(copy) as f:
         assert f.read() == "class Agent:\n    pass\n"
+
+
+def test_a_warm_host_compiles_every_hint_pattern_before_it_forks():
+    """Each game's process is a fork of the warm host: a pattern the host left uncompiled would be
+    compiled again in every game that meets its kind. The warm-up games meet only some kinds."""
+    code = ("import socket; from treasure_cli.play.zygote import Zygote; from treasure_cli.rules import hints; "
+            "Zygote('logic', False, socket.socketpair()[0]).prepare(); "
+            "print(len(hints._PATTERNS), sum(p._compiled is not None for p in hints._PATTERNS))")
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    count, compiled = map(int, done.stdout.split())
+    assert count >= 15 and compiled == count

@@ -181,8 +181,10 @@ class Zygote:
         from treasure_cli.agents import logic  # noqa: F401  # the agent API's modules, and what agents use most
         from treasure_cli.agents import registry
         from treasure_cli.play import agent_host  # noqa: F401
+        from treasure_cli.rules import hints
 
         _warm_up()
+        hints.compile_patterns()  # every kind's, not only those the warm-up games met
         if registry.is_file_spec(self.spec):
             where = self.spec.strip().rpartition(":")[0]
             try:
