@@ -49,7 +49,7 @@ def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], str]
     for task, island in zip(tasks, islands):
         seat = Seat(spec, level, AgentLimits(), None, None)
         if seat.process is not None:
-            seat.process.begin_game(time.monotonic() + 60)  # as play_game does: the game's process, before its time
+            seat.process.begin_game(time.monotonic() + 60, island.public())  # as play_game does: the game's process, before its time
         game = Game(island, task.game_seed, agent_name="agent", hint_truths_public=seat.hint_truths)
         events = list(play_agent(game, Timed(seat.agent, times)))
         seat.finish(game)

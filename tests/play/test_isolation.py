@@ -781,3 +781,49 @@ def test_a_warm_host_compiles_every_hint_pattern_before_it_forks():
     assert done.returncode == 0, done.stderr
     count, compiled = map(int, done.stdout.split())
     assert count >= 15 and compiled == count
+
+
+def test_a_warm_host_reads_each_island_once_for_the_games_it_forks(tmp_path):
+    """The referee sends a warm host the public island when it changes; each game's process
+    is forked with it read, and reads the `start` message's copy only if its id is another."""
+    from treasure_cli.errors import AgentError
+    from treasure_cli.formats import wire
+    from treasure_cli.formats.map_file import parse_map
+
+    agent = tmp_path / "scanner.py"
+    agent.write_text("from treasure_cli import LargeScan\n\n\nclass Scanner:\n"
+                     "    def act(self, obs):\n        return LargeScan()\n")
+    proc = agent_process.AgentProcess(isolation_launch(f"{agent}:Scanner"), AgentLimits(), "scanner")
+    asked = []
+    ask = proc._ask
+    proc._ask = lambda message, deadline: asked.append(message) or ask(message, deadline)  # type: ignore[method-assign]
+    island = parse_map(SMALL_MAP).public()
+    data = wire.encode_island(island)
+    act = {"type": "act", "turn": 1, "actions_left": 2, "position": [0, 0], "teleport_used": False, "news": []}
+
+    def first_answer(island_data):
+        start = {"type": "start", "seed": 1, "island": island_data, "options": {"truth_rate": 0.5, "max_turns": 10}}
+        deadline = time.monotonic() + 60
+        proc.write(wire.dump_line(start) + wire.dump_line(act), deadline, 1)
+        try:
+            return proc.receive(deadline, 1, None)
+        finally:
+            proc.end_game()
+
+    try:
+        for _ in range(2):
+            proc.begin_game(time.monotonic() + 60, island)
+            # Its tiles broken: only an island read already lets the game go on.
+            assert first_answer({**data, "regions": "not the regions"})["type"] == "action"
+        assert [m.get("island", {}).get("id") for m in asked if m["type"] == "game"] == [data["id"], None]
+        proc.begin_game(time.monotonic() + 60, island)
+        with pytest.raises(AgentError):  # another island's id: read from `start`, and found broken
+            first_answer({**data, "id": "another island", "regions": "not the regions"})
+    finally:
+        proc.close()
+
+
+def isolation_launch(spec: str):
+    from treasure_cli.play.isolation import agent_launch
+
+    return agent_launch(spec, "process")

@@ -188,9 +188,11 @@ class _Lines:
                     select.select([self.fd], [], [])  # nothing soon: sleep until it comes
 
 
-def main(argv: list[str] | None = None, code: CodeType | None = None, compile_error: str | None = None) -> int:
+def main(argv: list[str] | None = None, code: CodeType | None = None, compile_error: str | None = None,
+         island: tuple[str, Island] | None = None) -> int:
     """Play over standard input and output until `bye` or the end of input (`code`,
-    `compile_error`: a warm host's compiled file agent, see `_Host.load`)."""
+    `compile_error`: a warm host's compiled file agent, see `_Host.load`; `island`: the
+    public island it read already, with its id)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         print("usage: python -m treasure_cli.play.agent_host SPEC", file=sys.stderr)
@@ -201,6 +203,8 @@ def main(argv: list[str] | None = None, code: CodeType | None = None, compile_er
     sys.stdout = os.fdopen(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     host = _Host(args[0], out)
     host.load(code, compile_error)
+    if island is not None:
+        host.islands = dict([island])
     # Windows cannot poll a pipe: there the host reads as any program would, sleeping.
     lines = host.lines = _Lines(sys.stdin.fileno()) if os.name == "posix" else None
     for line in lines if lines is not None else sys.stdin.buffer:

@@ -94,6 +94,8 @@ class AgentProcess:
         self._control: socket.socket | None = None  # the warm host's socket
         self._said = bytearray()    # bytes from it not yet a whole line
         self.in_game = False        # a warm host's game process is there, its pipes in _in and _out
+        self._host_island = ""      # the id of the public island the warm host holds, if any
+        self._takes_islands = False # the warm host reads islands ahead (a Python agent's host does)
         started = time.perf_counter()
         theirs = None
         if self.forks:
@@ -171,12 +173,21 @@ class AgentProcess:
             raise ProtocolBreach(0, f"the agent's host answered hello with {_said(hello)}")
         if hello.get("error"):
             raise NoJail(0, str(hello["error"]))
+        self._takes_islands = hello.get("islands") is True
 
-    def begin_game(self, deadline: float) -> None:
-        """A warm host's fresh process for the next game, greeted (a no-op for any other process)."""
+    def begin_game(self, deadline: float, island: Island | None = None) -> None:
+        """A warm host's fresh process for the next game, greeted (a no-op for any other process).
+
+        `island`, the game's public island, goes to the host when it is not the one it has
+        already: the host reads it once and forks each game's process with it read, where
+        every game's host would otherwise read it again from the `start` message."""
         if not self.forks or self.in_game:
             return
-        reply, fds = self._ask({"type": "game"}, deadline)
+        message: dict[str, Any] = {"type": "game"}
+        if island is not None and self._takes_islands and island.digest != self._host_island:
+            message["island"] = wire.encode_island(island)  # (memoised per island; refuses a treasure)
+            self._host_island = island.digest
+        reply, fds = self._ask(message, deadline)
         if reply.get("type") != "game" or len(fds) != 2:
             for fd in fds:
                 os.close(fd)

@@ -84,7 +84,7 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
     try:
         if isinstance(seat.agent, ProcessAgent):
             seat.agent.notes = notes
-            seat.agent.process.begin_game(seat.agent.deadline)  # as play_game: its fresh process, before its first action's time
+            seat.agent.process.begin_game(seat.agent.deadline, island.public())  # as play_game: its fresh process, before its first action's time
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
             game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths, hints=hints)
             events = list(play_agent(game, Timed(seat.agent, times, budget), notes=notes))

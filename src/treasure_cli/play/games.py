@@ -248,7 +248,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
         seat = Seat(agent, isolation, limits, source, game_timeout)
         if isinstance(seat.agent, ProcessAgent):
             seat.agent.pace, seat.agent.notes = pace, notes
-            seat.agent.process.begin_game(seat.agent.deadline)  # a warm host's fresh process for this game
+            seat.agent.process.begin_game(seat.agent.deadline, island.public())  # a warm host's fresh process
         start = time.perf_counter()  # an agent process's start-up is not its game's time
         with time_limit(seat.timeout), seat.printing():
             if isinstance(seat.agent, ProcessAgent):

@@ -25,8 +25,11 @@ here for each game:
 * IPC, network and UTS namespaces: no System V object, socket or host name
   carries over.
 
-The referee talks to this host on a Unix socket (standard input): `hello`;
-`game`, answered with the game's two pipe ends (SCM_RIGHTS); `reap`, which
+The referee talks to this host on a Unix socket (standard input): `hello`
+(a Python agent's host answers `"islands": true`); `game`, answered with the
+game's two pipe ends (SCM_RIGHTS), and carrying the public island when it is
+not the one the host holds (the `start` message's own copy, read here once for
+the games on it, not in every game's process); `reap`, which
 kills the game's process and all it started and answers once they are gone.
 The game's process then speaks the ordinary agent protocol on its pipes
 (play/agent_host.py), for one game. docs/security.md states what this stops.
@@ -164,6 +167,7 @@ class Zygote:
         self.game: int | None = None   # the game's process: the jail's outer process, or the game itself
         self.inner: int | None = None  # with a jail, its process 1 (as this namespace numbers it)
         self.exited: int | None = None # the game's exit status, once it ended by itself
+        self.island: tuple[str, Any] | None = None  # (id, Island): the public island of the games to come
 
     def prepare(self) -> None:
         """Import what every game needs, and compile a file agent (its syntax errors are the game's to report)."""
@@ -203,9 +207,12 @@ class Zygote:
                 kind = None
             if kind == "hello":
                 self._say({"type": "hello", "protocol": json_lines.PROTOCOL, "forks": True,
+                           **({"islands": True} if self.program is None else {}),
                            **({"error": self.jail_error} if self.jail_error else {})})
             elif kind == "game":
                 self._reap()
+                if "island" in message and self.program is None:
+                    self._read_island(message["island"])
                 self._fork()
             elif kind == "reap":
                 self._reap()
@@ -217,6 +224,17 @@ class Zygote:
                 break
         self._reap()
         return 0
+
+    def _read_island(self, data: Any) -> None:
+        """The next games' public island, read here once (the referee sends it when it changes):
+        each game's process, forked from here, has it read, and its `start` message names it."""
+        from treasure_cli.formats import wire
+
+        self.island = None
+        try:
+            self.island = (str(data["id"]), wire.decode_island(data))
+        except Exception:  # a game's host reads it from `start` then, and says what is wrong with it
+            pass
 
     def _say(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
         data = json_lines.dump_line(message)
@@ -286,7 +304,7 @@ class Zygote:
             return self._exec(self.program)
         from treasure_cli.play import agent_host
 
-        return agent_host.main([self.spec], code=self.code, compile_error=self.compile_error)
+        return agent_host.main([self.spec], code=self.code, compile_error=self.compile_error, island=self.island)
 
     @staticmethod
     def _exec(program: list[str]) -> int:
