@@ -153,6 +153,9 @@ def drop_capabilities() -> None:
     _sys("capset", ctypes.byref(header), ctypes.byref(data))
 
 
+PRECOMPUTED_TILES = 512 * 512  # up to this many tiles, an island's terrain masks are made here (a few MB)
+
+
 class Zygote:
     """The host's side: one game's process at a time."""
 
@@ -232,7 +235,13 @@ class Zygote:
 
         self.island = None
         try:
-            self.island = (str(data["id"]), wire.decode_island(data))
+            island = wire.decode_island(data)
+            if island.width * island.height <= PRECOMPUTED_TILES:
+                # Its terrain masks too: each game would compute them again, and write them into
+                # this shared island's pages, copying them. (Not on a big map: they would take
+                # much of every game's memory limit, used or not.)
+                island.precompute()
+            self.island = (str(data["id"]), island)
         except Exception:  # a game's host reads it from `start` then, and says what is wrong with it
             pass
 
