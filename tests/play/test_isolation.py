@@ -827,3 +827,33 @@ def isolation_launch(spec: str):
     from treasure_cli.play.isolation import agent_launch
 
     return agent_launch(spec, "process")
+
+
+def test_a_warm_host_near_its_lifetime_cpu_limit_is_replaced_between_games(tmp_path, monkeypatch):
+    """A warm host's RLIMIT_CPU covers its whole life, its forks and reaps included: one that has
+    used half of it is replaced before a game, not killed by SIGXCPU during one."""
+    from treasure_cli.formats.map_file import parse_map
+    from treasure_cli.play.isolation import agent_launch
+
+    agent = tmp_path / "scanner.py"
+    agent.write_text("from treasure_cli import LargeScan\n\n\nclass Scanner:\n"
+                     "    def act(self, obs):\n        return LargeScan()\n")
+    launch = agent_launch(f"{agent}:Scanner", "process")
+    limits = AgentLimits()
+    island = parse_map(SMALL_MAP).public()
+    monkeypatch.setattr(agent_process, "HOST_CHECK_GAMES", 1)
+
+    def one_game() -> agent_process.AgentProcess:
+        process = agent_process.acquire(launch, limits, "scanner")
+        process.begin_game(time.monotonic() + 60, island)
+        agent_process.release(process)
+        return process
+
+    first = one_game()
+    cpu = first.host_cpu_seconds()
+    assert cpu is not None and 0 < cpu < limits.cpu_seconds / 2  # its warm-up, a few tenths of a second
+    assert one_game() is first  # well under the limit: kept
+    monkeypatch.setattr(agent_process.AgentProcess, "host_cpu_seconds", lambda self: limits.cpu_seconds * 0.6)
+    second = one_game()
+    assert second is not first and not first.alive()
+    agent_process.close_all()

@@ -39,6 +39,7 @@ READY_SECONDS = 1.0       # to answer `end`: an agent has nothing to do then, an
                           # here (it is killed after, with no failure) would add this to every game
 REAP_SECONDS = 5.0        # for a warm host to end a game's processes (a SIGKILL and a wait)
 RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative)
+HOST_CHECK_GAMES = 64     # a warm host's own CPU time is read every this many games (`acquire`)
 SPIN_SECONDS = 0.0005     # how long a wait for an answer polls before it sleeps, the agent on a core of its own
 
 
@@ -96,6 +97,7 @@ class AgentProcess:
         self.in_game = False        # a warm host's game process is there, its pipes in _in and _out
         self._host_island = ""      # the id of the public island the warm host holds, if any
         self._takes_islands = False # the warm host reads islands ahead (a Python agent's host does)
+        self.games = 0              # games a warm host has forked a process for
         started = time.perf_counter()
         theirs = None
         if self.forks:
@@ -187,6 +189,7 @@ class AgentProcess:
         if island is not None and self._takes_islands and island.digest != self._host_island:
             message["island"] = wire.encode_island(island)  # (memoised per island; refuses a treasure)
             self._host_island = island.digest
+        self.games += 1
         reply, fds = self._ask(message, deadline)
         if reply.get("type") != "game" or len(fds) != 2:
             for fd in fds:
@@ -243,6 +246,29 @@ class AgentProcess:
     # ------------------------------------------------------------ the pipes
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def host_cpu_seconds(self) -> float | None:
+        """The CPU time a warm host has used itself (its forks, reaps and islands, not its games'),
+        or None if it cannot be read. Its CPU limit (RLIMIT_CPU) covers its whole life."""
+        pids = self.pids()
+        if not self.forks or not pids:
+            return None
+        try:
+            with open(f"/proc/{pids[0]}/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def spent(self) -> bool:
+        """Whether to replace this process before its next game: dead, or near a limit that
+        covers its whole life (then its next game could fail for what its earlier ones used)."""
+        if not self.alive() or self.thought > RECYCLE_SECONDS:
+            return True
+        if self.forks and self.games % HOST_CHECK_GAMES == 0 and self.games:
+            cpu = self.host_cpu_seconds()
+            return cpu is not None and cpu > self.limits.cpu_seconds / 2
+        return False
 
     def send(self, message: dict[str, Any], deadline: float, turn: int) -> None:
         self.write(wire.dump_line(message), deadline, turn)
@@ -657,7 +683,7 @@ def acquire(launch: Launch, limits: AgentLimits, label: str) -> AgentProcess:
         launch = unforked(launch)
     key = (launch, limits)
     process = _POOL.pop(key, None)
-    if process is not None and (not process.alive() or process.thought > RECYCLE_SECONDS):
+    if process is not None and process.spent():
         process.close()
         process = None
     if process is not None:
