@@ -21,7 +21,7 @@ MAPS = tuple(str(p) for p in sorted((ROOT / "input").glob("MAP_*.txt"))[:3])  # 
 @pytest.fixture
 def cluster():
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                                  dashboard_address=None, worker_dashboard_address=None) as c:
+                                  dashboard_address=":0", worker_dashboard_address=None) as c:
         yield c
 
 

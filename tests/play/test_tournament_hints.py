@@ -123,7 +123,7 @@ def test_dask_workers_play_the_kinds_of_a_file_they_do_not_have(tmp_path):
     path.unlink()  # the workers get the file's bytes with each task, not its path
     local = run_tournament(options, tmp_path / "local.sqlite", jobs=1)
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                                  dashboard_address=None, worker_dashboard_address=None) as cluster:
+                                  dashboard_address=":0", worker_dashboard_address=None) as cluster:
         remote = run_tournament(options, tmp_path / "dask.sqlite", scheduler=cluster.scheduler_address)
     assert remote.played == local.played == 6 and not any(r.error for r in remote.rows)
     untimed = [[(r.game_id, r.settings, r.outcome, r.reason, r.turns, r.play_digest) for r in result.rows]

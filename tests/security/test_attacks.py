@@ -186,7 +186,7 @@ def test_hostile_agents_on_a_dask_cluster(arena):
     before = {k: digest_tree(arena[k]) for k in ("maps", "out", "home")}
     store = arena["tmp"] / "dask.sqlite"
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                                  dashboard_address=None, worker_dashboard_address=None) as cluster:
+                                  dashboard_address=":0", worker_dashboard_address=None) as cluster:
         games = play(arena, ["--scheduler", cluster.scheduler_address], store)
         check(arena, games, store, before)
         with distributed.Client(cluster) as client:
