@@ -9,6 +9,8 @@
    level; each action is timed in the referee, from the observation handed
    over to the action back. The games must be the same (their digest is
    printed); the median overhead per action is the difference of the medians.
+   A second table splits the actions by their place: a game's first, a
+   turn's first (new hints), a turn's second.
 2. Start: a warm host started `--starts` times, and four games' processes forked by each
    (the agent loaded, hello answered): each game has a fresh process.
 3. Tournament: `bench --db` of three file agents (copies of the logic agent
@@ -43,18 +45,37 @@ from treasure_cli.rules.game import Game
 LOGIC_FILE = Path(__file__).resolve().parent.parent / "src" / "treasure_cli" / "agents" / "logic.py"
 
 
-def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], str]:
+PLACES = ("a game's first", "a turn's first", "a turn's second")
+
+
+class Placed(Timed):
+    """Timed, noting each action's place in its game (PLACES): the first runs cold in a fresh
+    process, a turn's first reads the turn's new hints."""
+
+    def __init__(self, agent, times: list[float], places: list[str]):
+        super().__init__(agent, times)
+        self.places, self.first = places, True
+
+    def act(self, obs):
+        self.places.append(PLACES[0] if self.first else PLACES[1] if obs.actions_left == 2 else PLACES[2])
+        self.first = False
+        return super().act(obs)
+
+
+def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], list[str], str]:
+    """Each action's seconds and place, and a digest of the games' events."""
     times: list[float] = []
+    places: list[str] = []
     played = []
     for task, island in zip(tasks, islands):
         seat = Seat(spec, level, AgentLimits(), None, None)
         if seat.process is not None:
             seat.process.begin_game(time.monotonic() + 60, island.public())  # as play_game does: the game's process, before its time
         game = Game(island, task.game_seed, agent_name="agent", hint_truths_public=seat.hint_truths)
-        events = list(play_agent(game, Timed(seat.agent, times)))
+        events = list(play_agent(game, Placed(seat.agent, times, places)))
         seat.finish(game)
         played.append(repr(events))
-    return times, hashlib.sha256("".join(played).encode()).hexdigest()[:12]
+    return times, places, hashlib.sha256("".join(played).encode()).hexdigest()[:12]
 
 
 def starts(level: str, n: int) -> tuple[list[float], list[float]]:
@@ -108,18 +129,26 @@ def main() -> None:
     options = BenchOptions(agents=("logic",), sizes=(args.size,), games=args.games)
     tasks = [task for _, task in iter_tasks(options)]
     islands = [task_island(task, options) for task in tasks]
-    base, digest = per_action("logic", "none", islands, tasks)
+    base, base_places, digest = per_action("logic", "none", islands, tasks)
     print(f"| agent ({args.games} games at {args.size}x{args.size}) | actions | median µs per action "
           f"| overhead µs | games |")
     print("|---|---|---|---|---|")
     print(f"| logic, built in, in process | {len(base)} | {1e6 * statistics.median(base):.0f} | - | {digest} |")
+    by_place = {"in process": (base, base_places)}
     for level in levels:
         per_action(f"{LOGIC_FILE}:LogicAgent", level, islands[:3], tasks[:3])  # start and warm the process
-        times, got = per_action(f"{LOGIC_FILE}:LogicAgent", level, islands, tasks)
+        times, places, got = per_action(f"{LOGIC_FILE}:LogicAgent", level, islands, tasks)
+        by_place[level] = (times, places)
         over = 1e6 * (statistics.median(times) - statistics.median(base))
         print(f"| logic.py as a file, {level} | {len(times)} | {1e6 * statistics.median(times):.0f} "
               f"| {over:.0f} | {got} |")
     agent_process.close_all()
+    print()
+    print("| median µs of an action by its place | " + " | ".join(by_place) + " |")
+    print("|---|" + "---|" * len(by_place))
+    for place in PLACES:
+        cells = [[t for t, p in zip(*got) if p == place] for got in by_place.values()]
+        print(f"| {place} | " + " | ".join(f"{1e6 * statistics.median(c):.0f}" if c else "-" for c in cells) + " |")
     print()
     print("| level | a game's process starts, median ms (min-max) | the warm host starts (once per agent and worker) |")
     print("|---|---|---|")

@@ -15,6 +15,13 @@ write, mostly), with no pipe, referee or sandbox in the way.
 Printed, medians over all games of the last of `--rounds` rounds: the agent
 loaded and hello answered, the `start` message, and each action by its
 index in the game (the first ones run cold), with its faults.
+
+Last, the floor of a fresh process per game: this process, prepared as a warm host is, forked, its
+child ending at once, and reaped (nothing loaded, nothing played), against a
+whole game of the built-in `logic` in this process on the same islands; both
+on one core, as a pool's worker shares its core with its agent. No game in
+a fresh process can cost less than the game plus that floor, whatever the
+rest costs: the last figure is that lower bound, as a multiple of the game.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from treasure_cli.agents.registry import resolve
 from treasure_cli.formats import wire
 from treasure_cli.play.agent_host import _Host
 from treasure_cli.play.bench import BenchOptions, iter_tasks, task_island
+from treasure_cli.play.loop import play_agent
 from treasure_cli.play.zygote import Zygote
 from treasure_cli.rules.game import Game
 
@@ -106,6 +114,31 @@ def forked(host_zygote: Zygote, game: list[bytes]) -> tuple[int, int, list[int],
     return eval(data)  # noqa: S307  # our own fork's repr of ints
 
 
+def fork_floor(games: int) -> list[float]:
+    """Seconds of each of `games` forks of this (prepared) process whose child ends at once,
+    reaped: the least a fresh process per game costs."""
+    spent = []
+    for _ in range(games):
+        began = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        spent.append(time.perf_counter() - began)
+    return spent
+
+
+def in_process(islands: list[Any], seeds: list[int]) -> list[float]:
+    """Seconds of a whole game of the built-in `logic` on each island, in this process."""
+    spent = []
+    for island, seed in zip(islands, seeds):
+        began = time.perf_counter()
+        for _ in play_agent(Game(island, seed, agent_name="logic"), resolve("logic").build()):
+            pass
+        spent.append(time.perf_counter() - began)
+    return spent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
@@ -115,7 +148,8 @@ def main() -> None:
     args = parser.parse_args()
     options = BenchOptions(agents=("logic",), sizes=(args.size,), games=args.games)
     tasks = [task for _, task in iter_tasks(options)]
-    games = [[wire.dump_line(m) for m in messages(task_island(task, options), task.game_seed)] for task in tasks]
+    islands = [task_island(task, options) for task in tasks]
+    games = [[wire.dump_line(m) for m in messages(island, task.game_seed)] for island, task in zip(islands, tasks)]
     host_zygote = Zygote(SPEC, False, socket.socketpair()[0])
     host_zygote.prepare()
     results = []
@@ -138,6 +172,16 @@ def main() -> None:
               f"{statistics.median(f for _, f in picked):.0f} |")
     every = [t for r in results for t in r[2]]
     print(f"every action: {statistics.median(every) / 1e3:.0f} us")
+
+    if hasattr(os, "sched_setaffinity"):  # one core, as a pool's worker and its agent share one
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    seeds = [task.game_seed for task in tasks]
+    in_process(islands, seeds)  # warm
+    floor = statistics.median(fork_floor(len(games) * args.rounds))
+    game = statistics.median(in_process(islands, seeds) + in_process(islands, seeds))
+    print(f"the floor of a fresh process per game (the host forked, its child ending at once, reaped; "
+          f"one core): {1e3 * floor:.2f} ms; a whole game of logic in process: {1e3 * game:.2f} ms; "
+          f"in a fresh process, at least {(game + floor) / game:.1f}x that")
 
 
 if __name__ == "__main__":
