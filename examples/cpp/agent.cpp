@@ -6,7 +6,9 @@
 // walk). Verify the hint that splits those candidates most evenly when the
 // split is worth an action; otherwise scan the 5x5 window holding the most
 // candidates per action it costs, walking there (small moves scan on the
-// way) or teleporting there once when it is far.
+// way) or teleporting there once when it is far. When the referee records
+// notes (`run --notes`, `check-agent --beliefs`), each action carries one: the
+// candidate count, why this action, and the candidate tiles themselves.
 //
 // Build: g++ -std=c++17 -O2 -o treasure-agent agent.cpp  (or `make`)
 
@@ -240,6 +242,7 @@ static const char* const DIR_NAME[4] = {"N", "E", "S", "W"};
 static const double MIN_SPLIT = 0.10;     // verify when the smaller side holds at least this share
 static const int TELEPORT_DISTANCE = 8;   // teleport when the target is further than this (walking)
 static const double SCAN_ON_WAY_BONUS = 1.5;  // worth of a small move's 3x3 scan, in steps of progress
+static const size_t MAX_NOTE_RUNS_CHARS = 500000;  // a note's tiles as text, at most
 
 class Agent {
 public:
@@ -279,6 +282,7 @@ public:
         pirate_ = -1;
         pirateWalked_ = 0;
         distPrison_.clear();
+        notes_ = msg["options"]["notes"].asBool();
         started_ = true;
     }
 
@@ -289,7 +293,22 @@ public:
         if (p.type == Json::Arr) pos_ = tile(int(p.at(0).asInt()), int(p.at(1).asInt()));
         teleportUsed_ = msg["teleport_used"].asBool(teleportUsed_);
         if (pos_ < 0 || pos_ >= W_ * H_) throw std::runtime_error("unknown position");
-        return choose();
+        why_.clear();
+        std::string action = choose();
+        if (!notes_) return action;
+        // The note: one line of text, and the candidates as [start, length, ...] runs of tile indices.
+        std::string runs;
+        for (int t = 0, n = W_ * H_; t < n;) {
+            if (!cand_[t]) { ++t; continue; }
+            int start = t;
+            while (t < n && cand_[t]) ++t;
+            runs += (runs.empty() ? "" : ",") + std::to_string(start) + "," + std::to_string(t - start);
+        }
+        action.pop_back();  // its closing brace
+        action += ",\"note\":{\"text\":" + jsonQuote(std::to_string(candidates_) + " candidates; " + why_);
+        if (runs.size() <= MAX_NOTE_RUNS_CHARS)  // (a line may not pass 1 MiB: then the text alone)
+            action += ",\"tiles\":[" + runs + "],\"candidates\":true";
+        return action + "}}";
     }
 
     void end() { started_ = false; }
@@ -304,6 +323,9 @@ private:
     int prison_ = -1, pirate_ = -1, pirateWalked_ = 0;
     std::vector<int> distPrison_;
     bool started_ = false;
+    bool notes_ = false;    // the referee records notes: explain each action
+    int candidates_ = 0;    // the candidates when the last action was chosen
+    std::string why_;       // why it was chosen, for the note
 
     int tile(int r, int c) const { return (r >= 0 && r < H_ && c >= 0 && c < W_) ? r * W_ + c : -1; }
     int tileOf(const Json& p) const { return tile(int(p.at(0).asInt()), int(p.at(1).asInt())); }
@@ -439,28 +461,43 @@ private:
                std::to_string(t % W_) + "]}";
     }
 
+    // The tile `t` as "(row, col)", for notes.
+    std::string at(int t) const { return "(" + std::to_string(t / W_) + ", " + std::to_string(t % W_) + ")"; }
+
     std::string choose() {
         const int n = W_ * H_;
         int total = 0;
         for (int t = 0; t < n; ++t) total += cand_[t];
+        candidates_ = total;
         if (total == 0) {
             std::fprintf(stderr, "treasure-agent: no candidate left; scanning\n");
+            why_ = "none left (a fact was misread?): scan 5x5";
             return scan();
         }
         std::vector<int> win5 = windowCounts(2);
-        if (win5[pos_] == total) return scan();  // this scan finds it
+        if (win5[pos_] == total) {
+            why_ = "scan 5x5: it covers them all";
+            return scan();  // this scan finds it
+        }
 
         // Verify the hint that splits the candidates most evenly, if the split is useful.
-        int bestHint = -1;
+        int bestHint = -1, bestIn = 0;
         double bestSplit = 0;
         for (size_t k = 0; k < hints_.size(); ++k) {
             if (hintState_[k] != -1 || hints_[k].empty()) continue;
             int in = 0;
             for (int t = 0; t < n; ++t) in += cand_[t] && hints_[k][t];
             double split = double(std::min(in, total - in)) / total;
-            if (split > bestSplit) { bestSplit = split; bestHint = int(k) + 1; }
+            if (split > bestSplit) { bestSplit = split; bestHint = int(k) + 1; bestIn = in; }
         }
-        if (bestHint > 0 && bestSplit >= MIN_SPLIT) return verify(bestHint);
+        if (bestHint > 0 && bestSplit >= MIN_SPLIT) {
+            why_ = "verify " + std::to_string(bestHint) + ": splits them " + std::to_string(bestIn) + " in its tiles, " +
+                   std::to_string(total - bestIn) + " out";
+            return verify(bestHint);
+        }
+        const int pct = int(std::lround(MIN_SPLIT * 100));
+        const std::string noSplit = bestHint < 0 ? "" : "; no hint splits them " + std::to_string(pct) + "/" +
+                                                        std::to_string(100 - pct) + " or better";
 
         // The target: the walkable tile whose 5x5 scan covers the most candidates per
         // action spent reaching and scanning it; the nearest by walking when several tie.
@@ -485,10 +522,18 @@ private:
         }
         if (target < 0) {
             std::fprintf(stderr, "treasure-agent: candidates out of reach; scanning\n");
+            why_ = "none within reach: scan 5x5";
             return scan();
         }
-        if (target == pos_) return scan();
-        if (!teleportUsed_ && targetDist > TELEPORT_DISTANCE) return teleport(target);
+        const std::string covers = " covers " + std::to_string(win5[target]) + noSplit;
+        if (target == pos_) {
+            why_ = "scan 5x5 here: it" + covers;
+            return scan();
+        }
+        if (!teleportUsed_ && targetDist > TELEPORT_DISTANCE) {
+            why_ = "teleport to " + at(target) + ": a scan there" + covers;
+            return teleport(target);
+        }
 
         // Walk toward it: the most progress, a small move's 3x3 scan counting as a bonus.
         std::vector<int> toTarget = bfs(target);
@@ -504,7 +549,12 @@ private:
                 double score = progress + ((steps <= 2 && win3[to] > 0) ? SCAN_ON_WAY_BONUS : 0.0);
                 if (score > bestScore) { bestScore = score; bestD = d; bestSteps = steps; }
             }
-        if (bestD < 0) return scan();  // cannot happen while the target is reachable; stays legal
+        if (bestD < 0) {
+            why_ = "scan 5x5 (no move gets closer to " + at(target) + ")";
+            return scan();  // cannot happen while the target is reachable; stays legal
+        }
+        why_ = std::string("move ") + DIR_NAME[bestD] + " " + std::to_string(bestSteps) + " toward " + at(target) +
+               ": a scan there" + covers;
         return move(bestD, bestSteps);
     }
 };

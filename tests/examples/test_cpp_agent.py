@@ -25,6 +25,7 @@ CPP = ROOT / "examples" / "cpp"
 BINARY = "examples/cpp/build/treasure-agent"  # as the docs write it, from the folder below
 SPEC = f"exec:{BINARY}"
 DOC = (ROOT / "docs" / "writing-an-agent.md").read_text()
+README = (CPP / "README.md").read_text()
 
 
 def _tree(folder):
@@ -110,6 +111,56 @@ def test_check_agent_passes_every_check(folder, monkeypatch, isolation):
     checks = [line for line in result.stdout.splitlines() if not line.startswith(" ")]  # not the sizes' lines
     assert [line.split()[:2] for line in checks] == [
         ["ok", "loads:"], ["ok", "legal"], ["ok", "deterministic:"], ["ok", "time"]], result.output
+
+
+def test_with_notes_it_explains_every_action_and_its_candidates_hold_the_treasure(ran, folder, monkeypatch):
+    """`run --notes`: a note just before each of the agent's actions, "N candidates; why", with
+    the N candidate tiles, which hold the treasure; the same games as without notes; and
+    check-agent --beliefs finds no turn where its candidates left the treasure out."""
+    from treasure_cli.formats.game_record import read_log
+    from treasure_cli.formats.map_file import read_map
+    from treasure_cli.rules import events as ev
+
+    done = invoke(["run", "input/", "noted/", "--agent", SPEC, "--notes"], folder, monkeypatch)
+    assert done.exit_code == 0, done.output
+    for i in range(1, 6):
+        name = f"LOG_0{i}.txt"
+        plain = [line for line in (folder / "noted" / name).read_text().splitlines() if ": the agent notes " not in line]
+        assert plain[3:] == (folder / "out" / name).read_text().splitlines()[3:], name  # the same game, its notes aside
+        island = read_map(folder / "input" / f"MAP_0{i}.txt")
+        events = read_log(folder / "noted" / name)
+        treasure = next(e.treasure for e in events if isinstance(e, ev.TreasureHidden))
+        # An action's first event: a move, a large scan (not a small move's scan), a verification, a teleport.
+        starts = [k for k, e in enumerate(events) if isinstance(e, (ev.AgentMoved, ev.HintVerified, ev.Teleported))
+                  or (isinstance(e, ev.AreaScanned) and not isinstance(events[k - 1], ev.AgentMoved))]
+        notes = [k for k, e in enumerate(events) if isinstance(e, ev.AgentNoted)]
+        assert starts and [k + 1 for k in notes] == starts, name
+        shown = 0
+        for k in notes:
+            note = events[k]
+            count = re.match(r"(\d+) candidates; \S", note.text)
+            assert count is not None, note.text
+            if note.tiles is not None:  # (left out of the log when they are the last note's)
+                mask = note.tiles.mask(island.width, island.height)
+                assert note.tiles.candidates and int(mask.sum()) == int(count.group(1)), note
+                assert mask[treasure], (name, note)
+                shown += 1
+        assert shown > 0
+    beliefs = invoke(["check-agent", SPEC, "--beliefs"], folder, monkeypatch)
+    assert beliefs.exit_code == 0, beliefs.output
+    assert re.search(r"^ok\s+beliefs: in 6 of 6 games the agent declared its candidates, and they always held "
+                     r"the treasure$", beliefs.stdout, flags=re.M), beliefs.output
+
+
+def test_the_readme_notes_are_what_it_writes(folder, monkeypatch):
+    """examples/cpp/README.md, "Its notes": its run, and the first note lines of the log, cut as shown."""
+    run, grep, shown = re.search(r"```\n\$ treasure (run [^\n]+)\n\$ (grep -m 4 [^\n]+)\n(.*?)```", README,
+                                 flags=re.S).groups()
+    done = invoke(run.split(), folder, monkeypatch)
+    assert done.exit_code == 0, done.output
+    cut = subprocess.run(["bash", "-c", grep], cwd=folder, capture_output=True, text=True, timeout=10)
+    assert cut.returncode == 0, cut.stderr
+    assert cut.stdout == shown
 
 
 def _normal(text: str) -> str:
