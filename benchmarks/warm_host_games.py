@@ -16,12 +16,13 @@ Printed, medians over all games of the last of `--rounds` rounds: the agent
 loaded and hello answered, the `start` message, and each action by its
 index in the game (the first ones run cold), with its faults.
 
-Last, the floor of a fresh process per game: this process, prepared as a warm host is, forked, its
-child ending at once, and reaped (nothing loaded, nothing played), against a
-whole game of the built-in `logic` in this process on the same islands; both
-on one core, as a pool's worker shares its core with its agent. No game in
-a fresh process can cost less than the game plus that floor, whatever the
-rest costs: the last figure is that lower bound, as a multiple of the game.
+Last, the floor of a fresh process per game: this process, prepared as a
+warm host is, forked, its child ending at once, and reaped (nothing loaded,
+nothing played), against a whole game of the built-in `logic` in this
+process on the same islands; both on one core, as a pool's worker shares its
+core with its agent. No game in a fresh process can cost less than the game
+plus that floor, whatever the rest costs: the last figure is that lower
+bound, as a multiple of the game.
 """
 
 from __future__ import annotations
