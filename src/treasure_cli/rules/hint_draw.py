@@ -54,6 +54,21 @@ def choose_kind(kinds: Sequence[HintKind], rng: np.random.Generator | PyDraws,
     return kinds[min(i, len(kinds) - 1)]
 
 
+class _Tested:
+    """What the draw keeps of the treasures it was given on one island: `_Drawer.tester`'s
+    functions by (kind, treasure), and the treasures found to be land tiles (every hint of a
+    game asks again). Kept with the referee's island object only (`Island.memo(own=True)`):
+    the public copy an agent gets shares the terrain's tables, and must not lead to these."""
+
+    def __init__(self, island: Island) -> None:
+        self.testers: dict[tuple[HintKind, Pos], Callable[[tuple[Any, ...]], bool]] = {}
+        self.land_treasures: set[Pos] = set()
+
+
+def _tested(island: Island) -> _Tested:
+    return island.memo("hint_draw treasures", _Tested, own=True)
+
+
 class _Drawer(ParamDrawer):
     """ParamDrawer with the hints built and tested: `tester(kind)` gives a test of drawn
     arguments against the treasure made of a few integer comparisons (the same answer as
@@ -65,7 +80,7 @@ class _Drawer(ParamDrawer):
 
     def tester(self, kind: HintKind, treasure: Pos) -> Callable[[tuple[Any, ...]], bool]:
         """`make_tester(kind, treasure)`, kept for the island (a few dozen at most a game)."""
-        testers = self.facts.testers
+        testers = _tested(self.island).testers
         found = testers.get((kind, treasure))
         if found is None:
             if len(testers) >= 1024:  # (many treasures on one island: tests, not games)
@@ -132,10 +147,11 @@ def draw_hint(
     every candidate drawn and tested, so that the work does not depend on the treasure."""
     t = (int(treasure[0]), int(treasure[1]))
     drawer = _Drawer(island, ctx, rng)
-    if t not in drawer.facts.land_treasures:
+    land_treasures = _tested(island).land_treasures
+    if t not in land_treasures:
         if not island.inside(t) or not island.land[t]:
             raise ValueError(f"the treasure {t} is not a land tile of this map")
-        drawer.facts.land_treasures.add(t)
+        land_treasures.add(t)
     if kinds is not None and not kinds.builtin_only:
         return _draw_from(kinds, drawer, t, truthful, even)
     open_kinds = available_kinds(island, ctx)

@@ -117,10 +117,6 @@ class _IslandFacts:
         h, w = island.shape
         self.rect_cum, self.rect_least = _rect_tables(h, w)
         self.halves = _HALVES[h >= 2, w >= 2]
-        # hint_draw._Drawer.tester's functions by (kind, treasure), and the treasures found to be land
-        # tiles: they depend on the island and the treasure only, and every hint of a game asks.
-        self.testers: dict[tuple[HintKind, Pos], Callable[[tuple[Any, ...]], bool]] = {}
-        self.land_treasures: set[Pos] = set()
 
     @functools.cached_property
     def land_tiles(self) -> np.ndarray:

@@ -218,11 +218,13 @@ class Island:
             self.reachable_prisons  # noqa: B018  (computed and cached on first read)
         return self
 
-    def memo(self, key: Hashable, compute: Callable[[Island], T]) -> T:
+    def memo(self, key: Hashable, compute: Callable[[Island], T], *, own: bool = False) -> T:
         """`compute(island)`, made once per island and kept with its terrain masks (shared with
         the public copy): for tables other modules derive from the terrain alone, such as
-        the hint draw's or the pirate's routes from a prison."""
-        cache = self._shared
+        the hint draw's or the pirate's routes from a prison. With `own`, kept with this
+        island object only, never with its public copy: for what depends on the treasure,
+        which an agent's island must not lead to (RULES §3)."""
+        cache = self._shared if not own else self.__dict__.setdefault("_own", {})
         if key not in cache:
             cache[key] = compute(self)  # type: ignore[index]
         return cache[key]  # type: ignore[no-any-return,index]
