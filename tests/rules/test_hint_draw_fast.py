@@ -3,6 +3,8 @@ building a Hint per redraw; here against the straightforward draw, kept as the r
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -124,9 +126,24 @@ def test_kind_1_tiles_are_the_same_from_the_list_and_the_array(monkeypatch):
     assert listed == arrays and all(type(r) is int for tiles, in listed for tile in tiles for r in tile)
 
 
+def rule_big_sides(m: int) -> list[int]:
+    """Kind 14's big sides as RULES §7 says, in exact arithmetic: 30-70 % of m = min(W, H), and
+    room for the small square strictly inside (a side of 3 or more)."""
+    return [side for side in range(3, m + 1) if Fraction(3, 10) * m <= side <= Fraction(7, 10) * m]
+
+
+def test_kind_14s_big_side_range_is_30_to_70_percent_of_the_smaller_side():
+    from treasure_cli.rules.hint_params import _big_side_range_hw
+
+    for m in range(1, 1001):
+        lo, hi = _big_side_range_hw(m, m + 7)
+        assert list(range(lo, hi + 1)) == rule_big_sides(m), m
+    assert rule_big_sides(4) == [] and rule_big_sides(5) == [3] and rule_big_sides(64) == list(range(20, 45))
+
+
 def reference_island_kinds(island):
     """The island's possible kinds as first written: every condition read from the island."""
-    from treasure_cli.rules.hint_params import _big_side_range, _rect_cum
+    from treasure_cli.rules.hint_params import _rect_cum
 
     h, w = island.shape
     touching = bool(island.adjacent_pairs)
@@ -139,7 +156,7 @@ def reference_island_kinds(island):
         HintKind.ANY_BOUNDARY: touching,
         HintKind.NEAR_SEA: bool(island.sea.any()),
         HintKind.NOT_HALF: h >= 2 or w >= 2,
-        HintKind.BETWEEN_SQUARES: _big_side_range(island)[1] <= min(h, w),
+        HintKind.BETWEEN_SQUARES: bool(rule_big_sides(min(h, w))),
         HintKind.MOUNTAIN_REGIONS: bool(island.mountain_regions),
     }
     return tuple(kind for kind in HintKind if possible.get(kind, True))

@@ -24,9 +24,9 @@ draw a kind's parameters here, with the same random calls. The distributions
 13 DIRECTION        one of 8 compass directions, uniform; origin the map
                     centre (H//2, W//2), or from the reveal on the prison
                     with probability 1/2.
-14 BETWEEN_SQUARES (rare)  big side uniform in [max(3, round(30 % · m)),
-                    max(that, round(70 % · m))], m = min(W, H), at a uniform
-                    position inside the map; small side uniform in
+14 BETWEEN_SQUARES (rare)  big side uniform in [max(3, ⌈30 % · m⌉),
+                    ⌊70 % · m⌋], m = min(W, H) (possible from m = 5), at a
+                    uniform position inside the map; small side uniform in
                     [1, big − 2] at a uniform position inside the big
                     square's interior (never touching its border).
 15 MOUNTAIN_REGIONS no parameters.
@@ -92,10 +92,11 @@ def _big_side_range(island: Island) -> tuple[int, int]:
 
 
 def _big_side_range_hw(h: int, w: int) -> tuple[int, int]:
+    """The big square's sides allowed: 30-70 % of m = min(W, H) (RULES §7), in integers to avoid
+    float edge cases, and at least 3 (the small square, 1 tile or more, lies strictly inside).
+    Empty (lo > hi) when no side is both: below m = 5."""
     m = min(h, w)
-    lo = max(3, (3 * m + 5) // 10)  # round half up, in integers to avoid float edge cases
-    hi = max(lo, (7 * m + 5) // 10)
-    return lo, hi
+    return max(3, -(-3 * m // 10)), 7 * m // 10
 
 
 def available_kinds(island: Island, ctx: HintContext) -> tuple[HintKind, ...]:
@@ -167,7 +168,7 @@ def _possible_kinds(h: int, w: int, two_regions: bool, one_region: bool, touchin
         ANY_BOUNDARY: touching,
         NEAR_SEA: sea,
         NOT_HALF: h >= 2 or w >= 2,
-        BETWEEN_SQUARES: _big_side_range_hw(h, w)[1] <= min(h, w),
+        BETWEEN_SQUARES: _big_side_range_hw(h, w)[0] <= _big_side_range_hw(h, w)[1],
         MOUNTAIN_REGIONS: mountains,
     }  # kind 6 depends on the turn: available_kinds checks it
     return tuple(kind for kind in ALL_KINDS if possible.get(kind, True))
