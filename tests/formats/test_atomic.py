@@ -130,3 +130,32 @@ def test_writes_what_the_mkstemp_version_wrote(tmp_path_factory, target, text, o
             where.parent.write_text("in the way")
         results.append(outcome(write, root, target, text))
     assert results[0] == results[1]
+
+
+def test_a_pipe_is_written_to_not_replaced(tmp_path):
+    """`--svg /dev/null`, `--html /dev/stdout`, a named pipe: renaming a temp file over one would
+    replace it with a regular file (as root, /dev/null itself). A named pipe stands for them here
+    (making a device needs root)."""
+    import os
+    import stat
+
+    pipe = tmp_path / "out.svg"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # open first, so the writer does not wait
+    try:
+        write_text_atomic(pipe, "<svg/>\n")
+        assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+        assert os.read(reader, 100) == b"<svg/>\n"
+    finally:
+        os.close(reader)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.svg"]  # no temp file left
+
+
+def test_a_socket_is_refused(tmp_path):
+    import socket
+
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(OSError, match="not a file"):
+            write_text_atomic(path, "x")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import stat
 from pathlib import Path
 
 
@@ -50,15 +51,35 @@ def _create_temp(folder: str, name: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no unused temp file name", folder)
 
 
+def _write_special(target: str, mode: int, text: str) -> None:
+    """`text` written straight to a terminal, a pipe or a device such as /dev/null or /dev/stdout:
+    renaming a temp file over one would replace it with a regular file (as root, /dev/null
+    itself). A folder, a block device or a socket is refused."""
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", target)
+    if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        raise OSError(errno.EINVAL, "is a device or socket, not a file", target)
+    with open(target, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write `text` to a temp file beside `path`, then rename it into place.
 
     On any failure (a full disk, no permission, an interruption) the temp file
-    is removed and `path` keeps what it held before.
+    is removed and `path` keeps what it held before. A terminal, pipe or
+    character device (`/dev/null`, `/dev/stdout`) is written to as it is.
     """
     target = str(path if isinstance(path, Path) else Path(path))  # as Path spells it: "a//b/" is "a/b"
-    if target in ("", ".") or os.path.isdir(target):
+    if target in ("", "."):
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", target)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = 0  # nothing there yet (or nothing we can see): the temp file's creation says why
+    if mode and not stat.S_ISREG(mode):
+        _write_special(target, mode, text)
+        return
     folder, name = os.path.split(target)
     folder = folder or os.curdir
     data = text.encode("utf-8")  # a log is a few kB: one buffer, written with os.write
