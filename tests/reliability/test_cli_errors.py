@@ -81,3 +81,28 @@ def test_a_map_with_a_small_header_and_a_huge_body_is_refused_unread(tmp_path):
     assert result.exit_code == 1
     assert f"{big}:1:1: the file has 50000000 bytes, more than a 5x5 map can take" in result.output
     assert os.path.getsize(big) == 50_000_000
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["check", "pipe.txt"], "pipe.txt: cannot read the file: not a regular file"),
+    (["run", "pipe.txt", "o3"], "failed (bad-map)"),
+    (["replay", "pipe.txt", "--map", "MAP_01.txt"], "Error: pipe.txt:1: cannot read the log: not a regular file"),
+])
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(place, args, message):
+    """Opening a named pipe for reading waits for a writer, perhaps forever: these once hung."""
+    os.mkfifo(place / "pipe.txt")
+    r = subprocess.run([sys.executable, "-m", "treasure_cli", *args], capture_output=True, text=True,
+                       cwd=place, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 1 and message in r.stdout + r.stderr, (r.stdout, r.stderr)
+
+
+def test_a_named_pipe_among_submissions_is_left_out_without_waiting(place):
+    (place / "students").mkdir()
+    shutil.copy(ROOT / "examples" / "densest_scan.py", place / "students" / "ann.py")
+    os.mkfifo(place / "students" / "eve.py")  # from an archive, say: parsing it would wait forever
+    r = subprocess.run([sys.executable, "-m", "treasure_cli", "tournament", "students/", "--maps", "MAP_01.txt",
+                        "--games", "1", "--db", "r.sqlite", "--no-timing", "--agent-isolation", "process"],
+                       capture_output=True, text=True, cwd=place, timeout=120, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    assert "left out: students/eve.py: not a submission (not a regular file" in r.stderr
+    assert "ann" in r.stdout

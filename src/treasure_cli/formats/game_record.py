@@ -27,6 +27,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.rules.grid import Direction, format_pos
 from treasure_cli.rules.plugin_kinds import hint_text, parse_hint_text
 from treasure_cli.formats import hint_plugins  # noqa: F401  (a log may name a kind from an entry point)
+from treasure_cli.formats.map_file import opener_without_waiting
 
 # One template per event type. `{name:type}` is a field; the rest is literal.
 TEMPLATES: dict[type, str] = {
@@ -298,7 +299,7 @@ def read_log(path: str | Path) -> list[ev.Event]:
     """Read a log file: a regular file of bounded size, as UTF-8."""
     name = str(path)
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb", opener=opener_without_waiting) as fh:
             info = os.fstat(fh.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise LogFormatError(name, 1, "cannot read the log: not a regular file")

@@ -416,6 +416,16 @@ _CELL_BYTES = 64  # the most one tile may take: padding, a long region number, a
 _WHOLE_BYTES = 1 << 20  # a file this small is read in one call and its header checked after
 
 
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # (POSIX; Windows has no named pipes to wait on this way)
+
+
+def opener_without_waiting(path: str, flags: int) -> int:
+    """open()'s `opener` for files that must be regular: opening a named pipe for reading waits
+    for a writer, perhaps forever, before fstat could refuse it. Reading a regular file is
+    the same with the flag."""
+    return os.open(path, flags | _NONBLOCK)
+
+
 def _read_bounded(path: str | Path, name: str) -> bytes:
     """The bytes of a regular file no larger than the size on its first line allows.
 
@@ -425,7 +435,7 @@ def _read_bounded(path: str | Path, name: str) -> bytes:
     # Unbuffered, and a small file in one read (most maps): after a game the
     # caches are cold, and a buffered file, a second read and a seek cost
     # about 15 of the 60 us of reading a 64x64 map.
-    with open(path, "rb", buffering=0) as fh:
+    with open(path, "rb", buffering=0, opener=opener_without_waiting) as fh:
         info = os.fstat(fh.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise MapFormatError(name, None, None, "cannot read the file: not a regular file")

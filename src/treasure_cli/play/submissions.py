@@ -50,6 +50,8 @@ def submission(path: Path) -> Submission:
                                  f"({', '.join(p.name for p in candidates)}); keep one, or name it agent.py")
         raise AgentLoadError(f"{path}: no agent found (a Python file with a class that has act(obs), "
                              "or one executable program)")
+    if not path.is_file():  # a named pipe (from an archive, say) would make the parse below wait forever
+        raise AgentLoadError(f"{path}: not a submission (not a regular file, a folder or a program)")
     if path.suffix == ".py":
         return Submission(path.stem, f"{path}:{only_agent_class(path)}")
     if _executable(path):
