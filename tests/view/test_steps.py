@@ -358,3 +358,23 @@ def test_ruled_out_tiles_are_the_ones_the_logged_agent_knew(agent):
         if seen is not None:
             know.update(seen)
     assert np.array_equal(last.candidates, know.candidates)
+
+
+def test_the_map_is_found_in_the_logs_parent_folder_when_the_log_is_named_alone(tmp_path, monkeypatch):
+    """`cd game/logs && treasure replay LOG_01.txt` for a log recorded with input/MAP_01.txt, the
+    map in game/input/: the log's parent folder is `..` there, not `.` (nor `.` for `../LOG_01.txt`)."""
+    import shutil
+
+    game = tmp_path / "game"
+    (game / "input").mkdir(parents=True)
+    shutil.copy(GOLDEN.parent.parent / "input" / "MAP_01.txt", game / "input" / "MAP_01.txt")
+    (game / "logs" / "sub").mkdir(parents=True)
+    shutil.copy(GOLDEN / "LOG_01.txt", game / "logs" / "LOG_01.txt")  # recorded: input/MAP_01.txt
+    monkeypatch.chdir(game / "logs")
+    assert invoke(["replay", "LOG_01.txt", "--turn", "0"]).exit_code == 0
+    monkeypatch.chdir(game / "logs" / "sub")
+    assert invoke(["replay", "../LOG_01.txt", "--turn", "0"]).exit_code == 0
+    (game / "input" / "MAP_01.txt").unlink()
+    result = invoke(["replay", "../LOG_01.txt", "--turn", "0"])
+    assert result.exit_code == 1
+    assert "(tried input/MAP_01.txt, ../input/MAP_01.txt, ../../input/MAP_01.txt)" in result.output

@@ -25,7 +25,9 @@ def find_map(log_path: Path, recorded: str, given: str | None = None) -> Path:
             raise TreasureError(f"{given}: no such map file")
         return Path(given)
     rec = Path(recorded)
-    options = [rec] if rec.is_absolute() else [rec, log_path.parent / rec, log_path.parent.parent / rec]
+    folder = log_path.parent
+    up = folder / ".." if folder.name in ("", "..") else folder.parent  # Path("LOG.txt").parent.parent is "."
+    options = [rec] if rec.is_absolute() else [rec, folder / rec, up / rec]
     tried: list[str] = []
     for option in options:
         if option.is_file():
