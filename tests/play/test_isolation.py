@@ -857,3 +857,40 @@ def test_a_warm_host_near_its_lifetime_cpu_limit_is_replaced_between_games(tmp_p
     second = one_game()
     assert second is not first and not first.alive()
     agent_process.close_all()
+
+
+@pytest.mark.parametrize("note", ['{"text": 5}', '{"text": ["x"]}', '{"text": "ok", "candidates": "no"}',
+                                  '{"text": "ok", "tiles": [0, 99999999]}', '"just text"'])
+def test_an_exec_programs_note_of_the_wrong_form_fails_its_game(tmp_path, island, note):
+    """docs/agent-protocol.md: a note that is not of the stated form ends the game as protocol;
+    its text and candidates are not guessed at (5 once became "5", "no" became true)."""
+    spec = _program(tmp_path, "noter.sh", f"""\
+        read hello
+        echo '{{"type": "hello", "protocol": 1}}'
+        read start
+        read act
+        echo '{{"type": "action", "action": "scan", "note": {note}}}'
+        read more
+     """)
+    record, _ = play_game(island, spec, 1, map_name="m", isolation="process", notes=True)
+    assert (record.outcome, record.reason) == ("failed", "protocol"), record.error
+    assert "the agent's note is not one the protocol allows" in record.error
+    assert agent_processes() == []
+
+
+def test_an_exec_programs_note_of_the_right_form_is_kept(tmp_path, island):
+    spec = _program(tmp_path, "noter.sh", """\
+        read hello
+        echo '{"type": "hello", "protocol": 1}'
+        read start
+        while read line; do
+          case "$line" in
+            *'"act"'*) echo '{"type": "action", "action": "scan", "note": {"text": "scanning", "candidates": false}}' ;;
+            *) exit 0 ;;
+          esac
+        done
+     """)
+    record, events = play_game(island, spec, 1, map_name="m", isolation="process", notes=True)
+    assert record.outcome in ("WIN", "LOSE"), record.error
+    notes = [e for e in events if type(e).__name__ == "AgentNoted"]
+    assert notes and all(n.text == "scanning" and n.tiles is None for n in notes)

@@ -514,7 +514,10 @@ def _note(reply: dict[str, Any], island: Island, turn: int) -> Note:
                 start + length <= size for start, length in zip(runs[0::2], runs[1::2]))):
             raise ValueError(f"its tiles must be [start, length, ...] runs within the map's {size} tiles")
         tiles = None if runs is None else wire.runs_mask(runs, (island.height, island.width))
-        return Note(str(note.get("text", "")), tiles, bool(note.get("candidates", True)))
+        text, candidates = note.get("text", ""), note.get("candidates", True)
+        if type(text) is not str or type(candidates) is not bool:  # (a program's bug: never guessed at)
+            raise TypeError('its "text" must be a string and its "candidates" true or false')
+        return Note(text, tiles, candidates)
     except (AttributeError, TypeError, ValueError, IndexError) as exc:
         raise ProtocolBreach(turn, f"the agent's note is not one the protocol allows: {exc}") from None
 
