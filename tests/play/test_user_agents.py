@@ -159,3 +159,29 @@ def test_check_agent_reports_an_agent_failing_to_build_in_its_games_as_a_problem
     assert checks["loads"].ok
     assert not checks["legal actions"].ok
     assert "building the agent raised RuntimeError: out of luck" in checks["legal actions"].detail
+
+
+@pytest.mark.parametrize("level", ["none", "process"])
+def test_check_agent_shows_the_last_lines_a_failing_agent_printed(tmp_path, level):
+    """A student's debugging print() is often what says why a game failed: check-agent shows its
+    last lines under the failure (all of it is in `run --json` and the store)."""
+    (tmp_path / "talk.py").write_text(textwrap.dedent("""
+        import sys
+        from treasure_cli import LargeScan
+
+        class Talk:
+            def act(self, obs):
+                print(f"turn {obs.turn}: {obs.actions_left} actions left")
+                if obs.turn >= 4:
+                    print("giving up", file=sys.stderr)
+                    raise RuntimeError("no idea")
+                return LargeScan()
+    """))
+    r = CliRunner().invoke(cli, ["check-agent", f"{tmp_path / 'talk.py'}:Talk", "--games", "1",
+                                 "--agent-isolation", level])
+    assert r.exit_code == 1
+    failure = r.stdout.split("FAIL  legal actions: ")[1].split("\nFAIL")[0].splitlines()
+    assert "turn 4: the agent raised RuntimeError: no idea" in failure[1]
+    assert failure[2:] == ["      the last 5 of 8 lines it printed:", "        turn 2: 1 actions left",
+                           "        turn 3: 2 actions left", "        turn 3: 1 actions left",
+                           "        turn 4: 2 actions left", "        giving up"]

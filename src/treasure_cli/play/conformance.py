@@ -78,8 +78,10 @@ class Timed:
 
 
 def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
-          limits: AgentLimits, budget: float | None = None, notes: bool = False, hints: HintSet | None = None):
+          limits: AgentLimits, budget: float | None = None, notes: bool = False, hints: HintSet | None = None,
+          printed: list[str] | None = None):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
+    # `printed` gets what the agent printed, whatever the game's end (kept with the record in `run`).
     seat = Seat(spec, level, limits, None, game_timeout)
     try:
         if isinstance(seat.agent, ProcessAgent):
@@ -92,7 +94,24 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
     except BaseException:
         seat.abandon()
         raise
+    finally:
+        if printed is not None:
+            printed.append(seat.output)
     return events, game.result
+
+
+PRINTED_LINES = 5  # a failed game's report shows the last lines the agent printed
+
+
+def _with_printed(problem: str, printed: list[str]) -> str:
+    """A failed game's line, and the last lines the agent printed in it: a student's debugging
+    print() is often what says why (all of it is in `run --json` and the store)."""
+    lines = "".join(printed).splitlines()
+    if not lines:
+        return problem
+    shown = lines[-PRINTED_LINES:]
+    said = "it printed" if len(shown) == len(lines) else f"the last {len(shown)} of {len(lines)} lines it printed"
+    return problem + f"\n      {said}:" + "".join(f"\n        {line[:200]}" for line in shown)
 
 
 def boards(games: int, seed: int, sizes: Sequence[int] = SIZES,
@@ -175,18 +194,21 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         if on_game is not None:
             on_game(done, len(todo), board.where)
         where = board.where
+        printed: list[str] = []
         try:
             first, end = _play(spec, board.island, board.seed, times.setdefault(board.size, []), game_timeout,
-                               level, limits, budget, beliefs, hints)
-            second, _ = _play(spec, board.island, board.seed, [], game_timeout, level, limits, None, beliefs, hints)
+                               level, limits, budget, beliefs, hints, printed)
+            printed.clear()  # the second play's failure, if any, is the one reported
+            second, _ = _play(spec, board.island, board.seed, [], game_timeout, level, limits, None, beliefs, hints,
+                              printed)
         except ActionOverBudget as exc:
             over.append((exc.seconds, where, exc.turn))
             continue
         except AgentError as exc:
-            problems.append(f"{where}: {exc}")
+            problems.append(_with_printed(f"{where}: {exc}", printed))
             continue
         except GameTimeout:
-            problems.append(f"{where}: ran past {game_timeout:g} s")
+            problems.append(_with_printed(f"{where}: ran past {game_timeout:g} s", printed))
             continue
         outcomes.append(end.outcome.value)
         if beliefs:
