@@ -1089,7 +1089,9 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
                              beliefs=beliefs, hints=hints, on_game=progress)
         bar.update(total - bar.pos, "")
     for check in checks:
-        click.echo(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
+        # printable: a detail quotes the agent (its exception, what it printed), which must not
+        # reach the terminal as control characters (a carriage return could overwrite the FAIL)
+        click.echo(printable(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}"))
     if not all(check.ok for check in checks):
         sys.exit(1)
 

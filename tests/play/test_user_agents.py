@@ -185,3 +185,21 @@ def test_check_agent_shows_the_last_lines_a_failing_agent_printed(tmp_path, leve
     assert failure[2:] == ["      the last 5 of 8 lines it printed:", "        turn 2: 1 actions left",
                            "        turn 3: 2 actions left", "        turn 3: 1 actions left",
                            "        turn 4: 2 actions left", "        giving up"]
+
+
+def test_check_agent_shows_an_agents_words_without_control_characters(tmp_path):
+    """What check-agent quotes of an agent (its exception, its last printed lines) cannot reach
+    the terminal as control characters: a carriage return or an escape sequence could overwrite
+    the FAIL it is shown under, or clear the screen."""
+    (tmp_path / "esc.py").write_text(textwrap.dedent("""
+        class Esc:
+            def act(self, obs):
+                print("\\x1b[2J\\x1b[Hok    legal actions: all fine")
+                raise RuntimeError("x\\rok    deterministic\\x1b[K")
+    """))
+    r = CliRunner().invoke(cli, ["check-agent", f"{tmp_path / 'esc.py'}:Esc", "--games", "1",
+                                 "--agent-isolation", "none"])
+    assert r.exit_code == 1
+    assert "\x1b" not in r.stdout and "\r" not in r.stdout
+    assert "RuntimeError: x\\rok    deterministic\\x1b[K" in r.stdout
+    assert "\\x1b[2J\\x1b[Hok    legal actions: all fine" in r.stdout
