@@ -29,6 +29,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 from treasure_cli import __version__  # noqa: E402
 from treasure_cli.agents.registry import SPEC_HELP  # noqa: E402
 from treasure_cli.errors import MapFormatError, OutputBusyError, TreasureError  # noqa: E402
+from treasure_cli.formats.text import printable  # noqa: E402
 
 if TYPE_CHECKING:  # (imported where used: `treasure --version` loads no more than it needs)
     from treasure_cli.play.sandbox import AgentLimits
@@ -95,14 +96,6 @@ def cli() -> None:
       treasure check MAP_x.txt
       treasure run input/ output/
     """
-
-
-def printable(text: str) -> str:
-    """`text` safe for any output stream: line breaks inside a line and bytes of a
-    file name that are not UTF-8 come out as backslash escapes."""
-    lines = [line.encode("utf-8", "backslashreplace").decode("utf-8") for line in text.split("\n")]
-    return "\n".join(line if line.isprintable() else line.encode("unicode_escape").decode("ascii")
-                     for line in lines)
 
 
 class Refusal(click.ClickException):

@@ -1,0 +1,13 @@
+"""Text safe to show: what comes from a user's file or an agent reaches a terminal without
+control characters (standard library only: the command line imports it before numpy)."""
+
+from __future__ import annotations
+
+
+def printable(text: str) -> str:
+    """`text` safe for any output stream: control characters (an agent's carriage return or
+    escape sequence), line breaks inside a line and bytes of a file name that are not UTF-8
+    come out as backslash escapes; its own line breaks stay."""
+    lines = [line.encode("utf-8", "backslashreplace").decode("utf-8") for line in text.split("\n")]
+    return "\n".join(line if line.isprintable() else line.encode("unicode_escape").decode("ascii")
+                      for line in lines)
