@@ -97,3 +97,24 @@ def test_agent_md_shows_the_notes_logic_really_writes(tmp_path, monkeypatch):
     shown = [line.split(", candidates ")[0] for line in doc.splitlines() if line.startswith("turn ") and
              " the agent notes " in line]
     assert shown == written
+
+
+def test_the_terminal_replay_shows_a_notes_control_characters_as_escapes(tmp_path):
+    """A note is an agent's words; a log may come from anyone. Its escape sequences, carriage
+    returns and bells must not reach the terminal (they could recolour, clear or overwrite the
+    frame); the log keeps them, JSON-escaped, as said."""
+    (tmp_path / "loud.py").write_text(
+        "from treasure_cli import LargeScan, Note\n\n\n"
+        "class Loud:\n"
+        "    def act(self, obs):\n"
+        "        return LargeScan()\n\n"
+        "    def explain(self):\n"
+        "        return Note('\\x1b[2J\\x1b[31mred\\x1b[0m\\rover\\x07')\n")
+    run(str(ROOT / "input" / "MAP_01.txt"), str(tmp_path / "out"), "--agent", f"{tmp_path / 'loud.py'}:Loud",
+        "--notes", "--agent-isolation", "none")
+    log = tmp_path / "out" / "LOG_01.txt"
+    assert '"\\u001b[2J\\u001b[31mred\\u001b[0m\\rover\\u0007"' in log.read_text()
+    shown = CliRunner().invoke(cli, ["replay", str(log), "--no-pause", "--no-color"])
+    assert shown.exit_code == 0
+    assert "agent's note: \\x1b[2J\\x1b[31mred\\x1b[0m over\\x07" in shown.output
+    assert not any(c in shown.output for c in "\x1b\r\x07")

@@ -25,6 +25,7 @@ import numpy as np
 from termcolor import colored
 
 from treasure_cli.formats.game_record import quote_name
+from treasure_cli.formats.text import printable
 from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import format_pos
 from treasure_cli.rules.island import Island
@@ -306,7 +307,7 @@ class Renderer:
         lines.append(f"hints: {state.hint_count} given; verified: {_few(verified)}; unverified: {_few(unverified)}")
         lines.append("pirate: " + self._pirate(state))
         if state.note is not None:
-            lines.append(f"agent's note: {state.note}")
+            lines.append(f"agent's note: {printable(' '.join(state.note.splitlines()))}")  # the agent's words: no control characters
         if state.belief is not None:
             told = "where it believes the treasure can be" if state.belief_candidates else "tiles it showed"
             lines.append(f"agent's tiles: {int(state.belief.sum())}, {told}"
