@@ -29,7 +29,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 from treasure_cli import __version__  # noqa: E402
 from treasure_cli.agents.registry import SPEC_HELP  # noqa: E402
 from treasure_cli.errors import MapFormatError, OutputBusyError, TreasureError  # noqa: E402
-from treasure_cli.formats.text import printable  # noqa: E402
+from treasure_cli.formats.text import counted, printable  # noqa: E402
 
 if TYPE_CHECKING:  # (imported where used: `treasure --version` loads no more than it needs)
     from treasure_cli.play.sandbox import AgentLimits
@@ -183,7 +183,7 @@ def check(inputs: tuple[str, ...]) -> None:
             f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
         ))
     if failed:
-        click.echo(f"{failed} of {len(paths)} maps invalid", err=True)
+        click.echo(f"{failed} of {counted(len(paths), 'map')} invalid", err=True)
         sys.exit(1)
 
 
@@ -694,8 +694,8 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
             raise click.ClickException(str(exc)) from None
     if keep_dir is not None:
         n = sum(r.log is not None for r in result.records)
-        click.echo(f"kept {n} game{'s' if n != 1 else ''} in {keep_dir}", err=True)
-    _show_bench(result, as_json, no_timing, html_path, f"{len(result.records)} games in {result.seconds:.1f} s")
+        click.echo(f"kept {counted(n, 'game')} in {keep_dir}", err=True)
+    _show_bench(result, as_json, no_timing, html_path, f"{counted(len(result.records), 'game')} in {result.seconds:.1f} s")
 
 
 def _show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
@@ -909,7 +909,7 @@ def _play_tournament(options, db_path: str | None, jobs: int, scheduler: str | N
     bench_result = BenchResult(result.options, tuple(summarize(records, labels)), records,
                                result.seconds, result.skipped)
     _show_bench(bench_result, as_json, no_timing, html_path,
-                f"{result.played} games played in {result.seconds:.1f} s, {result.already} already in {db_path}")
+                f"{counted(result.played, 'game')} played in {result.seconds:.1f} s, {result.already} already in {db_path}")
 
 
 def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | None, max_turns: int | None,

@@ -133,14 +133,14 @@ def test_the_report_finds_the_store_s_options_or_lists_them(tmp_path, monkeypatc
     common = ["tournament", "--with", "random", "--maps", "input/MAP_01.txt", "--games", "1", "--db", "r.sqlite"]
     assert CliRunner().invoke(cli, common + ["--game-timeout", "9", "--max-turns", "50"]).exit_code == 0
     found = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report"])  # no option repeated
-    assert found.exit_code == 0 and "1 games;" in found.output
+    assert found.exit_code == 0 and "1 game;" in found.output
     assert CliRunner().invoke(cli, common + ["--truth-rate", "0.7"]).exit_code == 0
     several = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report"])
     assert several.exit_code == 1
     assert ("holds games played with 2 sets of options; say which with `--truth-rate 0.5 --max-turns 50 "
             "--game-timeout 9` or with `--truth-rate 0.7`") in several.output
     chosen = CliRunner().invoke(cli, ["tournament", "--db", "r.sqlite", "--report", "--truth-rate", "0.7"])
-    assert chosen.exit_code == 0 and "1 games;" in chosen.output
+    assert chosen.exit_code == 0 and "1 game;" in chosen.output
 
 
 def test_bench_db_still_plays_a_tournament_and_points_to_the_new_command(tmp_path, monkeypatch):

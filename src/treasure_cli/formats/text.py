@@ -11,3 +11,8 @@ def printable(text: str) -> str:
     lines = [line.encode("utf-8", "backslashreplace").decode("utf-8") for line in text.split("\n")]
     return "\n".join(line if line.isprintable() else line.encode("unicode_escape").decode("ascii")
                       for line in lines)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` with its noun, singular for exactly one: "1 game", "3 games", "0 maps"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

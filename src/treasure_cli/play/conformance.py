@@ -21,6 +21,7 @@ from treasure_cli.agents.registry import check_spec
 from treasure_cli.errors import ActionOverBudget, AgentError, GameTimeout, TreasureError
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.wire import PROTOCOL
+from treasure_cli.formats.text import counted
 from treasure_cli.play.agent_process import ProcessAgent
 from treasure_cli.play.beliefs import miss_message, misses
 from treasure_cli.play.games import Seat, resolve_level, time_limit
@@ -223,16 +224,16 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     played = len(outcomes)
     stopped = f"; {len(over)} stopped at an action over the budget" if over else ""
     checks.append(Check("legal actions", not problems,
-                        f"{played} of {len(todo)} games played to the end ({outcomes.count('WIN')} won){stopped}"
+                        f"{played} of {counted(len(todo), 'game')} played to the end ({outcomes.count('WIN')} won){stopped}"
                         + "".join(f"\n    {p}" for p in problems)))
     checks.append(Check("deterministic", played > 0 and not differs,
                         "the same seed gave the same game, event for event" if played and not differs
                         else "no game to compare" if not played else "; ".join(differs)))
     if beliefs:
-        said = (f"in {noted} of {played} games the agent declared its candidates, and they always held the treasure"
+        said = (f"in {noted} of {counted(played, 'game')} the agent declared its candidates, and they always held the treasure"
                 if noted else "the agent declared no candidates (explain() returning Note(text, tiles))")
         if wrong:
-            said = f"in {len(wrong)} of {played} games its candidates left out the treasure" + "".join(
+            said = f"in {len(wrong)} of {counted(played, 'game')} its candidates left out the treasure" + "".join(
                 f"\n    {w}" for w in wrong)
         checks.append(Check("beliefs", not wrong, said))
     if any(times.values()):

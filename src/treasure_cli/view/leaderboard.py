@@ -24,6 +24,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import ensure_folder, write_text_atomic
+from treasure_cli.formats.text import counted
 from treasure_cli.play.bench import _size_key, summarize
 from treasure_cli.play.records import FAILED, WIN
 from treasure_cli.play.sandbox import AgentLimits
@@ -92,7 +93,7 @@ def _name_cell(name: str, colour: str, link: bool = True) -> str:
 def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
     names = [s.agent for s in board.standings]
     colour = {name: agent_colour(k) for k, name in enumerate(names)}
-    parts = [f"<h1>Leaderboard</h1><p class=\"note\">{len(board.rows)} games in {html.escape(Path(db).name)}, "
+    parts = [f"<h1>Leaderboard</h1><p class=\"note\">{counted(len(board.rows), 'game')} in {html.escape(Path(db).name)}, "
              f"played with {html.escape(settings_options(board.settings))}"
              + ("" if board.hint_kinds_text is None else f" and the hint kinds {html.escape(board.hint_kinds_text)}")
              + f". Rank = 1 + the agents "

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
+from treasure_cli.formats.text import counted
 from treasure_cli.view.tables import bench_rows
 from treasure_cli.view.palette import agent_colour
 
@@ -198,7 +199,7 @@ def report_html(data: dict) -> str:
     seconds = f" in {data['seconds']:.1f} s" if "seconds" in data else ""
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>treasure bench</title>'
             f"<style>{_STYLE}</style></head><body><h1>treasure bench</h1>"
-            f'<p class="note">{len(data["games"])} games{seconds}; {html.escape(summary)}</p>'
+            f'<p class="note">{counted(len(data["games"]), "game")}{seconds}; {html.escape(summary)}</p>'
             + "".join(parts) + "<h2>Table</h2>" + _table_html(data, timing) + "</body></html>\n")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from treasure_cli.play.records import GameRecord
+from treasure_cli.formats.text import counted
 from treasure_cli.play.results import versus_command
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def leaderboard_table(board: Leaderboard) -> str:
             prow.append([p.a, p.b, str(p.games), str(p.a_only), str(p.b_only), _p(p.p_value), verdict])
         lines.append(align(prow, 2))
     lines.append("")
-    lines.append(f"{len(board.rows)} games; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
+    lines.append(f"{counted(len(board.rows), 'game')}; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
                  "equal ranks (=) are not told apart")
     if board.flags:
         lines.append("")
