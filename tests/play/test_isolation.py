@@ -526,6 +526,16 @@ def _program(tmp_path, name: str, body: str) -> str:
         echo "cannot start: no model file" >&2
         exit 3
      """, "agent-died", "its process exited with status 3; it said: cannot start: no model file"),
+    # What abort() does (a failed assert, an uncaught C++ exception): in a jail too, where the
+    # program must not be its PID namespace's process 1, which no signal of its own can end
+    ("""\
+        read hello
+        echo '{"type": "hello", "protocol": 1}'
+        read start
+        echo "assertion failed" >&2
+        kill -ABRT $$
+        read more
+     """, "agent-died", "its process was killed by SIGABRT (it aborted: a failed assert"),
 ])
 def test_an_exec_program_that_breaks_the_protocol_fails_its_game(tmp_path, island, level, body, reason, says):
     spec = _program(tmp_path, "agent.sh", body)

@@ -71,7 +71,9 @@ def _exit_cause(code: int | None) -> str:
     if code < 0:
         name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
         why = {"SIGXCPU": " (its CPU time limit)", "SIGKILL": "", "SIGSEGV": " (a crash)",
-               "SIGXFSZ": " (its file size limit)"}.get(name, "")
+               "SIGXFSZ": " (its file size limit)",
+               "SIGABRT": " (it aborted: a failed assert, or an uncaught exception such as C++'s "
+                          "std::bad_alloc at the memory limit)"}.get(name, "")
         return f"its process was killed by {name}{why}"
     return f"its process exited with status {code}"
 
