@@ -114,9 +114,19 @@ AGENTS = textwrap.dedent("""\
 
         def act(self, obs):
             return LargeScan()
+
+
+    class Crasher:
+        '''Prints a line, then crashes the interpreter (as a bug in a C extension would).'''
+
+        def act(self, obs):
+            import ctypes
+            print("reading a null pointer")
+            return ctypes.string_at(0)
 """)
 RAISE_LINE = AGENTS.splitlines().index('        raise ValueError("no candidate left")') + 1
 INIT_LINE = AGENTS.splitlines().index('        raise RuntimeError("no model file")') + 1
+CRASH_LINE = AGENTS.splitlines().index('        return ctypes.string_at(0)') + 1
 
 
 @pytest.fixture(autouse=True)
@@ -472,6 +482,18 @@ def test_an_agent_that_cannot_be_built_is_named_with_its_line(agents, island, le
     assert record.error.endswith(f"building the agent raised RuntimeError: no model file "
                                  f"({TOKEN}.py:{INIT_LINE} in __init__)")
     assert record.traceback.rstrip().endswith("RuntimeError: no model file")
+    assert agent_processes() == []
+
+
+@pytest.mark.parametrize("level", ISOLATED)
+def test_an_agent_that_crashes_the_interpreter_is_named_with_its_line(agents, island, level):
+    """A fatal signal gives no Python exception: the host's faulthandler report names the
+    agent's frame, said in one line; the record keeps the whole report."""
+    record, _ = play_game(island, f"{agents}:Crasher", 1, map_name="m", isolation=level)
+    assert (record.outcome, record.reason) == ("failed", "agent-died")
+    assert record.error.endswith("its process was killed by SIGSEGV (a crash); it said: reading a null pointer\n"
+                                 f"Fatal Python error: Segmentation fault, in {TOKEN}.py:{CRASH_LINE} in act")
+    assert f'{TOKEN}.py", line {CRASH_LINE} in act' in record.output
     assert agent_processes() == []
 
 

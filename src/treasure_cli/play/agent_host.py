@@ -13,6 +13,7 @@ per game: standard output carries the protocol only.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import select
 import sys
@@ -197,6 +198,9 @@ def main(argv: list[str] | None = None, code: CodeType | None = None, compile_er
     if len(args) != 1:
         print("usage: python -m treasure_cli.play.agent_host SPEC", file=sys.stderr)
         return 2
+    # A fatal signal in the agent's code (a crash in a C extension, os.abort()) prints the Python
+    # frames it was in on standard error, which the referee keeps with the game's record.
+    faulthandler.enable()
     # The protocol keeps standard output for itself; print() and any write to fd 1 go to stderr.
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)

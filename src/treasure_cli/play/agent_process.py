@@ -25,6 +25,7 @@ import threading
 import time
 from typing import Any
 
+from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
 from treasure_cli.play.pacing import Pace, hold
@@ -63,6 +64,17 @@ class AgentDied(AgentError):
     """The agent's process ended during its game (a crash, a limit, a signal)."""
 
     kind = "agent-died"
+
+
+def _last_words(output: bytes | bytearray) -> str:
+    """The end of what a dead agent printed, for its error: a Python host's fatal-error report
+    (its frames, the host's and the interpreter's included) said in one line."""
+    text = output.decode("utf-8", errors="replace")
+    fatal = fatal_error(text)
+    if fatal is not None:
+        before, summary = fatal
+        text = (before.rstrip() + "\n" if before.strip() else "") + summary
+    return text.strip()[-600:]
 
 
 def _exit_cause(code: int | None) -> str:
@@ -160,7 +172,7 @@ class AgentProcess:
             for fd in fds:
                 os.close(fd)
             self._drain_stderr()
-            said = self.output.decode("utf-8", errors="replace").strip()[-600:]
+            said = _last_words(self.output)
             raise AgentDied(0, f"the agent's host stopped answering ({exc or 'time out'})"
                             + (f"; it said: {said}" if said else "")) from None
         end = self._said.index(b"\n")
@@ -400,7 +412,7 @@ class AgentProcess:
         self.kill_game()
         if code is None:
             return ProtocolBreach(turn, f"the agent stopped talking: {what}")
-        said = self.output.decode("utf-8", errors="replace").strip()[-600:]
+        said = _last_words(self.output)
         return AgentDied(turn, f"the agent's process ended: {_exit_cause(code)}"
                          + (f"; it said: {said}" if said else ""))
 

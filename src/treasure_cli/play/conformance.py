@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from treasure_cli.agents.registry import check_spec
+from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import ActionOverBudget, AgentError, GameTimeout, TreasureError
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.wire import PROTOCOL
@@ -107,7 +108,11 @@ PRINTED_LINES = 5  # a failed game's report shows the last lines the agent print
 def _with_printed(problem: str, printed: list[str]) -> str:
     """A failed game's line, and the last lines the agent printed in it: a student's debugging
     print() is often what says why (all of it is in `run --json` and the store)."""
-    lines = "".join(printed).splitlines()
+    text = "".join(printed)
+    fatal = fatal_error(text)
+    if fatal is not None:  # a Python host's fatal-error report: the problem says it in one line
+        text = fatal[0]
+    lines = text.splitlines()
     if not lines:
         return problem
     shown = lines[-PRINTED_LINES:]
