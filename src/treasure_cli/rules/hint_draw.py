@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -115,7 +116,11 @@ class _Drawer(ParamDrawer):
         if kind is NEAR_SEA:
             on_land, sea = bool(isl.land[r, c]), int(isl.sea_distance[r, c])
             return lambda a: on_land and sea <= a[0]
-        return lambda a: HINT_CLASSES[kind](*a).holds_for(isl, treasure)
+        # The tester is kept in the island's own memo: a weak reference, or the two would make a
+        # cycle, and the island with all its tables would outlive its game until the cyclic
+        # garbage collector came by (on a big map, hundreds of MB held after the game).
+        island_ref = weakref.ref(isl)
+        return lambda a: HINT_CLASSES[kind](*a).holds_for(cast("Island", island_ref()), treasure)
 
     def fallback(self, treasure: Pos, truthful: bool) -> Hint:
         """A kind-1 hint built to have the wanted truth; it always exists."""
