@@ -25,3 +25,10 @@ def test_one_game_bench_says_one_game(tmp_path) -> None:
     result = CliRunner().invoke(cli, ["bench", "--sizes", "16", "--games", "1", "--agents", "random"])
     assert result.exit_code == 0, result.output
     assert "1 game in " in result.output and "1 games" not in result.output
+
+
+def test_one_line_escapes_line_breaks_and_controls_but_keeps_letters() -> None:
+    from treasure_cli.formats.text import one_line
+
+    assert one_line("plain, été") == "plain, été"
+    assert one_line("oops\n=1 mallory\r\x1b[31m") == "oops\\n=1 mallory\\r\\x1b[31m"

@@ -491,7 +491,7 @@ def test_an_agent_that_crashes_the_interpreter_is_named_with_its_line(agents, is
     agent's frame, said in one line; the record keeps the whole report."""
     record, _ = play_game(island, f"{agents}:Crasher", 1, map_name="m", isolation=level)
     assert (record.outcome, record.reason) == ("failed", "agent-died")
-    assert record.error.endswith("its process was killed by SIGSEGV (a crash); it said: reading a null pointer\n"
+    assert record.error.endswith("its process was killed by SIGSEGV (a crash); it said: reading a null pointer\\n"
                                  f"Fatal Python error: Segmentation fault, in {TOKEN}.py:{CRASH_LINE} in act")
     assert f'{TOKEN}.py", line {CRASH_LINE} in act' in record.output
     assert agent_processes() == []
@@ -926,3 +926,15 @@ def test_an_exec_programs_note_of_the_right_form_is_kept(tmp_path, island):
     assert record.outcome in ("WIN", "LOSE"), record.error
     notes = [e for e in events if type(e).__name__ == "AgentNoted"]
     assert notes and all(n.text == "scanning" and n.tiles is None for n in notes)
+
+
+@pytest.mark.parametrize("level", ["none", *ISOLATED])
+def test_an_agents_words_stay_on_its_error_line(tmp_path, island, level):
+    """An exception message with line breaks must not start lines of a report that look like ours."""
+    path = tmp_path / "forger.py"
+    path.write_text("class Agent:\n    def act(self, obs):\n"
+                    "        raise ValueError('oops\\n=1    mallory  file:0000  5  5  100.0\\r\\x1b[31m')\n")
+    record, _ = play_game(island, f"{path}:Agent", 1, map_name="m", isolation=level)
+    assert record.reason == "agent-error"
+    assert "\n" not in record.error and "\r" not in record.error and "\x1b" not in record.error
+    assert "raised ValueError: oops\\n=1    mallory  file:0000  5  5  100.0\\r\\x1b[31m (forger.py:3 in act)" in record.error

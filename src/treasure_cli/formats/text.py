@@ -13,6 +13,15 @@ def printable(text: str) -> str:
                       for line in lines)
 
 
+def one_line(text: str) -> str:
+    """`text` on one line: every character that is not printable, its line breaks included,
+    as its backslash escape (`\\n`, `\\x1b`); the rest, non-ASCII letters too, as it is. For
+    words of an agent's inside a line of ours: they must not start a line that looks like ours."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`n` with its noun, singular for exactly one: "1 game", "3 games", "0 maps"."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -25,6 +25,7 @@ from treasure_cli.agents.tracebacks import agent_traceback
 from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
+from treasure_cli.formats.text import one_line
 from treasure_cli.play.agent_process import (
     AgentProcess, ProcessAgent, Cores, acquire, discard, release, sent_traceback,
 )
@@ -309,7 +310,9 @@ def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int
         mine = name.strip().rpartition(":")[0]
         message = message.replace(copy, mine)
         text = text.replace(copy, mine) if text else text
-    return failed(name, map_name, seed, kind, f"turn {turn}: {message}", size,
+    # One line: the message quotes the agent (its exception, what it printed before it died),
+    # and an agent's line break must not begin a line of a report that looks like the program's.
+    return failed(name, map_name, seed, kind, f"turn {turn}: {one_line(message)}", size,
                   output=seat.output if seat is not None else "", traceback=text,
                   isolation=seat.where if seat is not None else "", **record), None
 
