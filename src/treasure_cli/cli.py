@@ -1017,7 +1017,7 @@ def _with_similarity_flags(board):
               help="Also play one game on each map file here (a folder or one file), e.g. the hidden maps.")
 @click.option("--max-action-ms", type=click.FloatRange(min=0, min_open=True), metavar="MS",
               help="Fail if an action takes longer than MS milliseconds (a game stops at its first such "
-                   "action).")
+                   "action; an agent in a process of its own is stopped there even if it never answers).")
 @click.option("--seed", default=0, show_default=True, type=int, metavar="S", help="Seed of the games.")
 @click.option("--game-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               metavar="SECONDS", help="A game still running after SECONDS fails the check.")

@@ -131,3 +131,38 @@ def test_on_a_terminal_a_progress_bar_names_each_game():
     assert "checking" not in done.stdout  # the checks' output stays clean
     text = shown.decode()
     assert "checking" in text and "game 1 (10x10, seed " in text and "game 2 (16x16, seed " in text
+
+
+LOOP = textwrap.dedent("""
+    from treasure_cli import LargeScan
+
+
+    class Loop:
+        def act(self, obs):
+            while obs.turn >= 2:
+                pass
+            return LargeScan()
+""")
+
+
+@pytest.mark.parametrize("level", ["process", "sandbox"])
+def test_an_agent_that_loops_is_stopped_at_the_budget_not_at_the_games_limit(tmp_path, level):
+    (tmp_path / "loop.py").write_text(LOOP)
+    result = invoke(f"{tmp_path / 'loop.py'}:Loop", "--agent-isolation", level, "--games", "2",
+                    "--game-timeout", "60", "--max-action-ms", "200")
+    assert result.exit_code == 1, result.output
+    assert "0 of 2 games played to the end (0 won); 2 stopped at an action over the budget" in result.stdout
+    assert "ran past" not in result.stdout
+    fail = next(line for line in result.stdout.splitlines() if line.startswith("FAIL  time per action"))
+    assert "2 games stopped at an action over the budget of 200 ms, the first in game 1 (" in fail
+    assert fail.endswith("turn 2")
+
+
+def test_an_action_cut_off_by_the_games_limit_is_not_within_the_budget(tmp_path):
+    """In this process only the game's limit can stop a loop; its time is still over the budget."""
+    (tmp_path / "loop.py").write_text(LOOP)
+    result = invoke(f"{tmp_path / 'loop.py'}:Loop", "--agent-isolation", "none", "--games", "1",
+                    "--game-timeout", "1", "--max-action-ms", "200")
+    assert result.exit_code == 1, result.output
+    fail = next(line for line in result.stdout.splitlines() if line.startswith("FAIL  time per action"))
+    assert fail.endswith("over the budget of 200 ms") and "within the budget" not in result.stdout
