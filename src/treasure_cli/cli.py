@@ -1118,7 +1118,8 @@ def replay_command(log_paths: tuple[str, ...], map_path: str | None, no_pause: b
     """Step through a game log on the map, one step per Enter.
 
     Keys (each followed by Enter): nothing = next step, b = back one step,
-    a number = go to that turn, q = quit. The frame shows the island, the
+    a number = go to that turn, n = hide or show the agent's tiles (a game
+    logged with --notes), q = quit. The frame shows the island, the
     agent (A), the pirate (X, once the agent knows where he is), the treasure
     ($), the tiles the agent has ruled out (.), this step's scan (#) or hint
     (+), and the step's log lines. Big maps show a window that follows the

@@ -118,3 +118,16 @@ def test_the_terminal_replay_shows_a_notes_control_characters_as_escapes(tmp_pat
     assert shown.exit_code == 0
     assert "agent's note: \\x1b[2J\\x1b[31mred\\x1b[0m over\\x07" in shown.output
     assert not any(c in shown.output for c in "\x1b\r\x07")
+
+
+def test_the_prompt_offers_n_where_the_step_has_the_agents_tiles(tmp_path):
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
+    run(str(tmp_path / "MAP_01.txt"), str(tmp_path / "noted"), "--notes")
+    run(str(tmp_path / "MAP_01.txt"), str(tmp_path / "plain"))
+    shown = CliRunner().invoke(cli, ["replay", str(tmp_path / "noted" / "LOG_01.txt"), "--no-color"],
+                               input="\n\n\nn\nq\n").output
+    assert "go to that turn  [n] the agent's tiles  [q] quit: " in shown
+    assert "the agent's tiles are hidden" in shown
+    plain = CliRunner().invoke(cli, ["replay", str(tmp_path / "plain" / "LOG_01.txt"), "--no-color"],
+                               input="\n\nq\n").output
+    assert "[n]" not in plain and "go to that turn  [q] quit: " in plain

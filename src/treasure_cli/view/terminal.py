@@ -8,8 +8,9 @@ from treasure_cli.view.render import Renderer
 from treasure_cli.view.steps import Replay
 
 
-PROMPT = "[Enter] next step  [b] back  [number] go to that turn  [q] quit: "
-END_PROMPT = "game over.  [Enter] or [q] quit  [b] back  [number] go to that turn: "
+PROMPT = "[Enter] next step  [b] back  [number] go to that turn{tiles}  [q] quit: "
+END_PROMPT = "game over.  [Enter] or [q] quit  [b] back  [number] go to that turn{tiles}: "
+TILES_KEY = "  [n] the agent's tiles"  # in the prompts at a step that has some (a game logged with --notes)
 
 
 def frames(replay: Replay, renderer: Renderer) -> Iterator[str]:
@@ -35,12 +36,13 @@ def watch(replay: Replay, renderer: Renderer, *, echo: Callable[..., None], read
     """
     index, message = 0, ""
     while True:
-        frame = renderer.frame(replay.state(index))
+        state = replay.state(index)
+        frame = renderer.frame(state)
         at_end = replay.is_last(index)
         echo((redraw or "") + frame)
         if message:
             echo(message)
-        echo(END_PROMPT if at_end else PROMPT, nl=False)
+        echo((END_PROMPT if at_end else PROMPT).format(tiles=TILES_KEY if state.belief is not None else ""), nl=False)
         line = read_line()
         if newline_after_input or not line:
             echo("")  # end the prompt line: nobody's Enter did it
