@@ -299,7 +299,7 @@ def _load_hint_files(files: tuple[str, ...]) -> None:
 
 def _isolation(asked: str, memory: int, action_timeout: float | None, specs) -> tuple[str, AgentLimits]:
     """The isolation level to use and the limits, said on stderr when an agent is not built in."""
-    from treasure_cli.agents.registry import is_builtin
+    from treasure_cli.agents.registry import is_builtin, is_exec_spec
     from treasure_cli.play.sandbox import AgentLimits, effective_level
 
     try:
@@ -312,8 +312,13 @@ def _isolation(asked: str, memory: int, action_timeout: float | None, specs) -> 
             click.echo(warning, err=True)
         where = {"sandbox": f"in a sandbox (bubblewrap; no network, {memory >> 20} MiB)",
                  "process": f"in processes of their own (no sandbox; {memory >> 20} MiB)",
-                 "none": "in this process (--agent-isolation none: no protection)"}[level]
-        click.echo(printable(f"agents: {', '.join(strangers)} {where}"), err=True)
+                 "none": "in this process (--agent-isolation none: no protection)"}
+        # With none, a program (exec:) still runs in a process of its own: it cannot run in ours.
+        programs = [s for s in strangers if level == "none" and is_exec_spec(s)]
+        others = [s for s in strangers if s not in programs]
+        for group, at in ((others, level), (programs, "process")):
+            if group:
+                click.echo(printable(f"agents: {', '.join(group)} {where[at]}"), err=True)
     return level, AgentLimits(memory=memory, action_timeout=action_timeout)
 
 

@@ -938,3 +938,25 @@ def test_an_agents_words_stay_on_its_error_line(tmp_path, island, level):
     assert record.reason == "agent-error"
     assert "\n" not in record.error and "\r" not in record.error and "\x1b" not in record.error
     assert "raised ValueError: oops\\n=1    mallory  file:0000  5  5  100.0\\r\\x1b[31m (forger.py:3 in act)" in record.error
+
+
+def test_a_program_with_isolation_none_plays_in_a_process_and_is_said_to(tmp_path, island, small_map):
+    """A program cannot run in the referee's process: with none it has a process of its own, and
+    the record and the run's "agents:" line say so, not "in this process"."""
+    spec = _program(tmp_path, "scanner.sh", """\
+        while read line; do
+          case "$line" in
+            *'"hello"'*) echo '{"type": "hello", "protocol": 1}' ;;
+            *'"act"'*) echo '{"type": "action", "action": "scan"}' ;;
+            *'"end"'*) echo '{"type": "ready"}' ;;
+            *'"bye"'*) exit 0 ;;
+          esac
+        done
+     """)
+    record, _ = play_game(island, spec, 1, map_name="m", isolation="none", max_turns=3)
+    assert not record.failed and record.isolation == "process", record.error
+    result = CliRunner().invoke(cli, ["run", str(small_map), str(tmp_path / "out"), "--agent", spec,
+                                      "--agent-isolation", "none", "--max-turns", "3"])
+    assert result.exit_code == 0, result.output
+    assert f"agents: {spec} in processes of their own (no sandbox; 1024 MiB)" in result.stderr
+    assert "in this process" not in result.stderr

@@ -152,7 +152,7 @@ class Seat:
                 self._printed = io.StringIO()  # a user's print() must not reach the program's output
             return
         self.hint_truths = False
-        self.where = level
+        self.where = "process" if level == "none" else level  # a program (exec:) never plays in ours
         self.timeout = None  # the ProcessAgent keeps it, waiting for no answer past the deadline
         self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
         self._core = Cores(self.process)
