@@ -891,8 +891,10 @@ def _play_tournament(options, db_path: str | None, jobs: int, scheduler: str | N
                                "plays games in worker threads, where nothing can interrupt an agent in the "
                                "same process): drop --agent-isolation none")
     bar_box: list = []
+    counts = {"already": 0, "to play": 0, "played": 0}
 
     def plan(to_play: int, already: int) -> None:
+        counts.update({"already": already, "to play": to_play})
         if already:
             click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
                        f"{to_play} to play", err=True)
@@ -900,9 +902,19 @@ def _play_tournament(options, db_path: str | None, jobs: int, scheduler: str | N
                                          hidden=not sys.stderr.isatty()))
         bar_box[0].__enter__()
 
+    def progress(n: int) -> None:
+        counts["played"] += n
+        bar_box[0].update(n)
+
     try:
         result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
-                                on_progress=lambda n: bar_box[0].update(n), names=names)
+                                on_progress=progress, names=names)
+    except (KeyboardInterrupt, Terminated):
+        if bar_box:  # the games played are in the store, each whole: say so, and how to go on
+            click.echo(f"\nstopped: {counts['played']} of {counted(counts['to play'], 'game')} played and kept in "
+                       f"{db_path} ({counts['already'] + counts['played']} in all); the same command plays the rest",
+                       err=True)
+        raise
     finally:
         if bar_box:
             bar_box[0].__exit__(None, None, None)

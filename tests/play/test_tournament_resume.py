@@ -65,3 +65,23 @@ def test_sigkill_then_rerun_gives_the_rows_of_an_uninterrupted_run(tmp_path):
     run_tournament(options, tmp_path / "clean.sqlite", jobs=1)
     assert untimed(db) == untimed(tmp_path / "clean.sqlite")
     assert len(untimed(db)) == total
+
+
+def test_ctrl_c_says_how_many_games_are_kept_and_how_to_go_on(tmp_path):
+    maps = tmp_path / "hidden"
+    maps.mkdir()
+    for m in MAPS:
+        (maps / m.name).write_bytes(m.read_bytes())
+    db = tmp_path / "r.sqlite"
+    args = [sys.executable, "-m", "treasure_cli", "tournament", "--with", "logic,greedy", "--maps", str(maps),
+            "--games", "40", "--seed", "4", "--db", str(db)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while recorded(db) < 5 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    said = re.search(r"stopped: (\d+) of 240 games played and kept in .*r\.sqlite \((\d+) in all\); "
+                     r"the same command plays the rest", err)
+    assert said and int(said[1]) == int(said[2]) == recorded(db) and 5 <= recorded(db) < 240, err
