@@ -158,11 +158,21 @@ def check(inputs: tuple[str, ...]) -> None:
     from treasure_cli.formats.map_file import read_map
     from treasure_cli.rules.game import unplayable
 
-    paths = map_files(inputs)
-    if not paths:
+    # Each input on its own: a missing one is one more invalid entry, the rest are still checked.
+    entries: list[Path | str] = []
+    for item in inputs:
+        try:
+            entries.extend(map_files([item]))
+        except click.ClickException as exc:
+            entries.append(exc.message)
+    if not entries:
         raise click.ClickException("no map files (*.txt) found in " + ", ".join(inputs))
     failed = 0
-    for path in paths:
+    for path in entries:
+        if isinstance(path, str):  # why an input gave no map
+            failed += 1
+            click.echo(printable(path))
+            continue
         warnings: list[str] = []
         try:
             island = read_map(path, warnings)
@@ -183,7 +193,7 @@ def check(inputs: tuple[str, ...]) -> None:
             f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
         ))
     if failed:
-        click.echo(f"{failed} of {counted(len(paths), 'map')} invalid", err=True)
+        click.echo(f"{failed} of {counted(len(entries), 'map')} invalid", err=True)
         sys.exit(1)
 
 

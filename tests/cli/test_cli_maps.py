@@ -254,3 +254,11 @@ def test_bench_style_maze_plays_mazes_and_says_so_in_its_json():
     plain = json.loads(run("bench", "--agents", "greedy", "--sizes", "12", "--games", "1", "--jobs", "1",
                            "--json", "--no-timing").stdout)
     assert "style" not in plain["options"]  # the default islands' JSON is as it was
+
+
+def test_check_reports_a_missing_path_and_still_checks_the_others(tmp_path):
+    result = CliRunner().invoke(cli, ["check", str(ROOT / "input" / "MAP_01.txt"), str(tmp_path / "nonexist.txt")])
+    assert result.exit_code == 1
+    assert f"{ROOT / 'input' / 'MAP_01.txt'}: ok, 16x16" in result.stdout
+    assert f"{tmp_path / 'nonexist.txt'}: no such file or folder" in result.stdout
+    assert "1 of 2 maps invalid" in result.stderr
