@@ -167,6 +167,8 @@ def check(inputs: tuple[str, ...]) -> None:
             entries.append(exc.message)
     if not entries:
         raise click.ClickException("no map files (*.txt) found in " + ", ".join(inputs))
+    if all(isinstance(e, str) for e in entries):  # no map at all: that is the error
+        raise click.ClickException(str(entries[0]))
     failed = 0
     for path in entries:
         if isinstance(path, str):  # why an input gave no map
