@@ -960,3 +960,12 @@ def test_a_program_with_isolation_none_plays_in_a_process_and_is_said_to(tmp_pat
     assert result.exit_code == 0, result.output
     assert f"agents: {spec} in processes of their own (no sandbox; 1024 MiB)" in result.stderr
     assert "in this process" not in result.stderr
+
+
+@pytest.mark.parametrize("level", ["none", *ISOLATED])
+def test_check_agent_names_a_missing_class_in_the_users_file(agents, level):
+    from treasure_cli.play.conformance import check_agent
+
+    [loads] = check_agent(f"{agents}:Nope", games=1, isolation=level)
+    assert not loads.ok
+    assert f"{agents} has no 'Nope'" in loads.detail and "/agent/" not in loads.detail

@@ -173,6 +173,7 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         # An agent in a process of its own is stopped at the budget: one that loops must not
         # hold each game for its whole time limit (in this process, only the game's limit can)
         limits = dataclasses.replace(limits, action_timeout=budget)
+    seat: Seat | None = None
     try:
         spec = check_spec(agent)
         level = resolve_level(isolation)
@@ -185,7 +186,7 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         else:
             seat.put_back()
     except TreasureError as exc:
-        return [Check("loads", False, str(exc))]
+        return [Check("loads", False, seat.users_paths(str(exc)) if seat is not None else str(exc))]
     if seat.process is None:
         said = f"{agent} builds an agent with act(obs)"
     else:

@@ -187,6 +187,14 @@ class Seat:
         if self._core is not None:
             self._core.end()
 
+    def users_paths(self, text: str) -> str:
+        """`text` (an agent's error) with the agent's file named as the user gave it: its host knows
+        it by its copy's path (/agent/<name> in the sandbox)."""
+        if self.process is None or not is_file_spec(self.name):
+            return text
+        copy = self.process.launch.argv[-1].rpartition(":")[0]
+        return text.replace(copy, self.name.strip().rpartition(":")[0])
+
     def put_back(self) -> None:
         """No game was played: keep the agent's process, as it started, for the next one."""
         self._unpin()
@@ -304,12 +312,9 @@ def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int
         if text is None and isinstance(exc, AgentCrashError):  # raised in this process
             where, text = agent_traceback(exc.__cause__)
             message += f" ({where})" if where else ""
-    if seat is not None and seat.process is not None and is_file_spec(name):
-        # The host knows the agent's file by its copy's path (/agent/<name> in the sandbox): say the user's.
-        copy = seat.process.launch.argv[-1].rpartition(":")[0]
-        mine = name.strip().rpartition(":")[0]
-        message = message.replace(copy, mine)
-        text = text.replace(copy, mine) if text else text
+    if seat is not None:
+        message = seat.users_paths(message)
+        text = seat.users_paths(text) if text else text
     # One line: the message quotes the agent (its exception, what it printed before it died),
     # and an agent's line break must not begin a line of a report that looks like the program's.
     return failed(name, map_name, seed, kind, f"turn {turn}: {one_line(message)}", size,
