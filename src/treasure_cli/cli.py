@@ -1225,6 +1225,8 @@ def _compare(log_paths: tuple[str, ...], map_path: str | None, html_path: str | 
 def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: bool, log_out: str | None,
                  agent_isolation: str, agent_memory: int, action_timeout: float | None):
     """`replay --db`: a stored game played again, as a Replay (its log written if asked)."""
+    import shlex
+
     from treasure_cli.formats.atomic import write_text_atomic
     from treasure_cli.formats.game_record import format_log
     from treasure_cli.play.tournament import find_game, maps_by_digest, rebuild_game, same_result
@@ -1234,7 +1236,8 @@ def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: b
         raise click.UsageError("--db plays the game again on its map: give the tournament's maps with --maps")
     row = find_game(db_path, game_id)
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [row.agent])
-    island, record, events = rebuild_game(row, maps_by_digest(map_files([maps_path], recursive)), level, limits)
+    maps = maps_by_digest(map_files([maps_path], recursive))
+    island, record, events = rebuild_game(row, maps, level, limits)
     if events is None:
         raise click.ClickException(printable(f"game {row.game_id} failed again: {record.error}"))
     if not same_result(row, record):
@@ -1243,7 +1246,9 @@ def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: b
                    "game from the same seed", err=True)
     if log_out is not None:
         write_text_atomic(Path(log_out), format_log(events))
-        click.echo(f"wrote {log_out}", err=True)
+        # The log names its map by file name, as the tournament's kept logs do: say where it is.
+        again = shlex.join(["treasure", "replay", log_out, "--map", maps[row.map_digest]])
+        click.echo(printable(f"wrote {log_out} (replay it with: {again})"), err=True)
     return Replay(island, events)
 
 

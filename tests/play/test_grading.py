@@ -95,6 +95,10 @@ def test_replay_db_rebuilds_every_stored_game_byte_for_byte_as_bench_keeps_it(kl
                        "--turn", "1", "--no-color")
         assert again.exit_code == 0, again.output
         assert (klass / f"{row.game_id}.txt").read_bytes() == (klass / "kept" / f"{row.game_id}.txt").read_bytes()
+        # The log names its map by file name: the command that replays it is said.
+        told = again.stderr.split("replay it with: ")[1].split(")")[0].split()
+        assert told[:3] == ["treasure", "replay", f"{row.game_id}.txt"] and told[3] == "--map"
+        assert invoke("replay", *told[2:], "--turn", "1", "--no-color").exit_code == 0
         lines = (klass / f"{row.game_id}.txt").read_text().splitlines()
         assert (lines[1], int(lines[2])) == (row.outcome, row.turns)
 
