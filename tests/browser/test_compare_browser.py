@@ -9,8 +9,9 @@ from click.testing import CliRunner
 from helpers import ROOT, planted_notes_agent as planted
 
 from treasure_cli.cli import cli
-from treasure_cli.formats.game_record import format_event, read_log
+from treasure_cli.formats.game_record import read_log
 from treasure_cli.rules import events as ev
+from treasure_cli.view.steps import shown_line
 
 
 def _invoke(*args: str):
@@ -32,7 +33,7 @@ def test_two_boards_step_together_each_with_its_own_notes(tmp_path, watched):
     boards = [p.frame_locator(f"#board{k}") for k in (0, 1)]
     for b in boards:
         b.locator("body[data-ready='1']").wait_for(state="attached")
-    notes = [[format_event(e) for e in read_log(log) if isinstance(e, ev.AgentNoted)] for log in logs]
+    notes = [[shown_line(e) for e in read_log(log) if isinstance(e, ev.AgentNoted)] for log in logs]
     assert notes[0] and notes[1] and notes[0] != notes[1]  # two agents, each explaining its own play
     seen: list[list[str]] = [[], []]
     pairs = p.evaluate("window.treasureCompare.pairs")

@@ -9,8 +9,9 @@ from click.testing import CliRunner
 from helpers import ROOT, planted_notes_agent as planted
 
 from treasure_cli.cli import cli
-from treasure_cli.formats.game_record import format_event, read_log
+from treasure_cli.formats.game_record import read_log
 from treasure_cli.rules import events as ev
+from treasure_cli.view.steps import shown_line
 
 
 def run(*args: str):
@@ -40,7 +41,7 @@ def test_the_page_shows_the_notes_the_overlay_and_the_flag(tmp_path, watched):
         p.evaluate(f"window.treasurePage.show({step})")
         lines, miss = p.inner_text("#lines"), p.inner_text("#miss")
         for note in notes:
-            if format_event(note) in lines:
+            if shown_line(note) in lines:
                 assert f"agent's note: {note.text}" in p.inner_text("#info")
         if miss:
             flagged.append((p.evaluate("document.getElementById('status').dataset.turn"), miss))

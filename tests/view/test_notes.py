@@ -12,6 +12,7 @@ from treasure_cli.cli import cli
 from treasure_cli.formats.game_record import format_event, read_log
 from treasure_cli.play.beliefs import misses
 from treasure_cli.rules import events as ev
+from treasure_cli.view.steps import shown_line
 
 def run(*args: str):
     result = CliRunner().invoke(cli, ["run", *args])
@@ -50,7 +51,7 @@ def test_a_planted_bug_is_flagged_on_its_turn_in_the_terminal_replay(tmp_path):
     assert "ruled out the treasure's tile" not in frames.split("> turn 3: the turn starts")[0]
     # Every note is shown with its step, as the log words it.
     for note in (e for e in events if isinstance(e, ev.AgentNoted)):
-        assert f"> {format_event(note)}" in frames
+        assert f"> {shown_line(note)}" in frames
         assert f"agent's note: {note.text}" in frames
     assert "in the agent's note (n hides)" in frames
 
@@ -131,3 +132,14 @@ def test_the_prompt_offers_n_where_the_step_has_the_agents_tiles(tmp_path):
     plain = CliRunner().invoke(cli, ["replay", str(tmp_path / "plain" / "LOG_01.txt"), "--no-color"],
                                input="\n\nq\n").output
     assert "[n]" not in plain and "go to that turn  [q] quit: " in plain
+
+
+def test_a_frame_shows_a_notes_tiles_as_their_count_not_the_logs_base64(tmp_path):
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
+    run(str(tmp_path / "MAP_01.txt"), str(tmp_path / "out"), "--notes")
+    log = tmp_path / "out" / "LOG_01.txt"
+    first = next(e for e in read_log(log) if isinstance(e, ev.AgentNoted) and e.tiles is not None)
+    count = int(first.tiles.mask(16, 16).sum())
+    frames = CliRunner().invoke(cli, ["replay", str(log), "--no-pause", "--no-color"]).output
+    assert f'> turn 1: the agent notes "{first.text}", candidates: {count} tiles (drawn)' in frames
+    assert format_event(first).rpartition(" ")[2] not in frames  # the base64

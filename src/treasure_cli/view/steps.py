@@ -54,6 +54,17 @@ def starts_step(prev: ev.Event | None, event: ev.Event) -> bool:
     return not (isinstance(event, ev.AreaScanned) and small_move and event.centre == prev.dst)  # type: ignore[union-attr]
 
 
+
+def shown_line(event: ev.Event) -> str:
+    """An event's log line as a frame shows it: a note's tiles (hundreds of base64 characters in
+    the log) as their count; the frame draws them."""
+    if isinstance(event, ev.AgentNoted) and event.tiles is not None:
+        count = int.from_bytes(event.tiles.bits, "big").bit_count()
+        kind = "candidates" if event.tiles.candidates else "tiles"
+        return f"{format_event(ev.AgentNoted(event.turn, event.text))}, {kind}: {count} tiles (drawn)"
+    return format_event(event)
+
+
 @compares_arrays
 @dataclasses.dataclass(frozen=True, eq=False)
 class FrameState:
@@ -303,7 +314,7 @@ class Replay:
                 hint, sentence = e.number, know.hints[e.number - 1].sentence()
         return FrameState(
             index=index, total=self.total, turn=events[0].turn,
-            lines=tuple(format_event(e) for e in events),
+            lines=tuple(shown_line(e) for e in events),
             game=truth.game, treasure=truth.treasure, prison=truth.prison,
             reveal_turn=truth.reveal_turn, free_turn=truth.free_turn,
             prison_revealed=truth.revealed, pirate=truth.pirate, pirate_free=know.pirate_free,
