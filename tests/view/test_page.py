@@ -107,3 +107,24 @@ def test_run_html_writes_a_page_beside_each_log(tmp_path):
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["LOG_01.html", "LOG_01.txt", "LOG_02.html", "LOG_02.txt"]
     assert "LOG_02.txt" in (out / "LOG_02.html").read_text() or "MAP_02" in (out / "LOG_02.html").read_text()
+
+
+def test_an_agents_name_cannot_put_markup_on_the_page():
+    """A student names the file: a name holding the page's data slot and a tag must come out as
+    text, in the replay page and in the page of two games."""
+    import dataclasses
+
+    from treasure_cli.formats.map_file import read_map
+    from treasure_cli.play.games import play_game
+    from treasure_cli.view.page import compare_html
+    from treasure_cli.view.steps import Replay
+
+    island = read_map(ROOT / "input" / "MAP_01.txt")
+    evil = "s1/*{{DATA}}*/null<img src=x onerror=alert(1)>.py:Agent"
+    games = []
+    for agent in ("logic", "greedy"):
+        _, events = play_game(island, agent, 3, map_name="MAP_01.txt")
+        games.append(Replay(island, [dataclasses.replace(events[0], agent=evil), *events[1:]]))
+    for text in (page_html(games[0]), compare_html(games[0], games[1])):
+        assert "<img" not in text and "onerror=alert(1)>" not in text
+        assert "&lt;img src=x onerror=alert(1)&gt;" in text  # the title, as text

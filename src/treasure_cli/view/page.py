@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -211,12 +212,24 @@ def page_html(replay: Replay) -> str:
     return _filled(page_data(replay))
 
 
+_SLOTS = re.compile(r"\{\{(TITLE|LEGEND|FRAMES)\}\}|/\*\{\{(DATA)\}\}\*/null")
+
+
+def _fill(template: str, **values: str) -> str:
+    """The template's {{NAME}} slots (and its /*{{DATA}}*/null) replaced in one pass: text put in
+    one slot (a title naming an agent, which a student chose) is never searched for another."""
+    return _SLOTS.sub(lambda m: values[m.group(1) or m.group(2)], template)
+
+
+def script_json(data: object) -> str:
+    """`data` as JSON safe inside a <script> element: no <, > or & in it (escaped in its strings)."""
+    text = json.dumps(data, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def _filled(data: dict) -> str:
     template = resources.files("treasure_cli.view").joinpath("page_template.html").read_text(encoding="utf-8")
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return (template.replace("{{TITLE}}", html.escape(data["title"]))
-            .replace("{{LEGEND}}", _legend_html())
-            .replace("/*{{DATA}}*/null", payload))
+    return _fill(template, TITLE=html.escape(data["title"]), LEGEND=_legend_html(), DATA=script_json(data))
 
 
 def write_page(replay: Replay, path: str | Path) -> Path:
@@ -271,9 +284,7 @@ def compare_html(a: Replay, b: Replay) -> str:
     template = resources.files("treasure_cli.view").joinpath("compare_template.html").read_text(encoding="utf-8")
     frames = "".join(f'<iframe id="board{k}" title="{html.escape(d["title"])}" srcdoc="{html.escape(_filled(d))}">'
                       "</iframe>" for k, d in enumerate((da, db)))
-    payload = json.dumps({"pairs": pairs}, separators=(",", ":"))
-    return (template.replace("{{TITLE}}", html.escape(title)).replace("{{FRAMES}}", frames)
-            .replace("/*{{DATA}}*/null", payload))
+    return _fill(template, TITLE=html.escape(title), FRAMES=frames, DATA=script_json({"pairs": pairs}))
 
 
 def write_compare(a: Replay, b: Replay, path: str | Path) -> Path:
