@@ -969,3 +969,29 @@ def test_check_agent_names_a_missing_class_in_the_users_file(agents, level):
     [loads] = check_agent(f"{agents}:Nope", games=1, isolation=level)
     assert not loads.ok
     assert f"{agents} has no 'Nope'" in loads.detail and "/agent/" not in loads.detail
+
+
+ODD_ACTIONS = {  # what a student's agent may return, and how the game in process takes it
+    "numpy_teleport": "Teleport((np.int64(obs.position[0]), np.int64(obs.position[1])))",
+    "numpy_steps": "Move(Direction.N, np.int64(1))",
+    "str_direction": "Move('N', 1)",
+    "infinite_teleport": "Teleport((float('inf'), 0))",
+    "float_hint": "Verify(1.0)",
+    "three_numbers": "Teleport((1, 2, 3))",
+}
+
+
+@pytest.mark.parametrize("odd", sorted(ODD_ACTIONS))
+def test_an_odd_action_is_taken_or_refused_as_in_process(tmp_path, island, odd):
+    """The same answer plays the same game in the referee's process and in the sandbox: numpy's
+    integers where the game takes them, the same refusal where it does not; never a dead host."""
+    path = tmp_path / f"{odd}.py"
+    path.write_text("import numpy as np\nfrom treasure_cli import Direction, LargeScan, Move, Teleport, Verify\n\n"
+                    "class Agent:\n    def act(self, obs):\n"
+                    f"        return {ODD_ACTIONS[odd]} if obs.turn == 1 and obs.actions_left == 2 else LargeScan()\n")
+    seen = []
+    for level in ("none", "sandbox"):
+        record, _ = play_game(island, f"{path}:Agent", 5, map_name="m", isolation=level, max_turns=4)
+        seen.append((record.outcome, record.reason, record.turns))
+    assert seen[0] == seen[1], seen
+    assert seen[0][1] != "agent-died"

@@ -141,17 +141,23 @@ def decode_event(data: dict[str, Any]) -> ev.Event:
 
 # ---------------------------------------------------------------- actions
 def encode_action(action: object) -> dict[str, Any]:
-    """An agent's answer. Anything that is not an action is sent as `invalid` with its repr,
+    """An agent's answer, read as the game reads an action in process (`Game._target`): a move's
+    direction a Direction and its steps an int, a hint's number an int, a teleport's target two
+    values int() takes (numpy's integers too). Anything else is sent as `invalid` with its repr,
     so the referee refuses it as the game refuses it in process."""
-    if isinstance(action, Verify):
-        return {"type": "action", "action": "verify", "hint": action.number}
-    if isinstance(action, Move):
-        direction = action.direction.name if isinstance(action.direction, Direction) else action.direction
-        return {"type": "action", "action": "move", "direction": direction, "steps": action.steps}
+    if isinstance(action, Verify) and isinstance(action.number, int):
+        return {"type": "action", "action": "verify", "hint": int(action.number)}
+    if isinstance(action, Move) and isinstance(action.direction, Direction) and isinstance(action.steps, int):
+        return {"type": "action", "action": "move", "direction": action.direction.name, "steps": int(action.steps)}
     if isinstance(action, LargeScan):
         return {"type": "action", "action": "scan"}
     if isinstance(action, Teleport):
-        return {"type": "action", "action": "teleport", "to": list(action.target)}
+        try:
+            target = [int(x) for x in action.target]
+        except (TypeError, ValueError, OverflowError):
+            target = []
+        if len(target) == 2:
+            return {"type": "action", "action": "teleport", "to": target}
     return {"type": "action", "action": "invalid", "repr": repr(action)[:200]}
 
 

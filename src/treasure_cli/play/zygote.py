@@ -260,6 +260,10 @@ class Zygote:
         if pid == 0:
             try:
                 self._game_process(from_referee, to_referee, inner_w)
+            except BaseException:  # the host's own failure: said on the game's standard error
+                import traceback
+
+                traceback.print_exc()
             finally:
                 os._exit(70)
         self.game = pid

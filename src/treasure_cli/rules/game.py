@@ -273,7 +273,7 @@ class Game:
                 raise self._illegal(action, "the teleport can be used only once a game")
             try:
                 r, c = (int(x) for x in action.target)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # (int() of an infinite float overflows)
                 raise self._illegal(action, "the teleport target must be a (row, col) pair") from None
             if not (self.island.inside((r, c)) and self._walkable[r, c]):
                 raise self._illegal(action, "the teleport target must be a walkable tile inside the map")
