@@ -190,3 +190,21 @@ def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkey
 
 def test_settings_are_part_of_the_key():
     assert settings_key(0.5, None, None) != settings_key(0.5, 40, None) != settings_key(0.5, None, 2.0)
+
+
+def test_a_file_nested_too_deep_to_parse_is_left_out_and_never_stops_the_report(tmp_path):
+    """A long flat expression (1 + 1 + ...) is valid Python that the parser, or the similarity
+    check's walk of it, cannot take: such a file is left out, or kept by its bytes, never a crash."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for n in (1500, 5000):
+        (subs / f"deep{n}.py").write_text("from treasure_cli import LargeScan\nx = " + "+".join(["1"] * n)
+                                          + "\nclass Agent:\n    def act(self, obs):\n        return LargeScan()\n")
+    db = str(tmp_path / "r.sqlite")
+    played = CliRunner().invoke(cli, ["tournament", str(subs), "--maps", str(ROOT / "input" / "MAP_01.txt"),
+                                      "--games", "1", "--db", db])
+    assert played.exit_code == 0, played.output
+    assert f"left out: {subs / 'deep5000.py'}: Python cannot parse it (RecursionError" in played.stderr
+    report = CliRunner().invoke(cli, ["tournament", "--db", db, "--report"])
+    assert report.exit_code == 0, report.output
+    assert "deep1500" in report.stdout and "deep5000" not in report.stdout

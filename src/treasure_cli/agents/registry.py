@@ -166,6 +166,8 @@ def agent_classes(path: str | Path) -> list[str]:
         tree = ast.parse(Path(path).expanduser().read_bytes(), filename=str(path))
     except SyntaxError as exc:
         raise AgentLoadError(f"{path}:{exc.lineno}: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError) as exc:  # nested too deep for the parser; NUL bytes
+        raise AgentLoadError(f"{path}: Python cannot parse it ({type(exc).__name__}: {exc})") from None
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
     acting = [node.name for node in classes
               if any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in node.body)]

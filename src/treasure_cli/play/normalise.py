@@ -40,18 +40,22 @@ def code_print(path: str | Path) -> CodePrint:
             return CodePrint(_bytes_digest(p.read_bytes() for p in files), "no Python file: exact bytes only")
         sources = [p.read_bytes() for p in python]
         try:
-            trees = [ast.parse(s, filename=str(p)) for s, p in zip(sources, python)]
-        except (SyntaxError, ValueError) as exc:
+            return CodePrint("ast:" + normalised_digest([ast.parse(s, filename=str(p))
+                                                         for s, p in zip(sources, python)]))
+        except _UNPARSED as exc:
             return CodePrint(_bytes_digest(sources), f"not Python that parses ({exc}): exact bytes only")
-        return CodePrint("ast:" + normalised_digest(trees))
     data = path.read_bytes()
     if path.suffix != ".py":
         return CodePrint(_bytes_digest([data]), "a program, not Python source: exact bytes only")
     try:
-        tree = ast.parse(data, filename=str(path))
-    except (SyntaxError, ValueError) as exc:
+        return CodePrint("ast:" + normalised_digest([ast.parse(data, filename=str(path))]))
+    except _UNPARSED as exc:
         return CodePrint(_bytes_digest([data]), f"not Python that parses ({exc}): exact bytes only")
-    return CodePrint("ast:" + normalised_digest([tree]))
+
+
+# What parsing or walking a stranger's file can raise: besides bad syntax and NUL bytes, an
+# expression nested too deep for the parser or for our visitor (1 + 1 + ... a few thousand times).
+_UNPARSED = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 def _bytes_digest(parts: Iterable[bytes]) -> str:
