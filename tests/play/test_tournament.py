@@ -208,3 +208,36 @@ def test_a_file_nested_too_deep_to_parse_is_left_out_and_never_stops_the_report(
     report = CliRunner().invoke(cli, ["tournament", "--db", db, "--report"])
     assert report.exit_code == 0, report.output
     assert "deep1500" in report.stdout and "deep5000" not in report.stdout
+
+
+SCANNER = """#!/bin/sh
+while read line; do
+  case "$line" in
+    *'"hello"'*) echo '{"type": "hello", "protocol": 1}' ;;
+    *'"act"'*) echo '{"type": "action", "action": "scan"}' ;;
+    *'"end"'*) echo '{"type": "ready"}' ;;
+    *'"bye"'*) exit 0 ;;
+  esac
+done
+"""
+
+
+def test_a_programs_name_is_one_word_whatever_its_spaces_and_quotes(tmp_path):
+    """Course exports name folders 'Bob Smith/': a program's path is one word of its command
+    line, and a file named 'dan --help' plays itself, not dan's program with an argument."""
+    subs = tmp_path / "subs"
+    (subs / "bob smith").mkdir(parents=True)
+    for where in ("bob smith/prog", "dan", "dan --help", "it's"):
+        (subs / where).write_text(SCANNER)
+        (subs / where).chmod(0o755)
+    (subs / "dan --help").write_text(SCANNER + "# not dan's bytes\n")
+    db = str(tmp_path / "r.sqlite")
+    played = CliRunner().invoke(cli, ["tournament", str(subs), "--maps", str(ROOT / "input" / "MAP_01.txt"),
+                                      "--games", "1", "--max-turns", "2", "--db", db, "--json"])
+    assert played.exit_code == 0, played.output
+    games = json.loads(played.stdout)["games"]
+    assert sorted(g["agent"] for g in games) == ["bob smith", "dan", "dan --help", "it's"]
+    assert not any(g["outcome"] == "failed" for g in games)
+    with Store(db) as store:
+        codes = {r.agent.rpartition("/")[2]: r.agent_digest for r in store.rows()}
+    assert codes["dan --help'"] != codes["dan"]  # its own bytes played

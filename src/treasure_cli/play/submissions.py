@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 from pathlib import Path
 
 from treasure_cli.agents.registry import EXEC, agent_classes, check_spec, only_agent_class
@@ -44,7 +45,7 @@ def submission(path: Path) -> Submission:
             return Submission(path.name, f"{candidates[0]}:{only_agent_class(candidates[0])}")
         programs = sorted(p for p in path.iterdir() if _executable(p))
         if not candidates and len(programs) == 1:
-            return Submission(path.name, f"{EXEC}{programs[0]}")
+            return Submission(path.name, f"{EXEC}{shlex.quote(str(programs[0]))}")
         if candidates:
             raise AgentLoadError(f"{path}: several Python files with an agent class "
                                  f"({', '.join(p.name for p in candidates)}); keep one, or name it agent.py")
@@ -55,7 +56,8 @@ def submission(path: Path) -> Submission:
     if path.suffix == ".py":
         return Submission(path.stem, f"{path}:{only_agent_class(path)}")
     if _executable(path):
-        return Submission(path.name, check_spec(f"{EXEC}{path}"))
+        # Quoted: the spec is a command line, and a file name ("bob smith", "dan --help") is one word.
+        return Submission(path.name, check_spec(f"{EXEC}{shlex.quote(str(path))}"))
     raise AgentLoadError(f"{path}: not a submission (a .py file with an agent class, a folder, or an "
                          "executable program)")
 
