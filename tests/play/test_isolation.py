@@ -514,6 +514,16 @@ def _program(tmp_path, name: str, body: str) -> str:
      """, "protocol", "turn 0: the agent speaks protocol 2, this program 1"),
     ("""\
         read hello
+        echo '{"type": "hello", "protocol": true}'
+        read more
+     """, "protocol", "turn 0: the agent speaks protocol True, this program 1"),
+    ("""\
+        read hello
+        echo '{"type": "hello", "protocol": 1, "tiles": "no"}'
+        read more
+     """, "protocol", 'turn 0: the agent\'s hello has "tiles": \'no\'; it is true or false'),
+    ("""\
+        read hello
         echo '{"type": "hello", "protocol": 1, "agent": "sh"}'
         read start
         read act

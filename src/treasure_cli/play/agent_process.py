@@ -252,10 +252,13 @@ class AgentProcess:
         hello = self.receive(time.monotonic() + HELLO_SECONDS, 0, None)
         if hello.get("type") != "hello":
             raise ProtocolBreach(0, f"the agent answered hello with {_said(hello)}")
-        if hello.get("protocol") != wire.PROTOCOL:
-            raise ProtocolBreach(0, f"the agent speaks protocol {hello.get('protocol')!r:.20}, "
-                                    f"this program {wire.PROTOCOL}")
-        self.tiles = hello.get("tiles") is not False  # whether it wants each hint's tile set
+        said = hello.get("protocol")
+        if type(said) is not int or said != wire.PROTOCOL:  # (true and 1.0 equal 1 in Python)
+            raise ProtocolBreach(0, f"the agent speaks protocol {said!r:.20}, this program {wire.PROTOCOL}")
+        tiles = hello.get("tiles", True)
+        if type(tiles) is not bool:
+            raise ProtocolBreach(0, f"the agent's hello has \"tiles\": {tiles!r:.20}; it is true or false")
+        self.tiles = tiles  # whether it wants each hint's tile set
 
     # ------------------------------------------------------------ the pipes
     def alive(self) -> bool:
