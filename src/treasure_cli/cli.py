@@ -1053,11 +1053,14 @@ def _with_similarity_flags(board):
 @click.option("--beliefs", is_flag=True,
               help="Ask for the agent's notes (its explain()) and fail a game at the first turn its "
                    "declared candidates leave out the treasure's tile.")
+@click.option("--keep-logs", "keep_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write each game played to the end into DIR, its map beside its log (with the notes "
+                   "under --beliefs), to look at it with treasure replay.")
 @_isolation_options
 @hint_options
 def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str | None,
                         max_action_ms: float | None, seed: int, game_timeout: float, beliefs: bool = False,
-                        agent_isolation: str = "auto", agent_memory: int = 1 << 30,
+                        keep_dir: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                         action_timeout: float | None = None, hints=None) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
@@ -1079,7 +1082,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
       treasure check-agent 'exec:examples/cpp/build/treasure-agent'
       treasure check-agent students/ann.py:Agent --sizes 32,64 --max-action-ms 200
       treasure check-agent students/ann.py:Agent --maps hidden/ --max-action-ms 200
-      treasure check-agent my_agent.py:MyAgent --beliefs
+      treasure check-agent my_agent.py:MyAgent --beliefs --keep-logs checked/
       treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
     """
     from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
@@ -1098,6 +1101,12 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
     level, limits = _isolation(agent_isolation, agent_memory, action_timeout, [spec.strip()])
+    keep = None
+    if keep_dir is not None:
+        from treasure_cli.formats.atomic import ensure_folder
+
+        keep = Path(keep_dir)
+        ensure_folder(keep)
     total = games + len(maps)
     with click.progressbar(length=total, label="checking", file=sys.stderr, hidden=not sys.stderr.isatty(),
                            item_show_func=lambda where: where) as bar:
@@ -1108,7 +1117,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
 
         checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
                              limits=limits, sizes=size_list, maps=maps, max_action_ms=max_action_ms,
-                             beliefs=beliefs, hints=hints, on_game=progress)
+                             beliefs=beliefs, hints=hints, on_game=progress, keep=keep)
         bar.update(total - bar.pos, "")
     for check in checks:
         # printable: a detail quotes the agent (its exception, what it printed), which must not

@@ -92,10 +92,13 @@ def test_the_step_api_example_prints_what_architecture_md_shows(capsys):
 def test_check_agent_beliefs_prints_what_the_doc_shows(user_dir):
     (user_dir / "examples").mkdir()
     shutil.copy(ROOT / "examples" / "inverted_mask.py", user_dir / "examples" / "inverted_mask.py")
-    command = "treasure check-agent examples/inverted_mask.py:Inverted --beliefs"
+    command = "treasure check-agent examples/inverted_mask.py:Inverted --beliefs --keep-logs checked/"
     result = invoke(command)
     assert result.exit_code == 1
     assert untimed(result.output) == untimed(shown(command))
+    # The flagged game is there to watch, its note and its flag with it.
+    frames = invoke("treasure replay checked/LOG_03.txt --no-pause --no-color")
+    assert frames.exit_code == 0 and "!! turn 3: your agent ruled out the treasure's tile" in frames.output
 
 
 def test_a_type_checker_flags_the_wrong_actions_the_doc_shows(tmp_path):

@@ -11,9 +11,11 @@ takes on each size, against a budget if one is given.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +23,9 @@ from treasure_cli.agents.registry import check_spec
 from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import ActionOverBudget, AgentError, GameTimeout, TreasureError
 from treasure_cli.islands.generator import generate_island
+from treasure_cli.formats.atomic import write_text_atomic
+from treasure_cli.formats.game_record import format_log
+from treasure_cli.formats.map_file import format_map
 from treasure_cli.formats.wire import PROTOCOL
 from treasure_cli.formats.text import counted
 from treasure_cli.play.agent_process import ActionTimeout, ProcessAgent
@@ -81,7 +86,7 @@ class Timed:
 
 def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
           limits: AgentLimits, budget: float | None = None, notes: bool = False, hints: HintSet | None = None,
-          printed: list[str] | None = None):
+          printed: list[str] | None = None, map_name: str = "map"):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     # `printed` gets what the agent printed, whatever the game's end (kept with the record in `run`).
     seat = Seat(spec, level, limits, None, game_timeout)
@@ -90,7 +95,8 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
             seat.agent.notes = notes
             seat.agent.process.begin_game(seat.agent.deadline, island.public())  # as play_game: its fresh process, before its first action's time
         with time_limit(seat.timeout), seat.printing():  # building the agent counts too
-            game = Game(island, seed, agent_name=spec, hint_truths_public=seat.hint_truths, hints=hints)
+            game = Game(island, seed, agent_name=spec, map_name=map_name, hint_truths_public=seat.hint_truths,
+                        hints=hints)
             events = list(play_agent(game, Timed(seat.agent, times, budget), notes=notes))
         seat.finish(game)
     except BaseException:
@@ -157,13 +163,15 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
                 isolation: str = "auto", limits: AgentLimits | None = None, *,
                 sizes: Sequence[int] = SIZES, maps: Sequence[tuple[str, Island]] = (),
                 max_action_ms: float | None = None, beliefs: bool = False, hints: HintSet | None = None,
-                on_game: Callable[[int, int, str], None] | None = None) -> list[Check]:
+                on_game: Callable[[int, int, str], None] | None = None, keep: Path | None = None) -> list[Check]:
     """Run the checks (the pirate giving `hints`' kinds); each Check says whether it passed and
     what was seen. With `beliefs`, the agent's notes are asked for (`Agent.explain`), and a game
     whose declared candidates leave out the treasure's tile fails the "beliefs" check at the
     first turn they do.
 
-    `maps` (from `read_maps`) are played once each after the generated games.
+    `maps` (from `read_maps`) are played once each after the generated games. With `keep`, each
+    game played to the end is written there, its map (MAP_<k>.txt) beside its log (LOG_<k>.txt,
+    with the notes under `beliefs`), for `treasure replay`.
     With `max_action_ms`, a game stops at its first action slower than that, and the
     time check fails. `on_game(done, total, where)` is called before each game.
     """
@@ -207,11 +215,12 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         where = board.where
         printed: list[str] = []
         try:
+            name = f"MAP_{done + 1:02d}.txt"
             first, end = _play(spec, board.island, board.seed, times.setdefault(board.size, []), game_timeout,
-                               level, limits, budget, beliefs, hints, printed)
+                               level, limits, budget, beliefs, hints, printed, name)
             printed.clear()  # the second play's failure, if any, is the one reported
             second, _ = _play(spec, board.island, board.seed, [], game_timeout, level, limits, None, beliefs, hints,
-                              printed)
+                              printed, name)
         except ActionOverBudget as exc:
             over.append((exc.seconds, where, exc.turn))
             continue
@@ -228,11 +237,17 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
             problems.append(_with_printed(f"{where}: ran past {game_timeout:g} s", printed))
             continue
         outcomes.append(end.outcome.value)
+        replay = ""
+        if keep is not None:
+            write_text_atomic(keep / name, format_map(board.island))
+            write_text_atomic(keep / f"LOG_{done + 1:02d}.txt", format_log(first))
+            replay = f"; replay it: treasure replay {shlex.quote(str(keep / f'LOG_{done + 1:02d}.txt'))}"
         if beliefs:
             noted += any(isinstance(e, AgentNoted) and e.tiles is not None and e.tiles.candidates for e in first)
             missed = misses(first)
             if missed:
-                wrong.append(f"{where}: {miss_message(missed[0])}")
+                wrong.append(f"{where}: {miss_message(missed[0])}"
+                             + (replay or " (--keep-logs DIR writes the game, to replay it)"))
         if first != second:
             step = next((k for k, (a, b) in enumerate(zip(first, second)) if a != b),
                         min(len(first), len(second)))
