@@ -321,7 +321,8 @@ class Zygote:
             if told.lstrip(b"-").isdigit():
                 code = int(told)
             if code < 0:  # end the same way, so that the host can say how the game's process ended
-                signal.signal(-code, signal.SIG_DFL)
+                if -code not in (signal.SIGKILL, signal.SIGSTOP):  # (their handlers cannot be set)
+                    signal.signal(-code, signal.SIG_DFL)
                 os.kill(os.getpid(), -code)
             os._exit(code & 0xFF)
 
