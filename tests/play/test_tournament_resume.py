@@ -29,6 +29,15 @@ def recorded(path) -> int:
         return 0
 
 
+def hidden_maps(tmp_path):
+    """A copy of MAPS in a folder of its own."""
+    maps = tmp_path / "hidden"
+    maps.mkdir()
+    for m in MAPS:
+        (maps / m.name).write_bytes(m.read_bytes())
+    return maps
+
+
 def untimed(path) -> list:
     with Store(path) as store:
         return sorted((dataclasses.replace(r, seconds=0.0, finished_at="", id=None) for r in store.rows()),
@@ -36,10 +45,7 @@ def untimed(path) -> list:
 
 
 def test_sigkill_then_rerun_gives_the_rows_of_an_uninterrupted_run(tmp_path):
-    maps = tmp_path / "hidden"
-    maps.mkdir()
-    for m in MAPS:
-        (maps / m.name).write_bytes(m.read_bytes())
+    maps = hidden_maps(tmp_path)
     db = tmp_path / "r.sqlite"
     args = [sys.executable, "-m", "treasure_cli", "bench", "--agents", "logic,greedy", "--maps", str(maps),
             "--games", "12", "--seed", "4", "--db", str(db), "--jobs", "2"]
@@ -68,10 +74,7 @@ def test_sigkill_then_rerun_gives_the_rows_of_an_uninterrupted_run(tmp_path):
 
 
 def test_ctrl_c_says_how_many_games_are_kept_and_how_to_go_on(tmp_path):
-    maps = tmp_path / "hidden"
-    maps.mkdir()
-    for m in MAPS:
-        (maps / m.name).write_bytes(m.read_bytes())
+    maps = hidden_maps(tmp_path)
     db = tmp_path / "r.sqlite"
     args = [sys.executable, "-m", "treasure_cli", "tournament", "--with", "logic,greedy", "--maps", str(maps),
             "--games", "40", "--seed", "4", "--db", str(db)]
