@@ -29,6 +29,9 @@ def test_quick_run_prints_both_settings_with_every_turn_timed_and_its_parts():
     assert [r[0] for r in table] == ["as they come", "steady (tournament)", "steady (tournament), on time only",
                                      "late turns per tile"]
     for row in table[:3]:
+        if row[2] == "-":  # the on-time turns only, too few to compare on a busy machine
+            assert row is table[2] and set(row[2:9]) == {"-"}
+            continue
         assert 0 <= float(row[7]) <= 1 and 0 < float(row[8]) <= 1  # the two p-values
         assert float(row[5]) >= 0 and float(row[2]) > 0
     # Each of the 3 x 3 games times its turns 2..6 unless a scan finds the treasure first.
