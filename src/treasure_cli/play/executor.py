@@ -226,6 +226,13 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
             child.terminate()
         for child in children:
             child.join(timeout=1)
+    # Its manager thread then closes the pool's wakeup pipe. Python's exit hook for pools
+    # (concurrent.futures.process._python_exit) writes to that pipe: if the two ran at once,
+    # 3.11's hook could write to a pipe just closed and print "Exception ignored ... Bad file
+    # descriptor" on the way out of Ctrl-C or SIGTERM. Let the thread finish first.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None and manager is not threading.current_thread():
+        manager.join(timeout=max(deadline - time.monotonic(), 1.0))
 
 
 # glibc's mallopt parameters, and the values its own heuristics reach on 64-bit Linux.
