@@ -38,7 +38,7 @@ PYTEST = ["-p", "no:cacheprovider"]  # pyproject.toml adds -q
 PARALLEL = ["-n", "auto", "--dist", "loadfile"]
 # Tests that time the referee's holds to the millisecond: alone on the machine, after the rest
 # (beside another worker, a median hold read 85.8 ms against its 85.4 ms bound in CI).
-TIMED = ["tests/play/test_pacing.py"]
+TIMED = ["tests/sandbox/test_pacing.py"]
 
 
 def _whole_suite(session: nox.Session, python: str) -> None:
@@ -52,7 +52,7 @@ def _whole_suite(session: nox.Session, python: str) -> None:
 # The tests that start processes: worker pools (run --jobs, bench, the tournament),
 # agents in processes of their own, check-agent, interruptions.
 PROCESS_TESTS = [
-    "tests/test_spawn_only.py", "tests/play", "tests/reliability", "tests/cli/test_cli_run.py",
+    "tests/test_spawn_only.py", "tests/play", "tests/sandbox", "tests/grading", "tests/reliability", "tests/cli/test_cli_run.py",
     "tests/security", "tests/examples/test_examples.py", "tests/examples/test_cpp_agent.py",
     "tests/benchmarks/test_bench_pool.py",
 ]

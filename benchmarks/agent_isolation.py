@@ -32,14 +32,14 @@ import numpy as np
 
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import write_map
-from treasure_cli.play import agent_process
+from treasure_cli.sandbox import process as agent_process
 from treasure_cli.play.bench import BenchOptions, iter_tasks, task_island
-from treasure_cli.play.conformance import Timed
+from treasure_cli.grading.conformance import Timed
 from treasure_cli.play.games import Seat
-from treasure_cli.play.isolation import agent_launch
+from treasure_cli.sandbox.launch import agent_launch
 from treasure_cli.play.loop import play_agent
-from treasure_cli.play.sandbox import AgentLimits
-from treasure_cli.play.tournament import run_tournament
+from treasure_cli.sandbox.levels import AgentLimits
+from treasure_cli.grading.tournament import run_tournament
 from treasure_cli.rules.game import Game
 
 LOGIC_FILE = Path(__file__).resolve().parent.parent / "src" / "treasure_cli" / "agents" / "logic.py"

@@ -8,7 +8,7 @@ tiles. On each, a timing program (it scans and notes, after each answer that
 ends a turn, how long the first byte of the next question took to come) plays
 `--games` games of at most `--turns` turns with the same seeds (in a process of
 its own: the sandbox changes nothing of the referee's time), once with the
-referee's replies as they come and once held to a steady pace (play/pacing.py,
+referee's replies as they come and once held to a steady pace (sandbox/pacing.py,
 what the tournament does, its hints drawn evenly: rules/hint_draw.py). For each setting the table gives the delays' median
 and 99th percentile, the late turns, how far apart the tiles' median delays
 are, and two tests of the delays grouped by treasure tile: Kruskal-Wallis over
@@ -36,11 +36,11 @@ from scipy import stats
 
 from treasure_cli.formats import wire
 from treasure_cli.islands.generator import generate_island
-from treasure_cli.play import agent_process
-from treasure_cli.play.agent_process import close_all
+from treasure_cli.sandbox import process as agent_process
+from treasure_cli.sandbox.process import close_all
 from treasure_cli.play.games import play_game
-from treasure_cli.play.pacing import pace_for
-from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.sandbox.pacing import pace_for
+from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.rules.game import Game
 
 # A program speaking the protocol itself (docs/agent-protocol.md), as a C++ agent would. It times

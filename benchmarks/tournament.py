@@ -111,7 +111,7 @@ def dask(ns) -> None:
     from distributed import LocalCluster
 
     from treasure_cli.play.bench import BenchOptions
-    from treasure_cli.play.tournament import run_tournament
+    from treasure_cli.grading.tournament import run_tournament
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/warm_host_games.py [--games 40] [--size 32] [--rounds 2] [--no-island]
 
-A warm host (play/zygote.py) is prepared here as it is for `logic.py` given as
+A warm host (sandbox/warm_host.py) is prepared here as it is for `logic.py` given as
 a file (src/treasure_cli/agents/logic.py:LogicAgent): its imports, its warm-up
 games, its compiled agent file, and, unless `--no-island`, each game's public
 island read ahead (what the referee sends it). Then, for each of `--games`
@@ -39,10 +39,10 @@ from typing import Any
 
 from treasure_cli.agents.registry import resolve
 from treasure_cli.formats import wire
-from treasure_cli.play.agent_host import _Host
+from treasure_cli.sandbox.agent_host import _Host
 from treasure_cli.play.bench import BenchOptions, iter_tasks, task_island
 from treasure_cli.play.loop import play_agent
-from treasure_cli.play.zygote import Zygote
+from treasure_cli.sandbox.warm_host import Zygote
 from treasure_cli.rules.game import Game
 
 LOGIC_FILE = Path(__file__).resolve().parent.parent / "src" / "treasure_cli" / "agents" / "logic.py"

@@ -7,7 +7,7 @@ import ast
 from helpers import ROOT
 
 PACKAGE = ROOT / "src" / "treasure_cli"
-ORDER = ["errors", "rules", "islands", "agents", "formats", "play", "view", "gym", "cli"]
+ORDER = ["errors", "rules", "islands", "agents", "formats", "sandbox", "play", "grading", "view", "gym", "cli"]
 
 
 def layer_of(module: str) -> str | None:

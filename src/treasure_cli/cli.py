@@ -32,7 +32,7 @@ from treasure_cli.errors import MapFormatError, OutputBusyError, TreasureError  
 from treasure_cli.formats.text import counted, printable  # noqa: E402
 
 if TYPE_CHECKING:  # (imported where used: `treasure --version` loads no more than it needs)
-    from treasure_cli.play.sandbox import AgentLimits
+    from treasure_cli.sandbox.levels import AgentLimits
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -260,7 +260,7 @@ def _byte_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
 
 def _isolation_options(command):
     """--agent-isolation, --agent-memory and --action-timeout: how agents that are not built in play."""
-    from treasure_cli.play.sandbox import LEVELS
+    from treasure_cli.sandbox.levels import LEVELS
 
     command = click.option(
         "--action-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
@@ -312,7 +312,7 @@ def _load_hint_files(files: tuple[str, ...]) -> None:
 def _isolation(asked: str, memory: int, action_timeout: float | None, specs) -> tuple[str, AgentLimits]:
     """The isolation level to use and the limits, said on stderr when an agent is not built in."""
     from treasure_cli.agents.registry import is_builtin, is_exec_spec
-    from treasure_cli.play.sandbox import AgentLimits, effective_level
+    from treasure_cli.sandbox.levels import AgentLimits, effective_level
 
     try:
         level, warning = effective_level(asked)
@@ -772,7 +772,7 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
 
 
 # ---------------------------------------------------------------- tournament
-# (the games: play/tournament.py and play/store.py; the submissions: play/submissions.py;
+# (the games: grading/tournament.py and grading/store.py; the submissions: grading/submissions.py;
 #  the leaderboard's pages: view/leaderboard.py)
 @cli.command()
 @click.argument("submissions", nargs=-1, type=click.Path())
@@ -857,7 +857,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         raise click.UsageError("--versus goes with --report")
     from treasure_cli.errors import AgentLoadError
     from treasure_cli.play.bench import BenchOptions
-    from treasure_cli.play.submissions import find_submissions
+    from treasure_cli.grading.submissions import find_submissions
 
     try:
         found, left_out = find_submissions(list(submissions))
@@ -888,7 +888,7 @@ def _play_tournament(options, db_path: str | None, jobs: int, scheduler: str | N
     """Play the games the store does not hold yet, then show every game of the command."""
     from treasure_cli.agents.registry import is_builtin
     from treasure_cli.play.bench import BenchResult, summarize
-    from treasure_cli.play.tournament import as_record, run_tournament
+    from treasure_cli.grading.tournament import as_record, run_tournament
 
     if db_path is None:
         raise click.UsageError("--scheduler plays a tournament into a results store: give --db RESULTS.sqlite")
@@ -947,9 +947,9 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
                  agent_memory: int = 1 << 30, action_timeout: float | None = None, versus: str | None = None) -> None:
     """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
     with `versus` its head-to-head games."""
-    from treasure_cli.play.store import settings_key
+    from treasure_cli.play.records import settings_key
     from treasure_cli.view.tables import leaderboard_table
-    from treasure_cli.play.tournament import leaderboard_json, store_leaderboard
+    from treasure_cli.grading.tournament import leaderboard_json, store_leaderboard
 
     if db_path is None:
         raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
@@ -961,7 +961,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
     for note in notes:
         click.echo(printable(f"similarity: {note}"), err=True)
     if csv_path is not None:
-        from treasure_cli.play.tournament import write_gradebook
+        from treasure_cli.grading.tournament import write_gradebook
 
         click.echo(f"wrote {write_gradebook(board, csv_path)}", err=True)
     if html_dir is not None:
@@ -986,7 +986,7 @@ def _leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | No
         click.echo(json.dumps(data, indent=2))
     else:
         from treasure_cli.view.tables import failure_lines
-        from treasure_cli.play.tournament import as_record
+        from treasure_cli.grading.tournament import as_record
 
         click.echo(printable(leaderboard_table(board)))
         failures = failure_lines([as_record(r, board.labels.get(r.id or 0)) for r in board.rows
@@ -1005,7 +1005,7 @@ def _stored_versus(board, versus: str, db_path: str, maps_path: str | None):
     import shlex
 
     from treasure_cli.play.bench import versus_pairs
-    from treasure_cli.play.tournament import as_record
+    from treasure_cli.grading.tournament import as_record
 
     records = [as_record(r, board.labels.get(r.id or 0)) for r in board.rows if (r.id or 0) in board.labels]
     if versus not in {r.agent for r in records}:
@@ -1022,12 +1022,12 @@ def _stored_versus(board, versus: str, db_path: str, maps_path: str | None):
 
 
 def _with_similarity_flags(board):
-    """The leaderboard with its similarity flags (play/similarity.py), one per pair of agents, which
+    """The leaderboard with its similarity flags (grading/similarity.py), one per pair of agents, which
     the table, --json, the CSV and the pages show; and the notes on code that could not be compared."""
     import itertools
 
-    from treasure_cli.play import similarity
-    from treasure_cli.play.tournament import Flag
+    from treasure_cli.grading import similarity
+    from treasure_cli.grading.tournament import Flag
 
     found, notes = similarity.findings(board.rows, board.labels)
     pairs = tuple(Flag(a, b, similarity.KIND_WORDS[f.kind], f.evidence)
@@ -1086,7 +1086,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
       treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
     """
     from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
-    from treasure_cli.play.conformance import SIZES, check_agent, read_maps
+    from treasure_cli.grading.conformance import SIZES, check_agent, read_maps
 
     size_list = SIZES if sizes is None else _csv(sizes, "--sizes", int)
     if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
@@ -1238,7 +1238,7 @@ def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: b
 
     from treasure_cli.formats.atomic import write_text_atomic
     from treasure_cli.formats.game_record import format_log
-    from treasure_cli.play.tournament import find_game, maps_by_digest, rebuild_game, same_result
+    from treasure_cli.grading.tournament import find_game, maps_by_digest, rebuild_game, same_result
     from treasure_cli.view.steps import Replay
 
     if maps_path is None:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from helpers import ROOT
 
 from treasure_cli.cli import cli
-from treasure_cli.play.store import Store
+from treasure_cli.grading.store import Store
 
 WANDERER = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
             "    def reset(self, seed):\n        self.rng = random.Random(seed)\n\n"

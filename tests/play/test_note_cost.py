@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from treasure_cli.formats.game_record import _stored, format_event
-from treasure_cli.play.loop import note_event
+from treasure_cli.rules.notes import note_event
 from treasure_cli.rules.events import TileSet
 from treasure_cli.rules.observation import Note
 

@@ -146,7 +146,7 @@ def test_an_unknown_agent_is_a_usage_error_for_run_and_step(tmp_path):
 
 def test_check_agent_reports_an_agent_failing_to_build_in_its_games_as_a_problem_not_a_crash(tmp_path):
     """Its file loads (the check that it loads runs none of its classes); each game builds it anew."""
-    from treasure_cli.play.conformance import check_agent
+    from treasure_cli.grading.conformance import check_agent
 
     (tmp_path / "fragile.py").write_text(textwrap.dedent("""
         from treasure_cli.agents.greedy import GreedyAgent

@@ -141,7 +141,7 @@ def test_no_process_outlives_a_parent_that_is_killed_outright(maps, tmp_path, me
         return json.loads(watch.stdout.readline())
 
     def agents(processes: list[tuple[int, str]]) -> int:  # agent hosts (warm ones, and their games' processes)
-        return sum(("treasure_cli.play.agent_host" in cmd or "treasure_cli.play.zygote" in cmd)
+        return sum(("treasure_cli.sandbox.agent_host" in cmd or "treasure_cli.sandbox.warm_host" in cmd)
                    and not cmd.startswith("bwrap") for _, cmd in processes)
 
     deadline = time.monotonic() + 60

@@ -1,4 +1,4 @@
-"""The even hint draw of paced games (draw_hint's `even`, play/pacing.py): the hint the plain
+"""The even hint draw of paced games (draw_hint's `even`, sandbox/pacing.py): the hint the plain
 draw gives, with a work that does not depend on where the treasure is. Work is counted here
 in candidates tested, by structure, never timed."""
 

@@ -1,6 +1,6 @@
 """rules.observation.Observer rebuilds, from the public events alone, the Observation the game makes.
 
-The agent host in another process (play/agent_host.py) gives its agent these rebuilt
+The agent host in another process (sandbox/agent_host.py) gives its agent these rebuilt
 observations: an agent must see the same thing in process and out of it.
 """
 

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from treasure_cli.cli import cli
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import write_map
-from treasure_cli.play import agent_process
-from treasure_cli.play.store import Store
+from treasure_cli.sandbox import process as agent_process
+from treasure_cli.grading.store import Store
 
 from security.attacks import CHEATS, write_agents
 

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from treasure_cli.cli import cli
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import read_map, write_map
-from treasure_cli.play import agent_process
+from treasure_cli.sandbox import process as agent_process
 
 from security.attacks import write_agent
 

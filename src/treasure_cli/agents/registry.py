@@ -12,7 +12,7 @@ A spec is one of:
   (docs/agent-protocol.md), such as a compiled C++ agent.
 
 Every agent but the built-ins is a stranger's code: the referee runs it in a
-process of its own (play/isolation.py), so `check_spec` tells whether a spec
+process of its own (sandbox/launch.py), so `check_spec` tells whether a spec
 names something without running any of its code; `resolve` builds it in
 this process, which only the built-ins, the agent host in the agent's own
 process, and `--agent-isolation none` do.

@@ -47,7 +47,7 @@ _FRAME = re.compile(r'^  File "(?P<file>[^"\n]*)", line (?P<line>\d+) in (?P<nam
 
 def fatal_error(output: str) -> tuple[str, str] | None:
     """What `faulthandler` printed when a fatal signal (a crash in a C extension, os.abort())
-    ended an agent's Python process (play/agent_host.py enables it): (what the agent printed
+    ended an agent's Python process (sandbox/agent_host.py enables it): (what the agent printed
     before, a line such as `Fatal Python error: Segmentation fault, in seg.py:4 in act`), or
     None when `output` holds no such report."""
     start = output.find(_FATAL)

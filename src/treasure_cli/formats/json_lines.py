@@ -1,7 +1,7 @@
 """The agent protocol's framing: one JSON message a line (docs/agent-protocol.md), and its version.
 
 Apart from `wire` (the messages' values), which needs the rules and numpy: a warm
-host that only forks programs (play/zygote.py) speaks these lines and starts
+host that only forks programs (sandbox/warm_host.py) speaks these lines and starts
 without them.
 """
 

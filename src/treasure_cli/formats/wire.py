@@ -1,7 +1,7 @@
 """The agent protocol's JSON values (docs/agent-protocol.md): public islands, events and actions.
 
 Both sides use this module: the referee encodes what an agent may see and
-decodes its answer; the Python agent host (play/agent_host.py) decodes the
+decodes its answer; the Python agent host (sandbox/agent_host.py) decodes the
 island and the events back into the very objects an agent in process gets.
 Everything an agent sends is untrusted: `decode_action` accepts only the
 exact shapes the protocol allows and says what is wrong with anything else.

@@ -30,7 +30,7 @@ from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
-from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.play.records import LOSE, GameRecord, game_id
 from treasure_cli.errors import TreasureError
 from treasure_cli.rules import seeds
@@ -54,7 +54,7 @@ class BenchOptions:
     style: str = "island"       # generated islands: islands.generator.STYLES
     max_turns: int | None = None
     game_timeout: float | None = None
-    isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
+    isolation: str = "auto"              # where an agent that is not built in plays (sandbox/levels.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
     hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
     keep: str | None = None              # which games' logs to keep (KEEP), with run_bench's keep_dir
@@ -312,7 +312,7 @@ def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str |
     its log text when `options.keep` asks for it (None otherwise, and for a failed game)."""
     from treasure_cli.formats.game_record import format_log
     from treasure_cli.formats.hint_plugins import hints_key
-    from treasure_cli.play.store import settings_key
+    from treasure_cli.play.records import settings_key
 
     island = task_island(task, options)
     name = Path(task.map_path).name if task.map_path is not None else None

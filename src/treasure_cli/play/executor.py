@@ -72,7 +72,7 @@ def _worker_start(counter: Any = None, parent: int | None = None) -> None:
     if counter is not None:
         with counter.get_lock():
             number, counter.value = counter.value, counter.value + 1
-        from treasure_cli.play import agent_process
+        from treasure_cli.sandbox import process as agent_process
 
         agent_process.WORKER_NUMBER = number
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the whole group: the parent cleans up

@@ -5,7 +5,7 @@ A user's agent is untrusted code. Whatever it does (raise, ask for an illegal
 action, never return, print, die) ends only its own game, as a record whose
 outcome is "failed" with a message naming the agent, the map, the turn and
 the cause. An agent that is not built in plays in a process of its own
-(play/isolation.py): a `Seat` is one game's agent, wherever it plays.
+(sandbox/launch.py): a `Seat` is one game's agent, wherever it plays.
 """
 
 from __future__ import annotations
@@ -26,15 +26,14 @@ from treasure_cli.errors import (
     AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
 )
 from treasure_cli.formats.text import one_line
-from treasure_cli.play.agent_process import (
+from treasure_cli.sandbox.process import (
     AgentProcess, ProcessAgent, Cores, acquire, discard, release, sent_traceback,
 )
-from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
+from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.play.loop import play_agent
-from treasure_cli.play.pacing import pace_for
-from treasure_cli.play.records import FAILED, GameRecord
-from treasure_cli.play.sandbox import AgentLimits, effective_level
-from treasure_cli.play.similarity import ACTION_EVENTS, play_digest
+from treasure_cli.sandbox.pacing import pace_for
+from treasure_cli.play.records import ACTION_EVENTS, FAILED, GameRecord, play_digest
+from treasure_cli.sandbox.levels import AgentLimits, effective_level
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island

@@ -5,6 +5,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Iterable
+from typing import Any
+
+from treasure_cli.rules.events import AgentMoved, AreaScanned, Event, HintVerified, Teleported
 
 WIN, LOSE, FAILED = "WIN", "LOSE", "failed"
 
@@ -52,3 +56,40 @@ def game_id(agent: str, agent_digest: str, settings: str, map_digest: str, index
     text = "\x1f".join((agent.strip(), agent_digest, json.dumps(rules, sort_keys=True), map_digest, str(index),
                         str(seed)))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def settings_key(truth_rate: float, max_turns: int | None, game_timeout: float | None,
+                 hints: str | None = None) -> str:
+    """The game settings as the canonical JSON text stored in each row; `hints`, the hint kinds'
+    record (hint_plugins.hints_key) when they are not the built-ins, which leave the text as it was."""
+    values: dict[str, object] = {"truth_rate": float(truth_rate), "max_turns": max_turns,
+                    "game_timeout": None if game_timeout is None else float(game_timeout)}
+    if hints is not None:
+        values["hints"] = hints
+    return json.dumps(values, sort_keys=True)
+
+
+# The events an agent's actions make, one per action (a small move's 3x3 scan follows from it).
+ACTION_EVENTS = frozenset((AgentMoved, AreaScanned, HintVerified, Teleported))
+
+
+def play_digest(events: Iterable[Event]) -> str:
+    """A digest of the actions of one game, read off its events (16 hex digits).
+
+    Two agents on the same map and seed make the same events exactly when
+    they take the same actions, so only the actions are hashed, in a form of
+    their own that does not change with the events' classes."""
+    words = []
+    e: Any  # dispatched on its exact type, which mypy does not follow through `kind`
+    for e in events:
+        kind = type(e)
+        if kind is AgentMoved:
+            words.append(f"M{e.direction.name}{e.steps}")
+        elif kind is AreaScanned:
+            if e.size == 5:  # a large scan; a small move's scan is the move's
+                words.append("S")
+        elif kind is HintVerified:
+            words.append(f"V{e.number}")
+        elif kind is Teleported:
+            words.append(f"T{e.dst[0]},{e.dst[1]}")
+    return hashlib.sha256(" ".join(words).encode()).hexdigest()[:16]

@@ -23,7 +23,7 @@ from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import read_map
 from treasure_cli.play.executor import run_tasks, signals_held
 from treasure_cli.play.games import failed, play_game
-from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import Event
@@ -38,7 +38,7 @@ class RunOptions:
     truth_rate: float = 0.5
     max_turns: int | None = None
     game_timeout: float | None = None    # seconds; a game past it fails
-    isolation: str = "auto"              # where an agent that is not built in plays (play/sandbox.py)
+    isolation: str = "auto"              # where an agent that is not built in plays (sandbox/levels.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
     notes: bool = False                  # the agent's notes (its explain()) go into the logs
     hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)

@@ -88,7 +88,7 @@ class Game:
         """`hint_truths_public` tells the agent every hint's truth (the oracle bound only);
         `hints`: the kinds the pirate chooses from (default: the 15 built-in kinds); `even`: each
         hint drawn with a work that does not depend on the treasure (`draw_hint`'s `even`, for
-        steadily paced games: play/pacing.py), the same hints."""
+        steadily paced games: sandbox/pacing.py), the same hints."""
         if island.treasure is None:
             raise ValueError("the game needs an island with its treasure")
         check_truth_rate(truth_rate)
@@ -148,7 +148,7 @@ class Game:
 
     def walk_path(self) -> None:
         """Find the pirate's whole walk now rather than turn by turn. A steadily paced game
-        (play/pacing.py) calls it before its first question, so that no turn's work depends on
+        (sandbox/pacing.py) calls it before its first question, so that no turn's work depends on
         how far he walks; it draws nothing, so the game plays exactly as it would without."""
         path = self.path
         path[len(path) - 1]

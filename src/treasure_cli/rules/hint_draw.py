@@ -11,7 +11,7 @@ parameter draws and their availability are in hint_params.py.
 
 How many candidates the pirate tries before one has his truth depends on
 where the treasure is, and so does the draw's time. With `even=True` (paced
-games, play/pacing.py) the draw walks the whole sequence a draw would walk if
+games, sandbox/pacing.py) the draw walks the whole sequence a draw would walk if
 no candidate matched, every kind's every candidate and the fallback, and keeps
 the first that matches: the same hint, since the sequence of random calls up
 to that candidate is the same, and its work depends on the public island, the

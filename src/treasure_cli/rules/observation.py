@@ -104,7 +104,7 @@ class Note:
 class Observer:
     """An agent's Observations rebuilt from the public events alone.
 
-    What the agent host in another process does (play/agent_host.py): it is sent
+    What the agent host in another process does (sandbox/agent_host.py): it is sent
     the public island once and the news before each action, never the game.
     tests/rules/test_observer.py checks that every Observation it makes
     equals the one the game makes, field by field.

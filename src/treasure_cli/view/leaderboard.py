@@ -27,9 +27,9 @@ from treasure_cli.formats.atomic import ensure_folder, write_text_atomic
 from treasure_cli.formats.text import counted
 from treasure_cli.play.bench import _size_key, summarize
 from treasure_cli.play.records import FAILED, WIN
-from treasure_cli.play.sandbox import AgentLimits
-from treasure_cli.play.store import Row
-from treasure_cli.play.tournament import ALPHA, Leaderboard, as_record, rank_text, settings_options
+from treasure_cli.sandbox.levels import AgentLimits
+from treasure_cli.grading.store import Row
+from treasure_cli.grading.tournament import ALPHA, Leaderboard, as_record, rank_text, settings_options
 from treasure_cli.view.palette import agent_colour
 
 _STYLE = """
@@ -253,7 +253,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
     this takes about as long as those games took; without `map_paths` lost games
     get a page that says how to replay them instead.
     """
-    from treasure_cli.play.tournament import maps_by_digest, rebuild_game, same_result
+    from treasure_cli.grading.tournament import maps_by_digest, rebuild_game, same_result
     from treasure_cli.view.page import page_html
     from treasure_cli.view.steps import Replay
 

@@ -127,7 +127,7 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
     import math
 
     from treasure_cli.play.games import Seat
-    from treasure_cli.play.isolation import DEFAULT_GAME_TIMEOUT
+    from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import game_seed, map_label
     from treasure_cli.rules.game import Game

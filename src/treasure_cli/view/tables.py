@@ -15,7 +15,7 @@ from treasure_cli.formats.text import counted
 from treasure_cli.play.results import versus_command
 
 if TYPE_CHECKING:
-    from treasure_cli.play.tournament import Leaderboard
+    from treasure_cli.grading.tournament import Leaderboard
 
 
 def align(rows: Sequence[Sequence[str]], left: int) -> str:
@@ -121,7 +121,7 @@ def versus_lines(pairs: Sequence, versus: str, command=None) -> list[str]:
 
 def leaderboard_table(board: Leaderboard) -> str:
     """`treasure tournament`'s text: the standings, the verdicts between neighbours, the flags."""
-    from treasure_cli.play.tournament import ALPHA, rank_text
+    from treasure_cli.grading.tournament import ALPHA, rank_text
 
     head = ["rank", "agent", "code", "games", "wins", "win %", "95% CI", "mean turns", "failed"]
     rows = [head]

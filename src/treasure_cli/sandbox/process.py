@@ -28,8 +28,8 @@ from typing import Any
 from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
-from treasure_cli.play.pacing import Pace, hold
-from treasure_cli.play.sandbox import FORKS, AgentLimits, Launch, set_limits, unforked
+from treasure_cli.sandbox.pacing import Pace, hold
+from treasure_cli.sandbox.levels import FORKS, AgentLimits, Launch, set_limits, unforked
 from treasure_cli.rules.events import EndReason, Event, GameEnded
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Note, Observation
@@ -105,7 +105,7 @@ class AgentProcess:
         self.dropped = 0            # bytes of standard error beyond that
         self._buffer = bytearray()  # bytes of standard output not yet a whole line
         self._err_done = False      # its standard error is closed (or ours is)
-        self.forks = launch.forks   # a warm host: each game is a fresh process it forks (play/zygote.py)
+        self.forks = launch.forks   # a warm host: each game is a fresh process it forks (sandbox/warm_host.py)
         self._control: socket.socket | None = None  # the warm host's socket
         self._said = bytearray()    # bytes from it not yet a whole line
         self.in_game = False        # a warm host's game process is there, its pipes in _in and _out
@@ -755,7 +755,7 @@ class ProcessAgent:
         self.started = False
         self.island: Island | None = None
         self.actions = 0
-        self.pace: Pace | None = None  # steady replies (play/pacing.py), set for secret-seeded games
+        self.pace: Pace | None = None  # steady replies (sandbox/pacing.py), set for secret-seeded games
         self.late = 0                  # questions the referee's work made later than the pace
         self.began = 0.0               # time.perf_counter() when the game's making began (its start's pace)
         self._turn = 0                 # the turn of the last question

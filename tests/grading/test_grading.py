@@ -14,8 +14,8 @@ from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.errors import AgentLoadError, TreasureError
-from treasure_cli.play.store import Store
-from treasure_cli.play.submissions import find_submissions
+from treasure_cli.grading.store import Store
+from treasure_cli.grading.submissions import find_submissions
 
 GREEDY = "from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass {name}(GreedyAgent):\n    pass\n"
 RANDOM = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
@@ -196,7 +196,7 @@ def test_the_pages_replay_lost_games_with_maps_and_say_why_not_without(klass):
 
 def test_a_game_id_names_what_decides_the_game_and_not_the_time_limit():
     from treasure_cli.play.records import game_id
-    from treasure_cli.play.store import settings_key
+    from treasure_cli.play.records import settings_key
 
     base = game_id("logic", "package:x", settings_key(0.5, None, None), "m", 0, 7)
     assert base == game_id(" logic ", "package:x", settings_key(0.5, None, 30.0), "m", 0, 7)  # a limit moves nothing

@@ -1,4 +1,4 @@
-"""Steady replies (play/pacing.py): in secret-seeded games the referee's reply time carries no secret."""
+"""Steady replies (sandbox/pacing.py): in secret-seeded games the referee's reply time carries no secret."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from helpers import ROOT
 from treasure_cli.cli import cli
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.islands.generator import generate_island
-from treasure_cli.play import agent_process, games, pacing, tournament
+from treasure_cli.grading import tournament
+from treasure_cli.play import games
+from treasure_cli.sandbox import pacing, process as agent_process
 from treasure_cli.play.games import play_game
-from treasure_cli.play.pacing import FLOOR, SPIN as SPIN_, Pace, measure, pace_for
-from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.sandbox.pacing import FLOOR, SPIN as SPIN_, Pace, measure, pace_for
+from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.rules import game as game_module
 from treasure_cli.rules import pirate
 from treasure_cli.rules.hint_draw import HintSet

@@ -10,8 +10,8 @@ import pytest
 from helpers import ROOT
 
 from treasure_cli.play.bench import BenchOptions
-from treasure_cli.play.store import Store
-from treasure_cli.play.tournament import run_tournament
+from treasure_cli.grading.store import Store
+from treasure_cli.grading.tournament import run_tournament
 
 distributed = pytest.importorskip("distributed")
 

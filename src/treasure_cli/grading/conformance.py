@@ -28,11 +28,11 @@ from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import format_map
 from treasure_cli.formats.wire import PROTOCOL
 from treasure_cli.formats.text import counted
-from treasure_cli.play.agent_process import ActionTimeout, ProcessAgent
+from treasure_cli.sandbox.process import ActionTimeout, ProcessAgent
 from treasure_cli.play.beliefs import miss_message, misses
 from treasure_cli.play.games import Seat, resolve_level, time_limit
 from treasure_cli.play.loop import play_agent
-from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import AgentNoted
 from treasure_cli.rules.game import Game

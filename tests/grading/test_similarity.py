@@ -13,12 +13,13 @@ from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.play.bench import BenchOptions
-from treasure_cli.play.normalise import code_print
-from treasure_cli.play.similarity import (
-    SAME_CODE, SAME_NORMALISED, SAME_PLAY, play_digest, similarity_flags, submission_sources,
+from treasure_cli.grading.normalise import code_print
+from treasure_cli.grading.similarity import (
+    SAME_CODE, SAME_NORMALISED, SAME_PLAY, similarity_flags, submission_sources,
 )
-from treasure_cli.play.store import MIGRATIONS, SCHEMA_VERSION, Store
-from treasure_cli.play.tournament import run_tournament
+from treasure_cli.play.records import play_digest
+from treasure_cli.grading.store import MIGRATIONS, SCHEMA_VERSION, Store
+from treasure_cli.grading.tournament import run_tournament
 
 MAPS = tuple(str(p) for p in sorted((ROOT / "input").glob("MAP_*.txt"))[:2])  # 16x16, 32x32
 DENSEST = ROOT / "examples" / "densest_scan.py"
@@ -243,7 +244,7 @@ def test_tournament_md_shows_what_the_report_prints(tmp_path, monkeypatch):
 
 
 def test_programs_are_told_apart_by_their_paths_and_two_copies_of_one_are_flagged():
-    from treasure_cli.play.store import Row
+    from treasure_cli.grading.store import Row
 
     def row(agent: str, digest: str, seed: int) -> Row:
         return Row(agent, digest, "{}", "M.txt", "abcd", seed, seed, "16x16", "LOSE", "pirate", None, 9, 0.1,

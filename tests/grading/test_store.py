@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.play.store import APPLICATION_ID, SCHEMA_VERSION, Row, Store, settings_key
+from treasure_cli.grading.store import APPLICATION_ID, SCHEMA_VERSION, Row, Store
+from treasure_cli.play.records import settings_key
 
 
 def row(seed: int, agent: str = "logic", digest: str = "package:x") -> Row:

@@ -15,8 +15,8 @@ import time
 from helpers import ROOT
 
 from treasure_cli.play.bench import BenchOptions
-from treasure_cli.play.store import Store
-from treasure_cli.play.tournament import run_tournament
+from treasure_cli.grading.store import Store
+from treasure_cli.grading.tournament import run_tournament
 
 MAPS = sorted((ROOT / "input").glob("MAP_*.txt"))[:3]  # 16, 32, 64
 

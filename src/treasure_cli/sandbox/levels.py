@@ -45,7 +45,7 @@ class AgentLimits:
     file_size: int = 16 << 20        # bytes of any file it writes (RLIMIT_FSIZE), in its private /tmp
     action_timeout: float | None = None  # wall-clock seconds per action (None: only the game's limit)
     output: int = 64 << 10           # bytes of the agent's standard error kept per game
-    steady_replies: bool = False     # hold each turn's question to a fixed delay (play/pacing.py): secret-seeded games
+    steady_replies: bool = False     # hold each turn's question to a fixed delay (sandbox/pacing.py): secret-seeded games
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Launch:
     env: tuple[tuple[str, str], ...]
     cwd: str
     uid: int | None                  # the unprivileged user to run as (sandbox as root), else None
-    forks: bool = False              # a warm host (play/zygote.py) that forks a fresh process for each game
+    forks: bool = False              # a warm host (sandbox/warm_host.py) that forks a fresh process for each game
 
 
 def effective_level(asked: str) -> tuple[str, str | None]:
@@ -116,7 +116,7 @@ def _mounts(paths: list[str]) -> list[str]:
 
 def host_command(spec: str) -> list[str]:
     """The command of the Python agent host for `spec` (a file spec with its path made absolute)."""
-    return [sys.executable, "-I", "-m", "treasure_cli.play.agent_host", spec]
+    return [sys.executable, "-I", "-m", "treasure_cli.sandbox.agent_host", spec]
 
 
 # Where a warm host can fork each game's process and hand its pipes over (SCM_RIGHTS): Linux.
@@ -125,24 +125,24 @@ FORKS = sys.platform.startswith("linux") and hasattr(os, "fork")
 
 def zygote_command(spec: str, jail: bool) -> list[str]:
     """The command of the warm Python agent host for `spec` (`jail`: namespaces of its own for each game)."""
-    return [sys.executable, "-I", "-m", "treasure_cli.play.zygote", *(["--jail"] if jail else []), spec]
+    return [sys.executable, "-I", "-m", "treasure_cli.sandbox.warm_host", *(["--jail"] if jail else []), spec]
 
 
 def zygote_exec_command(program: list[str], jail: bool) -> list[str]:
     """The command of a warm host whose games each become `program` (an exec: agent's command line)."""
-    return [sys.executable, "-I", "-m", "treasure_cli.play.zygote", *(["--jail"] if jail else []), "--exec", *program]
+    return [sys.executable, "-I", "-m", "treasure_cli.sandbox.warm_host", *(["--jail"] if jail else []), "--exec", *program]
 
 
 def unforked(launch: Launch) -> Launch:
     """`launch` with a process per game and no warm host, for where the warm host cannot jail a
     game: the plain Python host, or an exec: agent's program itself."""
     argv = list(launch.argv)
-    at = argv.index("treasure_cli.play.zygote")
+    at = argv.index("treasure_cli.sandbox.warm_host")
     end = at + 2 if argv[at + 1] == "--jail" else at + 1
     if argv[end:end + 1] == ["--exec"]:
         del argv[at - 3:end + 1]  # the interpreter, -I, -m, the module, its options: the program is left
     else:
-        argv[at:end] = ["treasure_cli.play.agent_host"]
+        argv[at:end] = ["treasure_cli.sandbox.agent_host"]
     return dataclasses.replace(launch, argv=tuple(argv), forks=False)
 
 
@@ -157,7 +157,7 @@ def launch(command: list[str], level: str, own: str | None, python: bool, forks:
 @functools.lru_cache(maxsize=128)
 def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool, forks: bool) -> Launch:
     """How to start `command` at `level`. `own` is the agent's own file or program (a copy of
-    it, see play/isolation.py): the sandbox shows it, read-only, as /agent/<name>, and every
+    it, see sandbox/launch.py): the sandbox shows it, read-only, as /agent/<name>, and every
     word of `command` that names it is changed to match. `python`: whether the agent needs
     the interpreter and the installed packages."""
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from helpers import ROOT
 
 from treasure_cli.cli import cli
-from treasure_cli.play.conformance import check_agent, read_maps
+from treasure_cli.grading.conformance import check_agent, read_maps
 
 SLOW = textwrap.dedent("""
     import time

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from treasure_cli.cli import cli
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.formats.map_file import write_map
-from treasure_cli.play import sandbox
+from treasure_cli.sandbox import levels as sandbox
 
 AGENT = "from treasure_cli import LargeScan\n\nclass Scans:\n    def act(self, obs):\n        return LargeScan()\n"
 

@@ -1,5 +1,5 @@
-"""Agents that are not built in play out of process (play/isolation.py, play/agent_process.py,
-play/sandbox.py): the same games as in process, their processes reused, timed, killed, their
+"""Agents that are not built in play out of process (sandbox/launch.py, sandbox/process.py,
+sandbox/levels.py): the same games as in process, their processes reused, timed, killed, their
 output kept apart; exec: programs; specs checked without running them; the sandbox refused
 where bubblewrap cannot run."""
 
@@ -25,9 +25,9 @@ import treasure_cli
 from treasure_cli.agents import registry
 from treasure_cli.cli import cli
 from treasure_cli.errors import AgentLoadError
-from treasure_cli.play import agent_process, sandbox
+from treasure_cli.sandbox import levels as sandbox, process as agent_process
 from treasure_cli.play.games import play_game
-from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.sandbox.levels import AgentLimits
 
 ISOLATED = ["process", "sandbox"]
 TOKEN = "isolation_" + uuid.uuid4().hex[:12]  # in the agents' file name: finds their processes in /proc
@@ -180,7 +180,7 @@ def agent_processes(grace: float = 1.0) -> list[str]:
 
 # What an agent's process runs as, seen from outside (other children of pytest, such as the browser
 # tests' Playwright driver, are not agents).
-_AGENT_MARKS = (TOKEN.encode(), b"bwrap", b"treasure_cli.play.agent_host", b"treasure-cli-agents")
+_AGENT_MARKS = (TOKEN.encode(), b"bwrap", b"treasure_cli.sandbox.agent_host", b"treasure-cli-agents")
 
 
 def _cmdline(pid: int) -> bytes:
@@ -200,11 +200,11 @@ def _parent(pid: int) -> int:
 
 
 def _warm(pid: int) -> bool:
-    """A warm host (play/zygote.py) or the sandbox's processes around it: they run none of an
+    """A warm host (sandbox/warm_host.py) or the sandbox's processes around it: they run none of an
     agent's code, and stay for its next game. The game processes it forks carry its command line
     too; they are its children (or theirs)."""
     cmd = _cmdline(pid)
-    if b"treasure_cli.play.zygote" not in cmd:
+    if b"treasure_cli.sandbox.warm_host" not in cmd:
         return False
     parent = _parent(pid)
     return cmd.startswith(b"bwrap") or parent == os.getpid() or _cmdline(parent).startswith(b"bwrap")
@@ -386,7 +386,7 @@ def test_a_game_jail_keeps_what_the_sandbox_shows_under_tmp(tmp_path):
     shown = tmp_path / "shown"
     shown.mkdir()
     (shown / "mark.txt").write_text("still here")
-    code = ("import os; from treasure_cli.play.zygote import jail; jail(); "
+    code = ("import os; from treasure_cli.sandbox.warm_host import jail; jail(); "
             "open('/tmp/mine', 'w').write('x'); print(open('/tmp/deep/shown/mark.txt').read(), sorted(os.listdir('/tmp')))")
     argv = list(sandbox.launch([sys.executable, "-I", "-c", code], "sandbox", None, python=True).argv)
     at = argv.index("--chdir")
@@ -799,7 +799,7 @@ def test_an_agent_fails_in_the_same_words_wherever_it_plays(tmp_path, name):
 def test_an_agents_copy_changed_between_games_is_made_again(tmp_path):
     # Without a sandbox an agent runs as this user and could rewrite another agent's copy: a copy
     # that is not the agent's bytes any more is written again before it plays.
-    from treasure_cli.play import isolation
+    from treasure_cli.sandbox import launch as isolation
 
     path = tmp_path / "mine.py"
     path.write_text("class Agent:\n    pass\n")
@@ -816,7 +816,7 @@ def test_an_agents_copy_changed_between_games_is_made_again(tmp_path):
 def test_a_warm_host_compiles_every_hint_pattern_before_it_forks():
     """Each game's process is a fork of the warm host: a pattern the host left uncompiled would be
     compiled again in every game that meets its kind. The warm-up games meet only some kinds."""
-    code = ("import socket; from treasure_cli.play.zygote import Zygote; from treasure_cli.rules import hints; "
+    code = ("import socket; from treasure_cli.sandbox.warm_host import Zygote; from treasure_cli.rules import hints; "
             "Zygote('logic', False, socket.socketpair()[0]).prepare(); "
             "print(len(hints._PATTERNS), sum(p._compiled is not None for p in hints._PATTERNS))")
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120)
@@ -866,7 +866,7 @@ def test_a_warm_host_reads_each_island_once_for_the_games_it_forks(tmp_path):
 
 
 def isolation_launch(spec: str):
-    from treasure_cli.play.isolation import agent_launch
+    from treasure_cli.sandbox.launch import agent_launch
 
     return agent_launch(spec, "process")
 
@@ -875,7 +875,7 @@ def test_a_warm_host_near_its_lifetime_cpu_limit_is_replaced_between_games(tmp_p
     """A warm host's RLIMIT_CPU covers its whole life, its forks and reaps included: one that has
     used half of it is replaced before a game, not killed by SIGXCPU during one."""
     from treasure_cli.formats.map_file import parse_map
-    from treasure_cli.play.isolation import agent_launch
+    from treasure_cli.sandbox.launch import agent_launch
 
     agent = tmp_path / "scanner.py"
     agent.write_text("from treasure_cli import LargeScan\n\n\nclass Scanner:\n"
@@ -974,7 +974,7 @@ def test_a_program_with_isolation_none_plays_in_a_process_and_is_said_to(tmp_pat
 
 @pytest.mark.parametrize("level", ["none", *ISOLATED])
 def test_check_agent_names_a_missing_class_in_the_users_file(agents, level):
-    from treasure_cli.play.conformance import check_agent
+    from treasure_cli.grading.conformance import check_agent
 
     [loads] = check_agent(f"{agents}:Nope", games=1, isolation=level)
     assert not loads.ok

@@ -1,6 +1,6 @@
 """The Python agent host: plays a Python agent over the agent protocol, in the agent's own process.
 
-The referee starts `python -I -m treasure_cli.play.agent_host SPEC` (inside the
+The referee starts `python -I -m treasure_cli.sandbox.agent_host SPEC` (inside the
 sandbox where there is one) for any Python agent that is not built in: a
 file (`path/to/file.py:Class`), a module (`package.module:Class`) or a
 plugin. The host rebuilds, from the protocol's messages alone, the same
@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from treasure_cli.agents.tracebacks import agent_traceback
 from treasure_cli.formats import wire
-from treasure_cli.play.loop import note_event
+from treasure_cli.rules.notes import note_event
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observer
 
@@ -62,7 +62,7 @@ class _Host:
         self.agent = None
 
     def load(self, code: CodeType | None = None, compile_error: str | None = None) -> None:
-        """The agent: from `code`, its file compiled already by a warm host (play/zygote.py), if given."""
+        """The agent: from `code`, its file compiled already by a warm host (sandbox/warm_host.py), if given."""
         from treasure_cli.agents.registry import load_code, resolve
         from treasure_cli.errors import TreasureError
 
@@ -152,7 +152,7 @@ class _Lines:
     When the referee gives the agent a core of its own it says so (`poll` in the game's
     options): its next question usually comes within tens of microseconds of an action (its
     turn's work), so after an action (`soon`) the host polls its input that long rather than
-    sleep and be woken, which costs ~50 µs on a virtual machine (play/agent_process.py,
+    sleep and be woken, which costs ~50 µs on a virtual machine (sandbox/process.py,
     `Cores`). After anything else (hello, ready) the next message may be a game away: it sleeps.
     """
 
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None, code: CodeType | None = None, compile_er
     public island it read already, with its id)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m treasure_cli.play.agent_host SPEC", file=sys.stderr)
+        print("usage: python -m treasure_cli.sandbox.agent_host SPEC", file=sys.stderr)
         return 2
     # A fatal signal in the agent's code (a crash in a C extension, os.abort()) prints the Python
     # frames it was in on standard error, which the referee keeps with the game's record.

@@ -6,7 +6,7 @@ Three kinds, each from evidence the program already has:
   that played, as the results store records it) under different submissions;
 * `same-normalised-code`: Python sources that are equal once comments,
   docstrings, formatting, annotations and the names the submission itself
-  defines are set aside (play/normalise.py: parsed, never run). A program
+  defines are set aside (grading/normalise.py: parsed, never run). A program
   (`exec:`) or a file that is not Python is compared by its exact bytes only;
 * `same-play`: the same actions on every game both agents played to the end,
   over at least `MIN_SHARED_GAMES` games (the store keeps a digest of each
@@ -19,47 +19,23 @@ and never flagged against each other.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
-from treasure_cli.play.normalise import CodePrint, code_print
-from treasure_cli.rules.events import AgentMoved, AreaScanned, Event, HintVerified, Teleported
+from treasure_cli.grading.normalise import CodePrint, code_print
 
 if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
-    from treasure_cli.play.store import Row
+    from treasure_cli.grading.store import Row
 
 SAME_CODE, SAME_NORMALISED, SAME_PLAY = "same-code", "same-normalised-code", "same-play"
 MIN_SHARED_GAMES = 5  # fewer games both played to the end say too little about two agents' play
 
-# The events an agent's actions make, one per action (a small move's 3x3 scan follows from it).
-ACTION_EVENTS = frozenset((AgentMoved, AreaScanned, HintVerified, Teleported))
 
 
 # -- identical play -----------------------------------------------------------
-def play_digest(events: Iterable[Event]) -> str:
-    """A digest of the actions of one game, read off its events (16 hex digits).
-
-    Two agents on the same map and seed make the same events exactly when
-    they take the same actions, so only the actions are hashed, in a form of
-    their own that does not change with the events' classes."""
-    words = []
-    e: Any  # dispatched on its exact type, which mypy does not follow through `kind`
-    for e in events:
-        kind = type(e)
-        if kind is AgentMoved:
-            words.append(f"M{e.direction.name}{e.steps}")
-        elif kind is AreaScanned:
-            if e.size == 5:  # a large scan; a small move's scan is the move's
-                words.append("S")
-        elif kind is HintVerified:
-            words.append(f"V{e.number}")
-        elif kind is Teleported:
-            words.append(f"T{e.dst[0]},{e.dst[1]}")
-    return hashlib.sha256(" ".join(words).encode()).hexdigest()[:16]
 
 
 # -- the flags ------------------------------------------------------------------

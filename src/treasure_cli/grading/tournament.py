@@ -3,7 +3,7 @@
 `treasure tournament SUBMISSIONS --maps DIR --db results.sqlite` plays here. Game i on a map
 is the same game as in a plain `treasure bench --maps` (its seed comes from
 the base seed, the map's content digest and i), so both give the same
-results; the tournament also records each game in the store (play/store.py)
+results; the tournament also records each game in the store (grading/store.py)
 as it finishes and skips every game the store already holds.
 
 Each game is one pure task, an `Entry` carrying all it needs (the agent
@@ -39,8 +39,9 @@ from treasure_cli.play.bench import (
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
-from treasure_cli.play.sandbox import AgentLimits
-from treasure_cli.play.store import Row, Store, now, settings_key
+from treasure_cli.sandbox.levels import AgentLimits
+from treasure_cli.grading.store import Row, Store, now
+from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules import seeds
 from treasure_cli.rules.island import Island
@@ -181,9 +182,9 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
     maps, skipped = read_playable(options.maps, keep=pack_map)
     secret = False
     with Store(db) as store:
-        if options.seed is None:  # the store's own secret (play/store.py): no agent can know it
+        if options.seed is None:  # the store's own secret (grading/store.py): no agent can know it
             seed, secret = store.base_seed()
-            # ... nor time it out of the referee's replies (play/pacing.py)
+            # ... nor time it out of the referee's replies (sandbox/pacing.py)
             options = dataclasses.replace(options, seed=seed,
                                           limits=dataclasses.replace(options.limits, steady_replies=secret))
         wanted = hints_key(options.hints)

@@ -5,7 +5,7 @@ The sources are parsed with `ast`, never run. Each name the submission
 defines (variables, arguments, functions, classes, attributes) is renamed by
 its first appearance, so a consistent renaming gives the same tree. A
 program, or a file that does not parse, is compared by its exact bytes (the
-`CodePrint` says so). Used by the similarity flags (play/similarity.py).
+`CodePrint` says so). Used by the similarity flags (grading/similarity.py).
 """
 
 from __future__ import annotations

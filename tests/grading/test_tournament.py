@@ -14,8 +14,9 @@ from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.play.bench import BenchOptions, run_bench
-from treasure_cli.play.store import Row, Store, settings_key
-from treasure_cli.play.tournament import leaderboard, run_tournament, sign_test
+from treasure_cli.grading.store import Row, Store
+from treasure_cli.play.records import settings_key
+from treasure_cli.grading.tournament import leaderboard, run_tournament, sign_test
 
 MAPS = tuple(str(p) for p in sorted((ROOT / "input").glob("MAP_*.txt"))[:2])  # 16x16, 32x32
 STUDENT = "from treasure_cli.agents.greedy import GreedyAgent\n\nclass Student(GreedyAgent):\n    version = {v}\n"

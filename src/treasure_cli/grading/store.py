@@ -19,7 +19,6 @@ file as a results store, so another SQLite file is refused, not altered.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -114,7 +113,7 @@ class Row:
     isolation: str = ""           # where it played: in-process, process or sandbox
     name: str = ""                # the student it stands for (a tournament's submissions), else ""
     game_id: str = ""             # computed when not given (rows of older stores hold "")
-    play_digest: str | None = None  # the agent's actions, hashed (play/similarity.py); None: failed, or older
+    play_digest: str | None = None  # the agent's actions, hashed (grading/similarity.py); None: failed, or older
     id: int | None = None
 
     def __post_init__(self) -> None:
@@ -132,15 +131,6 @@ class Row:
         return self.name or self.agent
 
 
-def settings_key(truth_rate: float, max_turns: int | None, game_timeout: float | None,
-                 hints: str | None = None) -> str:
-    """The game settings as the canonical JSON text stored in each row; `hints`, the hint kinds'
-    record (hint_plugins.hints_key) when they are not the built-ins, which leave the text as it was."""
-    values: dict = {"truth_rate": float(truth_rate), "max_turns": max_turns,
-                    "game_timeout": None if game_timeout is None else float(game_timeout)}
-    if hints is not None:
-        values["hints"] = hints
-    return json.dumps(values, sort_keys=True)
 
 
 def now() -> str:

@@ -2,7 +2,7 @@
 
 The one place an agent spec becomes a command line (`agent_launch`): the
 Python agent host for Python agents (files, modules, plugins), the program
-itself for `exec:` agents, inside the sandbox or not (play/sandbox.py). Where
+itself for `exec:` agents, inside the sandbox or not (sandbox/levels.py). Where
 a warm host can fork each game's process (Linux), it starts them all: for
 an `exec:` agent each forked process becomes the program.
 """
@@ -21,7 +21,7 @@ from treasure_cli.agents.registry import (
     is_file_spec,
 )
 from treasure_cli.errors import TreasureError
-from treasure_cli.play.sandbox import FORKS, Launch, host_command, launch, zygote_command, zygote_exec_command
+from treasure_cli.sandbox.levels import FORKS, Launch, host_command, launch, zygote_command, zygote_exec_command
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds: an agent in a process of its own never hangs a run by default
 
@@ -57,7 +57,7 @@ def agent_launch(spec: str, level: str, source: bytes | None = None) -> Launch:
 
 
 def python_command(spec: str, level: str) -> list[str]:
-    """A Python agent's host: where it can, a warm one that forks each game's process (play/zygote.py)."""
+    """A Python agent's host: where it can, a warm one that forks each game's process (sandbox/warm_host.py)."""
     return zygote_command(spec, jail=level == "sandbox") if FORKS else host_command(spec)
 
 

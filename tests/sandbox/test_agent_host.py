@@ -1,4 +1,4 @@
-"""The Python agent host (`python -m treasure_cli.play.agent_host SPEC`), driven over its pipes
+"""The Python agent host (`python -m treasure_cli.sandbox.agent_host SPEC`), driven over its pipes
 with hand-written protocol messages (docs/agent-protocol.md)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 import treasure_cli
 from treasure_cli.formats import wire
-from treasure_cli.play.sandbox import host_command
+from treasure_cli.sandbox.levels import host_command
 from treasure_cli.rules.game import Game
 
 AGENTS = textwrap.dedent("""\
@@ -190,7 +190,7 @@ def test_the_host_reads_whole_lines_however_the_pipe_cuts_them():
     import threading
     import time
 
-    from treasure_cli.play.agent_host import _Lines
+    from treasure_cli.sandbox.agent_host import _Lines
 
     read, write = os.pipe()
     lines = _Lines(read)

@@ -17,8 +17,8 @@ from helpers import ROOT
 from treasure_cli.cli import cli
 from treasure_cli.formats.hint_plugins import hint_set, hints_key
 from treasure_cli.play.bench import BenchOptions
-from treasure_cli.play.store import Store
-from treasure_cli.play.tournament import run_tournament
+from treasure_cli.grading.store import Store
+from treasure_cli.grading.tournament import run_tournament
 from treasure_cli.rules import plugin_kinds
 
 KINDS = ROOT / "examples" / "hints" / "kinds.py"

@@ -1,6 +1,6 @@
 """A warm agent host that forks one fresh process for each game (Linux).
 
-`python -I -m treasure_cli.play.zygote [--jail] SPEC` starts once per agent in
+`python -I -m treasure_cli.sandbox.warm_host [--jail] SPEC` starts once per agent in
 a worker (inside the agent's sandbox where there is one). It imports what
 every Python agent needs (numpy, the rules, the host) and compiles a file
 agent's source, but runs none of the agent's code: a game's process is a
@@ -32,7 +32,7 @@ not the one the host holds (the `start` message's own copy, read here once for
 the games on it, not in every game's process); `reap`, which
 kills the game's process and all it started and answers once they are gone.
 The game's process then speaks the ordinary agent protocol on its pipes
-(play/agent_host.py), for one game. docs/security.md states what this stops.
+(sandbox/agent_host.py), for one game. docs/security.md states what this stops.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ class Zygote:
     def _prepare_python(self) -> None:
         from treasure_cli.agents import logic  # noqa: F401  # the agent API's modules, and what agents use most
         from treasure_cli.agents import registry
-        from treasure_cli.play import agent_host  # noqa: F401
+        from treasure_cli.sandbox import agent_host  # noqa: F401
         from treasure_cli.rules import hints
 
         _warm_up()
@@ -329,7 +329,7 @@ class Zygote:
     def _play(self) -> int:
         if self.program is not None:
             return self._exec(self.program)
-        from treasure_cli.play import agent_host
+        from treasure_cli.sandbox import agent_host
 
         return agent_host.main([self.spec], code=self.code, compile_error=self.compile_error, island=self.island)
 
@@ -430,7 +430,7 @@ def _warm_up(games: int = 3) -> None:
 
     from treasure_cli.formats import wire
     from treasure_cli.islands.generator import generate_island
-    from treasure_cli.play.agent_host import _Host
+    from treasure_cli.sandbox.agent_host import _Host
     from treasure_cli.rules.game import Game
 
     out = io.BytesIO()
@@ -475,7 +475,7 @@ def _probe_jail() -> str | None:
 
 
 def _reap_orphans() -> None:
-    from treasure_cli.play.agent_process import _children  # the referee's reading of /proc
+    from treasure_cli.sandbox.process import _children  # the referee's reading of /proc
 
     while True:
         try:
@@ -498,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     args = args[1:] if jailed else args
     program = args[1:] if args[:1] == ["--exec"] else None
     if (len(args) != 1 and program is None) or program == []:
-        print("usage: python -m treasure_cli.play.zygote [--jail] (SPEC | --exec PROGRAM [ARGS...])", file=sys.stderr)
+        print("usage: python -m treasure_cli.sandbox.warm_host [--jail] (SPEC | --exec PROGRAM [ARGS...])", file=sys.stderr)
         return 2
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)  # only the referee ends it (SIGKILL, or its socket closing)

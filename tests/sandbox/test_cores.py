@@ -1,4 +1,4 @@
-"""Where a game's referee and its agent's process run (play/agent_process.py, `Cores`)."""
+"""Where a game's referee and its agent's process run (sandbox/process.py, `Cores`)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from treasure_cli.play import agent_process
-from treasure_cli.play.agent_process import AgentProcess, Cores
-from treasure_cli.play.isolation import agent_launch
-from treasure_cli.play.sandbox import AgentLimits
+from treasure_cli.sandbox import process as agent_process
+from treasure_cli.sandbox.process import AgentProcess, Cores
+from treasure_cli.sandbox.launch import agent_launch
+from treasure_cli.sandbox.levels import AgentLimits
 
 CPUS = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
 pytestmark = pytest.mark.skipif(len(CPUS) < 2, reason="placing a game on cores needs two CPUs or more")
