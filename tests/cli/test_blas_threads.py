@@ -1,4 +1,4 @@
-"""The command line keeps numpy's BLAS to one thread unless the user says otherwise (cli.py)."""
+"""The command line keeps numpy's BLAS to one thread unless the user says otherwise (cli/__init__.py)."""
 
 from __future__ import annotations
 

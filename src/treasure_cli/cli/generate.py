@@ -1,0 +1,102 @@
+"""`treasure generate`: write new valid maps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from treasure_cli.formats.text import printable
+from treasure_cli.cli.options import (
+    Refusal,
+)
+
+
+# ---------------------------------------------------------------- generate
+# (the generator itself: islands/generator.py)
+@click.command()
+@click.option("--size", type=click.IntRange(min=5), metavar="N", help="Square map of N x N tiles (default 16).")
+@click.option("--width", type=click.IntRange(min=5), metavar="W", help="Columns (with --height).")
+@click.option("--height", type=click.IntRange(min=5), metavar="H", help="Rows (with --width).")
+@click.option("--regions", type=click.IntRange(min=1), metavar="N", help="Land regions [default: scaled with the size].")
+@click.option("--prisons", type=click.IntRange(min=1), metavar="N", help="Prison tiles [default: scaled with the size].")
+@click.option("--mountains", type=click.IntRange(min=0), metavar="N", help="Mountain tiles [default: about 6% of the land].")
+@click.option("--reveal-turn", type=click.IntRange(min=1), metavar="R", help="Turn r of the prison reveal [default: random 2-4].")
+@click.option("--free-turn", type=click.IntRange(min=1), metavar="F", help="Turn f of the release [default: r + max(2, round((W+H)/8))].")
+@click.option("--seed", type=click.IntRange(min=0), default=0, metavar="S", show_default=True, help="Random seed.")
+@click.option("--style", type=click.Choice(["island", "maze"]), default="island", show_default=True,
+              help="island: coast, lakes, mountain clusters; maze: corridors between walls of mountains.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the map to FILE instead of printing it.")
+@click.option("--count", type=click.IntRange(min=1), metavar="K", help="Write K maps into --output-dir.")
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="Folder for MAP_01.txt, MAP_02.txt, ...")
+@click.option("--force", is_flag=True, help="Replace map files that already exist (refused otherwise).")
+def generate(size, width, height, regions, prisons, mountains, reveal_turn, free_turn, seed, style, output, count,
+             output_dir, force=False):
+    """Generate random valid map files (same options and seed: same file).
+
+    The island is surrounded by sea, every land region is one connected
+    piece, mountains come in small clusters and the treasure can be reached
+    by walking from every prison. With --count K and --output-dir DIR it
+    writes DIR/MAP_01.txt .. MAP_K.txt; map k uses seed SEED + k - 1, so it
+    is the same map as a single `--seed SEED+k-1` run. --style maze makes
+    a maze: the walking distances are much longer than the straight ones.
+    A map file that already exists is not replaced (nothing is written,
+    and the command says which) unless --force is given.
+
+    \b
+    Example:
+      treasure generate --size 32 --seed 7 -o MAP_x.txt
+      treasure generate --size 32 --style maze --seed 3 -o MAZE.txt
+      treasure generate --width 40 --height 24 --regions 12 --prisons 3
+      treasure generate --size 64 --count 5 --seed 1 --output-dir maps/
+    """
+    # Imported here so other commands do not pay for them at start-up.
+    import numpy as np
+
+    from treasure_cli.islands.generator import generate_island
+    from treasure_cli.formats.map_file import format_map, write_map
+
+    if output == "":
+        raise click.BadParameter("the file name is empty", param_hint="-o/--output")
+    if size is not None and (width is not None or height is not None):
+        raise click.UsageError("give either --size or --width and --height, not both")
+    if (width is None) != (height is None):
+        raise click.UsageError("--width and --height go together")
+    if size is None and width is None:
+        size = 16
+    w, h = (size, size) if size is not None else (width, height)
+    if output is not None and output_dir is not None:
+        raise click.UsageError("give either -o/--output or --output-dir, not both")
+    if count is not None and output_dir is None:
+        raise click.UsageError("--count needs --output-dir")
+
+    def make(map_seed: int):
+        try:
+            return generate_island(
+                w, h, regions=regions, prisons=prisons, mountains=mountains,
+                reveal_turn=reveal_turn, free_turn=free_turn, style=style, rng=np.random.default_rng(map_seed),
+            )
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+
+    total = count or 1
+    digits = max(2, len(str(total)))
+    targets = ([Path(output)] if output is not None else [] if output_dir is None else
+               [Path(output_dir) / f"MAP_{k:0{digits}d}.txt" for k in range(1, total + 1)])
+    existing = [t for t in targets if t.exists()]
+    if existing and not force:
+        shown = ", ".join(str(t) for t in existing[:5]) + (f" and {len(existing) - 5} more" if len(existing) > 5 else "")
+        raise Refusal(printable(f"{len(existing)} map file{'s' if len(existing) > 1 else ''} already exist"
+                                f"{'s' if len(existing) == 1 else ''} ({shown}); nothing was written: give "
+                                "another --output-dir, or --force to replace them"))
+    if output_dir is None:
+        island = make(seed)
+        if output is None:
+            click.echo(format_map(island), nl=False)
+        else:
+            write_map(island, output)
+            click.echo(f"wrote {output}")
+        return
+    for k, path in enumerate(targets, start=1):
+        write_map(make(seed + k - 1), path)
+        click.echo(f"wrote {path}")

@@ -1,0 +1,206 @@
+"""What several commands share: their options, the checks of their values, and the refusal to start."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from treasure_cli.errors import TreasureError
+from treasure_cli.formats.text import printable
+
+if TYPE_CHECKING:  # (imported where used: `treasure --version` loads no more than it needs)
+    from treasure_cli.sandbox.levels import AgentLimits
+
+
+class Refusal(click.ClickException):
+    """The command refuses to start: nothing was done (exit status 2, like a usage error)."""
+
+    exit_code = 2
+
+
+def map_files(inputs: tuple[str, ...] | list[str], recursive: bool = False) -> list[Path]:
+    """Expand files, folders (every *.txt in name order; with `recursive`, in subfolders too) and
+    glob patterns (`hidden/**/*.txt`, quoted so the program expands them) into map paths."""
+    import glob
+
+    paths: list[Path] = []
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found = p.rglob("*.txt") if recursive else p.iterdir()
+            paths.extend(sorted(q for q in found if q.suffix == ".txt" and q.is_file()))
+        elif p.exists():
+            paths.append(p)
+        elif glob.has_magic(item):
+            matched = sorted(Path(q) for q in glob.glob(item, recursive=True) if Path(q).is_file())
+            if not matched:
+                raise click.ClickException(f"{item}: no file matches")
+            paths.extend(matched)
+        else:
+            raise click.ClickException(f"{item}: no such file or folder")
+    return paths
+
+
+MAPS_HELP = "a folder (its *.txt), one map file, or a quoted glob such as 'hidden/**/*.txt'"
+RECURSIVE = click.option("--recursive", is_flag=True, help="With a folder for --maps: its subfolders' maps too.")
+
+
+def view_options(f):
+    """The options of the step-through view, shared by `replay` and `run --step`."""
+    for option in reversed([
+        click.option("--no-pause", is_flag=True, help="Print every frame one after another, no keys."),
+        click.option("--turn", type=click.IntRange(min=0), metavar="N",
+                     help="Print only the frame of turn N's first step (0 = the setup)."),
+        click.option("--window", metavar="ROWSxCOLS", callback=parse_window,
+                     help="Show this many tiles of the map [default: what fits the terminal]."),
+        click.option("--color/--no-color", default=None,
+                     help="Colour the frames [default: only on a terminal, and not when NO_COLOR is set]."),
+    ]):
+        f = option(f)
+    return f
+
+
+def parse_window(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    m = re.fullmatch(r"\s*([0-9]{1,5})\s*[xX]\s*([0-9]{1,5})\s*", value)  # ASCII digits: not ² or ٣
+    if m is None or not int(m[1]) > 0 < int(m[2]):
+        raise click.BadParameter(f"expected ROWSxCOLS such as 30x60, not {value!r}")
+    return int(m[1]), int(m[2])
+
+
+def finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """FloatRange lets nan through (every comparison with nan is false)."""
+    if value is not None and value != value:
+        raise click.BadParameter("nan is not a number here")
+    return value
+
+
+def agent_spec(value: str, option: str = "--agent") -> str:
+    """Check an agent spec once, so a bad one is a usage error before any game (without
+    running any of a stranger's code: that happens in the agent's own process)."""
+    from treasure_cli.agents.registry import check_spec
+    from treasure_cli.errors import AgentLoadError
+
+    try:
+        return check_spec(value)
+    except AgentLoadError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from None
+
+
+SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def byte_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (text[:-1], text[-1]) if text[-1:] in "KMG" else (text, "")
+    try:
+        size = int(float(number) * SIZE_UNITS[unit])
+    except ValueError:
+        raise click.BadParameter(f"expected a size such as 512M or 2G, got {value!r}") from None
+    if size < 64 << 20:
+        raise click.BadParameter(f"{value} is too little for an agent's process: give at least 64M")
+    return size
+
+
+def isolation_options(command):
+    """--agent-isolation, --agent-memory and --action-timeout: how agents that are not built in play."""
+    from treasure_cli.sandbox.levels import LEVELS
+
+    command = click.option(
+        "--action-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+        help="An agent in a process of its own that takes longer than SECONDS over one action fails "
+             "its game.")(command)
+    command = click.option(
+        "--agent-memory", default="1G", show_default=True, metavar="SIZE", callback=byte_size,
+        help="Memory (address space) an agent's process may use: 512M, 2G, ...")(command)
+    return click.option(
+        "--agent-isolation", type=click.Choice(LEVELS), default="auto", show_default=True,
+        help="Where agents that are not built in play: sandbox (bubblewrap: no network, no files but "
+             "their own), process (a process of their own, OS limits), none (this process, trusted "
+             "code only); auto = sandbox where bubblewrap runs, else process. See docs/security.md.")(command)
+
+
+def hint_options(command):
+    """--hints FILE.py (repeatable) and --hint-weights SPEC, handed to the command as one
+    `hints` argument: the pirate's kinds (a HintSet, loaded and checked; None for the 15
+    built-in kinds at their own weights). Any command that plays games takes it this way."""
+
+    @functools.wraps(command)
+    def with_hints(*args, hint_files: tuple[str, ...] = (), hint_weights: str | None = None, **kwargs):
+        hints = None
+        if hint_files or hint_weights:
+            from treasure_cli.formats.hint_plugins import hint_set
+
+            hints = hint_set(hint_files, hint_weights)
+        return command(*args, hints=hints, **kwargs)
+
+    with_hints = click.option(
+        "--hint-weights", metavar="NAME=W,...",
+        help="Weights of the hint kinds: a kind's name (built-in, from --hints, or an installed "
+             "treasure_cli.hints entry point), or `builtin` for the 15 built-in kinds together; "
+             "0 leaves a kind out. E.g. builtin=0 (plugin kinds only), near-mountain=2.")(with_hints)
+    return click.option(
+        "--hints", "hint_files", multiple=True, type=click.Path(exists=True, dir_okay=False), metavar="FILE.py",
+        help="Add the hint kinds this Python file defines (trusted code: see docs/hints.md).")(with_hints)
+
+
+def load_hint_files(files: tuple[str, ...]) -> None:
+    """`replay --hints`: make a log's plugin kinds known to the log reader."""
+    if files:
+        from treasure_cli.formats.hint_plugins import load_file
+
+        for path in files:
+            load_file(path)
+
+
+def isolation_settings(asked: str, memory: int, action_timeout: float | None, specs) -> tuple[str, AgentLimits]:
+    """The isolation level to use and the limits, said on stderr when an agent is not built in."""
+    from treasure_cli.agents.registry import is_builtin, is_exec_spec
+    from treasure_cli.sandbox.levels import AgentLimits, effective_level
+
+    try:
+        level, warning = effective_level(asked)
+    except TreasureError as exc:
+        raise Refusal(str(exc)) from None
+    strangers = [s for s in specs if not is_builtin(s)]
+    if strangers:
+        if warning:
+            click.echo(warning, err=True)
+        where = {"sandbox": f"in a sandbox (bubblewrap; no network, {memory >> 20} MiB)",
+                 "process": f"in processes of their own (no sandbox; {memory >> 20} MiB)",
+                 "none": "in this process (--agent-isolation none: no protection)"}
+        # With none, a program (exec:) still runs in a process of its own: it cannot run in ours.
+        programs = [s for s in strangers if level == "none" and is_exec_spec(s)]
+        others = [s for s in strangers if s not in programs]
+        for group, at in ((others, level), (programs, "process")):
+            if group:
+                click.echo(printable(f"agents: {', '.join(group)} {where[at]}"), err=True)
+    return level, AgentLimits(memory=memory, action_timeout=action_timeout)
+
+
+GAME_TIMEOUT = click.option(
+    "--game-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+    help="A game still running after SECONDS fails (the agent is named); the other games go on.")
+
+
+def split_csv(value: str, param: str, convert=str) -> tuple:
+    """Split `a,b,c` (spaces allowed) into a tuple, converting each item."""
+    items = [x.strip() for x in value.split(",") if x.strip()]
+    try:
+        out = tuple(convert(x) for x in items)
+    except ValueError:
+        out = ()
+    if not out:
+        raise click.BadParameter(f"expected a comma-separated list, got {value!r}", param_hint=param)
+    return out
+
+
+SCHEDULER = click.option(
+    "--scheduler", metavar="ADDRESS",
+    help="Play the games on this Dask cluster (tcp://host:8786) instead of local processes "
+         "(needs: pip install 'treasure-cli[dask]').")

@@ -1,0 +1,203 @@
+"""What `bench` and `tournament` print: a bench's tables, a tournament played into its store, its leaderboard."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from treasure_cli.formats.text import counted, printable
+from treasure_cli.cli.group import Terminated
+from treasure_cli.cli.options import (
+    isolation_settings, map_files,
+)
+
+
+def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
+    """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
+    out or games failed (as `run` does)."""
+    from treasure_cli.play.bench import versus_pairs, with_maps
+    from treasure_cli.play.results import bench_json, versus_json
+    from treasure_cli.view.tables import bench_table, failure_lines, versus_lines
+
+    for problem in result.skipped:
+        click.echo(printable(f"Error: {problem} (left out of the bench)"), err=True)
+    for line in failure_lines(result.records):
+        click.echo(printable(line), err=True)
+    versus = result.options.versus
+    pairs = versus_pairs(result.records, versus) if versus is not None else []
+    if pairs and pairs[0].mine.log is not None:
+        pairs = with_maps(pairs, result.options, Path(pairs[0].mine.log).parent)
+    data = bench_json(result, not no_timing) if html_path is not None or as_json else None
+    if data is not None and versus is not None:
+        data["versus"] = versus_json(pairs)
+    if html_path is not None:
+        from treasure_cli.view.report import write_report
+
+        write_report(data, html_path)  # type: ignore[arg-type]  # made when html_path is given
+        click.echo(f"wrote {html_path}", err=True)
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(bench_table(result.stats, not no_timing))
+        if not no_timing:
+            click.echo(footer)
+        if versus is not None:
+            click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs, versus)))
+    if result.skipped or any(r.failed for r in result.records):
+        sys.exit(1)
+
+
+def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
+                     no_timing: bool, html_path: str | None, names: dict[str, str] | None = None) -> None:
+    """Play the games the store does not hold yet, then show every game of the command."""
+    from treasure_cli.agents.registry import is_builtin
+    from treasure_cli.play.bench import BenchResult, summarize
+    from treasure_cli.grading.tournament import as_record, run_tournament
+
+    if db_path is None:
+        raise click.UsageError("--scheduler plays a tournament into a results store: give --db RESULTS.sqlite")
+    if not options.maps:
+        raise click.UsageError("--db records games on map files: give --maps DIR")
+    if options.seed is not None:
+        click.echo(f"warning: --seed {options.seed} is known: a submitted agent that knows it can recompute each "
+                   "game's hidden draws; leave it out to grade with the store's secret seed", err=True)
+    if scheduler is not None and options.game_timeout is not None and options.isolation == "none" and not all(
+            is_builtin(a) for a in options.agents):
+        raise click.UsageError("--game-timeout needs agents in processes of their own with --scheduler (Dask "
+                               "plays games in worker threads, where nothing can interrupt an agent in the "
+                               "same process): drop --agent-isolation none")
+    bar_box: list = []
+    counts = {"already": 0, "to play": 0, "played": 0}
+
+    def plan(to_play: int, already: int) -> None:
+        counts.update({"already": already, "to play": to_play})
+        if already:
+            click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
+                       f"{to_play} to play", err=True)
+        bar_box.append(click.progressbar(length=to_play, label="playing", file=sys.stderr,
+                                         hidden=not sys.stderr.isatty()))
+        bar_box[0].__enter__()
+
+    def progress(n: int) -> None:
+        counts["played"] += n
+        bar_box[0].update(n)
+
+    try:
+        result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
+                                on_progress=progress, names=names)
+    except (KeyboardInterrupt, Terminated):
+        if bar_box:  # the games played are in the store, each whole: say so, and how to go on
+            click.echo(f"\nstopped: {counts['played']} of {counted(counts['to play'], 'game')} played and kept in "
+                       f"{db_path} ({counts['already'] + counts['played']} in all); the same command plays the rest",
+                       err=True)
+        raise
+    finally:
+        if bar_box:
+            bar_box[0].__exit__(None, None, None)
+    if options.seed is None and not result.secret_seed:
+        click.echo(f"warning: {db_path} holds games of an earlier version, played from the known base seed 1; "
+                   "start a new store to grade with a secret seed", err=True)
+    records = tuple(as_record(r) for r in result.rows)
+    labels = tuple(dict.fromkeys(r.agent for r in records))
+    bench_result = BenchResult(result.options, tuple(summarize(records, labels)), records,
+                               result.seconds, result.skipped)
+    show_bench(bench_result, as_json, no_timing, html_path,
+                f"{counted(result.played, 'game')} played in {result.seconds:.1f} s, {result.already} already in {db_path}")
+
+
+def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | None, max_turns: int | None,
+                 game_timeout: float | None, as_json: bool, html_dir: str | None, csv_path: str | None,
+                 maps: tuple[str | None, bool] = (None, False), agent_isolation: str = "auto",
+                 agent_memory: int = 1 << 30, action_timeout: float | None = None, versus: str | None = None) -> None:
+    """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
+    with `versus` its head-to-head games."""
+    from treasure_cli.play.records import settings_key
+    from treasure_cli.view.tables import leaderboard_table
+    from treasure_cli.grading.tournament import leaderboard_json, store_leaderboard
+
+    if db_path is None:
+        raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
+    given = truth_rate is not None or max_turns is not None or game_timeout is not None
+    settings = settings_key(0.5 if truth_rate is None else truth_rate, max_turns, game_timeout) if given else None
+    board = store_leaderboard(db_path, settings, all_versions)
+    pairs = _stored_versus(board, versus, db_path, maps[0]) if versus is not None else None
+    board, notes = _with_similarity_flags(board)
+    for note in notes:
+        click.echo(printable(f"similarity: {note}"), err=True)
+    if csv_path is not None:
+        from treasure_cli.grading.tournament import write_gradebook
+
+        click.echo(f"wrote {write_gradebook(board, csv_path)}", err=True)
+    if html_dir is not None:
+        from treasure_cli.view.leaderboard import write_leaderboard
+
+        maps_path, recursive = maps
+        map_paths = [str(p) for p in map_files([maps_path], recursive)] if maps_path is not None else []
+        if maps_path is None:
+            click.echo("warning: without --maps the lost games have no replay page (give the tournament's maps)",
+                       err=True)
+        level, limits = (isolation_settings(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
+                         if map_paths else ("auto", None))  # nothing is played again without the maps
+        index = write_leaderboard(board, db_path, Path(html_dir), map_paths, level, limits,
+                                  on_replay=lambda done, total: None)
+        click.echo(f"wrote {index}", err=True)
+    if as_json:
+        data = leaderboard_json(board)
+        if pairs is not None:
+            from treasure_cli.play.results import versus_json
+
+            data["versus"] = versus_json(pairs[0], pairs[1])
+        click.echo(json.dumps(data, indent=2))
+    else:
+        from treasure_cli.view.tables import failure_lines
+        from treasure_cli.grading.tournament import as_record
+
+        click.echo(printable(leaderboard_table(board)))
+        failures = failure_lines([as_record(r, board.labels.get(r.id or 0)) for r in board.rows
+                                  if (r.id or 0) in board.labels])
+        if failures:
+            click.echo("\nfailed games:\n" + "\n".join(printable(line) for line in failures))
+        if pairs is not None and versus is not None:
+            from treasure_cli.view.tables import versus_lines
+
+            click.echo("\n" + "\n".join(printable(line) for line in versus_lines(pairs[0], versus, pairs[1])))
+
+
+def _stored_versus(board, versus: str, db_path: str, maps_path: str | None):
+    """`tournament --report --versus`: the head-to-head pairs of a store's games, and how a pair is
+    shown (`replay --db` of both ids; the maps named as given, else MAPS to fill in)."""
+    import shlex
+
+    from treasure_cli.play.bench import versus_pairs
+    from treasure_cli.grading.tournament import as_record
+
+    records = [as_record(r, board.labels.get(r.id or 0)) for r in board.rows if (r.id or 0) in board.labels]
+    if versus not in {r.agent for r in records}:
+        raise click.BadParameter(f"{versus!r} has no game in {db_path} (give a student's name or an agent as the "
+                                 "report names it)", param_hint="--versus")
+    maps = maps_path if maps_path is not None else "MAPS"
+
+    def command(pair) -> str:
+        ids = (pair.mine.game_id, pair.other.game_id)
+        return " ".join(shlex.quote(w) for w in ("treasure", "replay", "--db", db_path, *ids, "--maps", maps,
+                                                 "--html", f"{ids[0]}-vs-{ids[1]}.html"))
+
+    return versus_pairs(records, versus), command
+
+
+def _with_similarity_flags(board):
+    """The leaderboard with its similarity flags (grading/similarity.py), one per pair of agents, which
+    the table, --json, the CSV and the pages show; and the notes on code that could not be compared."""
+    import itertools
+
+    from treasure_cli.grading import similarity
+    from treasure_cli.grading.tournament import Flag
+
+    found, notes = similarity.findings(board.rows, board.labels)
+    pairs = tuple(Flag(a, b, similarity.KIND_WORDS[f.kind], f.evidence)
+                  for f in found for a, b in itertools.combinations(f.agents, 2))
+    return dataclasses.replace(board, flags=pairs), notes

@@ -1,0 +1,127 @@
+"""`treasure tournament`: play a class's agents into a results store, and its leaderboard."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from treasure_cli.agents.registry import SPEC_HELP
+from treasure_cli.formats.text import printable
+from treasure_cli.cli.options import (
+    GAME_TIMEOUT, MAPS_HELP, RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, isolation_options,
+    isolation_settings, map_files, split_csv,
+)
+from treasure_cli.cli.results import leaderboard, play_tournament
+
+
+# ---------------------------------------------------------------- tournament
+# (the games: grading/tournament.py and grading/store.py; the submissions: grading/submissions.py;
+#  the leaderboard's pages: view/leaderboard.py)
+@click.command()
+@click.argument("submissions", nargs=-1, type=click.Path())
+@click.option("--with", "extra", metavar="A,B,...",
+              help=f"More agents to play, comma-separated (the built-ins, e.g. logic,greedy); each is {SPEC_HELP}.")
+@click.option("--maps", "maps_path", metavar="MAPS", help=f"The maps to play: {MAPS_HELP}.")
+@RECURSIVE
+@click.option("--games", default=5, show_default=True, type=click.IntRange(min=1), metavar="N",
+              help="Games per map file and agent.")
+@click.option("--db", "db_path", required=True, type=click.Path(dir_okay=False), metavar="RESULTS.sqlite",
+              help="The results store: every finished game is recorded here; a rerun plays only the games "
+                   "it does not hold yet.")
+@click.option("--seed", type=int, metavar="S",
+              help="A known base seed instead of the store's own secret one (not for grading: an agent that "
+                   "knows it can recompute each game's hidden draws).")
+@click.option("--truth-rate", type=click.FloatRange(0.0, 1.0), callback=finite,
+              help="Chance that a hint (after the first) is true [default: 0.5; with --report: the store's].")
+@click.option("--max-turns", type=click.IntRange(min=1), help="Turn limit (default 4·(W+H)).")
+@GAME_TIMEOUT
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
+@SCHEDULER
+@click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game (or the ranking) as JSON.")
+@click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
+@click.option("--report", is_flag=True,
+              help="Play nothing: rank the agents of --db by win % with paired sign tests (a table; "
+                   "--json, --html DIR, --csv FILE).")
+@click.option("--all-versions", is_flag=True,
+              help="With --report: one row per version of an agent's code, not only its latest.")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="With --report: write the leaderboard into DIR (index.html, a page per agent, a replay page "
+                   "per lost or failed game; needs --maps to replay the losses).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
+              help="With --report: write the gradebook (one row per student) as CSV.")
+@click.option("--versus", metavar="AGENT",
+              help="With --report: list the games AGENT (a student's name or an agent) won and another lost, "
+                   "or lost and another won, each with the command that shows both side by side.")
+@isolation_options
+@hint_options
+def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
+               db_path: str, seed: int | None, truth_rate: float | None, max_turns: int | None,
+               game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
+               report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
+               versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
+               action_timeout: float | None = None, hints=None) -> None:
+    """Play a class's submissions on the hidden maps into a results store, then rank them.
+
+    SUBMISSIONS are folders of submissions or submissions themselves: a
+    Python file with one agent class (a class with act(obs)), a student's
+    folder (its agent.py, or its one Python file with an agent class, or its
+    one executable program), or an executable program. Each student is
+    named after the file or folder. Agents that are not built in play in a
+    sandbox where bubblewrap runs (see --agent-isolation). The games are
+    drawn from the store's own secret base seed; the same command again
+    after a crash or Ctrl-C plays only the games the store does not hold.
+    --report ranks the agents; every game has an id, and `treasure replay
+    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. A store keeps
+    the hint kinds of its first run (--hints, --hint-weights; by default the
+    15 built-in kinds) and refuses a run with others; replaying its games
+    (--report --html, replay --db) takes the same --hints files. The exit
+    status is 1 if any game failed.
+
+    \b
+    Examples:
+      treasure tournament students/ --with logic,greedy --maps hidden/ --db results.sqlite
+      treasure tournament students/ann.py students/bob/ --maps 'hidden/**/*.txt' --games 3 --db results.sqlite
+      treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
+      treasure tournament --db results.sqlite --report
+      treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
+      treasure tournament students/ --maps hidden/ --db results.sqlite --hints kinds.py --hint-weights builtin=0
+      treasure tournament --db results.sqlite --report --versus ann --maps hidden/
+    """
+    if report:
+        if submissions or extra:
+            raise click.UsageError("--report plays nothing: leave out the submissions and --with")
+        leaderboard(db_path, all_versions, truth_rate, max_turns, game_timeout, as_json, html_dir, csv_path,
+                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout, versus)
+        return
+    if all_versions or html_dir is not None or csv_path is not None:
+        raise click.UsageError("--all-versions, --html and --csv go with --report")
+    if versus is not None:
+        raise click.UsageError("--versus goes with --report")
+    from treasure_cli.errors import AgentLoadError
+    from treasure_cli.play.bench import BenchOptions
+    from treasure_cli.grading.submissions import find_submissions
+
+    try:
+        found, left_out = find_submissions(list(submissions))
+    except AgentLoadError as exc:
+        raise click.UsageError(str(exc)) from None
+    for why in left_out:
+        click.echo(printable(f"left out: {why}"), err=True)
+    specs = [s.spec for s in found] + [agent_spec(a, "--with") for a in (split_csv(extra, "--with") if extra else ())]
+    if not specs:
+        raise click.UsageError("no agent to play: give submissions (files or folders) or --with logic,greedy")
+    if len(set(specs)) < len(specs):
+        raise click.UsageError("an agent is given twice")
+    if maps_path is None:
+        raise click.UsageError("give the maps to play with --maps DIR")
+    maps = tuple(str(p) for p in map_files([maps_path], recursive))
+    if not maps:
+        raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+    level, limits = isolation_settings(agent_isolation, agent_memory, action_timeout, specs)
+    options = BenchOptions(agents=tuple(specs), maps=maps, games=games, seed=seed,
+                           truth_rate=0.5 if truth_rate is None else truth_rate, max_turns=max_turns,
+                           game_timeout=game_timeout, isolation=level, limits=limits, hints=hints)
+    play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
+                     {s.spec: s.name for s in found})
