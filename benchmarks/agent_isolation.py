@@ -35,7 +35,7 @@ from treasure_cli.formats.map_file import write_map
 from treasure_cli.sandbox import process as agent_process
 from treasure_cli.play.bench import BenchOptions, iter_tasks, task_island
 from treasure_cli.grading.conformance import Timed
-from treasure_cli.play.games import Seat
+from treasure_cli.sandbox.seat import seat
 from treasure_cli.sandbox.launch import agent_launch
 from treasure_cli.play.loop import play_agent
 from treasure_cli.sandbox.levels import AgentLimits
@@ -68,12 +68,11 @@ def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], list
     places: list[str] = []
     played = []
     for task, island in zip(tasks, islands):
-        seat = Seat(spec, level, AgentLimits(), None, None)
-        if seat.process is not None:
-            seat.process.begin_game(time.monotonic() + 60, island.public())  # as play_game does: the game's process, before its time
-        game = Game(island, task.game_seed, agent_name="agent", hint_truths_public=seat.hint_truths)
-        events = list(play_agent(game, Placed(seat.agent, times, places)))
-        seat.finish(game)
+        with seat(spec, level, AgentLimits(), None, None) as taken:
+            taken.begin(island.public())  # as play_game does: the game's process, before its time
+            game = Game(island, task.game_seed, agent_name="agent", hint_truths_public=taken.hint_truths)
+            events = list(play_agent(game, Placed(taken.agent, times, places)))
+            taken.game_over(game)
         played.append(repr(events))
     return times, places, hashlib.sha256("".join(played).encode()).hexdigest()[:12]
 

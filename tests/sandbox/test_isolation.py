@@ -1005,3 +1005,45 @@ def test_an_odd_action_is_taken_or_refused_as_in_process(tmp_path, island, odd):
         seen.append((record.outcome, record.reason, record.turns))
     assert seen[0] == seen[1], seen
     assert seen[0][1] != "agent-died"
+
+
+# ---------------------------------------------------------------- the one door: sandbox.seat
+@pytest.mark.parametrize("way_out", ["game-over", "no-game", "agent-error", "timeout", "ctrl-c"])
+@pytest.mark.parametrize("level", ISOLATED)
+def test_every_way_out_of_a_seat_ends_the_games_process_and_unpins_this_thread(agents, island, level, way_out):
+    """A game takes its agent's seat once; leaving the block, however it is left, ends the game's
+    process and everything it started, restores this thread's CPUs, and keeps the warm host,
+    which ran none of the agent's code, for the next game."""
+    from treasure_cli.errors import AgentCrashError, GameTimeout
+    from treasure_cli.play.loop import play_agent
+    from treasure_cli.rules.game import Game
+    from treasure_cli.sandbox.seat import seat
+
+    spec = f"{agents}:LeavesAChild"  # starts a child that outlives its game unless it is killed
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    raised = {"agent-error": AgentCrashError(1, "the agent failed"), "timeout": GameTimeout(),
+              "ctrl-c": KeyboardInterrupt()}.get(way_out)
+    with pytest.raises(type(raised)) if raised is not None else _nothing():
+        with seat(spec, level, AgentLimits(), None, 30) as taken:
+            assert taken.in_own_process
+            taken.begin(island.public())
+            if way_out == "no-game":
+                pass
+            else:
+                game = Game(island, 1, agent_name=spec)
+                for event in play_agent(game, taken.agent):
+                    if raised is not None and type(event).__name__ == "AreaScanned":  # after its first action
+                        raise raised
+                taken.game_over(game)
+    assert agent_processes() == []
+    assert len(pooled_pids(spec)) == 1  # the warm host stays
+    if cpus is not None:
+        assert os.sched_getaffinity(0) == cpus
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

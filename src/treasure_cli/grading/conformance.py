@@ -28,9 +28,10 @@ from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import format_map
 from treasure_cli.formats.wire import PROTOCOL
 from treasure_cli.formats.text import counted
-from treasure_cli.sandbox.process import ActionTimeout, ProcessAgent
+from treasure_cli.sandbox.process import ActionTimeout
 from treasure_cli.play.beliefs import miss_message, misses
-from treasure_cli.play.games import Seat, resolve_level, time_limit
+from treasure_cli.play.games import time_limit
+from treasure_cli.sandbox.seat import Seat, resolve_level, seat
 from treasure_cli.play.loop import play_agent
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.rules import seeds
@@ -89,22 +90,18 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
           printed: list[str] | None = None, map_name: str = "map"):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     # `printed` gets what the agent printed, whatever the game's end (kept with the record in `run`).
-    seat = Seat(spec, level, limits, None, game_timeout)
+    taken: Seat | None = None
     try:
-        if isinstance(seat.agent, ProcessAgent):
-            seat.agent.notes = notes
-            seat.agent.process.begin_game(seat.agent.deadline, island.public())  # as play_game: its fresh process, before its first action's time
-        with time_limit(seat.timeout), seat.printing():  # building the agent counts too
-            game = Game(island, seed, agent_name=spec, map_name=map_name, hint_truths_public=seat.hint_truths,
-                        hints=hints)
-            events = list(play_agent(game, Timed(seat.agent, times, budget), notes=notes))
-        seat.finish(game)
-    except BaseException:
-        seat.abandon()
-        raise
+        with seat(spec, level, limits, None, game_timeout) as taken:
+            taken.begin(island.public(), notes=notes)  # as play_game: its fresh process, before its first action's time
+            with time_limit(taken.timeout), taken.printing():  # building the agent counts too
+                game = Game(island, seed, agent_name=spec, map_name=map_name, hint_truths_public=taken.hint_truths,
+                            hints=hints)
+                events = list(play_agent(game, Timed(taken.agent, times, budget), notes=notes))
+            taken.game_over(game)
     finally:
-        if printed is not None:
-            printed.append(seat.output)
+        if printed is not None and taken is not None:
+            printed.append(taken.output)
     return events, game.result
 
 
@@ -181,25 +178,19 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         # An agent in a process of its own is stopped at the budget: one that loops must not
         # hold each game for its whole time limit (in this process, only the game's limit can)
         limits = dataclasses.replace(limits, action_timeout=budget)
-    seat: Seat | None = None
+    taken: Seat | None = None
     try:
         spec = check_spec(agent)
         level = resolve_level(isolation)
-        seat = Seat(spec, level, limits, None, game_timeout)  # loads it, in its own process if need be
-        if seat.process is not None:
-            try:
-                seat.process.begin_game(time.monotonic() + game_timeout)  # a warm host's game process loads it
-            finally:
-                seat.put_back()
-        else:
-            seat.put_back()
+        with seat(spec, level, limits, None, game_timeout) as taken:  # loads it, in its own process if need be
+            taken.begin()  # a warm host's game process loads it
     except TreasureError as exc:
-        return [Check("loads", False, seat.users_paths(str(exc)) if seat is not None else str(exc))]
-    if seat.process is None:
+        return [Check("loads", False, taken.users_paths(str(exc)) if taken is not None else str(exc))]
+    if taken.process is None:
         said = f"{agent} builds an agent with act(obs)"
     else:
-        said = (f"{agent} starts in {'a sandbox' if seat.where == 'sandbox' else 'a process of its own'} "
-                f"in {seat.process.start_seconds:.2f} s and speaks protocol {PROTOCOL}")
+        said = (f"{agent} starts in {'a sandbox' if taken.where == 'sandbox' else 'a process of its own'} "
+                f"in {taken.process.start_seconds:.2f} s and speaks protocol {PROTOCOL}")
     checks = [Check("loads", True, said)]
     times: dict[str, list[float]] = {}   # size -> every action's seconds
     over: list[tuple[float, str, int]] = []  # (seconds, where, turn) of each game stopped over the budget, in order

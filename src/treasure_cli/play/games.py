@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import io
 import signal
 import threading
 import time
@@ -20,28 +19,23 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
-from treasure_cli.agents.registry import AgentSpec, is_builtin, is_file_spec, load_source, resolve
+from treasure_cli.agents.registry import AgentSpec, is_builtin, resolve
 from treasure_cli.agents.tracebacks import agent_traceback
 from treasure_cli.errors import (
-    AgentCrashError, AgentError, AgentLoadError, GameTimeout, TreasureError, UnplayableMapError,
+    AgentCrashError, AgentError, GameTimeout, TreasureError, UnplayableMapError,
 )
 from treasure_cli.formats.text import one_line
-from treasure_cli.sandbox.process import (
-    AgentProcess, ProcessAgent, Cores, acquire, discard, release, sent_traceback,
-)
-from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
+from treasure_cli.sandbox.process import sent_traceback
 from treasure_cli.play.loop import play_agent
 from treasure_cli.sandbox.pacing import pace_for
 from treasure_cli.play.records import ACTION_EVENTS, FAILED, GameRecord, play_digest
-from treasure_cli.sandbox.levels import AgentLimits, effective_level
+from treasure_cli.sandbox.levels import AgentLimits
+from treasure_cli.sandbox.seat import Seat, build_agent, seat
 from treasure_cli.rules.events import Event
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.observation import Agent
-
-IN_PROCESS = "in-process"
-
 
 def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str = "map",
                truth_rate: float = 0.5, max_turns: int | None = None,
@@ -50,7 +44,7 @@ def build_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: s
     the agent built to play it (`play_agent(game, agent)` plays it). `agent` is a spec string
     (or an AgentSpec already resolved, such as a file agent sent to a Dask worker)."""
     spec = agent if isinstance(agent, AgentSpec) else resolve(agent)
-    player = _build(spec)
+    player = build_agent(spec)
     return Game(island, seed, agent_name=spec.spec, map_name=map_name, truth_rate=truth_rate,
                 max_turns=max_turns, hint_truths_public=spec.sees_hint_truths, hints=hints), player
 
@@ -119,116 +113,6 @@ def _thread_timer(seconds: float) -> Iterator[None]:
         timer.cancel()
 
 
-class Seat:
-    """One game's agent, wherever it plays: built in this process (the built-ins, and any
-    agent with isolation "none"), or a ProcessAgent over this worker's process for the agent.
-
-    `finish(game)` after a game played to its end keeps the agent's process for its next
-    game if the agent ends cleanly; `abandon()` after a failure kills it and all it started.
-    `output` is then what the agent printed during the game.
-    """
-
-    def __init__(self, spec: str | AgentSpec, level: str, limits: AgentLimits, source: bytes | None = None,
-                 game_timeout: float | None = None):
-        self.name = spec.spec if isinstance(spec, AgentSpec) else spec
-        level = resolve_level(level)
-        self.process: AgentProcess | None = None
-        self._core: Cores | None = None
-        self.output = ""
-        self._printed: io.StringIO | None = None
-        self._limits = limits
-        if isinstance(spec, AgentSpec) or in_process(spec, level):
-            built = spec if isinstance(spec, AgentSpec) else (
-                load_source(spec, source) if source is not None else resolve(spec))
-            self.agent = _build(built)
-            self.hint_truths = built.sees_hint_truths
-            self.where = "" if is_builtin(self.name) else IN_PROCESS
-            # SIGALRM needs the main thread: on a Dask worker's thread a built-in plays untimed
-            # (it is our code, and bounded); anything else is refused there by time_limit.
-            main = threading.current_thread() is threading.main_thread()
-            self.timeout = game_timeout if main or not is_builtin(self.name) else None
-            if not is_builtin(self.name):
-                self._printed = io.StringIO()  # a user's print() must not reach the program's output
-            return
-        self.hint_truths = False
-        self.where = "process" if level == "none" else level  # a program (exec:) never plays in ours
-        self.timeout = None  # the ProcessAgent keeps it, waiting for no answer past the deadline
-        self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
-        self._core = Cores(self.process)
-        seconds = game_timeout or DEFAULT_GAME_TIMEOUT
-        self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)  # type: ignore[assignment]
-
-    @contextlib.contextmanager
-    def printing(self) -> Iterator[None]:
-        """What an agent in this process prints during the game goes to `output`, not to ours."""
-        if self._printed is None:
-            yield
-            return
-        try:
-            with contextlib.redirect_stdout(self._printed), contextlib.redirect_stderr(self._printed):
-                yield
-        finally:
-            self.output = capped(self._printed.getvalue(), self._limits.output)
-
-    def finish(self, game: Game) -> None:
-        if self.process is None or not isinstance(self.agent, ProcessAgent):
-            return
-        assert game.result is not None
-        clean = self.agent.end(game.result, game.observe().news)
-        self.output = self.process.take_output()
-        self._unpin()
-        if clean:
-            release(self.process)
-        else:
-            discard(self.process)
-
-    def _unpin(self) -> None:
-        if self._core is not None:
-            self._core.end()
-
-    def users_paths(self, text: str) -> str:
-        """`text` (an agent's error) with the agent's file named as the user gave it: its host knows
-        it by its copy's path (/agent/<name> in the sandbox)."""
-        if self.process is None or not is_file_spec(self.name):
-            return text
-        copy = self.process.launch.argv[-1].rpartition(":")[0]
-        return text.replace(copy, self.name.strip().rpartition(":")[0])
-
-    def put_back(self) -> None:
-        """No game was played: keep the agent's process, as it started, for the next one."""
-        self._unpin()
-        if self.process is not None:
-            release(self.process)
-
-    def abandon(self) -> None:
-        self._unpin()
-        if self.process is not None:
-            self.output = self.process.take_output()
-            discard(self.process)
-
-
-def capped(text: str, limit: int) -> str:
-    """What an agent printed, cut as an agent process's output is: `limit` bytes, and a note."""
-    data = text.encode("utf-8", errors="replace")
-    if len(data) <= limit:
-        return text
-    return data[:limit].decode("utf-8", errors="replace") + f"\n[{len(data) - limit} more bytes not kept]"
-
-
-def _build(spec: AgentSpec) -> Agent:
-    try:
-        return spec.build()  # type: ignore[no-any-return]
-    except AgentLoadError as exc:  # a class without act(obs): the agent's failure, before its first action
-        raise AgentCrashError(0, str(exc)) from None
-    except Exception as exc:
-        raise AgentCrashError(0, f"building the agent raised {type(exc).__name__}: {exc}") from exc
-
-
-def resolve_level(isolation: str) -> str:
-    """"auto" made concrete (silently: the command line says the warning once)."""
-    return effective_level(isolation)[0]
-
-
 def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: str, truth_rate: float = 0.5,
               max_turns: int | None = None, game_timeout: float | None = None,
               keep_events: bool = True, isolation: str = "auto", limits: AgentLimits | None = None,
@@ -246,64 +130,52 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     name = agent.spec if isinstance(agent, AgentSpec) else agent
     limits = limits or AgentLimits()
     game: Game | None = None
-    seat: Seat | None = None
+    taken: Seat | None = None
     events: list[Event] = []
     start = time.perf_counter()
     try:
         # Measured before the agent's process is at hand, where the agent could time it.
         pace = (pace_for(island, truth_rate, max_turns, hints) if limits.steady_replies and not is_builtin(name)
                 else None)
-        seat = Seat(agent, isolation, limits, source, game_timeout)
-        if isinstance(seat.agent, ProcessAgent):
-            seat.agent.pace, seat.agent.notes = pace, notes
-            seat.agent.process.begin_game(seat.agent.deadline, island.public())  # a warm host's fresh process
-        start = time.perf_counter()  # an agent process's start-up is not its game's time
-        with time_limit(seat.timeout), seat.printing():
-            if isinstance(seat.agent, ProcessAgent):
-                seat.agent.began = time.perf_counter()  # the game's own work starts here
-            game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
-                        max_turns=max_turns, hint_truths_public=seat.hint_truths, hints=hints,
-                        even=pace is not None)
-            if pace is not None:
-                game.walk_path()  # the pirate's walk, treasure-dependent work, under the start's pace
-            play = play_agent(game, seat.agent, notes=notes)
-            if keep_events:
-                events.extend(play)
-                acted = [e for e in events if type(e) in ACTION_EVENTS]
-            else:  # only the actions' events, for the digest of the play
-                acted = [e for e in play if type(e) in ACTION_EVENTS]
-        seat.finish(game)
+        with seat(agent, isolation, limits, source, game_timeout) as taken:
+            taken.begin(island.public(), pace, notes)  # a warm host's fresh process
+            start = time.perf_counter()  # an agent process's start-up is not its game's time
+            with time_limit(taken.timeout), taken.printing():
+                taken.started()
+                game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
+                            max_turns=max_turns, hint_truths_public=taken.hint_truths, hints=hints,
+                            even=pace is not None)
+                if pace is not None:
+                    game.walk_path()  # the pirate's walk, treasure-dependent work, under the start's pace
+                play = play_agent(game, taken.agent, notes=notes)
+                if keep_events:
+                    events.extend(play)
+                    acted = [e for e in events if type(e) in ACTION_EVENTS]
+                else:  # only the actions' events, for the digest of the play
+                    acted = [e for e in play if type(e) in ACTION_EVENTS]
+            taken.game_over(game)
     except AgentError as exc:
-        return _failure(seat, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc, **record)
+        return _failure(taken, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc, **record)
     except GameTimeout:
         turn = game.turn if game is not None else 0
-        return _failure(seat, agent, map_name, seed, GameTimeout.kind, turn,
+        return _failure(taken, agent, map_name, seed, GameTimeout.kind, turn,
                         f"the game ran past its {game_timeout:g} s limit", size, None, **record)
     except UnplayableMapError as exc:
-        if seat is not None:
-            seat.put_back()  # the map's fault, found before the agent heard of the game
         return failed(name, map_name, seed, "bad-map", f"{map_name}: {exc}", size, **record), None
     except TreasureError as exc:
-        if seat is not None:
-            seat.abandon()
         return failed(name, map_name, seed, "agent-error", str(exc), size, **record), None
-    except BaseException:
-        if seat is not None:
-            seat.abandon()
-        raise
     seconds = time.perf_counter() - start
     end = game.result
     assert end is not None
     return GameRecord(name, map_name, size, seed, end.outcome.value, end.reason.value, end.turn, seconds,
-                      output=seat.output, isolation=seat.where, play_digest=play_digest(acted),
+                      output=taken.output, isolation=taken.where, play_digest=play_digest(acted),
                       **record), (events if keep_events else None)
 
 
 def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int, kind: str, turn: int,
              message: str, size: str, exc: BaseException | None, **record: Any) -> tuple[GameRecord, None]:
-    """The record of a game the agent failed: the cause, where in the agent's code, what it printed."""
-    if seat is not None:
-        seat.abandon()
+    """The record of a game the agent failed (its seat already left): the cause, where in the
+    agent's code, what it printed."""
     name = agent.spec if isinstance(agent, AgentSpec) else agent
     text = None
     if exc is not None and exc.__cause__ is not None:

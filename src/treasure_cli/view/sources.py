@@ -123,11 +123,12 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
     The agent plays where it would in `run`. A watcher may pause for as long as they like,
     so only each action is timed (`--action-timeout`, else the default game timeout).
     """
+    import contextlib
     import dataclasses
     import math
 
-    from treasure_cli.play.games import Seat
     from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT
+    from treasure_cli.sandbox.seat import seat
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import game_seed, map_label
     from treasure_cli.rules.game import Game
@@ -136,17 +137,15 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
     limits = options.limits
     if limits.action_timeout is None:
         limits = dataclasses.replace(limits, action_timeout=options.game_timeout or DEFAULT_GAME_TIMEOUT)
-    seat = Seat(options.agent, options.isolation, limits, None, math.inf)
+    held = contextlib.ExitStack()  # the seat is taken now (a bad agent fails here) and left when the game is
+    taken = held.enter_context(seat(options.agent, options.isolation, limits, None, math.inf))
     game = Game(island, game_seed(island, options), agent_name=options.agent, map_name=map_label(map_path),
-                truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=seat.hint_truths,
+                truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=taken.hint_truths,
                 hints=options.hints)
 
     def events():
-        try:
-            yield from play_agent(game, seat.agent)
-            seat.finish(game)
-        except BaseException:
-            seat.abandon()
-            raise
+        with held:
+            yield from play_agent(game, taken.agent)
+            taken.game_over(game)
 
     return Replay(island, events())
