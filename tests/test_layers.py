@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from helpers import ROOT
 
 PACKAGE = ROOT / "src" / "treasure_cli"
-ORDER = ["errors", "rules", "islands", "agents", "formats", "sandbox", "play", "grading", "view", "gym", "cli"]
+
+
+def documented_order() -> list[str]:
+    """The layers, lowest first, as the rows of docs/architecture.md's table under "## Layers"."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    table = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    names = []
+    for line in table.splitlines():
+        m = re.match(r"\| `([a-z_]+)(?:/|\.py)` \|", line)
+        if m:
+            names.append(m[1])
+    return names
+
+
+ORDER = documented_order()
 
 
 def layer_of(module: str) -> str | None:
@@ -28,6 +43,26 @@ def imports(path) -> set[str]:
     return out
 
 
+def root_imports(path) -> list[str]:
+    """What a module takes from the package root itself (`from treasure_cli import X` where X is no
+    module of the package, or `import treasure_cli`): the root is the public API, above every layer."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "treasure_cli" and node.level == 0:
+            found += [a.name for a in node.names
+                      if not ((PACKAGE / a.name).is_dir() or (PACKAGE / f"{a.name}.py").is_file())]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name == "treasure_cli"]
+    return found
+
+
+def test_the_documented_order_names_every_folder_and_top_module_of_the_package():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    modules = {p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    assert folders | modules == set(ORDER), "docs/architecture.md's layer table and src/ disagree"
+    assert ORDER.index("sandbox") < ORDER.index("play") < ORDER.index("grading") < ORDER.index("cli")
+
+
 def test_every_module_imports_only_earlier_layers():
     wrong = []
     for path in PACKAGE.rglob("*.py"):
@@ -38,6 +73,15 @@ def test_every_module_imports_only_earlier_layers():
             other = layer_of(module)
             if other is not None and ORDER.index(other) > ORDER.index(own):
                 wrong.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert wrong == []
+
+
+def test_no_module_imports_the_package_root():
+    """`from treasure_cli import __version__` in agents/ made a type check of agents/ follow the
+    root's imports of every layer; the version is `treasure_cli.version`'s."""
+    wrong = [f"{p.relative_to(PACKAGE)} imports {name} from the package root"
+             for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE
+             for name in root_imports(p)]
     assert wrong == []
 
 

@@ -92,3 +92,24 @@ def test_the_names_type_checkers_see_are_the_names_that_load():
     want = {name: (module, treasure_cli._ALIASES.get(name, name)) for name, module in treasure_cli._EXPORTS.items()}
     want.update({name: (module, name) for name, module in treasure_cli._MODULES.items()})
     assert seen == want
+
+
+def test_the_old_module_names_under_play_still_import_for_one_release_with_a_warning():
+    """play/ held the sandbox and the grading until 0.3.0: their old names are the new modules."""
+    import importlib
+    import warnings
+
+    from treasure_cli.play import MOVED
+
+    for old, new in MOVED.items():
+        sys.modules.pop(f"treasure_cli.play.{old}", None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(f"treasure_cli.play.{old}")
+        assert module is importlib.import_module(new)
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught), old
+    code = "import warnings; warnings.simplefilter('error'); from treasure_cli.play import records"
+    subprocess.run([sys.executable, "-c", code], check=True)  # what did not move warns of nothing
+    done = subprocess.run([sys.executable, "-W", "always::DeprecationWarning", "-m", "treasure_cli.play.agent_host"], capture_output=True, text=True)
+    assert "usage: python -m treasure_cli.sandbox.agent_host SPEC" in done.stderr  # runs as the new module
+    assert "DeprecationWarning" in done.stderr

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.0"
+from treasure_cli.version import __version__ as __version__
 
 # name -> module that defines it
 _EXPORTS = {

@@ -296,7 +296,7 @@ def agent_code(spec: str) -> AgentCode:
     """
     spec = spec.strip()
     if spec in BUILTIN:
-        from treasure_cli import __version__
+        from treasure_cli.version import __version__
 
         return AgentCode(f"package:treasure-cli=={__version__}")
     if is_exec_spec(spec):

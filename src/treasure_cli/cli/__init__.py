@@ -20,7 +20,7 @@ import click
 for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
-from treasure_cli import __version__  # noqa: E402
+from treasure_cli.version import __version__  # noqa: E402
 from treasure_cli.cli import bench, check, check_agent, generate, replay, run, tournament  # noqa: E402
 from treasure_cli.cli.group import CONTEXT, CommandGroup, install_signal_handlers  # noqa: E402
 

@@ -169,7 +169,7 @@ class Store:
             raise TreasureError(f"{self.path}: an SQLite file that is not a results store of treasure-cli "
                                 f"(application_id {app:#x}); give a new file name")
         if version > SCHEMA_VERSION:
-            from treasure_cli import __version__
+            from treasure_cli.version import __version__
 
             raise TreasureError(f"{self.path}: written by a newer treasure-cli (store schema {version}; "
                                 f"treasure-cli {__version__} reads schemas up to {SCHEMA_VERSION}): "

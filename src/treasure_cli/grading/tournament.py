@@ -94,7 +94,7 @@ def _island(data: bytes, path: str) -> Island:
 
 def play_entry(entry: Entry) -> Row:
     """Play one game; its row for the store. Pure: the same entry gives the same row (but seconds)."""
-    from treasure_cli import __version__
+    from treasure_cli.version import __version__
 
     island = _island(entry.map_data, entry.map_path)
     record, _ = play_game(island, entry.agent, entry.seed, map_name=Path(entry.map_path).name,

@@ -181,7 +181,7 @@ class AgentProcess:
         return wire.load_line(line), fds
 
     def _host_hello(self) -> None:
-        from treasure_cli import __version__
+        from treasure_cli.version import __version__
 
         hello, _ = self._ask({"type": "hello", "protocol": wire.PROTOCOL, "program": f"treasure-cli {__version__}"},
                              time.monotonic() + HELLO_SECONDS)
@@ -245,7 +245,7 @@ class AgentProcess:
         return status if type(status) is int else None
 
     def _hello(self) -> None:
-        from treasure_cli import __version__
+        from treasure_cli.version import __version__
 
         self.send({"type": "hello", "protocol": wire.PROTOCOL, "program": f"treasure-cli {__version__}"},
                   time.monotonic() + HELLO_SECONDS, 0)
