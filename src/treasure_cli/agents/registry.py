@@ -28,6 +28,7 @@ command line can list the names at start-up for free.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -36,7 +37,7 @@ import importlib.util
 import os
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -365,12 +366,38 @@ def _load_file(path: str, spec: str) -> types.ModuleType:
     return _run_as_module(module, lambda: loader.exec_module(module), spec, path)
 
 
+@contextlib.contextmanager
+def at_home(where: str) -> Iterator[None]:
+    """While an agent file's code runs in this process (`--agent-isolation none`): as `python
+    agent.py` would at home, its folder first on the import path and the working folder. The
+    modules it imported from its folder are then forgotten by name (its own code keeps them), so
+    another group's `helpers` is not taken for this one's."""
+    folder = os.path.dirname(os.path.abspath(os.path.expanduser(where)))
+    before = set(sys.modules)
+    here = os.getcwd()
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        os.chdir(folder)
+    except OSError:
+        pass
+    try:
+        yield
+    finally:
+        os.chdir(here)
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if file.startswith(folder + os.sep):
+                del sys.modules[name]
+
+
 def _run_as_module(module: types.ModuleType, run: Callable[[], object], spec: str, where: str) -> types.ModuleType:
     """Run an agent file's code as `module`, registered in sys.modules (dataclasses and pickle
     look classes up there) unless it raises, which names the file."""
     sys.modules[module.__name__] = module
     try:
-        run()
+        with at_home(where) if os.path.isfile(os.path.expanduser(where)) else contextlib.nullcontext():
+            run()
     except Exception as exc:
         del sys.modules[module.__name__]
         raise AgentLoadError(f"agent {spec!r}: loading {where!r} raised {type(exc).__name__}: {exc}") from None

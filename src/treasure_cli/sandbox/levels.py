@@ -8,7 +8,7 @@ Levels (`--agent-isolation`):
   with its parent; on a machine without bubblewrap this is all there is;
 * `sandbox`: the same process inside bubblewrap (Linux): no network, its own
   PID, IPC and UTS namespaces, a read-only view of only the interpreter, the
-  installed packages and its own file, an empty private `/tmp`, no capabilities,
+  installed packages and its own folder, an empty private `/tmp`, no capabilities,
   an unprivileged user of its own (so the process limit holds);
 * `auto` (the default): `sandbox` where bubblewrap runs, else `process` with
   a one-line warning. `sandbox` asked for by name refuses to run without it.
@@ -146,7 +146,7 @@ def unforked(launch: Launch) -> Launch:
     return dataclasses.replace(launch, argv=tuple(argv), forks=False)
 
 
-AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own file or program
+AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own folder (a copy: sandbox/launch.py)
 
 
 def launch(command: list[str], level: str, own: str | None, python: bool, forks: bool = False) -> Launch:
@@ -156,21 +156,27 @@ def launch(command: list[str], level: str, own: str | None, python: bool, forks:
 
 @functools.lru_cache(maxsize=128)
 def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool, forks: bool) -> Launch:
-    """How to start `command` at `level`. `own` is the agent's own file or program (a copy of
-    it, see sandbox/launch.py): the sandbox shows it, read-only, as /agent/<name>, and every
-    word of `command` that names it is changed to match. `python`: whether the agent needs
+    """How to start `command` at `level`. `own` is the agent's own folder, or its file or program
+    alone (a copy, see sandbox/launch.py): the sandbox shows it, read-only, as /agent (a file as
+    /agent/<name>), and every word of `command` that names it is changed to match. `python`: whether the agent needs
     the interpreter and the installed packages."""
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
            # numpy's BLAS would start a thread per core, each counted against the process limit
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    # A program starts in its own folder (a launcher script's `cd "$(dirname "$0")"` works anyway);
+    # a Python agent's host moves to its file's folder itself (sandbox/agent_host.py).
+    home = os.path.dirname(command[0]) if not python and own is not None and os.path.isdir(own) else None
     if level == "process":
-        return Launch(command, level, tuple(env.items()), tempfile.gettempdir(), None, forks)  # not the referee's folder
+        return Launch(command, level, tuple(env.items()), home or tempfile.gettempdir(), None, forks)  # not the referee's
     binds = ["/usr", "/etc/ld.so.cache", "/etc/alternatives"]
     if python:
         binds += list(_python_paths())
     mine: list[str] = []
-    if own is not None:
+    if own is not None and os.path.isdir(own):  # the agent's folder (a copy of it): /agent
+        mine = ["--ro-bind", own, AGENT_FOLDER]
+        command = tuple(w.replace(own, AGENT_FOLDER) for w in command)
+    elif own is not None:
         seen = f"{AGENT_FOLDER}/{os.path.basename(own)}"
         mine = ["--perms", "0755", "--dir", AGENT_FOLDER, "--ro-bind", own, seen]
         command = tuple(w.replace(own, seen) for w in command)
@@ -183,7 +189,7 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
             *_mounts(binds), *mine,
             *[x for d in ("bin", "lib", "lib64", "sbin") if os.path.islink("/" + d)
               for x in ("--symlink", os.readlink("/" + d), "/" + d)],
-            "--chdir", "/tmp"]
+            "--chdir", home.replace(own, AGENT_FOLDER) if home and own else "/tmp"]
     uid = None
     if os.geteuid() == 0:
         # As root the sandbox's user would be root, whom the kernel exempts from the process

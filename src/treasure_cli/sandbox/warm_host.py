@@ -340,6 +340,7 @@ class Zygote:
         if hasattr(signal, "SIGXFSZ"):  # (SIGPIPE is set back for every game's process)
             signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         try:
+            os.chdir(os.path.dirname(program[0]) or ".")  # its own folder, beside its files (sandbox/launch.py)
             os.execv(program[0], program)
         except OSError as exc:
             os.write(2, f"cannot start the agent ({program[0]}): {exc.strerror}\n".encode(errors="replace"))

@@ -1,0 +1,79 @@
+"""A submission's folder as the sandbox shows it: which files count, and how much of them.
+
+An agent plays with the files beside it (helpers it imports, packages, a data
+file it opens), so the referee copies its folder, not only its file, into the
+agent's private folder (sandbox/launch.py). Only regular files count: links
+are never followed (a link to /etc/shadow or to the teacher's home would
+show what it points at), and what editors, archivers and Python leave behind
+(hidden files and folders, `__MACOSX/`, `__pycache__/`) is left out.
+
+The caps hold before anything reads the files: a folder with more files or
+bytes than allowed is refused, not cut, since a partial copy would fail in
+ways that name no cause.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MAX_FILES = 2_000            # files of one submission's folder
+MAX_BYTES = 50 << 20         # bytes of one submission's folder
+MAX_SOURCE_BYTES = 2 << 20   # bytes of one source file the referee parses (ast)
+
+SKIPPED = frozenset({"__MACOSX", "__pycache__", "node_modules", ".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
+class TooBig(Exception):
+    """A folder over a cap; the message says which cap and by how much."""
+
+
+def skipped(name: str) -> bool:
+    """Whether a file or folder called `name` is left out of a submission."""
+    return name.startswith(".") or name in SKIPPED or name.endswith((".pyc", "~"))
+
+
+def files(root: Path, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> list[tuple[Path, int]]:
+    """The regular files under `root` (paths relative to it, sorted) with their sizes; TooBig past a cap.
+
+    Walks without following links and without reading a byte of any file."""
+    found: list[tuple[Path, int]] = []
+    total = 0
+    pending = [Path()]
+    while pending:
+        rel = pending.pop()
+        try:
+            entries = sorted(os.scandir(root / rel), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if skipped(entry.name):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                pending.append(rel / entry.name)
+            elif stat.S_ISREG(st.st_mode):
+                total += st.st_size
+                found.append((rel / entry.name, st.st_size))
+                if len(found) > max_files:
+                    raise TooBig(f"more than {max_files} files (the cap)")
+                if total > max_bytes:
+                    raise TooBig(f"more than {_size(max_bytes)} of files (the cap)")
+    return sorted(found)
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def size_text(n: int) -> str:
+    """`n` bytes for a person: 812 B, 14.2 kB, 3.1 MB."""
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1_000_000:.1f} MB"
