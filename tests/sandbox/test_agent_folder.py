@@ -67,11 +67,11 @@ def test_two_groups_helpers_of_one_name_never_mix_in_one_process(tmp_path):
 @pytest.mark.parametrize("level", ["process", "sandbox"])
 def test_a_launcher_script_starts_in_its_folder_with_its_files(tmp_path, level):
     group = tmp_path / "group"
-    package_agent(group)
+    package_agent(group / "lib")
     run = group / "run.sh"
-    # The program it starts is found by a relative path: only the launcher's own folder has it.
-    run.write_text(f'#!/bin/sh\ncd "$(dirname "$0")"\nexec {sys.executable} -I -m treasure_cli.sandbox.agent_host '
-                   'agent.py:Agent\n')
+    # What it starts is found by a relative path: only the launcher's own folder has it.
+    run.write_text(f'#!/bin/sh\ncd "$(dirname "$0")/lib"\nexec {sys.executable} -I -m '
+                   'treasure_cli.sandbox.agent_host agent.py:Agent\n')
     run.chmod(0o755)
     said = check(f"exec:{run}", level)
     assert "1 of 1 game played to the end" in said
@@ -92,3 +92,18 @@ def test_the_folder_walk_skips_links_and_litter_and_holds_its_caps(tmp_path):
         tree.files(tmp_path, max_bytes=4)
     with pytest.raises(tree.TooBig, match="more than 1 files"):
         tree.files(tmp_path, max_files=1)
+
+
+def test_a_folder_of_single_file_submissions_is_not_shown_to_each_of_them(tmp_path):
+    """`students/ann.py` and `students/bob.py`: ann's sandbox must not hold bob's code."""
+    from treasure_cli.sandbox.launch import agent_launch
+
+    agent = "from treasure_cli import LargeScan\n\nclass {}:\n    def act(self, obs):\n        return LargeScan()\n"
+    (tmp_path / "ann.py").write_text(agent.format("Ann"))
+    (tmp_path / "bob.py").write_text(agent.format("Bob"))
+    copy = Path(agent_launch(f"{tmp_path / 'ann.py'}:Ann", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["ann.py"]
+    # A group's folder: its agent.py beside another agent file still gets its folder.
+    (tmp_path / "agent.py").write_text(agent.format("Agent"))
+    copy = Path(agent_launch(f"{tmp_path / 'agent.py'}:Agent", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["agent.py", "ann.py", "bob.py"]

@@ -373,6 +373,17 @@ def at_home(where: str) -> Iterator[None]:
     modules it imported from its folder are then forgotten by name (its own code keeps them), so
     another group's `helpers` is not taken for this one's."""
     folder = os.path.dirname(os.path.abspath(os.path.expanduser(where)))
+    # A module of this process named like one of the folder's (`helpers`, `utils`) is put aside
+    # while the agent loads: at home its own would be found first.
+    try:
+        own = {n[:-3] if n.endswith(".py") else n for n in os.listdir(folder)
+               if n.endswith(".py") or os.path.isfile(os.path.join(folder, n, "__init__.py"))}
+    except OSError:
+        own = set()
+    aside = {name: module for name, module in sys.modules.items()
+             if name.partition(".")[0] in own and not (getattr(module, "__file__", None) or "").startswith(folder + os.sep)}
+    for name in aside:
+        del sys.modules[name]
     before = set(sys.modules)
     here = os.getcwd()
     if folder not in sys.path:
@@ -389,6 +400,7 @@ def at_home(where: str) -> Iterator[None]:
             file = getattr(sys.modules[name], "__file__", None) or ""
             if file.startswith(folder + os.sep):
                 del sys.modules[name]
+        sys.modules.update(aside)
 
 
 def _run_as_module(module: types.ModuleType, run: Callable[[], object], spec: str, where: str) -> types.ModuleType:

@@ -9,8 +9,9 @@ an `exec:` agent each forked process becomes the program.
 A file agent or a program plays from a copy of its folder (sandbox/tree.py says
 which files count): helpers it imports, packages and data files beside it are
 there, read-only in the sandbox, and the agent's working folder is its own file's
-folder. A folder over the caps (a file agent run from a home folder, say) is not
-copied: the agent gets its own file alone, as before.
+folder. A folder over the caps (a file agent run from a home folder, say), or one
+that holds other submissions too (a class's folder of single files: tree.shared),
+is not copied: the agent gets its own file alone, as before.
 """
 
 from __future__ import annotations
@@ -127,8 +128,8 @@ def _beside(original: Path) -> list[tuple[Path, int, int]]:
     """The files of `original`'s folder to copy with it (paths relative to the folder), or none
     when the folder is over the caps or cannot be read."""
     home = original.resolve().parent
-    if str(home) in _NOT_A_SUBMISSION or str(home) == str(Path.home()):
-        return []  # a file put straight in /tmp or a home folder: the folder is not the agent's
+    if str(home) in _NOT_A_SUBMISSION or str(home) == str(Path.home()) or tree.shared(home, original.name):
+        return []  # a file put straight in /tmp or a home folder, or among others': the folder is not the agent's
     try:
         listed = tree.files(home)
     except (tree.TooBig, OSError):

@@ -14,6 +14,8 @@ ways that name no cause.
 
 from __future__ import annotations
 
+import ast
+import functools
 import os
 import stat
 from pathlib import Path
@@ -64,6 +66,44 @@ def files(root: Path, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) ->
                 if total > max_bytes:
                     raise TooBig(f"more than {_size(max_bytes)} of files (the cap)")
     return sorted(found)
+
+
+def shared(folder: Path, entry: str) -> bool:
+    """Whether `folder` holds other submissions beside `entry` (a class's folder of single files:
+    `students/ann.py`, `students/bob.py`): another Python file at its top with a class that has
+    `act`, or another program. Such a folder is not the agent's to see (another student's code
+    would be in its sandbox). A folder with an `agent.py` entry or an `agent.toml` is a group's."""
+    if entry == "agent.py" or (folder / "agent.toml").is_file():
+        return False
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return True
+    for e in entries:
+        if e.name == entry or skipped(e.name) or not e.is_file(follow_symlinks=False):
+            continue
+        st = e.stat(follow_symlinks=False)
+        if e.name.endswith(".py"):
+            if _acts(e.path, st.st_size, st.st_mtime_ns):
+                return True
+        elif st.st_mode & 0o111:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _acts(path: str, size: int, mtime: int) -> bool:
+    """Whether a Python file (not over MAX_SOURCE_BYTES) has a top-level class with `act` (parsed, never run)."""
+    if size > MAX_SOURCE_BYTES:
+        return False
+    try:
+        with open(path, "rb") as f:
+            parsed = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(c, ast.ClassDef) and any(
+        isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)
+        for c in parsed.body)
 
 
 def _size(n: int) -> str:
