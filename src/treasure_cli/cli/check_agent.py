@@ -152,7 +152,7 @@ def _check_class(folder: str, *, agent_isolation: str, agent_memory: int, action
     for group in found:
         checks = check_agent(group.spec, isolation=level, limits=limits, **options)
         failed = [c for c in checks if not c.ok]
-        rows.append((group.name, not failed, f"{failed[0].name}: {failed[0].detail}" if failed else
+        rows.append((group.name, not failed, f"{failed[0].name}: {(failed[0].detail.splitlines() or [''])[0]}" if failed else
                      f"{group.language} {group.entry}: every check passed"))
     for name, ok, detail in sorted(rows, key=lambda r: r[0]):
         click.echo(printable(f"{'ok  ' if ok else 'FAIL'}  {name}: {detail}"))
