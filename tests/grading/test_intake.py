@@ -216,3 +216,21 @@ def test_check_agent_takes_a_group_as_the_tournament_does_and_a_class_in_one_go(
     assert every.exit_code == 1
     assert every.output.splitlines()[-2:] == ["ok    g04: python deep/agent.py: every check passed",
                                               "FAIL  g07: left out: no agent class: agent.py:2: expected ':'"]
+
+
+def test_no_source_file_over_the_cap_is_parsed_however_it_is_given(tmp_path, monkeypatch):
+    import ast
+
+    from treasure_cli.errors import AgentLoadError
+    from treasure_cli.grading.normalise import code_print
+
+    big = write(tmp_path / "big.py", AGENT + "#" * (4 << 20))
+    parsed = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(len(source)) or real(source, *a, **k))
+    with pytest.raises(AgentLoadError, match="over the 2 MB cap for a source file"):
+        find_submissions([str(big)])
+    checked = CliRunner().invoke(cli, ["check-agent", str(big)])
+    assert checked.exit_code != 0 and "over the 2 MB cap for a source file" in checked.output, checked.output
+    assert "exact bytes only" in code_print(big).note
+    assert parsed == []

@@ -157,12 +157,22 @@ def check_spec(spec: str) -> str:
     raise AgentLoadError(f"unknown agent {spec!r}; give {SPEC_HELP}{hint}")
 
 
+MAX_SOURCE_BYTES = 2 << 20  # bytes of a source file the referee parses (a 4 MB file took 1.7 GB to parse)
+
+
 def agent_classes(path: str | Path) -> list[str]:
     """The top-level classes of a Python file that may be its agent, found by parsing it (none of
     its code runs: a stranger's file runs only in its own process): those that define `act`, or
     when none does, the one class of the file (it may inherit `act`). SyntaxError as AgentLoadError."""
     import ast
 
+    try:
+        size = Path(path).expanduser().stat().st_size
+    except OSError as exc:
+        raise AgentLoadError(f"{path}: cannot read it ({exc.strerror})") from None
+    if size > MAX_SOURCE_BYTES:  # parsing takes ~400 bytes of memory a byte of source
+        raise AgentLoadError(f"{path}: {size / 1e6:.1f} MB, over the {MAX_SOURCE_BYTES >> 20} MB cap for a "
+                             "source file")
     try:
         tree = ast.parse(Path(path).expanduser().read_bytes(), filename=str(path))
     except SyntaxError as exc:

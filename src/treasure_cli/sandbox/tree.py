@@ -20,9 +20,11 @@ import os
 import stat
 from pathlib import Path
 
+from treasure_cli.agents import registry
+
 MAX_FILES = 2_000            # files of one submission's folder
 MAX_BYTES = 50 << 20         # bytes of one submission's folder
-MAX_SOURCE_BYTES = 2 << 20   # bytes of one source file the referee parses (ast)
+MAX_SOURCE_BYTES = registry.MAX_SOURCE_BYTES  # bytes of one source file the referee parses (ast)
 
 SKIPPED = frozenset({"__MACOSX", "__pycache__", "node_modules", ".DS_Store", "Thumbs.db", "desktop.ini"})
 
