@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -19,6 +20,7 @@ from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.grading.submissions import Roster, find_submissions
+from treasure_cli.sandbox import levels
 
 AGENT = "from treasure_cli import LargeScan\n\n\nclass Agent:\n    def act(self, obs):\n        return LargeScan()\n"
 HELPED = ("from helpers import scan\n\n\nclass Agent:\n    def __init__(self):\n        self.w = open('w.json').read()\n\n"
@@ -73,8 +75,10 @@ def klass(tmp_path: Path, binary: bytes) -> Path:
     write(c / "g07" / "agent.py", "class Agent:\n    def act(self, obs)\n        return 1\n")
     write(c / "g08" / "agent.py", AGENT + "#" * (4 << 20))  # 4 MB of source
     zipped(c / "g09.zip", {"agent.py": AGENT, "../escaped.py": "print('out')\n"})
-    write(c / "g10" / "agent.cpp", "int main() {}\n")
-    write(c / "g10" / "Makefile", "all:\n\tg++ agent.cpp\n")
+    write(c / "g10" / "TP" / "agent.cpp", (ROOT / "examples" / "cpp" / "agent.cpp").read_text())  # source only
+    write(c / "g10" / "TP" / "Makefile", (ROOT / "examples" / "cpp" / "Makefile").read_text())
+    write(c / "g13" / "agent.cpp", "int main() { return undeclared; }\n")
+    write(c / "g13" / "Makefile", "build/agent: agent.cpp\n\tmkdir -p build\n\tg++ -o build/agent agent.cpp\n")
     write(c / "g11" / "a.py", AGENT)
     write(c / "g11" / "b.py", AGENT.replace("Agent", "Other"))
     write(c / "g12" / "agent.toml", 'entry = "b.py"\nclass = "Other"\n')
@@ -87,8 +91,11 @@ def klass(tmp_path: Path, binary: bytes) -> Path:
 def verdicts(c: Path) -> dict[str, str]:
     found, left_out = find_submissions([str(c)])
     said = {s.name: f"{s.language} {s.entry}" for s in found}
-    said.update({x.name: x.reason for x in left_out})
+    said.update({x.name: x.reason.partition(" (build log: ")[0] for x in left_out})
     return said
+
+
+BUILDS = levels.bwrap_works()  # C++ source is built only in the sandbox
 
 
 def test_every_group_of_a_class_as_it_arrives_has_its_verdict(klass):
@@ -103,7 +110,10 @@ def test_every_group_of_a_class_as_it_arrives_has_its_verdict(klass):
         "g07": "no agent class: agent.py:2: expected ':'",
         "g08": "agent.py is 4.2 MB, over the 2 MB cap for a source file",
         "g09": "the archive has a path outside its folder ('../escaped.py'): refused",
-        "g10": "needs a build (Makefile), not supported yet: hand in the built program too",
+        **({"g10": "make TP/build/treasure-agent (built with make)",
+            "g13": "the build failed: agent.cpp:1:21: error: 'undeclared' was not declared in this scope"}
+           if BUILDS else {g: "needs a build, and builds run only in the sandbox (bubblewrap), which cannot run here"
+                           for g in ("g10", "g13")}),
         "g11": "2 agent classes (a.py:Agent, b.py:Other); choose one with agent.toml: entry = \"FILE.py\" and "
                "class = \"NAME\"",
         "g12": "python b.py",
@@ -120,18 +130,22 @@ def test_a_class_plays_in_one_command_and_dry_run_plays_nothing(klass, tmp_path)
     dry = runner.invoke(cli, ["tournament", str(klass), "--maps", str(tmp_path / "MAP_01.txt"), "--db",
                               str(tmp_path / "r.sqlite"), "--dry-run", "--roster", str(roster)])
     assert dry.exit_code == 0, dry.output
-    assert "6 groups to play, 7 left out" in dry.output
-    assert "  Élise D. & Zoë M.  python   TP_Treasure/agent.py  2 files  106 B\n" in dry.output
-    assert "  g05                program  build/treasure-agent  2 files" in dry.output
+    assert ("7 groups to play, 7 left out" if BUILDS else "6 groups to play, 8 left out") in dry.output
+    rows = {line.split("  ")[1]: line for line in dry.output.splitlines() if line.startswith("  ") and
+            not line.startswith("  left out")}
+    assert re.fullmatch(r"  Élise D\. & Zoë M\.  python +TP_Treasure/agent\.py +2 files  106 B", rows["Élise D. & Zoë M."])
+    assert re.fullmatch(r"  g05 +program +build/treasure-agent +2 files +[0-9.]+ kB", rows["g05"])
+    assert len({line.index(" python ") if " python " in line else line.index(" program ") for line in rows.values()
+                if " make " not in line}) == 1  # the columns aligned, by width on screen
     assert "left out: g09: the archive has a path outside its folder" in dry.output
-    assert "games to play: 30 (6 agents x 1 maps x 5 games)" in dry.output
+    assert ("games to play: 35 (7 agents" if BUILDS else "games to play: 30 (6 agents") in dry.output
     assert "warning: no folder for the roster's 'Nobody Here' (s9)" in dry.output
     assert "warning: the roster does not know the folder 'g02'" in dry.output
     assert not (tmp_path / "r.sqlite").exists()
     played = runner.invoke(cli, ["tournament", str(klass), "--maps", str(tmp_path / "MAP_01.txt"), "--games", "1",
                                  "--db", str(tmp_path / "r.sqlite"), "--no-timing", "--agent-isolation", "process"])
     assert played.exit_code == 0, played.output
-    for name in (ELISE, "g02", "g03", "g04", "g05", "g12"):
+    for name in (ELISE, "g02", "g03", "g04", "g05", "g12", *(["g10"] if BUILDS else [])):
         assert name in played.output
 
 
@@ -234,3 +248,17 @@ def test_no_source_file_over_the_cap_is_parsed_however_it_is_given(tmp_path, mon
     assert checked.exit_code != 0 and "over the 2 MB cap for a source file" in checked.output, checked.output
     assert "exact bytes only" in code_print(big).note
     assert parsed == []
+
+
+@pytest.mark.skipif(not BUILDS, reason="builds run only in the sandbox")
+def test_a_build_runs_in_the_sandbox_under_a_time_limit_and_writes_only_its_copy(tmp_path):
+    from treasure_cli.sandbox import languages
+
+    group = tmp_path / "g"
+    marker = tmp_path / "outside"
+    # It tries to write beside the group's folder, and then to run for ever.
+    write(group / "Makefile", f"all:\n\t-touch {marker} {group}/written\n\tsleep 30\n")
+    built = languages.build(group, languages.LANGUAGES[0], seconds=2)
+    assert built.program is None and built.verdict == "the build took more than 2 s"
+    assert not marker.exists() and not (group / "written").exists()
+    assert "touch" in built.log.read_text()

@@ -10,7 +10,8 @@ and archivers:
 2. else the one Python file with an agent class (a class with `act`), or the
    one called `agent.py` among several;
 3. else the one program (an executable file starting with `#!` or a binary);
-4. else a Makefile or CMakeLists.txt: the group needs a build, not done here.
+4. else a Makefile or CMakeLists.txt (the shallowest): the group is built in
+   the sandbox (sandbox/languages.py) and plays the one program it made.
 
 Two agent files or two programs are named, with how to choose (the manifest).
 Nothing is run and no file is parsed above MAX_SOURCE_BYTES.
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from treasure_cli.agents.registry import EXEC
 from treasure_cli.errors import AgentLoadError
-from treasure_cli.sandbox import tree
+from treasure_cli.sandbox import languages, tree
 
 MANIFEST = "agent.toml"
 BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt")
@@ -42,6 +43,7 @@ class Found:
     entry: str      # the entry file, relative to the group's folder
     files: int      # files in the group's folder (as the sandbox gets them)
     size: int       # their bytes
+    build_log: str = ""  # the build's log, for a group built from source
 
 
 def read_manifest(path: Path) -> dict[str, str]:
@@ -157,9 +159,9 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
     if broken:
         first = sorted(broken, key=lambda b: ("agent.py" not in b, b))[0]
         raise AgentLoadError(f"no agent class: {first}")
-    builds = [p for p in paths if p.name in BUILD_FILES]
+    builds = sorted((p for p in paths if p.name in BUILD_FILES), key=lambda p: (len(p.parts), str(p)))
     if builds:
-        raise AgentLoadError(f"needs a build ({builds[0]}), not supported yet: hand in the built program too")
+        return _built(root, builds[0], files, size)
     raise AgentLoadError("no agent found (a Python file with a class that has act(obs), or one executable program)")
 
 
@@ -189,3 +191,16 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
     if not _program(entry):
         raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")
     return Found(f"{EXEC}{shlex.quote(str(entry))}", language, rel, files, size)
+
+
+def _built(root: Path, marker: Path, files: int, size: int) -> Found:
+    """A group handed in as source with a build file: built in the sandbox; its program."""
+    folder = root / marker.parent
+    language = languages.detect(folder)
+    if language is None:  # (a marker's name is one of a language's)
+        raise AgentLoadError(f"needs a build ({marker}) of no known kind")
+    built = languages.build(folder, language)
+    if built.program is None:
+        raise AgentLoadError(f"{built.verdict} (build log: {built.log})")
+    entry = f"{marker.parent / built.program.relative_to(built.log.with_suffix(''))} (built with {language.name})"
+    return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))

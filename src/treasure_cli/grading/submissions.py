@@ -43,6 +43,7 @@ class Submission:
     files: int = 0       # files of the group's folder the sandbox gets
     size: int = 0        # their bytes
     student_id: str = ""  # from the roster
+    build_log: str = ""  # the build's log, for a group built from source (sandbox/languages.py)
 
 
 class LeftOut(str):
@@ -104,7 +105,8 @@ def submission(path: Path) -> Submission:
 
 
 def _made(name: str, found: intake.Found) -> Submission:
-    return Submission(name, found.spec, name, found.language, found.entry, found.files, found.size)
+    return Submission(name, found.spec, name, found.language, found.entry, found.files, found.size,
+                      build_log=found.build_log)
 
 
 def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]:
