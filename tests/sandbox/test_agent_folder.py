@@ -73,6 +73,7 @@ def test_a_launcher_script_starts_in_its_folder_with_its_files(tmp_path, level):
     run.write_text(f'#!/bin/sh\ncd "$(dirname "$0")/lib"\nexec {sys.executable} -I -m '
                    'treasure_cli.sandbox.agent_host agent.py:Agent\n')
     run.chmod(0o755)
+    (group / "agent.toml").write_text('entry = "run.sh"\n')  # (else the Python agent would be played itself)
     said = check(f"exec:{run}", level)
     assert "1 of 1 game played to the end" in said
 
@@ -107,3 +108,23 @@ def test_a_folder_of_single_file_submissions_is_not_shown_to_each_of_them(tmp_pa
     (tmp_path / "agent.py").write_text(agent.format("Agent"))
     copy = Path(agent_launch(f"{tmp_path / 'agent.py'}:Agent", "process").argv[-1].rpartition(":")[0])
     assert sorted(p.name for p in copy.parent.iterdir()) == ["agent.py", "ann.py", "bob.py"]
+
+
+def test_a_file_beside_other_groups_folders_gets_its_file_alone(tmp_path):
+    """`students/ann.py` beside `students/bob/agent.py`: ann's sandbox must not hold bob's folder;
+    a group whose manifest is above its entry's folder still gets that folder."""
+    from treasure_cli.sandbox.launch import agent_launch
+
+    agent = "from treasure_cli import LargeScan\n\nclass {}:\n    def act(self, obs):\n        return LargeScan()\n"
+    (tmp_path / "bob").mkdir()
+    (tmp_path / "bob" / "agent.py").write_text(agent.format("Bob"))
+    (tmp_path / "ann.py").write_text(agent.format("Ann"))
+    copy = Path(agent_launch(f"{tmp_path / 'ann.py'}:Ann", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["ann.py"]
+    group = tmp_path / "carl"
+    (group / "src").mkdir(parents=True)
+    (group / "agent.toml").write_text('entry = "src/bot.py"\n')
+    (group / "src" / "bot.py").write_text(agent.format("Bot"))
+    (group / "src" / "baseline.py").write_text(agent.format("Baseline"))
+    copy = Path(agent_launch(f"{group / 'src' / 'bot.py'}:Bot", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["baseline.py", "bot.py"]

@@ -71,26 +71,42 @@ def files(root: Path, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) ->
 
 
 def shared(folder: Path, entry: str) -> bool:
-    """Whether `folder` holds other submissions beside `entry` (a class's folder of single files:
-    `students/ann.py`, `students/bob.py`): another Python file at its top with a class that has
-    `act`, or another program. Such a folder is not the agent's to see (another student's code
-    would be in its sandbox). A folder with an `agent.py` entry or an `agent.toml` is a group's."""
-    if entry == "agent.py" or (folder / "agent.toml").is_file():
+    """Whether `folder` holds other submissions beside `entry` (a class's folder: `students/ann.py`
+    beside `students/bob.py` or `students/carl/`): another Python file with a class that has
+    `act`, another program, an archive, or a subfolder holding one of those. Such a folder is not
+    the agent's to see (another student's code would be in its sandbox). A folder whose entry is
+    `agent.py`, or with an `agent.toml` in it or above it, is a group's."""
+    if entry == "agent.py" or any((p / "agent.toml").is_file() for p in (folder, *list(folder.parents)[:4])):
         return False
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return True
     for e in entries:
-        if e.name == entry or skipped(e.name) or not e.is_file(follow_symlinks=False):
+        if e.name == entry or skipped(e.name):
             continue
-        st = e.stat(follow_symlinks=False)
-        if e.name.endswith(".py"):
-            if _acts(e.path, st.st_size, st.st_mtime_ns):
+        if e.is_dir(follow_symlinks=False):
+            try:
+                inside = files(Path(e.path))
+            except TooBig:
                 return True
-        elif st.st_mode & 0o111:
+            if any(_other_agent(Path(e.path) / rel) for rel, _ in inside):
+                return True
+        elif e.is_file(follow_symlinks=False) and (_other_agent(Path(e.path)) or
+                                                   e.name.lower().endswith((".zip", ".tar.gz", ".tgz"))):
             return True
     return False
+
+
+def _other_agent(path: Path) -> bool:
+    """A Python file with a class that has `act`, or an executable file."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    if path.suffix == ".py":
+        return _acts(str(path), st.st_size, st.st_mtime_ns)
+    return bool(st.st_mode & 0o111)
 
 
 @functools.lru_cache(maxsize=1024)
