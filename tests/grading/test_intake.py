@@ -208,10 +208,13 @@ def test_a_hostile_archive_is_left_out_and_changes_nothing_outside(tmp_path, kin
 
 def test_a_roster_maps_nfc_folder_names_to_display_names(klass, tmp_path):
     found, left_out = find_submissions([str(klass)])
-    roster = write(tmp_path / "r.csv", f"{ELISE},s1,Élise & Zoë\n")  # composed, the folder decomposed
-    named, warnings = Roster.read(str(roster)).apply(found, left_out)
+    roster = write(tmp_path / "r.csv", f"{ELISE},s1,Élise & Zoë\ng07,s7,Team Seven\n")  # composed; decomposed on disk
+    named, out, warnings = Roster.read(str(roster)).apply(found, left_out)
     assert [(s.name, s.student_id) for s in named if s.folder == ELISE] == [("Élise & Zoë", "s1")]
-    assert "the roster does not know the folder 'g07'" in " ".join(warnings)
+    assert [(x.name, x.student_id, x.reason) for x in out if x.folder == "g07"] == [
+        ("Team Seven", "s7", "no agent class: agent.py:2: expected ':'")]
+    assert "the roster does not know the folder 'g08'" in " ".join(warnings)
+    assert "'g07'" not in " ".join(warnings)
 
 
 def test_check_agent_takes_a_group_as_the_tournament_does_and_a_class_in_one_go(tmp_path):

@@ -119,7 +119,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     if roster_path is not None:
         from treasure_cli.grading.submissions import Roster
 
-        found, warnings = Roster.read(roster_path).apply(found, left_out)
+        found, left_out, warnings = Roster.read(roster_path).apply(found, left_out)
         for warning in warnings:
             click.echo(printable(f"warning: {warning}"), err=True)
     if not dry_run:

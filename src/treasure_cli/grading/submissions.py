@@ -50,13 +50,16 @@ class LeftOut(str):
     """A group left out: reads as "WHERE: REASON" (what is printed), with the group's `name`
     (NFC) and its one-line `reason` apart, for the outputs that give it a row."""
 
-    name: str
-    reason: str
-    where: str
+    name: str        # the group's name (its roster name once a roster is applied)
+    reason: str      # one line
+    where: str       # the path as given
+    folder: str      # its name on disk (NFC): what a roster's first column names
+    student_id: str  # from the roster
 
-    def __new__(cls, name: str, where: str, reason: str) -> LeftOut:
+    def __new__(cls, name: str, where: str, reason: str, folder: str | None = None, student_id: str = "") -> LeftOut:
         made = super().__new__(cls, f"{where}: {reason}")
         made.name, made.where, made.reason = name, where, reason
+        made.folder, made.student_id = (name if folder is None else folder), student_id
         return made
 
 
@@ -186,16 +189,19 @@ class Roster:
             names[group_name(cells[0])] = (cells[1], cells[2] or cells[0])
         return cls(names)
 
-    def apply(self, found: list[Submission], left_out: list[LeftOut]) -> tuple[list[Submission], list[str]]:
-        """`found` under the roster's display names, and a warning for each folder the roster does
-        not know and each roster entry with no folder."""
+    def apply(self, found: list[Submission], left_out: list[LeftOut]
+              ) -> tuple[list[Submission], list[LeftOut], list[str]]:
+        """`found` and `left_out` under the roster's display names (with student ids), and a
+        warning for each folder the roster does not know and each roster entry with no folder."""
         named = [dataclasses.replace(s, name=self.names[s.folder][1], student_id=self.names[s.folder][0])
                  if s.folder in self.names else s for s in found]
-        folders = {s.folder for s in found if s.folder} | {x.name for x in left_out}
+        out = [LeftOut(self.names[x.folder][1], x.where, x.reason, x.folder, self.names[x.folder][0])
+               if x.folder in self.names else x for x in left_out]
+        folders = {s.folder for s in found if s.folder} | {x.folder for x in left_out}
         warnings = [f"the roster does not know the folder {f!r}" for f in sorted(folders - set(self.names))]
         warnings += [f"no folder for the roster's {name!r} ({sid})" for f, (sid, name) in sorted(self.names.items())
                      if f not in folders]
-        return named, warnings
+        return named, out, warnings
 
 
 def dry_run_lines(found: list[Submission], left_out: list[LeftOut], agents: int, maps: int, games: int) -> list[str]:
