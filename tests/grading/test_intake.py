@@ -85,6 +85,7 @@ def klass(tmp_path: Path, binary: bytes) -> Path:
     write(c / "g12" / "a.py", AGENT)
     write(c / "g12" / "b.py", AGENT.replace("Agent", "Other"))
     write(c / "notes.txt", "a README left in the class's folder")
+    (c / "g14").symlink_to("/etc")
     return c
 
 
@@ -117,6 +118,7 @@ def test_every_group_of_a_class_as_it_arrives_has_its_verdict(klass):
         "g11": "2 agent classes (a.py:Agent, b.py:Other); choose one with agent.toml: entry = \"FILE.py\" and "
                "class = \"NAME\"",
         "g12": "python b.py",
+        "g14": "a link, not a submission (give the file or folder)",
         "notes.txt": "not a submission (a .py file with an agent class, a folder, an archive, or an executable program)",
     }
     assert not (klass.parent / "escaped.py").exists()
@@ -130,7 +132,7 @@ def test_a_class_plays_in_one_command_and_dry_run_plays_nothing(klass, tmp_path)
     dry = runner.invoke(cli, ["tournament", str(klass), "--maps", str(tmp_path / "MAP_01.txt"), "--db",
                               str(tmp_path / "r.sqlite"), "--dry-run", "--roster", str(roster)])
     assert dry.exit_code == 0, dry.output
-    assert ("7 groups to play, 7 left out" if BUILDS else "6 groups to play, 8 left out") in dry.output
+    assert ("7 groups to play, 8 left out" if BUILDS else "6 groups to play, 9 left out") in dry.output
     rows = {line.split("  ")[1]: line for line in dry.output.splitlines() if line.startswith("  ") and
             not line.startswith("  left out")}
     assert re.fullmatch(r"  Élise D\. & Zoë M\.  python +TP_Treasure/agent\.py +2 files  106 B", rows["Élise D. & Zoë M."])

@@ -84,8 +84,12 @@ def agent_classes(path: Path) -> tuple[list[str], list[str]]:
     if size > tree.MAX_SOURCE_BYTES:
         raise AgentLoadError(f"{path.name} is {tree.size_text(size)}, over the "
                              f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+    with open(path, "rb") as f:
+        source = f.read(tree.MAX_SOURCE_BYTES + 1)  # (it may have grown since)
+    if len(source) > tree.MAX_SOURCE_BYTES:
+        raise AgentLoadError(f"{path.name} is over the {tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
     try:
-        parsed = ast.parse(path.read_bytes(), filename=str(path))
+        parsed = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise AgentLoadError(f"{path.name}:{exc.lineno}: {exc.msg}") from None
     except (RecursionError, MemoryError, ValueError) as exc:

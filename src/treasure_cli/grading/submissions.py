@@ -141,6 +141,9 @@ def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]
                     left_out.append(LeftOut(name, str(entry), f"the same name as {names[name]} (rename one)"))
                     continue
                 names[name] = str(entry)
+                if entry.is_symlink():  # it would show the sandbox, or the copy, what it points at
+                    left_out.append(LeftOut(name, str(entry), "a link, not a submission (give the file or folder)"))
+                    continue
                 try:
                     found.append(submission(entry))
                 except AgentLoadError as exc:
