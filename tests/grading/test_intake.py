@@ -267,3 +267,17 @@ def test_a_build_runs_in_the_sandbox_under_a_time_limit_and_writes_only_its_copy
     assert built.program is None and built.verdict == "the build took more than 2 s"
     assert not marker.exists() and not (group / "written").exists()
     assert "touch" in built.log.read_text()
+
+
+@pytest.mark.skipif(not BUILDS, reason="builds run only in the sandbox")
+def test_the_same_source_is_built_once_and_plays_the_same_program(tmp_path):
+    from treasure_cli.sandbox import languages
+
+    group = tmp_path / "g"
+    write(group / "Makefile", "prog:\n\tprintf '#!/bin/sh\\n' > prog; date +%N >> prog; chmod +x prog\n")
+    first = languages.build(group, languages.LANGUAGES[0])
+    again = languages.build(group, languages.LANGUAGES[0])
+    assert first.verdict == "" and first.program is not None and again.program == first.program
+    assert first.program.read_bytes() == again.program.read_bytes()  # (a build again would differ)
+    write(group / "Makefile", "prog:\n\tprintf '#!/bin/sh\\n' > prog; chmod +x prog\n")
+    assert languages.build(group, languages.LANGUAGES[0]).program.read_bytes() == b"#!/bin/sh\n"

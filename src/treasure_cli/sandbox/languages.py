@@ -14,6 +14,8 @@ user. Its log is kept beside the copy; a failed build's verdict is the first
 line that says `error`. The program is the one executable file the build made
 (an ELF binary or a `#!` script). Without bubblewrap nothing is built: a
 group's Makefile is a stranger's code, and would run as the teacher.
+A build is kept by the digest of its source: the same source is built once,
+and plays the same program on every run (a rerun's code digest is unchanged).
 Python and ready programs need no build (grading/intake.py).
 """
 
@@ -76,6 +78,12 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     os.chmod(root, 0o755)
     work = root / digest.hexdigest()[:16]
     log = work.with_suffix(".log")
+    done = work.with_suffix(".built")  # the program's path in `work`, once built
+    if done.is_file() and log.is_file():
+        kept = work / done.read_text().strip()
+        if kept.is_file() and _runs(kept):  # built already from the same source: the same program
+            return Built(kept, log, "")
+    done.unlink(missing_ok=True)
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(mode=0o777)
@@ -93,14 +101,14 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     output = b""
     for step in language.steps:
         try:
-            done = subprocess.run(_sandboxed(work, step), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            ran = subprocess.run(_sandboxed(work, step), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, timeout=seconds, preexec_fn=lambda: set_limits(limits))
         except subprocess.TimeoutExpired as exc:
             output += (exc.output or b"")[:BUILD_LOG]
             _write_log(log, output)
             return Built(None, log, f"the build took more than {seconds:g} s")
-        output += done.stdout[:BUILD_LOG]
-        if done.returncode != 0:
+        output += ran.stdout[:BUILD_LOG]
+        if ran.returncode != 0:
             _write_log(log, output)
             return Built(None, log, f"the build failed: {first_error(output.decode('utf-8', 'replace'))}")
     _write_log(log, output)
@@ -109,6 +117,9 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     if len(made) != 1:
         what = "no program" if not made else f"{len(made)} programs ({', '.join(map(str, made))})"
         return Built(None, log, f"the build made {what}; name the program with agent.toml: entry = \"PATH\"")
+    tmp = done.with_suffix(".tmp")
+    tmp.write_text(str(made[0]))
+    os.replace(tmp, done)
     return Built(work / made[0], log, "")
 
 
