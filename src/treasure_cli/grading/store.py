@@ -85,13 +85,13 @@ MIGRATIONS: dict[int, str] = {
     # games, so its verdict is kept here for the report. And the maps whose games were published
     # (`--report --html DIR --public-maps GLOB`): a tournament on one of them warns.
     7: """
-    CREATE TABLE verdicts (
+    CREATE TABLE IF NOT EXISTS verdicts (
         name        TEXT PRIMARY KEY,  -- the group
         status      TEXT NOT NULL,     -- 'left out' or 'build failed'
         reason      TEXT NOT NULL,     -- one line: why
         recorded_at TEXT NOT NULL      -- UTC, ISO 8601
     );
-    CREATE TABLE published_maps (
+    CREATE TABLE IF NOT EXISTS published_maps (
         map_digest   TEXT PRIMARY KEY, -- the map's content digest
         map_path     TEXT NOT NULL,    -- as the report named it
         published_at TEXT NOT NULL     -- UTC, ISO 8601: the first report that published it

@@ -118,17 +118,17 @@ def versus_lines(pairs: Sequence, versus: str, command=None) -> list[str]:
     default `versus_command`'s)."""
     command_of = command or versus_command
     if not pairs:
-        return [f"head to head: no game where {versus} and another agent did not both win or both lose"]
+        return [one_line(f"head to head: no game where {versus} and another agent did not both win or both lose")]
     won = sum(p.mine.won for p in pairs)
-    lines = [f"head to head: {len(pairs)} game{'s' if len(pairs) != 1 else ''} where {versus} and another agent "
-             f"did not both win or both lose ({versus} won {won}, lost {len(pairs) - won})"]
+    lines = [one_line(f"head to head: {len(pairs)} game{'s' if len(pairs) != 1 else ''} where {versus} and another "
+                      f"agent did not both win or both lose ({versus} won {won}, lost {len(pairs) - won})")]
     for p in pairs:
         where = p.mine.map if p.mine.island_seed is None else f"{p.mine.size} island {p.mine.index}"
-        lines.append(f"  {where}: {p.mine.agent} {_result_words(p.mine)}, {p.other.agent} {_result_words(p.other)}; "
-                     f"games {p.mine.game_id}, {p.other.game_id}")
+        lines.append("  " + one_line(f"{where}: {p.mine.agent} {_result_words(p.mine)}, {p.other.agent} "
+                                     f"{_result_words(p.other)}; games {p.mine.game_id}, {p.other.game_id}"))
         shown = command_of(p)
         if shown is not None:
-            lines.append(f"    {shown}")
+            lines.append("    " + one_line(shown))
     return lines
 
 
