@@ -92,9 +92,12 @@ def test_every_group_has_a_row_with_its_verdict_in_every_output(klass):
             page = (klass / "site" / tree / f"agent-{name}.html").read_text()
             assert f'<p id="verdict" data-verdict="{verdict}">' in page, (tree, name)
 
-    # dora hands in one class: she plays, and her old verdict goes
+    # dora hands in one class: she plays, and her old verdict goes (the JSON of the run says the rest)
     (klass / "students" / "dora.py").write_text(GREEDY.format(name="Dora"))
-    assert play().exit_code == 1
+    again = play("--json")
+    assert again.exit_code == 1
+    assert {u["agent"]: u["verdict"] for u in json.loads(again.stdout)["unranked"]} == {
+        "bob": "failed", "syntax": "left out"}
     with Store("r.sqlite") as store:
         assert [v[0] for v in store.verdicts()] == ["syntax"]
 

@@ -47,8 +47,9 @@ from treasure_cli.cli.results import leaderboard, play_tournament
 @click.option("--all-versions", is_flag=True,
               help="With --report: one row per version of an agent's code, not only its latest.")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="With --report: write the leaderboard into DIR (index.html, a page per agent, a replay page "
-                   "per lost or failed game; needs --maps to replay the losses).")
+              help="With --report: write the leaderboard into DIR/teacher (everything: a page per agent, a replay "
+                   "page per lost or failed game; needs --maps to replay the losses) and DIR/public (to publish: "
+                   "ranks, verdicts, win rates, and only the games of --public-maps).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
               help="With --report: write the gradebook (one row per student) as CSV.")
 @click.option("--versus", metavar="AGENT",
@@ -81,7 +82,10 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     drawn from the store's own secret base seed; the same command again
     after a crash or Ctrl-C plays only the games the store does not hold.
     --report ranks the agents; every game has an id, and `treasure replay
-    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. A store keeps
+    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. Every
+    submission has a row in every output, those left out included, with
+    its verdict. The maps are private: --html DIR writes DIR/public/, the
+    pages to publish, with the games of --public-maps only. A store keeps
     the hint kinds of its first run (--hints, --hint-weights; by default the
     15 built-in kinds) and refuses a run with others; replaying its games
     (--report --html, replay --db) takes the same --hints files. The exit
@@ -94,6 +98,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
       treasure tournament --db results.sqlite --report
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
+      treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --public-maps 'hidden/MAP_0[12].txt'
       treasure tournament students/ --maps hidden/ --db results.sqlite --hints kinds.py --hint-weights builtin=0
       treasure tournament --db results.sqlite --report --versus ann --maps hidden/
     """
