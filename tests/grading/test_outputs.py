@@ -199,7 +199,8 @@ def test_the_public_tree_holds_nothing_of_a_private_map(klass):
     replay = (teacher / f"game-{lost.game_id}.html").read_text()
     island = re.search(r'"terrain":\[[^\]]*\]', replay)[0]
     treasure = re.search(r'"treasure":\d+', replay)[0]
-    secrets = [island, treasure, str(secret)] + [f"{r.seed}" for r in private] + [r.game_id for r in private]
+    secrets = ([island, treasure, str(secret), "MAP_02"] + [f"{r.seed}" for r in private]
+               + [r.game_id for r in private])
     texts = {p.name: p.read_text() for p in published.iterdir()}
     assert "index.html" in texts and any(f"game-{r.game_id}.html" in texts for r in public if r.outcome != "WIN")
     for name, text in texts.items():
@@ -208,6 +209,13 @@ def test_the_public_tree_holds_nothing_of_a_private_map(klass):
         if not name.startswith("game-"):  # (a public map's failed game shows its cause, as for the teacher)
             assert "file:" not in text and "not today" not in text  # no code digest, no agent's own words
     assert sum(secret_text in (teacher / f"game-{lost.game_id}.html").read_text() for secret_text in secrets) >= 3
+    # each group's public page: its games on the public map, each as its teacher's page shows it
+    for name in ("ann", "bob", "wanda"):
+        page, full = (published / f"agent-{name}.html").read_text(), (teacher / f"agent-{name}.html").read_text()
+        assert "<h2>Games on the public maps</h2>" in page and "<h2>Games by map</h2>" in full
+        mine = [r for r in public if r.name == name]
+        assert len(mine) == 2 and all(f'data-game="{r.game_id}"' in page and f'data-game="{r.game_id}"' in full
+                                      for r in mine)
 
     # the JSON gives the secret seed only when asked
     plain = json.loads(invoke("tournament", "--db", "r.sqlite", "--report", "--json").stdout)

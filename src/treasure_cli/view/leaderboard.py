@@ -55,6 +55,7 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;vertical-align:middle}
 th{background:#f6f6f6;font-weight:600}
 td.name,th.name{text-align:left;white-space:nowrap}
+td{white-space:nowrap}td.verdict{white-space:normal;max-width:340px;min-width:200px;font-size:13px}
 .sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:-1px}
 .bar{vertical-align:middle}
 .matrix td{text-align:center;font-size:12px;min-width:44px}.matrix td.name{text-align:left}
@@ -286,7 +287,7 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
     return _page("Leaderboard", "".join(parts))
 
 
-def _games_table(rows: Sequence[Row], title: str) -> str:
+def _games_table(rows: Sequence[Row], heading: str) -> str:
     """A group's games map by map, each game not won linked to its page."""
     by_map: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
@@ -308,9 +309,9 @@ def _games_table(rows: Sequence[Row], title: str) -> str:
         body.append(f'<tr><td class="name">{shown(Path(map_path).name)}</td><td>{html.escape(rs[0].size)}</td>'
                     + "".join(cells) + "</tr>")
     if not body:
-        return f'<h2>{title}</h2><p class="note" id="games">None.</p>'
+        return f'<h2>{heading}</h2><p class="note" id="games">None.</p>'
     heads = "".join(f"<th>game {i}</th>" for i in range(most))
-    return (f'<h2>{title}</h2><table class="games" id="games"><thead><tr>'
+    return (f'<h2>{heading}</h2><table class="games" id="games"><thead><tr>'
             f'<th class="name">map</th><th>size</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
 
 
