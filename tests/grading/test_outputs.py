@@ -228,3 +228,19 @@ def test_the_public_tree_holds_nothing_of_a_private_map(klass):
                    "--agent-isolation", "none")
     warned = [line for line in again.stderr.splitlines() if "were published" in line]
     assert len(warned) == 1 and "MAP_01.txt" in warned[0] and "grade on private maps" in warned[0]
+
+
+def test_tables_line_up_by_display_width_and_show_control_characters_escaped():
+    from treasure_cli.view.tables import align
+
+    decomposed = "Zoe\u0308"  # Zoë as a disk may hand it over: e and a combining diaeresis
+    text = align([["agent", "wins"], [decomposed, "1"], ["山田", "2"], ["esc\x1b[31m", "3"], ["ann", "4"]], 1)
+    lines = text.splitlines()
+    assert len(lines) == 5 and "esc\\x1b[31m" in text and "\x1b" not in text
+    import unicodedata
+
+    def columns(line: str) -> int:
+        return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+                   for c in line)
+
+    assert len({columns(line) for line in lines}) == 1  # every row as wide on screen: the numbers line up
