@@ -229,6 +229,13 @@ def test_the_public_tree_holds_nothing_of_a_private_map(klass):
     warned = [line for line in again.stderr.splitlines() if "were published" in line]
     assert len(warned) == 1 and "MAP_01.txt" in warned[0] and "grade on private maps" in warned[0]
 
+    # a later report that publishes fewer maps leaves none of the earlier public pages of the others
+    wider = invoke("tournament", "--db", "r.sqlite", "--report", "--html", "site", "--public-maps", "hidden")
+    assert wider.exit_code == 0 and (published / f"game-{lost.game_id}.html").is_file()
+    narrower = invoke("tournament", "--db", "r.sqlite", "--report", "--html", "site", "--public-maps",
+                      "hidden/MAP_01.txt")
+    assert narrower.exit_code == 0 and not any((published / f"game-{r.game_id}.html").exists() for r in private)
+
 
 def test_tables_line_up_by_display_width_and_show_control_characters_escaped():
     from treasure_cli.view.tables import align

@@ -98,6 +98,9 @@ def shown(name: str) -> str:
     return html.escape(one_line(name))
 
 
+_OUR_PAGE = re.compile(r"(agent-[A-Za-z0-9._-]+|game-[0-9a-f]+|index)\.html")
+
+
 def _page(title: str, body: str) -> str:
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_STYLE}</style></head>'
@@ -388,6 +391,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
     maps = maps_by_digest(map_paths) if map_paths else {}
     todo = [r for r in board.rows if (r.id or 0) in board.labels and r.outcome != WIN]
     replayable: set[str] = set()
+    written = {"index.html", *pages.values()}  # the public tree's pages of this report
     for done, row in enumerate(todo, start=1):
         label = board.labels[row.id or 0]
         why = None
@@ -416,6 +420,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
         write_text_atomic(teacher / f"game-{row.game_id}.html", text)
         if row.map_digest in public:
             write_text_atomic(published / f"game-{row.game_id}.html", text)
+            written.add(f"game-{row.game_id}.html")
         if on_replay is not None:
             on_replay(done, len(todo))
     colour = _colours(board)
@@ -423,6 +428,11 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
         write_text_atomic(teacher / pages[name], agent_html(board, name, colour[name]))
         write_text_atomic(published / pages[name], public_agent_html(board, name, colour[name], set(public)))
     write_text_atomic(published / "index.html", public_index_html(board, pages))
+    # A page an earlier report published and this one does not (a map no longer public, a group
+    # renamed) would stay in the folder you publish: only this report's pages are left there.
+    for stale in published.iterdir():
+        if stale.name not in written and _OUR_PAGE.fullmatch(stale.name) and stale.is_file():
+            stale.unlink()
     index = teacher / "index.html"
     write_text_atomic(index, index_html(board, db, replayable, pages))
     return index
