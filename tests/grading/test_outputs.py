@@ -222,6 +222,10 @@ def test_the_public_tree_holds_nothing_of_a_private_map(klass):
     assert "secret_seed" not in plain and str(secret) not in json.dumps(plain)
     asked = json.loads(invoke("tournament", "--db", "r.sqlite", "--report", "--json", "--include-secret-seed").stdout)
     assert asked["secret_seed"] == secret
+    for extra in ((), ("--include-secret-seed",)):  # and the JSON of the games played, the same way
+        games = play("--json", *extra, students="students/ann.py")
+        assert json.loads(games.stdout)["options"]["seed"] == (secret if extra else None)
+        assert (str(secret) in games.stdout) == bool(extra)
 
     # a tournament on the published map says so; on the private one, nothing
     again = invoke("tournament", "students/ann.py", "--maps", "hidden", "--games", "2", "--db", "r.sqlite",

@@ -17,10 +17,11 @@ from treasure_cli.cli.options import (
 
 
 def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str,
-               verdicts: tuple = ()) -> None:
+               verdicts: tuple = (), hide_seed: bool = False) -> None:
     """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
     out or games failed (as `run` does). `verdicts`: a tournament's groups that were not played or
-    failed every game, shown after the table (and in the JSON's "unranked")."""
+    failed every game, shown after the table (and in the JSON's "unranked"). `hide_seed`: the base
+    seed is the store's secret, left out of the JSON and the page (null)."""
     from treasure_cli.play.bench import versus_pairs, with_maps
     from treasure_cli.play.results import bench_json, versus_json
     from treasure_cli.view.tables import bench_table, failure_lines, versus_lines
@@ -36,6 +37,8 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
     data = bench_json(result, not no_timing) if html_path is not None or as_json else None
     if data is not None and versus is not None:
         data["versus"] = versus_json(pairs)
+    if data is not None and hide_seed:
+        data["options"]["seed"] = None
     if data is not None and verdicts:
         data["unranked"] = [{"agent": v.group, "verdict": v.status, "reason": v.reason} for v in verdicts]
     if html_path is not None:
@@ -61,7 +64,7 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
 
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                      no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
-                     verdicts: list | None = None) -> None:
+                     verdicts: list | None = None, include_secret_seed: bool = False) -> None:
     """Play the games the store does not hold yet, then show every game of the command; with it, the
     groups left out (`verdicts`) and those whose every game failed."""
     from treasure_cli.agents.registry import is_builtin
@@ -117,7 +120,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
                                result.seconds, result.skipped)
     show_bench(bench_result, as_json, no_timing, html_path,
                 f"{counted(result.played, 'game')} played in {result.seconds:.1f} s, {result.already} already in {db_path}",
-                _not_ranked(records, verdicts or []))
+                _not_ranked(records, verdicts or []), hide_seed=result.secret_seed and not include_secret_seed)
 
 
 def _not_ranked(records, verdicts: list) -> tuple:

@@ -60,8 +60,8 @@ from treasure_cli.cli.results import leaderboard, play_tournament
                    "their games' pages go into DIR/public/ too, and the store remembers them. Every other map "
                    "is private: DIR/public/ holds nothing of it.")
 @click.option("--include-secret-seed", is_flag=True,
-              help="With --report --json: put the store's secret base seed in the JSON (left out by default: "
-                   "the JSON is made to be published, and an agent that knows the seed can recompute the games).")
+              help="With --json: put the store's secret base seed in the JSON (left out by default: the JSON "
+                   "may be published, and an agent that knows the seed can recompute the games).")
 @isolation_options
 @hint_options
 def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
@@ -113,8 +113,8 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         raise click.UsageError("--all-versions, --html and --csv go with --report")
     if versus is not None:
         raise click.UsageError("--versus goes with --report")
-    if include_secret_seed or public_maps is not None:
-        raise click.UsageError("--include-secret-seed and --public-maps go with --report")
+    if public_maps is not None:
+        raise click.UsageError("--public-maps goes with --report --html")
     from treasure_cli.errors import AgentLoadError
     from treasure_cli.play.bench import BenchOptions
     from treasure_cli.grading.submissions import find_submissions
@@ -150,4 +150,4 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
 
     record_intake(db_path, [s.name for s in found], verdicts)
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
-                     {s.spec: s.name for s in found}, verdicts)
+                     {s.spec: s.name for s in found}, verdicts, include_secret_seed)
