@@ -87,6 +87,7 @@ def test_every_group_has_a_row_with_its_verdict_in_every_output(klass):
         index = (klass / "site" / tree / "index.html").read_text()
         assert 'data-found="4" data-played="1" data-left-out="2" data-failed="1"' in index
         assert index.index('id="groups"') < index.index('id="ranking"')  # at its top
+        assert ('href="../public/index.html"' in index) == (tree == "teacher")  # which one to publish
         for name, verdict in EXPECTED.items():
             assert re.search(rf'data-agent="{name}">.*?data-verdict="{verdict}"', index), (tree, name)
             page = (klass / "site" / tree / f"agent-{name}.html").read_text()
