@@ -34,6 +34,10 @@ MANIFEST = "agent.toml"
 BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt")
 
 
+class BuildError(AgentLoadError):
+    """A group's source that did not build into one program (its verdict: `build failed`)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Found:
     """A group's agent: how it plays and what it is made of."""
@@ -205,6 +209,6 @@ def _built(root: Path, marker: Path, files: int, size: int) -> Found:
         raise AgentLoadError(f"needs a build ({marker}) of no known kind")
     built = languages.build(folder, language)
     if built.program is None:
-        raise AgentLoadError(f"{built.verdict} (build log: {built.log})")
+        raise BuildError(f"{built.verdict} (build log: {built.log})")
     entry = f"{marker.parent / built.program.relative_to(built.log.with_suffix(''))} (built with {language.name})"
     return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))

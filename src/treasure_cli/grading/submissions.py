@@ -23,6 +23,7 @@ import csv
 import dataclasses
 import io
 import os
+import re
 import shlex
 import unicodedata
 from pathlib import Path
@@ -55,11 +56,13 @@ class LeftOut(str):
     where: str       # the path as given
     folder: str      # its name on disk (NFC): what a roster's first column names
     student_id: str  # from the roster
+    status: str      # "left out", or "build failed" (grading/verdicts.py's words)
 
-    def __new__(cls, name: str, where: str, reason: str, folder: str | None = None, student_id: str = "") -> LeftOut:
+    def __new__(cls, name: str, where: str, reason: str, folder: str | None = None, student_id: str = "",
+                status: str = "left out") -> LeftOut:
         made = super().__new__(cls, f"{where}: {reason}")
         made.name, made.where, made.reason = name, where, reason
-        made.folder, made.student_id = (name if folder is None else folder), student_id
+        made.folder, made.student_id, made.status = (name if folder is None else folder), student_id, status
         return made
 
 
@@ -83,13 +86,16 @@ def submission(path: Path) -> Submission:
         try:
             found = intake.find_agent(archives.unpack(path))
         except AgentLoadError as exc:
-            raise AgentLoadError(f"{path}: {exc}") from None
+            raise type(exc)(f"{path}: {exc}") from None
         return _made(group_name(archives.stem(path)), found)
     if path.suffix == ".py":
         try:
             acting, lone = intake.agent_classes(path)
         except AgentLoadError as exc:
-            raise AgentLoadError(f"{path}: {str(exc).removeprefix(path.name + ': ')}") from None
+            reason = str(exc).removeprefix(path.name)
+            line = re.match(r":(\d+): ", reason)  # a syntax error's `file.py:LINE: why`
+            raise AgentLoadError(f"{path}: " + (f"line {line[1]}: {reason[line.end():]}" if line else
+                                               reason.removeprefix(": "))) from None
         if len(acting) > 1:
             raise AgentLoadError(f"{path}: {len(acting)} agent classes ({', '.join(acting)}); say which: "
                                  + " or ".join(f"{path}:{name}" for name in acting))
@@ -148,7 +154,8 @@ def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]
                     found.append(submission(entry))
                 except AgentLoadError as exc:
                     reason = str(exc).removeprefix(f"{entry}: ")
-                    left_out.append(LeftOut(name, str(entry), reason))
+                    status = "build failed" if isinstance(exc, intake.BuildError) else "left out"
+                    left_out.append(LeftOut(name, str(entry), reason, status=status))
         else:
             found.append(submission(path))
     seen: dict[str, str] = {}
@@ -198,7 +205,7 @@ class Roster:
         warning for each folder the roster does not know and each roster entry with no folder."""
         named = [dataclasses.replace(s, name=self.names[s.folder][1], student_id=self.names[s.folder][0])
                  if s.folder in self.names else s for s in found]
-        out = [LeftOut(self.names[x.folder][1], x.where, x.reason, x.folder, self.names[x.folder][0])
+        out = [LeftOut(self.names[x.folder][1], x.where, x.reason, x.folder, self.names[x.folder][0], x.status)
                if x.folder in self.names else x for x in left_out]
         folders = {s.folder for s in found if s.folder} | {x.folder for x in left_out}
         warnings = [f"the roster does not know the folder {f!r}" for f in sorted(folders - set(self.names))]
