@@ -149,6 +149,18 @@ def test_a_class_plays_in_one_command_and_dry_run_plays_nothing(klass, tmp_path)
     assert played.exit_code == 0, played.output
     for name in (ELISE, "g02", "g03", "g04", "g05", "g12", *(["g10"] if BUILDS else [])):
         assert name in played.output
+    report = runner.invoke(cli, ["tournament", "--db", str(tmp_path / "r.sqlite"), "--report", "--csv",
+                                 str(tmp_path / "grades.csv")])
+    assert report.exit_code == 0, report.output
+    import csv
+
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as f:
+        graded = {row["student"]: row["verdict"] for row in csv.DictReader(f)}
+    expected = verdicts(klass)  # every group of the class has its row, with its verdict
+    assert set(graded) == set(expected)
+    assert {g for g, v in graded.items() if v == "played"} == {
+        ELISE, "g02", "g03", "g04", "g05", "g12", *(["g10"] if BUILDS else [])}
+    assert graded["g13"] == "build failed" and graded["g09"] == "left out"
 
 
 def hostile_zip(path: Path) -> None:
