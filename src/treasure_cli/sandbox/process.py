@@ -130,6 +130,7 @@ class AgentProcess:
             if theirs is not None:
                 theirs.close()
         self._err = self.proc.stderr.fileno()  # type: ignore[union-attr]  # PIPE
+        self._host_err = self._err  # a warm host's own standard error; `_err` is its game's during a game
         self._in = self._out = -1
         os.set_blocking(self._err, False)
         self._poller = select.poll()
@@ -163,7 +164,7 @@ class AgentProcess:
             control.settimeout(max(deadline - time.monotonic(), 0.001))
             control.sendall(wire.dump_line(message))
             while b"\n" not in self._said:
-                data, got, _, _ = socket.recv_fds(control, 4096, 2)
+                data, got, _, _ = socket.recv_fds(control, 4096, 3)
                 fds += got
                 if not data:
                     raise OSError("its socket closed")
@@ -172,6 +173,9 @@ class AgentProcess:
             for fd in fds:
                 os.close(fd)
             self._drain_stderr()
+            if self._err != self._host_err:  # the host's own last words are on its own standard error
+                with contextlib.suppress(OSError):
+                    self.output += os.read(self._host_err, 1 << 16)[:max(self.limits.output - len(self.output), 0)]
             said = _last_words(self.output)
             raise AgentDied(0, f"the agent's host stopped answering ({exc or 'time out'})"
                             + (f"; it said: {said}" if said else "")) from None
@@ -205,11 +209,12 @@ class AgentProcess:
             self._host_island = island.digest
         self.games += 1
         reply, fds = self._ask(message, deadline)
-        if reply.get("type") != "game" or len(fds) != 2:
+        if reply.get("type") != "game" or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
             raise AgentDied(0, f"the agent's host answered game with {_said(reply)}")
-        self._pipes(*fds)
+        self._pipes(fds[0], fds[1])
+        self._errors_from(fds[2])
         self.in_game = True
         self._hello()
 
@@ -234,6 +239,21 @@ class AgentProcess:
         with contextlib.suppress(KeyError, ValueError):
             self._poller.unregister(self._out)
         self._in = self._out = -1
+        if self._err != self._host_err:  # the game's own standard error: what is left of it read, then closed
+            self._drain_stderr()
+            game_err = self._err
+            self._errors_from(self._host_err)
+            with contextlib.suppress(OSError):
+                os.close(game_err)
+
+    def _errors_from(self, fd: int) -> None:
+        """Read the agent's standard error from `fd` now: its game's own pipe, or the warm host's."""
+        with contextlib.suppress(KeyError, ValueError):
+            self._poller.unregister(self._err)
+        self._err, self._err_done = fd, False
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, False)
+            self._poller.register(fd, select.POLLIN)
 
     def game_status(self) -> int | None:
         """A warm host's game process's exit status, Popen's way, once it ended by itself (None: it runs)."""
@@ -486,11 +506,11 @@ class AgentProcess:
         self.kill()
 
     def _close(self) -> None:
-        self._err_done = True
         if self.forks:
             self._close_game()
             if self._control is not None:
                 self._control.close()
+        self._err_done = True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):

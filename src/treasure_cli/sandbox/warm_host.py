@@ -27,7 +27,7 @@ here for each game:
 
 The referee talks to this host on a Unix socket (standard input): `hello`
 (a Python agent's host answers `"islands": true`); `game`, answered with the
-game's two pipe ends (SCM_RIGHTS), and carrying the public island when it is
+game's three pipe ends (SCM_RIGHTS: its standard input, output and error, made for it), and carrying the public island when it is
 not the one the host holds (the `start` message's own copy, read here once for
 the games on it, not in every game's process); `reap`, which
 kills the game's process and all it started and answers once they are gone.
@@ -253,13 +253,17 @@ class Zygote:
             self.control.sendall(data)
 
     def _fork(self) -> None:
+        # Three pipes made for this game and closed with it: its standard input, output and
+        # error. Nothing of this host's own descriptors reaches the game (this host's standard
+        # error, shared by every game, kept its flags, signal and size from one game to the next).
         from_referee, to_game = os.pipe()
         from_game, to_referee = os.pipe()
+        errors_from_game, errors_to_referee = os.pipe()
         inner_r, inner_w = os.pipe()  # a jail's process 1, as this namespace numbers it
         pid = os.fork()
         if pid == 0:
             try:
-                self._game_process(from_referee, to_referee, inner_w)
+                self._game_process(from_referee, to_referee, errors_to_referee, inner_w)
             except BaseException:  # the host's own failure: said on the game's standard error
                 import traceback
 
@@ -267,21 +271,22 @@ class Zygote:
             finally:
                 os._exit(70)
         self.game = pid
-        for fd in (inner_w, from_referee, to_referee):
+        for fd in (inner_w, from_referee, to_referee, errors_to_referee):
             os.close(fd)
         try:
             said = os.read(inner_r, 32) if self.jailed else b""
         finally:
             os.close(inner_r)
         self.inner = int(said) if said.isdigit() else None
-        self._say({"type": "game"}, [to_game, from_game])
-        os.close(to_game)
-        os.close(from_game)
+        self._say({"type": "game"}, [to_game, from_game, errors_from_game])
+        for fd in (to_game, from_game, errors_from_game):
+            os.close(fd)
 
-    def _game_process(self, stdin: int, stdout: int, inner_w: int) -> None:
+    def _game_process(self, stdin: int, stdout: int, stderr: int, inner_w: int) -> None:
         """The fork's side, before any of the agent's code: its fds, its jail, then one game."""
         os.dup2(stdin, 0)
         os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
         os.dup2(inner_w, 3)
         os.closerange(4, os.sysconf("SC_OPEN_MAX"))  # the control socket, the referee's pipe ends
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
@@ -305,7 +310,7 @@ class Zygote:
             os._exit(self._play())
         os.close(told_w)
         os.write(3, str(child).encode())
-        for fd in (0, 1, 3):  # the game's pipes are the game's alone: they close when it ends
+        for fd in (0, 1, 2, 3):  # the game's pipes are the game's alone: they close when it ends
             os.close(fd)
         while True:  # waits for its game and ends with it; the host kills the game through `inner`
             try:
