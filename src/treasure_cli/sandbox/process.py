@@ -28,6 +28,7 @@ from typing import Any
 from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
+from treasure_cli.sandbox.cgroups import GameGroup, remove_bases
 from treasure_cli.sandbox.pacing import Pace, hold
 from treasure_cli.sandbox.levels import FORKS, AgentLimits, Launch, set_limits, unforked
 from treasure_cli.rules.events import EndReason, Event, GameEnded
@@ -112,19 +113,33 @@ class AgentProcess:
         self._host_island = ""      # the id of the public island the warm host holds, if any
         self._takes_islands = False # the warm host reads islands ahead (a Python agent's host does)
         self.games = 0              # games a warm host has forked a process for
+        self.cpus: set[int] | None = None  # the CPUs `Cores` gave its games (None: the referee's own)
+        # The game's control groups (sandbox/cgroups.py), where the machine has them: a warm
+        # host's are made for each game; any other process plays one game, in its own from its start.
+        self.group: GameGroup | None = None
         started = time.perf_counter()
         theirs = None
         if self.forks:
             self._control, theirs = socket.socketpair()
+        else:
+            self.group = self._new_group()
+        group = self.group
+
+        def prepare() -> None:  # in the child, before its program: its limits, its group
+            set_limits(limits)
+            if group is not None:
+                group.enter()
+
         try:
             self.proc = subprocess.Popen(
                 launch.argv, stdin=theirs.fileno() if theirs else subprocess.PIPE,
                 stdout=subprocess.DEVNULL if theirs else subprocess.PIPE, stderr=subprocess.PIPE,
                 env=dict(launch.env), cwd=launch.cwd, close_fds=True, start_new_session=True,
-                preexec_fn=lambda: set_limits(limits))
-        except OSError as exc:
+                preexec_fn=prepare)
+        except (OSError, subprocess.SubprocessError) as exc:
             if self._control is not None:
                 self._control.close()
+            self._close_group()
             raise AgentCrashError(0, f"cannot start the agent ({launch.argv[0]}): {exc}") from None
         finally:
             if theirs is not None:
@@ -216,7 +231,45 @@ class AgentProcess:
         self._pipes(fds[0], fds[1])
         self._errors_from(fds[2])
         self.in_game = True
+        self._place_game()
         self._hello()
+
+    def _new_group(self) -> GameGroup | None:
+        try:
+            group = GameGroup(self.limits.memory, self.cpus)
+        except OSError as exc:
+            raise AgentDied(0, f"cannot make the game's control group: {exc}") from None
+        return group if group.folders else None
+
+    def _place_game(self) -> None:
+        """The game's process, forked by the warm host and waiting for its first message
+        (warm_host.py: no code of the agent's runs before it), put in a group of its own."""
+        self.group = self._new_group()
+        if self.group is None:
+            return
+        hosts = self.pids()
+        game = _children(hosts[0]) if hosts else []
+        try:
+            if len(game) != 1:
+                raise OSError(f"the warm host has {len(game)} processes, not the game's one")
+            for pid in [game[0], *_descendants(game[0])]:  # (a jail's outer process and its process 1)
+                self.group.add(pid)
+        except OSError as exc:
+            self.kill_game()
+            raise AgentDied(0, f"cannot put the game's process in its control group: {exc}") from None
+
+    def pin(self, cpus: set[int]) -> None:
+        """The CPUs its games run on: their control group's, where there is one (its processes
+        cannot leave it), as well as their affinity (which they could widen)."""
+        self.cpus = set(cpus)
+        if self.group is not None:
+            with contextlib.suppress(OSError):
+                self.group.set_cpus(self.cpus)
+
+    def _close_group(self) -> None:
+        if self.group is not None:
+            self.group.close()
+            self.group = None
 
     def end_game(self) -> bool:
         """End a warm host's game process and all it started (a no-op for any other process);
@@ -228,6 +281,8 @@ class AgentProcess:
             reply, _ = self._ask({"type": "reap"}, time.monotonic() + REAP_SECONDS)
         except AgentError:
             return False
+        finally:
+            self._close_group()
         return reply.get("type") == "reaped" and not self.leftovers()
 
     def _close_game(self) -> None:
@@ -432,11 +487,14 @@ class AgentProcess:
                 self.proc.wait(timeout=0.5)
             code = self.proc.poll()
         self._drain_stderr()
+        limit = ""
+        if self.group is not None and self.group.oom_killed():
+            limit = f" at its game's memory limit ({self.limits.memory >> 20} MiB for all its processes)"
         self.kill_game()
         if code is None:
             return ProtocolBreach(turn, f"the agent stopped talking: {what}")
         said = _last_words(self.output)
-        return AgentDied(turn, f"the agent's process ended: {_exit_cause(code)}"
+        return AgentDied(turn, f"the agent's process ended: {_exit_cause(code)}{limit}"
                          + (f"; it said: {said}" if said else ""))
 
     def take_output(self) -> str:
@@ -510,6 +568,7 @@ class AgentProcess:
             self._close_game()
             if self._control is not None:
                 self._control.close()
+        self._close_group()
         self._err_done = True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
@@ -635,6 +694,7 @@ class Cores:
             os.sched_setaffinity(0, {cpu})
             self.saved = saved
             theirs = saved - {cpu} if alone else {cpu}
+            process.pin(theirs)
             for pid in process.pids():
                 os.sched_setaffinity(pid, theirs)
             process.pinned = None  # set for this game only
@@ -653,6 +713,7 @@ class Cores:
             cpu = cpus[number % len(cpus)]
             os.sched_setaffinity(0, {cpu})
             _WORKER_CPU = cpu
+        process.pin({_WORKER_CPU})
         if process.pinned != _WORKER_CPU:
             for pid in process.pids():  # started after the pin, it has it already; set it anyway, once
                 os.sched_setaffinity(pid, {_WORKER_CPU})
@@ -701,6 +762,7 @@ def close_all() -> None:
     while _POOL:
         _, process = _POOL.popitem()
         process.close()
+    remove_bases()
 
 
 _NO_JAIL: str | None = None  # why a warm host cannot jail each game here: the plain host then, a process a game

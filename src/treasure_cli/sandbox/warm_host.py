@@ -42,6 +42,7 @@ import functools
 import os
 import platform
 import re
+import select
 import signal
 import socket
 import sys
@@ -292,6 +293,7 @@ class Zygote:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
         if not self.jailed:
+            _wait_for_referee()
             os.close(3)
             os.setsid()
             _sys("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -300,6 +302,7 @@ class Zygote:
         told_r, told_w = os.pipe()  # how a program under the jail's process 1 ended (see _init)
         child = os.fork()
         if child == 0:  # process 1 of its own PID namespace
+            _wait_for_referee()
             os.close(3)
             os.close(told_r)
             os.setsid()  # a group of its own: kill(0) must not reach this host's group
@@ -388,6 +391,16 @@ class Zygote:
         if not self.jailed:  # a process that left the game's group came to this subreaper: end it too
             _reap_orphans()
         self.game = self.inner = self.exited = None
+
+
+def _wait_for_referee() -> None:
+    """Nothing of the agent's runs before the referee's first message on standard input: the
+    referee puts the game's processes in the game's control groups first (its memory, its
+    CPUs; sandbox/cgroups.py), where there are some."""
+    waiting = select.poll()
+    waiting.register(0, select.POLLIN)
+    while not waiting.poll():
+        pass
 
 
 def _init(program: list[str], told: int) -> int:
