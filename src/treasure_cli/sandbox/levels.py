@@ -33,6 +33,7 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 
 LEVELS = ("auto", "none", "process", "sandbox")
+TMP_BYTES = 64 << 20  # a game jail's private /tmp and /dev/shm (memory): what it may write in each, at most
 NO_SANDBOX = ("the agent sandbox needs bubblewrap (Linux: apt-get install bubblewrap), which cannot run here")
 
 
@@ -228,6 +229,4 @@ def worst_case_memory(limits: AgentLimits, per_game_group: bool) -> int:
     open-file and file-size limits, plus a game jail's two tmpfs (/tmp and /dev/shm)."""
     if per_game_group:
         return limits.memory
-    from treasure_cli.sandbox.warm_host import TMP_BYTES
-
     return limits.processes * (limits.memory + limits.open_files * limits.file_size) + 2 * TMP_BYTES

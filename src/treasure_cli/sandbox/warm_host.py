@@ -51,7 +51,7 @@ from typing import Any
 
 from treasure_cli.formats import json_lines  # not wire: a host of exec: agents needs neither the rules nor numpy
 
-TMP_BYTES = 64 << 20  # a game's private /tmp (memory): what it may write, at most
+from treasure_cli.sandbox.levels import TMP_BYTES  # a game's private /tmp and /dev/shm, at most
 
 # Linux's constants (linux/sched.h, linux/mount.h, linux/capability.h, linux/prctl.h)
 _CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
