@@ -167,8 +167,13 @@ JAILED = textwrap.dedent('''\
     jail()
     child = os.fork()
     if child == 0:
+        # Its own UTS namespace, owned by its own user namespace: it may name it (before its
+        # capabilities are dropped); in the sandbox's, it could not.
+        import ctypes
+        named = ctypes.CDLL(None, use_errno=True).sethostname(b"jailed", 6)
         drop_capabilities()
-        print(json.dumps({"before": before, "after": connect(), "pid": os.getpid()}))
+        print(json.dumps({"before": before, "after": connect(), "pid": os.getpid(), "named": named,
+                          "name": socket.gethostname()}))
         sys.stdout.flush()
         os._exit(0)
     os.waitpid(child, 0)
@@ -183,6 +188,7 @@ def test_the_game_jail_alone_closes_the_network(listener):
     said = json.loads(done.stdout)
     assert said["before"] == "connected" and said["after"] != "connected", said
     assert said["pid"] == 1  # and its own PID namespace
+    assert said["named"] == 0 and said["name"] == "jailed" != socket.gethostname(), said  # and UTS namespace
     assert listener.connections == 1
 
 
@@ -258,3 +264,42 @@ def test_each_namespace_and_limit_of_a_jailed_game(tmp_path, island):
                               "RLIMIT_NOFILE": limits.open_files, "RLIMIT_CORE": 0}, said
     if os.geteuid() == 0:
         assert said["uid"] != 0, said  # the sandbox's unprivileged user
+
+
+def test_a_sandbox_made_without_root_leaves_its_root_and_dev_read_only(monkeypatch):
+    """Without root, bubblewrap's root and /dev (tmpfs it makes) belong to the agent's user, and
+    every game of a warm host shares them: they must be read-only. (Run here as a user would:
+    the sandbox made with a user namespace, whose root owns those folders.)"""
+    monkeypatch.setattr(levels.os, "geteuid", lambda: 1000)
+    levels._launch.cache_clear()
+    try:
+        code = ("import errno, os\nfor d in ('/', '/dev', '/dev/shm'):\n"
+                "    try:\n        open(os.path.join(d, 'mark'), 'w').close(); print(d, 'written')\n"
+                "    except OSError as e:\n        print(d, errno.errorcode[e.errno])")
+        argv = levels.launch([sys.executable, "-I", "-c", code], "sandbox", None, python=True).argv
+    finally:
+        levels._launch.cache_clear()
+    assert "--unshare-user" in argv
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: levels.set_limits(AgentLimits()))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["/ EROFS", "/dev EROFS", "/dev/shm written"], done.stdout
+
+
+def test_no_system_v_object_of_the_machine_is_seen(tmp_path, island, route):
+    """Each route alone: bubblewrap's IPC namespace (a sandbox per game) or the jail's."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = int(uuid.uuid4().hex[:7], 16)
+    segment = libc.shmget(key, 4096, 0o1666)  # IPC_CREAT, readable and writable by all
+    assert segment >= 0
+    try:
+        spec = _python_agent(tmp_path, f'''\
+            import ctypes
+            print("segment", ctypes.CDLL(None).shmget({key}, 0, 0), file=sys.stderr)
+            ''')
+        record = _play(island, spec)
+    finally:
+        libc.shmctl(segment, 0, None)  # IPC_RMID
+    assert "segment -1" in record.output, record.output

@@ -187,6 +187,10 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
             *_mounts(binds), *mine,
             *[x for d in ("bin", "lib", "lib64", "sbin") if os.path.islink("/" + d)
               for x in ("--symlink", os.readlink("/" + d), "/" + d)],
+            # The sandbox's root and /dev are tmpfs that bwrap makes; without root they belong to
+            # the agent's own user, and every game of a warm host shares them: a file written
+            # there in one game would be read in the next. Read-only, but for /dev/shm.
+            "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", "/tmp"]
     uid = None
     if os.geteuid() == 0:
