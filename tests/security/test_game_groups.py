@@ -184,3 +184,30 @@ def test_an_agent_cannot_widen_its_cpu_set(agents, island, level):
     before, after = eval(lines["cpus"].replace("] [", "], ["))  # two lists, as the agent printed them
     assert before == given and after == given, (given, lines)
     assert eval(lines["child"]) == given, (given, lines)
+
+
+@needs_cpuset
+@pytest.mark.parametrize("level", LEVELS)
+def test_an_exec_program_cannot_widen_its_cpu_set(tmp_path, island, level):
+    """The issue's own attack: an exec: agent (here taskset, from a shell) widening its set."""
+    program = tmp_path / f"{TOKEN}.sh"
+    program.write_text(textwrap.dedent("""\
+        #!/bin/bash
+        taskset -a -cp 0-255 $$ >/dev/null 2>&1
+        echo "cpus $(taskset -cp $$ | sed 's/.*: //')" >&2
+        while read line; do
+          case "$line" in
+            *'"hello"'*) echo '{"type": "hello", "protocol": 1}' ;;
+            *'"act"'*) echo '{"type": "action", "action": "scan"}' ;;
+            *'"end"'*) echo '{"type": "ready"}' ;;
+            *'"bye"'*) exit 0 ;;
+          esac
+        done
+        """))
+    program.chmod(0o755)
+    spec = f"exec:{program}"
+    record, _ = play_game(island, spec, 1, map_name="m", isolation=level, max_turns=3)
+    assert not record.failed, record.error
+    (host,) = [p for p in agent_process._POOL.values() if p.forks]
+    given = ",".join(str(c) for c in sorted(host.cpus or ()))
+    assert given and record.output.strip() == f"cpus {given}", (given, record.output)
