@@ -211,3 +211,22 @@ def test_an_exec_program_cannot_widen_its_cpu_set(tmp_path, island, level):
     (host,) = [p for p in agent_process._POOL.values() if p.forks]
     given = ",".join(str(c) for c in sorted(host.cpus or ()))
     assert given and record.output.strip() == f"cpus {given}", (given, record.output)
+
+
+@needs_memory
+def test_the_folders_of_a_worker_that_ended_without_its_exit_hooks_are_removed():
+    """A pool's worker ends without running its exit hooks: its empty folders go at the next start."""
+    import os
+
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    os.waitpid(child, 0)  # a process number no one has now
+    own = cgroups._own_groups()
+    stale = [os.path.join(folder, f"treasure-{child}") for folder in own.values()]
+    for folder in stale:
+        os.mkdir(folder)
+        os.mkdir(os.path.join(folder, "game-1"))
+    agent_process.close_all()  # (and this process's own folders, made again below)
+    assert cgroups.available()
+    assert not [folder for folder in stale if os.path.exists(folder)]

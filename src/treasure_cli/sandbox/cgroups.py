@@ -62,6 +62,7 @@ def _bases(pid: int) -> dict[str, str]:
     if os.environ.get("TREASURE_NO_CGROUPS"):  # (tests and doctor: the machine without them)
         return bases
     for name, own in _own_groups().items():
+        _sweep(own)
         base = os.path.join(own, f"treasure-{pid}")
         try:
             os.makedirs(base, exist_ok=True)
@@ -71,6 +72,23 @@ def _bases(pid: int) -> dict[str, str]:
         except OSError:
             continue
     return bases
+
+
+def _sweep(own: str) -> None:
+    """Remove the folders of referees' processes that are gone (a pool's worker ends without its
+    exit hooks): only empty groups can be removed, so nothing that still runs is touched."""
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(own):
+            number = entry.removeprefix("treasure-")
+            if not entry.startswith("treasure-") or not number.isdigit() or os.path.exists(f"/proc/{number}"):
+                continue
+            folder = os.path.join(own, entry)
+            with contextlib.suppress(OSError):
+                for game in os.listdir(folder):
+                    if game.startswith("game-"):
+                        with contextlib.suppress(OSError):
+                            os.rmdir(os.path.join(folder, game))
+                os.rmdir(folder)
 
 
 def _inherit_cpuset(parent: str, child: str) -> None:
