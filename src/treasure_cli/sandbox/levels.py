@@ -4,8 +4,9 @@ Levels (`--agent-isolation`):
 
 * `none`: the agent runs in the program's own process (built-in agents always do);
 * `process`: in a process of its own, in its own session, with the resource
-  limits the OS offers (address space, CPU time, file size, processes), dying
-  with its parent; on a machine without bubblewrap this is all there is;
+  limits the OS offers (address space, CPU time, file size, processes, open
+  files), dying with its parent, and (where the machine gives control groups)
+  each game in control groups of its own (sandbox/cgroups.py); on a machine without bubblewrap this is all there is;
 * `sandbox`: the same process inside bubblewrap (Linux): no network, its own
   PID, IPC and UTS namespaces, a read-only view of only the interpreter, the
   installed packages and its own folder, an empty private `/tmp`, no capabilities,
@@ -32,6 +33,7 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 
 LEVELS = ("auto", "none", "process", "sandbox")
+TMP_BYTES = 64 << 20  # a game jail's private /tmp and /dev/shm (memory): what it may write in each, at most
 NO_SANDBOX = ("the agent sandbox needs bubblewrap (Linux: apt-get install bubblewrap), which cannot run here")
 
 
@@ -43,6 +45,8 @@ class AgentLimits:
     cpu_seconds: int = 600           # CPU time of one agent process over its games (RLIMIT_CPU), a backstop
     processes: int = 64              # processes and threads of the sandbox's user (RLIMIT_NPROC)
     file_size: int = 16 << 20        # bytes of any file it writes (RLIMIT_FSIZE), in its private /tmp
+    open_files: int = 32             # descriptors open at once (RLIMIT_NOFILE): with the file size, what a
+                                     # process can hold in memfd pages, which are not address space
     action_timeout: float | None = None  # wall-clock seconds per action (None: only the game's limit)
     output: int = 64 << 10           # bytes of the agent's standard error kept per game
     steady_replies: bool = False     # hold each turn's question to a fixed delay (sandbox/pacing.py): secret-seeded games
@@ -189,6 +193,10 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
             *_mounts(binds), *mine,
             *[x for d in ("bin", "lib", "lib64", "sbin") if os.path.islink("/" + d)
               for x in ("--symlink", os.readlink("/" + d), "/" + d)],
+            # The sandbox's root and /dev are tmpfs that bwrap makes; without root they belong to
+            # the agent's own user, and every game of a warm host shares them: a file written
+            # there in one game would be read in the next. Read-only, but for /dev/shm.
+            "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", home.replace(own, AGENT_FOLDER) if home and own else "/tmp"]
     uid = None
     if os.geteuid() == 0:
@@ -209,6 +217,7 @@ def set_limits(limits: AgentLimits) -> None:
 
     for name, value in (("RLIMIT_AS", limits.memory), ("RLIMIT_CPU", limits.cpu_seconds),
                         ("RLIMIT_FSIZE", limits.file_size), ("RLIMIT_NPROC", limits.processes),
+                        ("RLIMIT_NOFILE", limits.open_files),
                         ("RLIMIT_CORE", 0)):
         which = getattr(resource, name, None)
         if which is not None:
@@ -222,3 +231,12 @@ def set_limits(limits: AgentLimits) -> None:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the referee
 
 
+
+
+def worst_case_memory(limits: AgentLimits, per_game_group: bool) -> int:
+    """The most memory one game can hold: its control group's limit where it has one; else each
+    of its processes at its address-space limit, plus memfd files (not address space) at the
+    open-file and file-size limits, plus a game jail's two tmpfs (/tmp and /dev/shm)."""
+    if per_game_group:
+        return limits.memory
+    return limits.processes * (limits.memory + limits.open_files * limits.file_size) + 2 * TMP_BYTES
