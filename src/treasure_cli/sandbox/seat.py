@@ -16,7 +16,9 @@ every way out of the block:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -36,6 +38,11 @@ if TYPE_CHECKING:
 
 IN_PROCESS = "in-process"
 
+UNTIMED = math.inf
+"""A `game_timeout` for a game being watched (`run --step`): the game has no deadline, a watcher
+may pause as long as they like, and each action is timed instead (the action timeout, else the
+default game timeout). Seat is the one place that turns it into deadlines, for every level."""
+
 
 class Seat:
     """One game's agent, wherever it plays. `agent` is what the game loop asks for actions;
@@ -45,6 +52,11 @@ class Seat:
                  game_timeout: float | None = None):
         self.name = spec.spec if isinstance(spec, AgentSpec) else spec
         level = resolve_level(level)
+        self.untimed = game_timeout == UNTIMED
+        if self.untimed:
+            game_timeout = None
+            if limits.action_timeout is None:
+                limits = dataclasses.replace(limits, action_timeout=DEFAULT_GAME_TIMEOUT)
         self.process: AgentProcess | None = None
         self._core: Cores | None = None
         self._ended: Game | None = None
@@ -70,7 +82,7 @@ class Seat:
         self.timeout = None  # the ProcessAgent keeps it, waiting for no answer past the deadline
         self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
         self._core = Cores(self.process)
-        seconds = game_timeout or DEFAULT_GAME_TIMEOUT
+        seconds = math.inf if self.untimed else game_timeout or DEFAULT_GAME_TIMEOUT
         self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)  # type: ignore[assignment]
 
     @property
@@ -82,7 +94,15 @@ class Seat:
         agent loaded and greeted), told the public `island` when given."""
         if isinstance(self.agent, ProcessAgent):
             self.agent.pace, self.agent.notes = pace, notes
-            self.agent.process.begin_game(self.agent.deadline, island)
+            self.agent.process.begin_game(self.start_deadline(), island)
+
+    def start_deadline(self) -> float:
+        """When the agent's process must be ready for its game: the game's deadline, or for an
+        untimed game the time of one action (a host that never answers is not waited for)."""
+        assert isinstance(self.agent, ProcessAgent)
+        if not self.untimed:
+            return self.agent.deadline
+        return time.monotonic() + (self._limits.action_timeout or DEFAULT_GAME_TIMEOUT)
 
     def started(self) -> None:
         """The game's own work starts now: an agent process's start-up is not its game's time."""

@@ -121,24 +121,21 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
     """A game played as it is watched, with the seeds and names of `treasure run` (same log).
 
     The agent plays where it would in `run`. A watcher may pause for as long as they like,
-    so only each action is timed (`--action-timeout`, else the default game timeout).
+    so the game is untimed and only each action is timed (`--action-timeout`, else the
+    default game timeout): see sandbox.seat.UNTIMED.
     """
     import contextlib
-    import dataclasses
-    import math
 
-    from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT
-    from treasure_cli.sandbox.seat import seat
+    from treasure_cli.sandbox.seat import UNTIMED, seat
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import game_seed, map_label
     from treasure_cli.rules.game import Game
 
     island = read_map(map_path, warnings)
-    limits = options.limits
-    if limits.action_timeout is None:
-        limits = dataclasses.replace(limits, action_timeout=options.game_timeout or DEFAULT_GAME_TIMEOUT)
-    held = contextlib.ExitStack()  # the seat is taken now (a bad agent fails here) and left when the game is
-    taken = held.enter_context(seat(options.agent, options.isolation, limits, None, math.inf))
+    with contextlib.ExitStack() as setting_up:  # the seat is taken now (a bad agent fails here)
+        taken = setting_up.enter_context(seat(options.agent, options.isolation, options.limits, None, UNTIMED))
+        taken.begin(island.public())  # a warm host's fresh process, before the first step is asked for
+        held = setting_up.pop_all()  # and left when the game is
     game = Game(island, game_seed(island, options), agent_name=options.agent, map_name=map_label(map_path),
                 truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=taken.hint_truths,
                 hints=options.hints)
