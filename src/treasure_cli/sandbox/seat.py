@@ -33,7 +33,8 @@ from treasure_cli.sandbox.process import AgentProcess, Cores, ProcessAgent, acqu
 if TYPE_CHECKING:
     from treasure_cli.rules.game import Game
     from treasure_cli.rules.island import Island
-    from treasure_cli.rules.observation import Agent
+    from treasure_cli.rules.actions import Action
+    from treasure_cli.rules.observation import Agent, Observation
     from treasure_cli.sandbox.pacing import Pace
 
 IN_PROCESS = "in-process"
@@ -76,6 +77,7 @@ class Seat:
             self.timeout = game_timeout if main or not is_builtin(self.name) else None
             if not is_builtin(self.name):
                 self._printed = io.StringIO()  # a user's print() must not reach the program's output
+                self.agent = PrintingAgent(self.agent, self._printed)
             return
         self.hint_truths = False
         self.where = "process" if level == "none" else level  # a program (exec:) never plays in ours
@@ -189,6 +191,38 @@ def seat(spec: str | AgentSpec, level: str, limits: AgentLimits, source: bytes |
     except BaseException:
         taken._abandon()
         raise
+
+
+class PrintingAgent:
+    """An agent in this process whose print() (and writes to sys.stderr) during each action are
+    kept apart, for `printed()`, and added to the game's `output` (whatever else is redirected:
+    a game being watched must not print into the watcher's terminal)."""
+
+    def __init__(self, agent: Agent, output: io.StringIO):
+        self.agent = agent
+        self._output = output
+        self._pending: list[str] = []
+        if hasattr(agent, "explain"):
+            self.explain = agent.explain
+        if hasattr(agent, "reset"):
+            self.reset = agent.reset
+
+    def act(self, obs: Observation) -> Action:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                return self.agent.act(obs)
+        finally:
+            text = said.getvalue()
+            if text:
+                self._output.write(text)
+                self._pending.append(text)
+
+    def printed(self) -> str:
+        """What it printed since the last call."""
+        text = "".join(self._pending)
+        self._pending.clear()
+        return text
 
 
 def capped(text: str, limit: int) -> str:

@@ -134,7 +134,7 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
     island = read_map(map_path, warnings)
     with contextlib.ExitStack() as setting_up:  # the seat is taken now (a bad agent fails here)
         taken = setting_up.enter_context(seat(options.agent, options.isolation, options.limits, None, UNTIMED))
-        taken.begin(island.public())  # a warm host's fresh process, before the first step is asked for
+        taken.begin(island.public(), None, options.notes)  # a warm host's fresh process, before the first step is asked for
         held = setting_up.pop_all()  # and left when the game is
     game = Game(island, game_seed(island, options), agent_name=options.agent, map_name=map_label(map_path),
                 truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=taken.hint_truths,
@@ -142,7 +142,7 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
 
     def events():
         with held:
-            yield from play_agent(game, taken.agent)
+            yield from play_agent(game, taken.agent, notes=options.notes, output=options.agent_output)
             taken.game_over(game)
 
     return Replay(island, events())

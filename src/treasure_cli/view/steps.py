@@ -44,8 +44,8 @@ def starts_step(prev: ev.Event | None, event: ev.Event) -> bool:
     """Whether `event` begins a new step (see the module docstring)."""
     if prev is None:
         return True
-    if isinstance(prev, ev.AgentNoted):  # a note and the action it explains are one step
-        return False
+    if isinstance(prev, (ev.AgentNoted, ev.AgentPrinted)):  # what the agent printed or noted, and the action
+        return False                                          # that followed, are one step
     if isinstance(event, _SETUP) and isinstance(prev, _SETUP):
         return False
     if isinstance(event, _TURN_OPENING) and isinstance(prev, (ev.TurnStarted, *_TURN_OPENING)):
