@@ -251,14 +251,19 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     checks.append(Check("deterministic", played > 0 and not differs,
                         "the same seed gave the same game, event for event" if played and not differs
                         else "no game to compare" if not played else "; ".join(differs)))
-    if beliefs:
+    unseen = f"no game played to the end ({len(todo) - played} of {len(todo)} failed or stopped): nothing to check"
+    if beliefs and not played:
+        checks.append(Check("beliefs", False, unseen))
+    elif beliefs:
         said = (f"in {noted} of {counted(played, 'game')} the agent declared its candidates, and they always held the treasure"
                 if noted else "the agent declared no candidates (explain() returning Note(text, tiles))")
         if wrong:
             said = f"in {len(wrong)} of {counted(played, 'game')} its candidates left out the treasure" + "".join(
                 f"\n    {w}" for w in wrong)
         checks.append(Check("beliefs", not wrong, said))
-    if any(times.values()):
+    if not played and not over:  # the actions timed were those of failed games: no verdict on them
+        checks.append(Check("time per action", False, unseen))
+    elif any(times.values()):
         checks.append(_time_check(times, over, max_action_ms))
     return checks
 
