@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from treasure_cli.errors import AgentCrashError, TreasureError
+from treasure_cli.errors import AgentCrashError, IllegalActionError, TreasureError
 from treasure_cli.rules import seeds
 from treasure_cli.rules.events import AgentPrinted, Event, TileSet
 from treasure_cli.rules.game import Game
@@ -55,7 +55,10 @@ def play_agent(game: Game, agent: Agent, *, notes: bool = False, output: bool = 
             yield from printed_events(game.turn, printed())
         if noted is not None:
             yield noted
-        yield from step(action)
+        try:
+            yield from step(action)
+        except IllegalActionError as exc:
+            raise _as_sent(exc, action, agent) from None
 
 
 def printed_events(turn: int, text: str) -> list[AgentPrinted]:
@@ -67,6 +70,16 @@ def printed_events(turn: int, text: str) -> list[AgentPrinted]:
     if len(lines) > PRINTED_LINES:
         kept.append(AgentPrinted(turn, f"[{len(lines) - PRINTED_LINES} more lines not kept]"))
     return kept
+
+
+def _as_sent(exc: IllegalActionError, action: object, agent: Agent) -> IllegalActionError:
+    """The game's refusal, with the action quoted as the agent sent it where it has its own
+    words for it (a program: the JSON of its answer, `quoted()`), not as this program's repr."""
+    quoted = getattr(agent, "quoted", None)
+    sent = quoted() if quoted is not None else None
+    if sent is None or repr(action) not in exc.message:
+        return exc
+    return IllegalActionError(exc.turn, exc.message.replace(repr(action), sent, 1))
 
 
 def _crash(game: Game, exc: Exception) -> AgentCrashError:

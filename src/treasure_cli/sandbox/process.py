@@ -762,6 +762,7 @@ class ProcessAgent:
         self.notes = False             # ask for the agent's notes (its answers may carry one)
         self._note: Note | None = None
         self._printed = 0              # bytes of its output already given by printed()
+        self.sent: dict[str, Any] | None = None  # its last answer, as it sent it (a program's actions are quoted so)
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -795,6 +796,7 @@ class ProcessAgent:
             raise AgentTimeout(turn, f"the game ran past its {self.game_seconds:g} s limit") from None
         process.thought += time.monotonic() - asked
         self.actions += 1
+        self.sent = reply
         if reply.get("type") != "action":
             raise ProtocolBreach(turn, f"the agent answered act with {_said(reply)}")
         try:

@@ -18,13 +18,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import math
 import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from treasure_cli.agents.registry import AgentSpec, is_builtin, is_file_spec, load_source, resolve
+from treasure_cli.agents.registry import AgentSpec, is_builtin, is_exec_spec, is_file_spec, load_source, resolve
 from treasure_cli.errors import AgentCrashError, AgentLoadError, UnplayableMapError
 from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.sandbox.levels import AgentLimits, effective_level
@@ -86,6 +87,12 @@ class Seat:
         self._core = Cores(self.process)
         seconds = math.inf if self.untimed else game_timeout or DEFAULT_GAME_TIMEOUT
         self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)  # type: ignore[assignment]
+        if is_exec_spec(self.name):  # a program's illegal action is quoted as the JSON it sent, not as ours
+            self.agent.quoted = self._quoted  # type: ignore[attr-defined]
+
+    def _quoted(self) -> str | None:
+        sent = self.agent.sent if isinstance(self.agent, ProcessAgent) else None
+        return json.dumps(sent, ensure_ascii=True) if sent is not None else None
 
     @property
     def in_own_process(self) -> bool:
