@@ -187,6 +187,42 @@ def test_the_check_on_load_refuses_a_kind_whose_tiles_disagree_with_its_truth(cl
         check_kind(cls)
 
 
+@dataclasses.dataclass(frozen=True)
+class IntTiles(PluginHint):
+    """Its tile set is right but an int array (0 and 1), not bools."""
+
+    name = "int-tiles"
+
+    @classmethod
+    def draw(cls, island, ctx, rng):
+        return cls()
+
+    def tile_set(self, island):
+        return island.land.astype(np.int64)
+
+    def statement(self):
+        return "the treasure is on land"
+
+
+@dataclasses.dataclass(frozen=True)
+class ColumnTiles(IntTiles):
+    """Its tile set is one column of bools, (H, 1), not (H, W)."""
+
+    name = "column-tiles"
+
+    def tile_set(self, island):
+        return island.land[:, :1].copy()
+
+
+@pytest.mark.parametrize(("cls", "got"), [(IntTiles, "an array of dtype int64, shape"),
+                                          (ColumnTiles, r"an array of dtype bool, shape \(\d+, 1\)")])
+def test_the_check_on_load_refuses_a_tile_set_that_is_not_an_h_by_w_bool_array(cls, got, monkeypatch):
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {cls.name: cls})
+    with pytest.raises(HintKindError, match=rf"hint kind '{cls.name}'.*{cls.__name__}\.tile_set\(island\) "
+                                            rf"returned {got}.*must be an \(H, W\) array of bools"):
+        check_kind(cls)
+
+
 def test_loading_says_what_is_wrong(tmp_path):
     empty = tmp_path / "none.py"
     empty.write_text("X = 1\n")

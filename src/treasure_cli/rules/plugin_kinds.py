@@ -65,17 +65,25 @@ class PluginHint(Hint):
         return self.name
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
-        m = np.array(self.tile_set(island), dtype=bool, copy=True)
-        if m.shape != island.shape:
-            raise ValueError(f"hint kind {self.name!r} made a tile set of shape {m.shape}, "
-                             f"not the map's {island.shape}")
+        m = np.array(self._tiles(island), dtype=bool, copy=True)
         return m if window is None else m[window].copy()
 
     def holds_for(self, island: Island, pos: Pos) -> bool:
         r, c = int(pos[0]), int(pos[1])
         if not island.inside((r, c)):
             raise ValueError(f"position {(r, c)} is outside the {island.height}x{island.width} map")
-        return bool(self.tile_set(island)[r, c])
+        return bool(self._tiles(island)[r, c])
+
+    def _tiles(self, island: Island) -> np.ndarray:
+        """`tile_set(island)`, refused (ValueError naming the kind and the method) unless it is the
+        (H, W) bool array it must be: an int array or a column would be read wrongly, not refused."""
+        m = self.tile_set(island)
+        if isinstance(m, np.ndarray) and m.dtype == bool and m.shape == island.shape:
+            return m
+        got = (f"an array of dtype {m.dtype}, shape {m.shape}" if isinstance(m, np.ndarray)
+               else f"a {type(m).__name__}")
+        raise ValueError(f"hint kind {self.name!r}: {type(self).__name__}.tile_set(island) returned {got}; "
+                         f"it must be an (H, W) array of bools, here of shape {island.shape} (dtype bool)")
 
     def sentence(self) -> str:
         return self.statement()
