@@ -134,14 +134,14 @@ def tile_runs(mask: np.ndarray) -> list[int]:
 
 
 def runs_mask(runs: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
-    """The tile set of `tile_runs` (disjoint runs, in order), as a fresh (H, W) bool array."""
-    # +1 where a run starts, -1 past its end: the running sum is 1 inside the runs (no Python loop)
+    """The tile set of [start, length, ...] runs (those of `tile_runs`, or any: in any order, they
+    may overlap; the set is their union), as a fresh (H, W) bool array."""
+    # +1 where a run starts, -1 past its end, counted (two runs may start on one tile): the running
+    # sum is the number of runs over each tile (no Python loop)
     n = shape[0] * shape[1]
     bounds = np.asarray(runs, dtype=np.intp).reshape(-1, 2)
-    steps = np.zeros(n + 1, dtype=np.int8)
-    steps[bounds[:, 0]] = 1
-    steps[bounds[:, 0] + bounds[:, 1]] -= 1
-    return (np.cumsum(steps[:n], dtype=np.int8) > 0).reshape(shape)
+    steps = np.bincount(bounds[:, 0], minlength=n + 1) - np.bincount(bounds[:, 0] + bounds[:, 1], minlength=n + 1)
+    return (np.cumsum(steps[:n]) > 0).reshape(shape)
 
 
 _INSTALLED: dict[str, type[PluginHint]] = {}
