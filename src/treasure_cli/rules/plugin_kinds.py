@@ -148,6 +148,20 @@ _INSTALLED: dict[str, type[PluginHint]] = {}
 # Called with a name that is not installed; may install it (formats/hint_plugins.py adds the
 # entry points' finder: this module reads no files).
 FINDERS: list[Callable[[str], object]] = []
+# Called, if the finders above found nothing, with the name and the origin a log gave for it
+# (`kind NAME@ORIGIN`: where the kind came from, see `origin`); may install it.
+ORIGIN_FINDERS: list[Callable[[str, str], object]] = []
+# Where a kind was loaded from, for the log: set by its loader (formats/hint_plugins.py).
+ORIGINS: dict[type, str] = {}
+_ORIGIN = re.compile(r"[A-Za-z0-9_.-]+(#[0-9a-f]{16})?\Z")  # FILE.py#SHA256-16, or a module's dotted name
+
+
+def origin(cls: type) -> str | None:
+    """Where the kind `cls` came from, as a log writes it after its name: `FILE#DIGEST` (a file's
+    name and the first 16 hex digits of the SHA-256 of its bytes) or a module's name (an installed
+    package's entry point); None when unknown or not writable on one word."""
+    where = ORIGINS.get(cls)
+    return where if where is not None and _ORIGIN.match(where) else None
 
 
 def install_kind(cls: type[PluginHint]) -> type[PluginHint]:
@@ -166,15 +180,25 @@ def install_kind(cls: type[PluginHint]) -> type[PluginHint]:
     return cls
 
 
-def installed_kind(name: str) -> type[PluginHint]:
-    """The installed plugin kind called `name`; ValueError naming it if there is none."""
+def installed_kind(name: str, where: str | None = None) -> type[PluginHint]:
+    """The installed plugin kind called `name`, else one the finders install (with `where`, the
+    origin a log gives for it); ValueError naming it if there is none."""
     cls = _INSTALLED.get(name)
     if cls is None:
         for find in FINDERS:
             find(name)
         cls = _INSTALLED.get(name)
+    if cls is None and where is not None:
+        for find_at in ORIGIN_FINDERS:
+            find_at(name, where)
+        cls = _INSTALLED.get(name)
     if cls is None:
-        raise ValueError(f"hint kind {name!r} is not installed: give its file with --hints FILE, "
+        if where is not None and "#" in where:
+            file, _, digest = where.partition("#")
+            raise ValueError(f"hint kind {name!r} is not installed: it came from a file {file} (SHA-256 {digest}...); "
+                             f"put that file beside the log, or give it with --hints FILE")
+        came = f" (from the module {where})" if where is not None else ""
+        raise ValueError(f"hint kind {name!r}{came} is not installed: give its file with --hints FILE, "
                          "or install the package that provides it")
     return cls
 
@@ -183,7 +207,8 @@ def hint_text(hint: Hint) -> str:
     """A hint as the log writes it: a built-in kind's sentence; a plugin kind's
     `kind NAME PARAMS: STATEMENT` (PARAMS has no ": ")."""
     if isinstance(hint, PluginHint):
-        return f"kind {hint.name} {hint.write_params()}: {hint.statement()}"
+        where = origin(type(hint))
+        return f"kind {hint.name}{'@' + where if where else ''} {hint.write_params()}: {hint.statement()}"
     if isinstance(hint, TileSetHint):
         raise ValueError(f"a hint of kind {hint.name!r} known only by its tiles cannot be written to a log")
     return hint.sentence()
@@ -203,8 +228,10 @@ def parse_hint_text(text: str) -> Hint:
 
 
 def parse_plugin(text: str, name: str, params: str, statement: str) -> Hint:
-    """A plugin hint's log form `kind NAME PARAMS: STATEMENT`, split (parse_hint_text), as its kind's hint."""
-    cls = installed_kind(name)
+    """A plugin hint's log form `kind NAME[@ORIGIN] PARAMS: STATEMENT`, split (parse_hint_text), as
+    its kind's hint."""
+    name, at, where = name.partition("@")
+    cls = installed_kind(name, where if at else None)
     try:
         hint = cls.read_params(params)
     except (ValueError, TypeError) as e:

@@ -107,8 +107,11 @@ def _check_story(events: list[ev.Event], island: Island, fail) -> None:
 
 def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
     """A log file ready to step through; TreasureError (naming file and line) when it cannot be."""
+    from treasure_cli.formats.hint_plugins import beside
+
     log_path = Path(log_path)
-    events = read_log(log_path)
+    with beside(log_path.parent):  # a plugin hint kind may be found beside the log (its file, its digest checked)
+        events = read_log(log_path)
     start = events[0]
     if not isinstance(start, ev.GameStarted):
         raise LogFormatError(str(log_path), event_line(0), "the first event must be the start of the game")
