@@ -1,0 +1,94 @@
+"""`check-agent --beliefs --complete`: an agent that ignores what one hint kind says is caught at
+the first turn its declared candidates keep a tile such a hint rules out, and the kind is named."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from click.testing import CliRunner
+
+from treasure_cli.cli import cli
+from treasure_cli.formats.game_record import read_log
+from treasure_cli.formats.map_file import read_map
+from treasure_cli.rules import events as ev
+
+FORGETFUL = '''\
+from treasure_cli import Note
+from treasure_cli.agents.knowledge import Knowledge
+from treasure_cli.rules.actions import LargeScan, Verify
+
+
+class Forgetful(Knowledge):
+    """Knows what the referee knows, except what a hint of one kind says once its truth is known."""
+
+    def _learn(self, number, truthful):
+        if getattr(self.hints[number - 1].kind, "name", "") == "IN_RECTANGLE":
+            self.verified[number] = truthful
+            self._unverified.pop(number, None)
+            return
+        super()._learn(number, truthful)
+
+
+class IgnoresRectangles:
+    def __init__(self):
+        self.know = None
+
+    def act(self, obs):
+        if self.know is None:
+            self.know = Forgetful(obs.island)
+        self.know.observe(obs)
+        unverified = [n for n in range(1, len(obs.hints) + 1) if n not in obs.verified]
+        return Verify(unverified[0]) if unverified else LargeScan()
+
+    def explain(self):
+        return Note("what I keep", self.know.candidates)
+'''
+
+
+def first_rectangle_turn(log, island) -> int | None:
+    """Read from the log alone: the turn of the first note keeping a tile that a rectangle hint
+    of known truth rules out."""
+    hints, truths = {}, {}
+    for e in read_log(log):
+        if isinstance(e, ev.HintGiven):
+            hints[e.number] = e.hint
+            if e.truthful is not None and e.number == 1:
+                truths[1] = e.truthful
+        elif isinstance(e, ev.HintVerified):
+            truths[e.number] = e.truthful
+        elif isinstance(e, ev.AgentNoted) and e.tiles is not None:
+            kept = e.tiles.mask(island.width, island.height)
+            for number, truthful in truths.items():
+                if hints[number].kind.name != "IN_RECTANGLE":
+                    continue
+                tiles = hints[number].mask(island)
+                if np.any(kept & (~tiles if truthful else tiles)):
+                    return e.turn
+    return None
+
+
+def test_complete_names_the_ignored_kind_at_the_right_turn(tmp_path, monkeypatch):
+    (tmp_path / "forgetful.py").write_text(FORGETFUL)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["check-agent", "forgetful.py:IgnoresRectangles", "--beliefs", "--complete",
+                                      "--games", "6", "--keep-logs", "kept", "--agent-isolation", "process"])
+    assert result.exit_code == 1, result.output
+    assert "ok    beliefs:" in result.output  # it never left out the treasure: only --complete tells
+    reported = dict(re.findall(r"^    game (\d+) \(.*?\): (turn \d+: .*)$", result.output, flags=re.M))
+    assert reported, result.output
+    for game in range(1, 7):
+        log = tmp_path / "kept" / f"LOG_{game:02d}.txt"
+        expected = first_rectangle_turn(log, read_map(tmp_path / "kept" / f"MAP_{game:02d}.txt").public())
+        if expected is None:
+            assert str(game) not in reported
+            continue
+        line = reported[str(game)]
+        assert line.startswith(f"turn {expected}: your agent kept "), line
+        assert re.search(r"hint \d+ \(kind in_rectangle, (true|false): the treasure is in the rectangle", line), line
+
+
+def test_an_exact_agent_passes(tmp_path):
+    result = CliRunner().invoke(cli, ["check-agent", "logic", "--beliefs", "--complete", "--games", "3"])
+    assert result.exit_code == 0, result.output
+    assert "ok    complete beliefs: in 3 of 3 games the agent declared its candidates" in result.output
