@@ -49,7 +49,7 @@ class IgnoresRectangles:
 def first_rectangle_turn(log, island) -> int | None:
     """Read from the log alone: the turn of the first note keeping a tile that a rectangle hint
     of known truth rules out."""
-    hints, truths = {}, {}
+    hints, truths, latest = {}, {}, None
     for e in read_log(log):
         if isinstance(e, ev.HintGiven):
             hints[e.number] = e.hint
@@ -57,8 +57,9 @@ def first_rectangle_turn(log, island) -> int | None:
                 truths[1] = e.truthful
         elif isinstance(e, ev.HintVerified):
             truths[e.number] = e.truthful
-        elif isinstance(e, ev.AgentNoted) and e.tiles is not None:
-            kept = e.tiles.mask(island.width, island.height)
+        elif isinstance(e, ev.AgentNoted):
+            latest = e.tiles if e.tiles is not None else latest  # a note without tiles keeps the latest
+            kept = latest.mask(island.width, island.height)
             for number, truthful in truths.items():
                 if hints[number].kind.name != "IN_RECTANGLE":
                     continue
@@ -86,6 +87,13 @@ def test_complete_names_the_ignored_kind_at_the_right_turn(tmp_path, monkeypatch
         line = reported[str(game)]
         assert line.startswith(f"turn {expected}: your agent kept "), line
         assert re.search(r"hint \d+ \(kind in_rectangle, (true|false): the treasure is in the rectangle", line), line
+        # The replay shows the same count under the agent's tiles, first at that turn's step.
+        count = int(re.match(r"turn \d+: your agent kept (\d+) tile", line)[1])
+        shown = CliRunner().invoke(cli, ["replay", str(log), "--no-pause", "--no-color"])
+        frames = re.split(r"^(?=step \d+ of \d+, turn \d+)", shown.output, flags=re.M)[1:]
+        first = next(f for f in frames if "of them the facts before this action rule out" in f)
+        assert first.startswith("step ") and f", turn {expected}" in first.splitlines()[0]
+        assert f"  {count} of them the facts before this action rule out" in first
 
 
 def test_an_exact_agent_passes(tmp_path):

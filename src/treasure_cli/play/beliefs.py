@@ -45,10 +45,13 @@ def first_excess(island: Island, events: Iterable[ev.Event]) -> str | None:
     know = Knowledge(public)
     scanned = np.zeros(island.shape, dtype=bool)
     pirate_moved = False
+    latest: ev.TileSet | None = None  # a note without tiles keeps the latest ones (docs/log-format.md)
     for e in events:
-        if isinstance(e, ev.AgentNoted) and e.tiles is not None and e.tiles.candidates:
+        if isinstance(e, ev.AgentNoted):
+            latest = e.tiles if e.tiles is not None else latest
+        if isinstance(e, ev.AgentNoted) and latest is not None and latest.candidates:
             know.game_goes_on()  # the agent was asked to act: the pirate is not on the treasure
-            kept = e.tiles.mask(island.width, island.height) & ~know.candidates
+            kept = latest.mask(island.width, island.height) & ~know.candidates
             count = int(kept.sum())
             if not count:
                 continue
