@@ -79,23 +79,27 @@ class Agent:
         self.teleport_used = message["teleport_used"]
         for event in message["news"]:
             self.hear(event)
+        # How many candidates a 5x5 scan from each tile would cover (tiles covering none are left out).
+        self.cover = {}
+        for r, c in self.candidates:
+            for dr in range(-2, 3):
+                for dc in range(-2, 3):
+                    tile = (r + dr, c + dc)
+                    self.cover[tile] = self.cover.get(tile, 0) + 1
         if self.covers(self.position):
             return {"action": "scan"}
         hint = self.splitting_hint()
         if hint is not None:
             return {"action": "verify", "hint": hint}
-        if not self.teleport_used and self.candidates:
-            best = max(sorted(self.walkable), key=lambda tile: len(self.covered(tile)))
-            if self.covered(best):
+        if not self.teleport_used and self.cover:
+            best = max(sorted(t for t in self.cover if t in self.walkable), key=self.cover.get, default=None)
+            if best is not None:
                 return {"action": "teleport", "to": list(best)}
         return self.walk() or {"action": "scan"}
 
-    def covered(self, tile, half=2):
-        r, c = tile
-        return {t for t in self.candidates if abs(t[0] - r) <= half and abs(t[1] - c) <= half}
-
     def covers(self, tile):
-        return bool(self.covered(tile))
+        """Whether a 5x5 scan from `tile` covers a candidate."""
+        return tile in self.cover
 
     def splitting_hint(self):
         """An unverified hint that keeps between a fifth and four fifths of the candidates."""
