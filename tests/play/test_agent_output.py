@@ -103,3 +103,20 @@ def test_printed_lines_are_bounded():
     (long,) = printed_events(3, "x" * (PRINTED_LINE_CHARS + 50))
     assert long.text == "x" * PRINTED_LINE_CHARS + "..."
     assert printed_events(3, "") == []
+
+
+@pytest.mark.parametrize("level", ["none", "process"])
+def test_the_live_view_shows_the_printed_lines_at_their_turn_and_nothing_leaks(played, level, tmp_path):
+    """run --step --agent-output: the lines are in the live frames of their turns; an agent in this
+    process prints nothing into the watcher's terminal (its print() is kept, not shown raw)."""
+    result = CliRunner().invoke(cli, ["run", "MAP_03.txt", str(tmp_path / "live"), "--step", "--no-pause",
+                                      "--no-color", "--window", "8x8", "--agent", "chatty.py:Chatty",
+                                      "--agent-isolation", level, "--agent-output"])
+    assert result.exit_code == 0, result.output
+    frames = re.split(r"^(?=step \d+ of \d+, turn \d+|step \d+, turn \d+)", result.output, flags=re.M)[1:]
+    seen = [(int(re.search(r"turn (\d+)", f.splitlines()[0])[1]), line) for f in frames
+            for line in re.findall(r"^> turn \d+: the agent printed (.*)$", f, flags=re.M)]
+    assert seen == [(turn, json.dumps(text)) for turn, text in EXPECTED]
+    assert not re.search(r"^(thinking|worried)", result.output, flags=re.M)  # never raw
+    assert [(e.turn, e.text) for e in read_log(tmp_path / "live" / "LOG_03.txt")
+            if isinstance(e, ev.AgentPrinted)] == EXPECTED
