@@ -50,6 +50,7 @@ def test_a_person_plays_to_a_win_by_keys_and_the_log_replays(tmp_path):
     try:
         first = read_until(leader, PROMPT, seen)
         assert b"turn 1, action 1 of 2" in first and b"$" not in first.split(b"legend")[0]  # no treasure shown
+        assert b"your game on " in first and b"seed" not in first  # not the game seed: it is not the agent's
         os.write(leader, b"?\n")
         assert b"teleport to row 12, column 7" in read_until(leader, PROMPT, seen)
         os.write(leader, b"n 9\n")

@@ -55,7 +55,12 @@ class Person:
         shown = len(replay.step_events(last))
         for event in obs.news[:max(len(obs.news) - shown, 0)]:  # what happened before the frame's own step
             self.echo(printable("> " + format_event(event)))
-        self.echo(self.renderer.frame(replay.state(last)))
+        frame = self.renderer.frame(replay.state(last))
+        # The frame of a game seen as the agent sees it: no title (its seed is not the agent's to
+        # know), and a pirate not placed but unseen.
+        frame = frame.replace("?\n", f"your game on {self.game.map_name}\n", 1).replace(
+            "pirate: not placed yet", "pirate: not seen yet")
+        self.echo(frame)
         while True:
             self.echo(f"turn {obs.turn}, action {3 - obs.actions_left} of 2 (? for the keys): ", nl=False)
             line = self.read_line()
