@@ -7,43 +7,16 @@ import re
 
 import numpy as np
 from click.testing import CliRunner
+from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.formats.game_record import read_log
 from treasure_cli.formats.map_file import read_map
 from treasure_cli.rules import events as ev
+from treasure_cli.view.page import page_data
+from treasure_cli.view.sources import open_log
 
-FORGETFUL = '''\
-from treasure_cli import Note
-from treasure_cli.agents.knowledge import Knowledge
-from treasure_cli.rules.actions import LargeScan, Verify
-
-
-class Forgetful(Knowledge):
-    """Knows what the referee knows, except what a hint of one kind says once its truth is known."""
-
-    def _learn(self, number, truthful):
-        if getattr(self.hints[number - 1].kind, "name", "") == "IN_RECTANGLE":
-            self.verified[number] = truthful
-            self._unverified.pop(number, None)
-            return
-        super()._learn(number, truthful)
-
-
-class IgnoresRectangles:
-    def __init__(self):
-        self.know = None
-
-    def act(self, obs):
-        if self.know is None:
-            self.know = Forgetful(obs.island)
-        self.know.observe(obs)
-        unverified = [n for n in range(1, len(obs.hints) + 1) if n not in obs.verified]
-        return Verify(unverified[0]) if unverified else LargeScan()
-
-    def explain(self):
-        return Note("what I keep", self.know.candidates)
-'''
+FORGETFUL = (ROOT / "tests" / "grading" / "forgetful_agent.py").read_text()
 
 
 def first_rectangle_turn(log, island) -> int | None:
@@ -94,6 +67,13 @@ def test_complete_names_the_ignored_kind_at_the_right_turn(tmp_path, monkeypatch
         first = next(f for f in frames if "of them the facts before this action rule out" in f)
         assert first.startswith("step ") and f", turn {expected}" in first.splitlines()[0]
         assert f"  {count} of them the facts before this action rule out" in first
+        # The page: those tiles as a second overlay over the agent's, first at that step.
+        data = page_data(open_log(log))
+        steps = data["steps"]
+        index = next(i for i, m in enumerate(steps["excess"]) if m >= 0)
+        assert steps["turn"][index] == expected
+        runs = data["masks"][steps["excess"][index]]
+        assert sum(runs[1::2]) == count
 
 
 def test_an_exact_agent_passes(tmp_path):

@@ -112,7 +112,8 @@ def page_data(replay: Replay) -> dict:
     terrain[island.mountain] = TERRAIN_MOUNTAIN
     terrain[island.prison] = TERRAIN_PRISON
     cols: dict[str, list] = {k: [] for k in ("turn", "agent", "pirate", "scan", "hint", "mask",
-                                              "out", "back", "lines", "info", "hintText", "belief", "miss")}
+                                              "out", "back", "lines", "info", "hintText", "belief", "miss",
+                                              "excess")}
     masks: list[list[int]] = []
     mask_index: dict[bytes, int] = {}
     sentences: dict[int, str] = {}
@@ -157,6 +158,7 @@ def page_data(replay: Replay) -> dict:
 
         cols["mask"].append(mask_number(st.hint_mask & island.land) if st.hint_mask is not None else -1)
         cols["belief"].append(mask_number(st.belief) if st.belief is not None else -1)
+        cols["excess"].append(mask_number(st.excess_tiles) if st.excess_tiles is not None else -1)
         cols["miss"].append(int(st.miss))
         cols["hint"].append(st.hint or 0)
         cols["lines"].append(list(st.lines))

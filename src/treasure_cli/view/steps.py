@@ -100,6 +100,7 @@ class FrameState:
     belief_candidates: bool = True     # ... where it said the treasure can be (else tiles it showed)
     miss: bool = False                 # this step's note rules out the treasure's tile
     excess: int = 0                    # tiles of this step's candidates the facts before its action rule out
+    excess_tiles: np.ndarray | None = None  # ... those tiles (the page's second overlay)
 
     @property
     def pirate_known(self) -> bool:
@@ -311,9 +312,11 @@ class Replay:
             belief = truth.belief.mask(self.island.width, self.island.height)
         miss = bool(note is not None and note.tiles is not None and note.tiles.candidates
                     and truth.treasure is not None and belief is not None and not belief[truth.treasure])
-        excess = 0
+        excess, excess_tiles = 0, None
         if noted is not None and belief is not None and truth.belief is not None and truth.belief.candidates:
-            excess = int((belief & ~noted).sum())
+            kept = belief & ~noted
+            excess = int(kept.sum())
+            excess_tiles = kept if excess else None
         for e in events:
             if isinstance(e, ev.HintGiven):
                 hint = e.number
@@ -331,5 +334,5 @@ class Replay:
             hint_sentence=sentence, outcome=truth.outcome,
             note=note.text if note is not None else None, belief=belief,
             belief_candidates=truth.belief.candidates if truth.belief is not None else True, miss=miss,
-            excess=excess,
+            excess=excess, excess_tiles=excess_tiles,
         )
