@@ -26,7 +26,7 @@ from treasure_cli.sandbox.levels import bwrap_works
 LEVELS = ["none", "process"] + (["sandbox"] if bwrap_works() else [])
 
 HELPER_AGENT = '''\
-from helpers import first_scan
+from tactics import first_scan
 
 
 class HelperAgent:
@@ -56,7 +56,7 @@ def world(tmp_path_factory):
     (where / "maps" / "MAP_01.txt").write_text(SMALL_MAP)
     (where / "pkg").mkdir()
     (where / "pkg" / "agent.py").write_text(HELPER_AGENT)
-    (where / "pkg" / "helpers.py").write_text(HELPER)
+    (where / "pkg" / "tactics.py").write_text(HELPER)
     if shutil.which("g++") is None or shutil.which("make") is None:
         pytest.fail("g++ and make are needed to build the C++ example agent (apt-get install g++ make)")
     build = where / "cpp"
