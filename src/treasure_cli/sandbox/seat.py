@@ -42,8 +42,9 @@ IN_PROCESS = "in-process"
 
 UNTIMED = math.inf
 """A `game_timeout` for a game being watched (`run --step`): the game has no deadline, a watcher
-may pause as long as they like, and each action is timed instead (the action timeout, else the
-default game timeout). Seat is the one place that turns it into deadlines, for every level."""
+may pause as long as they like, and each action of an agent in a process of its own is timed
+instead (the action timeout, else the default game timeout; one in this process, trusted code,
+is not timed). Seat is the one place that turns it into deadlines, for every level."""
 
 
 class Seat:

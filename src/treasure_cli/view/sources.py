@@ -124,8 +124,9 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
     """A game played as it is watched, with the seeds and names of `treasure run` (same log).
 
     The agent plays where it would in `run`. A watcher may pause for as long as they like,
-    so the game is untimed and only each action is timed (`--action-timeout`, else the
-    default game timeout): see sandbox.seat.UNTIMED.
+    so the game is untimed and only each action of an agent in a process of its own is
+    timed (`--action-timeout`, else the default game timeout): see sandbox.seat.UNTIMED.
+    An agent in this process (`--agent-isolation none`, trusted code) is not timed.
     """
     import contextlib
 
