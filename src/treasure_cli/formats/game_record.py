@@ -50,6 +50,7 @@ TEMPLATES: dict[type, str] = {
     ev.Teleported: "turn {turn:int}: the agent teleports from {src:pos} to {dst:pos}",
     ev.GameEnded: "turn {turn:int}: game over, {outcome:outcome}: {reason:reason}",
     ev.AgentNoted: "turn {turn:int}: the agent notes {text:note}{tiles:tiles}",
+    ev.AgentPrinted: "turn {turn:int}: the agent printed {text:note}",  # only with --agent-output
 }
 
 HEADER_LINES = 3  # line count, WIN/LOSE, turns; event i (0-based) is on line event_line(i)

@@ -195,10 +195,20 @@ class AgentNoted:
     tiles: TileSet | None = None
 
 
+@quick_init
+@dataclasses.dataclass(frozen=True)
+class AgentPrinted:
+    """One line the agent printed (standard output or error) while it chose the action that
+    follows, written only when asked (`run --agent-output`). Never shown to an agent."""
+
+    turn: int
+    text: str
+
+
 Event = (
     GameStarted | TreasureHidden | AgentPlaced | ScheduleAnnounced | TurnStarted
     | PrisonRevealed | PirateFreed | HintGiven | HintAdded | PirateMoved | HintVerified
-    | AgentMoved | AreaScanned | Teleported | GameEnded | AgentNoted
+    | AgentMoved | AreaScanned | Teleported | GameEnded | AgentNoted | AgentPrinted
 )
 
 
@@ -210,7 +220,7 @@ def public_view(event: Event, hint_truths: bool = False) -> Event | None:
     """
     if type(event) in _SHOWN_AS_IS:  # most events: one set lookup instead of the isinstance tests
         return event
-    if isinstance(event, (TreasureHidden, GameStarted, AgentNoted)):
+    if isinstance(event, (TreasureHidden, GameStarted, AgentNoted, AgentPrinted)):
         return None
     if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
         return HintGiven(event.turn, event.number, event.hint, None)
