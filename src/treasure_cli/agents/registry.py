@@ -80,6 +80,10 @@ BUILTIN: dict[str, _Builtin] = {
     "logic": _Builtin(_LOGIC, "the logical agent: candidate tiles, best verification, scan or move"),
     "oracle": _Builtin(_LOGIC, "the logic agent told every hint's truth for free (an upper bound)",
                        sees_hint_truths=True),
+    # Today's logic before it planned (issue 44): kept so a student can see what planning adds.
+    "logic-greedy": _Builtin(_LOGIC, "the logic agent before planning: a fixed order of greedy rules"),
+    "oracle-greedy": _Builtin(_LOGIC, "logic-greedy told every hint's truth for free (the old bound)",
+                              sees_hint_truths=True),
     "greedy": _Builtin("treasure_cli.agents.greedy:GreedyAgent",
                        "a typical-student baseline: verify, scan, walk to the densest spot, chase the pirate"),
     "random": _Builtin("treasure_cli.agents.random_agent:RandomAgent",
