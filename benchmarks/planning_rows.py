@@ -33,10 +33,11 @@ ROWS = {
 TREASURE = str(Path(sys.executable).parent / "treasure")
 
 
-def bench(agents: list[str], sizes: str, games: int, seed: int, jobs: int, extra: list[str]) -> dict[str, object]:
+def bench(agents: list[str], sizes: str, games: int, seed: int, jobs: int, extra: list[str],
+          isolation: str = "auto") -> dict[str, object]:
     """One `treasure bench --json` run, parsed (its exit status 1 only says a game failed: kept)."""
     command = [TREASURE, "bench", "--agents", ",".join(agents), "--sizes", sizes, "--games", str(games),
-               "--seed", str(seed), "--jobs", str(jobs), "--json", *extra]
+               "--seed", str(seed), "--jobs", str(jobs), "--json", "--agent-isolation", isolation, *extra]
     out = subprocess.run(command, capture_output=True, text=True, check=False)
     if not out.stdout.strip():
         sys.exit(f"{' '.join(command)} printed nothing: {out.stderr}")
@@ -76,6 +77,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seeds", default="11")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--agent-isolation", default="auto",
+                        help="for agents that are not built in (none: a file agent of your own, in-process)")
     args = parser.parse_args()
     agents = args.agents.split(",")
     if args.reference not in agents:
@@ -85,7 +88,7 @@ def main() -> None:
         print(f"{'row':<8} {'size':<7} {'agent':<14} {'games':>5} {'win %':>6} {'mean turns':>10} "
               f"{'gap':>10} {'ms/turn':>8}")
         for row in args.rows.split(","):
-            data = bench(agents, args.sizes, args.games, seed, args.jobs, ROWS[row])
+            data = bench(agents, args.sizes, args.games, seed, args.jobs, ROWS[row], args.agent_isolation)
             print("\n".join(table(data, agents, args.reference, row)), flush=True)
 
 
