@@ -69,6 +69,9 @@ class PlanningAgent(LogicAgent):
         self._weighed: list[tuple[str, float]] = []  # (plan's first action, expected turns) for explain()
         self._planned = False                       # the last action was the planner's (else the rules')
         self._soft: Belief | None = None             # the weights that steer the search
+        self._weights: np.ndarray | None = None      # their values over the candidates' box
+        self._weights_key: tuple[np.ndarray, int, int] | None = None  # candidates, hints, verified
+        self._weights_mass: _Mass | None = None      # their masses, kept with them
         self._dist_cand: np.ndarray | None = None    # the candidates _dist_target was found for
         self._dist_target: Pos | None = None         # the window the walking term measures to
         self._spread = 0.0                           # mean walk from that window to the candidates
@@ -99,10 +102,20 @@ class PlanningAgent(LogicAgent):
         walk, pos = self._walk, obs.position
         if self._soft is None:
             self._soft = Belief(self.know, obs.truth_rate, soft_hints=True)
-        weights = self._soft.weights()
+        key = (cand, len(self.know.hints), len(self.know.verified))
+        weights = self._weights
+        if weights is None:
+            weights = self._weights = np.empty(cand.shape)
+        if self._weights_key is None or self._weights_key[0] is not cand or self._weights_key[1:] != key[1:]:
+            self._soft.weights_in(box, weights)  # (only the box is read, by _Mass and _urgency)
+            self._weights_key = key
+            self._weights_mass = None
         if self.features.race and self.know.pirate_free:
-            weights = self._urgency(weights, box)
-        mass = _Mass(weights, walk, box)
+            mass = _Mass(self._urgency(weights, box), walk, box)
+        else:
+            if self._weights_mass is None:
+                self._weights_mass = _Mass(weights, walk, box)
+            mass = self._weights_mass
 
         tp_free = not obs.teleport_used
         options: list[tuple[float, str, Action, int]] = []  # (expected turns after this one, label, action, order)
