@@ -90,22 +90,6 @@ class Belief:
         w = np.where(cand, np.exp(np.minimum(self._log - top, 0.0)), 0.0)
         return w / w.sum()  # type: ignore[no-any-return]
 
-    def weights_in(self, box: tuple[slice, slice], out: np.ndarray) -> np.ndarray:
-        """`weights()` up to a factor, written into `out` (map-sized) over `box` only, which must
-        hold every candidate; outside it `out` keeps whatever it held. For a reader of the box
-        alone (the planner's search): on a big map the whole-map pass of `weights()` is most
-        of an action's cost."""
-        self._sync()
-        cand = self.know.candidates[box]
-        if not self._included:
-            np.copyto(out[box], cand)
-            return out
-        log = self._log[box]
-        top = log[cand].max() if cand.any() else 0.0
-        np.exp(np.minimum(log - top, 0.0), out=out[box])
-        out[box] *= cand
-        return out
-
     def without(self, number: int, weights: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Candidate weights (at flat indices `idx`) as they would be without hint `number`'s soft factor."""
         factor = self._included.get(number)

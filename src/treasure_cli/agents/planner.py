@@ -34,10 +34,11 @@ import math
 
 import numpy as np
 
-from treasure_cli.agents.belief import Belief
+from treasure_cli.agents.belief import hint_log_factors
 from treasure_cli.agents.logic import _LARGE_SCAN, Features, LogicAgent, _box, _describe, _Mass
+from treasure_cli.agents.mass_kernel import count_both
 from treasure_cli.rules.actions import Action, LargeScan, Teleport, Verify
-from treasure_cli.rules.grid import Pos
+from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.rules.observation import Note, Observation
 
 # Turns a game still takes with n equally likely candidates and the teleport kept, at n = 2^0,
@@ -46,6 +47,9 @@ from treasure_cli.rules.observation import Note, Observation
 _FUTURE = (1.0, 1.15, 1.3, 1.7, 2.1, 2.6, 3.2, 4.0, 4.8, 5.7, 6.6, 7.6, 8.6, 9.6)
 TELEPORT_VALUE = 0.8   # turns the teleport kept for later is worth (what spending it costs)
 WALK_PER_TURN = 8.0    # tiles two large moves walk in a turn
+PLAN_MAX_CANDIDATES = 1 << 14  # more candidates than this (only on maps over 128x128): the rules' search
+FIELD_AREA = 1 << 18   # tiles a walking search may cover (~12 ms at most)
+FIELD_MARGIN = 16      # tiles around the candidates' box that a search on a big map may use
 SPARE_WALK = 4.0       # tiles a turn's spare action walks while hints are verified
 
 
@@ -68,13 +72,18 @@ class PlanningAgent(LogicAgent):
         super().__init__(features, **switches)
         self._weighed: list[tuple[str, float]] = []  # (plan's first action, expected turns) for explain()
         self._planned = False                       # the last action was the planner's (else the rules')
-        self._soft: Belief | None = None             # the weights that steer the search
-        self._weights: np.ndarray | None = None      # their values over the candidates' box
-        self._weights_key: tuple[np.ndarray, int, int] | None = None  # candidates, hints, verified
+        self._log: np.ndarray | None = None          # log-weights of the tiles by the hints heard (map-sized)
+        self._heard = 0                              # hints folded into _log
+        self._weights: np.ndarray | None = None      # the search's weights, over the candidates' box
+        self._weights_key: tuple[np.ndarray, int] | None = None  # (candidates, hints heard) they are for
         self._weights_mass: _Mass | None = None      # their masses, kept with them
+        self._plain: np.ndarray | None = None        # plain land (walkable, no prison): where hints are drawn
+        self._plain_count = 0
         self._dist_cand: np.ndarray | None = None    # the candidates _dist_target was found for
         self._dist_target: Pos | None = None         # the window the walking term measures to
         self._spread = 0.0                           # mean walk from that window to the candidates
+        self._field: np.ndarray | None = None        # walking distances from it (a part of the map, or none)
+        self._field_origin: Pos = (0, 0)             # the map tile of the field's first row and column
 
     # ------------------------------------------------------------------ act
     def _act(self, obs: Observation) -> Action:
@@ -91,6 +100,8 @@ class PlanningAgent(LogicAgent):
             return ruled
         if self._why is not None and self._why[0] == "this plan finds the treasure for sure":
             return ruled
+        if n > PLAN_MAX_CANDIDATES:
+            return ruled  # a scan finds it with a chance under 1/600: where to look hardly matters yet
         self._why = None
         self._planned = True
         if self._cand is not self._dist_cand:
@@ -100,14 +111,14 @@ class PlanningAgent(LogicAgent):
             self._cand_box = _box(cand)
         box = self._cand_box
         walk, pos = self._walk, obs.position
-        if self._soft is None:
-            self._soft = Belief(self.know, obs.truth_rate, soft_hints=True)
-        key = (cand, len(self.know.hints), len(self.know.verified))
         weights = self._weights
-        if weights is None:
+        if weights is None or self._log is None:
             weights = self._weights = np.empty(cand.shape)
-        if self._weights_key is None or self._weights_key[0] is not cand or self._weights_key[1:] != key[1:]:
-            self._soft.weights_in(box, weights)  # (only the box is read, by _Mass and _urgency)
+            self._log = np.zeros(cand.shape)
+        key = (cand, len(self.know.hints))
+        if self._weights_key is None or self._weights_key[0] is not cand or self._weights_key[1] != key[1]:
+            self._hear(obs.truth_rate)
+            self._soft_weights(box, weights)  # (only the box is read, by _Mass and _urgency)
             self._weights_key = key
             self._weights_mass = None
         if self.features.race and self.know.pirate_free:
@@ -132,6 +143,45 @@ class PlanningAgent(LogicAgent):
         self._why = ("", 1.0 + best_value, 0.0)
         return best
 
+    # ------------------------------------------------------------ belief
+    def _hear(self, truth_rate: float) -> None:
+        """Fold each new hint, heard but not verified, into the log-weights: how likely the
+        pirate was to say it if the treasure lies in its set, and if not (`belief.py`).
+
+        A hint verified (or settled) later is never taken out: its factor is then the same on
+        every candidate left, so the weights among them do not change, and a map-sized factor
+        per hint need not be kept (at 1024x1024 that was 8 MB a hint)."""
+        know, log = self.know, self._log
+        assert log is not None
+        if not 0.0 < truth_rate < 1.0:
+            self._heard = len(know.hints)  # every hint's truth is certain: nothing soft to say
+            return
+        island = know.island
+        plain = island.walkable & ~island.prison if self._plain is None else self._plain
+        self._plain = plain
+        plain_count = max(1, self._plain_count or int(np.count_nonzero(plain)))
+        self._plain_count = plain_count
+        h, w = log.shape
+        while self._heard < len(know.hints):
+            self._heard += 1
+            number = self._heard
+            mask = know.open_mask(number)  # None once verified or settled: nothing to weigh
+            if mask is None or number in know.verified:
+                continue
+            q = count_both(mask, plain, 0, h, 0, w) / plain_count
+            inside, outside = hint_log_factors(know.hints[number - 1].kind, q, truth_rate)  # type: ignore[arg-type]
+            log += outside
+            log[mask] += inside - outside
+
+    def _soft_weights(self, box: tuple[slice, slice], out: np.ndarray) -> None:
+        """The candidates' weights (the largest 1) into `out` over `box`, which holds them all."""
+        cand = self.know.candidates[box]
+        assert self._log is not None
+        log = self._log[box]
+        top = float(log[cand].max()) if cand.any() else 0.0
+        np.exp(np.minimum(log - top, 0.0), out=out[box])
+        out[box] *= cand
+
     # ------------------------------------------------------------ values
     def _future(self, n_left: float, tp_free: bool, pos: Pos) -> float:
         """Turns after this one with `n_left` candidates, the agent at `pos`: the candidates'
@@ -145,23 +195,56 @@ class PlanningAgent(LogicAgent):
         """Turns of walking from `pos` to the candidates beyond what `f` turns' spare actions walk:
         the walk to the candidates' richest window, and on from there (their mean walk from it)."""
         target = self._walk_goal()
-        d = float(self.know.distance_from(target)[pos])
-        if d < 0:  # another piece of land: only the teleport reaches it (spent), so very far
-            d = 2.0 * float(abs(pos[0] - target[0]) + abs(pos[1] - target[1]))
+        far = float(abs(pos[0] - target[0]) + abs(pos[1] - target[1]))
+        field, (r0, c0) = self._field, self._field_origin
+        d = -1.0
+        if field is not None and 0 <= pos[0] - r0 < field.shape[0] and 0 <= pos[1] - c0 < field.shape[1]:
+            d = float(field[pos[0] - r0, pos[1] - c0])
+            if d < 0:  # another piece of land: only the teleport reaches it (spent), so very far
+                d = 2.0 * far
+        if d < 0:  # no walking field here (see _walk_goal): the straight line
+            d = far
         d += self._spread
         return max(0.0, d - SPARE_WALK * (f - 1.0)) / WALK_PER_TURN
 
     def _walk_goal(self) -> Pos:
-        """The richest 5x5 window of the candidates, and (kept with them) the mean walk from it to them."""
+        """The richest 5x5 window of the candidates, and (kept with them) the walking distances
+        from it and their mean over the candidates.
+
+        The walk is searched over the whole map up to FIELD_AREA tiles (every bench size),
+        on bigger maps over the candidates' box grown by FIELD_MARGIN while that is small
+        enough, else measured in straight lines: a whole search of a 1024x1024 map is
+        ~50 ms, and while the candidates are spread that wide the walk is far below the
+        turns the hints still take."""
         if self._dist_target is None:
             cand, box = self._cand, self._cand_box
             assert cand is not None and box is not None
             if self._cand_mass is None:
                 self._cand_mass = _Mass(cand, self._walk, box)
             target, _ = self._cand_mass.richest((0, 0), None)
-            reach = self.know.distance_from(target)[box][cand[box]]
-            reach = reach[reach >= 0]
-            self._spread = float(reach.mean()) if reach.size else 0.0
+            h, w = cand.shape
+            rows = slice(max(box[0].start - FIELD_MARGIN, 0), min(box[0].stop + FIELD_MARGIN, h))
+            cols = slice(max(box[1].start - FIELD_MARGIN, 0), min(box[1].stop + FIELD_MARGIN, w))
+            if h * w <= FIELD_AREA:
+                self._field, self._field_origin = self.know.distance_from(target), (0, 0)
+            elif (rows.stop - rows.start) * (cols.stop - cols.start) <= FIELD_AREA:
+                local = (target[0] - rows.start, target[1] - cols.start)
+                self._field = bfs_distance(self._walk[rows, cols], [local])
+                self._field_origin = (rows.start, cols.start)
+            else:
+                self._field, self._field_origin = None, (0, 0)
+            inside = cand[box]
+            if self._field is not None:
+                r0, c0 = self._field_origin
+                reach = self._field[box[0].start - r0: box[0].stop - r0, box[1].start - c0: box[1].stop - c0][inside]
+                reach = reach[reach >= 0]
+                self._spread = float(reach.mean()) if reach.size else 0.0
+            else:  # mean straight-line distance, from the candidates' rows and columns
+                n = max(int(np.count_nonzero(inside)), 1)
+                by_row, by_col = inside.sum(axis=1), inside.sum(axis=0)
+                dr = np.abs(np.arange(box[0].start, box[0].stop) - target[0])
+                dc = np.abs(np.arange(box[1].start, box[1].stop) - target[1])
+                self._spread = float((by_row * dr).sum() + (by_col * dc).sum()) / n
             self._dist_target = target
         return self._dist_target
 
