@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -71,10 +72,12 @@ def test_its_notes_give_the_expected_turns_of_the_plans_it_weighed():
     notes = [e.text for e in play_agent(game, agent, notes=True) if type(e).__name__ == "AgentNoted"]
     planned = [t for t in notes if "expected turns:" in t]
     assert planned, notes
-    # "N candidates; <action>; expected turns: <plan> x.xx, <plan> y.yy, ...", the best first
+    # "N candidates; <action>: x.xx turns, saves d.dd on <plan>; expected turns: <plan> x.xx, ...", the best first
     for text in planned:
-        weighed = text.split("expected turns: ")[1].split(", ")
-        values = [float(w.rsplit(" ", 1)[1]) for w in weighed]
+        chosen = text.split("; ", 1)[1].split(": ")[0]
+        listed = text.split("expected turns: ")[1]
+        values = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|$)", listed)]
+        assert listed.startswith(chosen) and " turns, saves " in text
         assert values == sorted(values) and all(v >= 1.0 for v in values)
 
 
