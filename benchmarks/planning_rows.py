@@ -13,7 +13,10 @@ early) and `maze` (`--style maze`), at 32x32 and 64x64. Every agent plays the
 same islands with the same game seeds, so two agents' turns can be compared
 game by game: the `gap` columns are the mean, over the games both agents won,
 of `turns(agent) - turns(reference)` (default reference: `oracle-greedy`,
-today's oracle before planning, the bound the issue measures against).
+today's oracle before planning, the bound the issue measures against), and
+`± se` its standard error (the spread of the paired differences over the
+square root of their number): on 300 games a row it is 0.05 to 0.2 turns,
+so a change of a tenth of a turn on one row is not yet a result.
 Win % is over all games, mean turns over the games won, as in `treasure bench`.
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -61,10 +65,12 @@ def table(data: dict[str, object], agents: list[str], reference: str, label: str
                 if other is not None and other["outcome"] == "WIN":
                     diffs.append(int(g["turns"]) - int(other["turns"]))  # type: ignore[call-overload]
             gap = sum(diffs) / len(diffs) if diffs else float("nan")
+            se = (math.sqrt(sum((d - gap) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs))
+                  if len(diffs) > 1 else float("nan"))
             ms = [float(s["median_ms_turn"]) for s in data["stats"]  # type: ignore[attr-defined]
                   if s["agent"] == agent and s["size"] == size and s.get("median_ms_turn") is not None]
             lines.append(f"{label:<8} {size:<7} {agent:<14} {len(mine):>5} {100 * len(won) / max(len(mine), 1):>6.1f} "
-                         f"{turns:>10.2f} {gap:>+10.2f} {ms[0] if ms else float('nan'):>8.3f}")
+                         f"{turns:>10.2f} {gap:>+10.2f} {se:>6.2f} {ms[0] if ms else float('nan'):>8.3f}")
     return lines
 
 
@@ -86,7 +92,7 @@ def main() -> None:
     for seed in (int(s) for s in args.seeds.split(",")):
         print(f"seed {seed}, {args.games} games a size")
         print(f"{'row':<8} {'size':<7} {'agent':<14} {'games':>5} {'win %':>6} {'mean turns':>10} "
-              f"{'gap':>10} {'ms/turn':>8}")
+              f"{'gap':>10} {'± se':>6} {'ms/turn':>8}")
         for row in args.rows.split(","):
             data = bench(agents, args.sizes, args.games, seed, args.jobs, ROWS[row], args.agent_isolation)
             print("\n".join(table(data, agents, args.reference, row)), flush=True)
