@@ -82,9 +82,9 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
                                          hidden=not sys.stderr.isatty()))
         bar_box[0].__enter__()
 
-    def progress(n: int) -> None:
-        counts["played"] += n
-        bar_box[0].update(n)
+    def progress(rows) -> None:
+        counts["played"] += len(rows)
+        bar_box[0].update(len(rows))
 
     try:
         result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,

@@ -36,7 +36,7 @@ from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
-from treasure_cli.play.executor import run_tasks
+from treasure_cli.play.executor import run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.sandbox.levels import AgentLimits
@@ -108,25 +108,25 @@ def play_entry(entry: Entry) -> Row:
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
-    """The task handed to the executor: play a few games (see `_chunks`), their rows."""
+    """The task handed to the executor: play its games (one: see `_tasks`), their rows."""
     return [play_entry(e) for e in entries]
 
 
-def _chunks(todo: list[Entry]) -> list[tuple[Entry, ...]]:
-    """The tasks, largest maps first (so no big one is left running alone at the end).
+def _tasks(todo: list[Entry]) -> list[tuple[Entry, ...]]:
+    """The tasks: one game each (one agent, one map, one seed), largest maps first (so no big
+    one is left running alone at the end), then in bench's order (map, game, agent).
 
-    A task is one game seed on one map for every agent still to play it
-    (bench's unit: the map is parsed once, and a game of a 32x32 map, well
-    under a millisecond, is not outweighed by handing it to a process). On
-    Dask too: each task costs ~6 ms of the cluster's own CPU, and one game a
-    task held 2 workers to 1.53-1.68x of 1 once a 256x256 game took 22 ms;
-    a lost worker still costs only the games of its tasks in flight.
+    One game a task, so a game is recorded the moment it ends: a slow agent holds back only
+    its own games, and Ctrl-C or SIGTERM keeps every game that finished. (A task used to be
+    one seed on one map for every agent, to parse the map once: one agent taking 0.5 s an
+    action then held every task open, and Ctrl-C after 40 s kept none of 450 games.) A worker
+    still parses a map once for its games in a row (`_island`), and handing a game to a
+    process costs well under a millisecond, beside the tens of a sandboxed agent's game
+    (docs/tournament.md gives the measurements). On Dask a lost worker costs only its games
+    in flight.
     """
-    groups: dict[tuple, list[Entry]] = {}
-    for e in todo:
-        groups.setdefault((e.map_digest, e.seed), []).append(e)
-    chunks = [tuple(g) for g in groups.values()]
-    return sorted(chunks, key=lambda c: -c[0].tiles)
+    order = sorted(range(len(todo)), key=lambda k: -todo[k].tiles)  # stable: bench's order within a size
+    return [(todo[k],) for k in order]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,7 +165,7 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
 
 
 def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, scheduler: str | None = None,
-                   on_progress: Callable[[int], None] | None = None,
+                   on_progress: Callable[[list[Row]], None] | None = None,
                    on_plan: Callable[[int, int], None] | None = None,
                    names: dict[str, str] | None = None) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
@@ -174,7 +174,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
 
     `names` maps an agent spec to the student it stands for (shown instead of the spec).
     `on_plan(to_play, already)` is called once before the first game,
-    `on_progress(1)` after each game recorded.
+    `on_progress(rows)` with the rows of each game recorded, once it is committed.
     """
     if not options.maps:
         raise TreasureError("a tournament plays map files: give --maps")
@@ -202,12 +202,15 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         if on_plan is not None:
             on_plan(len(todo), already)
         played = 0
-        for _, rows in run_tasks(play_entries, [(chunk,) for chunk in _chunks(todo)], jobs,
+        for _, rows in run_tasks(play_entries, [(task,) for task in _tasks(todo)], jobs,
                                  scheduler=scheduler):
-            store.add(*rows)  # committed at once: only the games in flight are ever at risk
-            played += len(rows)
-            if on_progress is not None:
-                on_progress(len(rows))
+            # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
+            # waits for the commit and its count, so the games said kept are the games kept.
+            with signals_held():
+                store.add(*rows)
+                played += len(rows)
+                if on_progress is not None:
+                    on_progress(rows)
         store.flush()
         by_key = {r.key: r for r in store.rows(settings)}
     ordered = tuple(by_key[e.key] for e in entries)

@@ -1,0 +1,80 @@
+"""A game kept is a game finished: Ctrl-C or SIGTERM keeps every game that ended, whatever the
+other agents on its map and seed are doing, and a slow agent holds back only its own games.
+
+The slow agent here (helpers.gated_agent) stops at its first action until a gate file appears,
+leaving a marker file: the tests wait on those markers (events), never on sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import ROOT, gated_agent
+
+MAPS = sorted((ROOT / "input").glob("MAP_*.txt"))[:2]  # 16x16, 32x32
+
+
+def rows(db) -> list[tuple[str, str, int]]:
+    """(agent, map, game index) of every stored game."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return conn.execute("SELECT agent, map_path, game_index FROM games").fetchall()
+    except sqlite3.OperationalError:  # not created yet
+        return []
+
+
+def wait_for(condition, proc: subprocess.Popen, what: str, limit: float = 120) -> None:
+    """Poll `condition` (an event: files, rows), failing if the command ends first or never gets there."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert proc.poll() is None, f"the command ended before {what}: {proc.communicate()}"
+        assert time.monotonic() < deadline, f"never {what}"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize(("jobs", "signum"), [(1, signal.SIGINT), (2, signal.SIGINT), (2, signal.SIGTERM)])
+def test_a_signal_keeps_exactly_the_finished_games_beside_a_slow_agent(tmp_path, jobs, signum):
+    maps = tmp_path / "hidden"
+    maps.mkdir()
+    for m in MAPS:
+        (maps / m.name).write_bytes(m.read_bytes())
+    spec, gate, markers = gated_agent(tmp_path)
+    db = tmp_path / "r.sqlite"
+    games = 3
+    total = 3 * games * len(MAPS)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "treasure_cli", "tournament", "--with", f"greedy,random,{spec}", "--maps", str(maps),
+         "--games", str(games), "--seed", "4", "--db", str(db), "--jobs", str(jobs),
+         "--agent-isolation", "process"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        # Once every worker waits in a slow game, no other game can end: what is stored is final.
+        wait_for(lambda: len(os.listdir(markers)) >= jobs, proc, f"{jobs} slow games started")
+        kept = rows(db)
+        os.killpg(proc.pid, signum)  # as Ctrl-C on a terminal: the command, its workers and agents
+        _, err = proc.communicate(timeout=60)
+    finally:
+        gate.touch()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 128 + signal.SIGTERM), err
+    assert sorted(rows(db)) == sorted(kept)
+    # Each worker ended a fast game before its first slow one, on a map and seed whose slow game is not done.
+    assert len(kept) >= jobs
+    assert all(agent != spec for agent, _, _ in kept)
+    said = re.search(rf"stopped: (\d+) of {total} games played and kept in .*r\.sqlite", err)
+    assert said and int(said[1]) == len(kept), err
+
+    # The same command then plays the rest, and only the rest.
+    again = subprocess.run(proc.args, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(kept)} games already in {db}; {total - len(kept)} to play" in again.stderr
+    assert len(rows(db)) == total
