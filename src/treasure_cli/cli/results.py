@@ -12,7 +12,7 @@ import click
 from treasure_cli.formats.text import counted, printable
 from treasure_cli.cli.group import Terminated
 from treasure_cli.cli.options import (
-    isolation_settings, map_files,
+    isolation_settings, map_files, maps_searched,
 )
 
 
@@ -52,7 +52,8 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
 
 
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
-                     no_timing: bool, html_path: str | None, names: dict[str, str] | None = None) -> None:
+                     no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
+                     map_names: dict[str, str] | None = None) -> None:
     """Play the games the store does not hold yet, then show every game of the command."""
     from treasure_cli.agents.registry import is_builtin
     from treasure_cli.play.bench import BenchResult, summarize
@@ -88,7 +89,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
 
     try:
         result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
-                                on_progress=progress, names=names)
+                                on_progress=progress, names=names, map_names=map_names)
     except (KeyboardInterrupt, Terminated):
         if bar_box:  # the games played are in the store, each whole: say so, and how to go on
             click.echo(f"\nstopped: {counts['played']} of {counted(counts['to play'], 'game')} played and kept in "
@@ -137,13 +138,19 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
 
         maps_path, recursive = maps
         map_paths = [str(p) for p in map_files([maps_path], recursive)] if maps_path is not None else []
+        searched = None
         if maps_path is None:
             click.echo("warning: without --maps the lost games have no replay page (give the tournament's maps)",
                        err=True)
+        else:
+            searched = maps_searched(maps_path, recursive, len(map_paths))
+            if not map_paths:
+                raise click.ClickException(f"--maps: no map file (*.txt) in {searched}, so no lost game could "
+                                           "be played again for its page; nothing was written")
         level, limits = (isolation_settings(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
                          if map_paths else ("auto", None))  # nothing is played again without the maps
         index = write_leaderboard(board, db_path, Path(html_dir), map_paths, level, limits,
-                                  on_replay=lambda done, total: None)
+                                  on_replay=lambda done, total: None, searched=searched)
         click.echo(f"wrote {index}", err=True)
     if as_json:
         data = leaderboard_json(board)

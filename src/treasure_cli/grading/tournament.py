@@ -56,7 +56,7 @@ class Entry:
     agent: str
     agent_digest: str
     source: bytes | None  # a file agent's or a program's bytes (played from a copy); None: resolve the spec
-    map_path: str
+    map_path: str         # the map's name: its path under --maps (`s48/MAP_01.txt`), as stored and shown
     map_digest: str
     map_data: bytes       # the map file's text, zlib-compressed (`pack_map`)
     tiles: int            # W x H, to start the biggest maps first
@@ -97,7 +97,7 @@ def play_entry(entry: Entry) -> Row:
     from treasure_cli.version import __version__
 
     island = _island(entry.map_data, entry.map_path)
-    record, _ = play_game(island, entry.agent, entry.seed, map_name=Path(entry.map_path).name,
+    record, _ = play_game(island, entry.agent, entry.seed, map_name=entry.map_path,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
                           game_timeout=entry.game_timeout, keep_events=False, isolation=entry.isolation,
                           limits=entry.limits, source=entry.source, index=entry.index, hints=entry.hints)
@@ -140,11 +140,13 @@ class TournamentResult:
     secret_seed: bool = False      # the games were drawn from the store's own secret base seed
 
 
-def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[str, str] | None = None
-                 ) -> list[Entry]:
+def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[str, str] | None = None,
+                 map_names: dict[str, str] | None = None) -> list[Entry]:
     """Every game of the command, in bench's record order (map, game index, agent);
-    `maps` as `read_playable(..., keep=pack_map)` gives them, `names` the student of an agent spec."""
+    `maps` as `read_playable(..., keep=pack_map)` gives them, `names` the student of an agent spec,
+    `map_names` the name of a map path (its path under --maps; by default the path as given)."""
     names = names or {}
+    map_names = map_names or {}
     base = options.seed
     assert base is not None  # the store's secret one when not given
     codes = {agent: agent_code(agent) for agent in options.agents}
@@ -157,7 +159,8 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
             seed = seeds.bench_map_game_seed(base, info.digest, i)
             for agent in options.agents:
                 code = codes[agent]
-                entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
+                entries.append(Entry(agent, code.digest, code.source, map_names.get(path, path), info.digest,
+                                     info.data,
                                      info.width * info.height, i, seed,
                                      options.truth_rate, options.max_turns, options.game_timeout,
                                      options.isolation, options.limits, names.get(agent, ""), options.hints))
@@ -167,12 +170,14 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
 def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, scheduler: str | None = None,
                    on_progress: Callable[[list[Row]], None] | None = None,
                    on_plan: Callable[[int, int], None] | None = None,
-                   names: dict[str, str] | None = None) -> TournamentResult:
+                   names: dict[str, str] | None = None, map_names: dict[str, str] | None = None
+                   ) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
 
     `options.seed` None: the store's secret base seed (made when the store is, kept for resuming).
 
-    `names` maps an agent spec to the student it stands for (shown instead of the spec).
+    `names` maps an agent spec to the student it stands for (shown instead of the spec), `map_names`
+    a map's path to the name it is recorded under (`cli.options.map_names`: its path under --maps).
     `on_plan(to_play, already)` is called once before the first game,
     `on_progress(rows)` with the rows of each game recorded, once it is committed.
     """
@@ -193,7 +198,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
             raise TreasureError(f"{db} holds games played with the hint kinds {describe_key(stored)}; this run "
                                 f"gives {describe_key(wanted)}: give the store's --hints files and "
                                 "--hint-weights, or start a new store")
-        entries = make_entries(options, maps, names)
+        entries = make_entries(options, maps, names, map_names)
         settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout, wanted)
         done = store.keys(settings)
         already = len({e.key for e in entries} & done)
@@ -219,7 +224,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:
     """A stored game as the GameRecord that bench's tables and charts take."""
-    return GameRecord(label or row.label, Path(row.map_path).name, row.size, row.seed, row.outcome, row.reason,
+    return GameRecord(label or row.label, row.map_path, row.size, row.seed, row.outcome, row.reason,
                       row.turns, row.seconds, row.error, index=row.game_index, output=row.output,
                       traceback=row.traceback, isolation=row.isolation, game_id=row.game_id)
 
@@ -445,19 +450,22 @@ def maps_by_digest(paths: Sequence[str | Path]) -> dict[str, str]:
     return found
 
 
-def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits: AgentLimits | None = None
-                 ) -> tuple[Island, GameRecord, list | None]:
+def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits: AgentLimits | None = None,
+                 searched: str | None = None) -> tuple[Island, GameRecord, list | None]:
     """Play a stored game again, exactly: its map (found by content digest among `maps`), its seed,
     its settings and its agent, whose code must still be the code that played it.
 
-    Returns the island, the new record and its events (None if the game failed again).
+    `searched` says where `maps` were found (`cli.options.maps_searched`), for the error when the
+    game's map is not among them. Returns the island, the new record and its events (None if the
+    game failed again).
     """
     import json
 
     path = maps.get(row.map_digest)
     if path is None:
+        where = f"the maps found in {searched}" if searched else f"the {len(set(maps.values()))} maps given"
         raise TreasureError(f"game {row.game_id} was played on {row.map_path} (content digest {row.map_digest}); "
-                            "no map with that content is among the maps given: give the folder of the "
+                            f"no map with that content is among {where}: give the folder of the "
                             "tournament's maps with --maps")
     now_code = agent_code(row.agent)
     if now_code.digest != row.agent_digest:
@@ -470,7 +478,7 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
     if isinstance(found, str):
         raise TreasureError(found)
     island = found[1]
-    record, events = play_game(island, row.agent, row.seed, map_name=Path(row.map_path).name,
+    record, events = play_game(island, row.agent, row.seed, map_name=row.map_path,
                                truth_rate=settings["truth_rate"], max_turns=settings["max_turns"],
                                game_timeout=settings["game_timeout"], isolation=isolation,
                                limits=limits or AgentLimits(), source=now_code.source, index=row.game_index,

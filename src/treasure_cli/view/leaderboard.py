@@ -210,7 +210,7 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
             title = f'game {r.game_id}, seed {r.seed}'
             inner = text if r.outcome == WIN else f'<a href="game-{r.game_id}.html">{text}</a>'
             cells.append(f'<td class="{cls}" data-game="{r.game_id}" title="{title}">{inner}</td>')
-        body.append(f'<tr><td class="name">{html.escape(Path(map_path).name)}</td><td>{html.escape(rs[0].size)}</td>'
+        body.append(f'<tr><td class="name">{html.escape(map_path)}</td><td>{html.escape(rs[0].size)}</td>'
                     + "".join(cells) + "</tr>")
     heads = "".join(f"<th>game {i}</th>" for i in range(most))
     intro = (f'<p><a href="index.html">← leaderboard</a></p><h1><span class="sw" style="background:{colour}">'
@@ -228,7 +228,7 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None) -> str:
     parts = [f'<p><a href="agent-{html.escape(slug(label))}.html">← {html.escape(label)}</a></p>',
              f"<h1>Game {row.game_id}</h1>",
              f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
-             f"{html.escape(label)} on {html.escape(Path(row.map_path).name)} ({html.escape(row.size)}), game "
+             f"{html.escape(label)} on {html.escape(row.map_path)} ({html.escape(row.size)}), game "
              f"{row.game_index}, seed {row.seed}: <b>{html.escape(row.outcome)}</b> ({html.escape(row.reason)}) on "
              f"turn {row.turns}.</p>"]
     if row.error:
@@ -246,12 +246,13 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None) -> str:
 
 def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequence[str],
                       isolation: str = "auto", limits: AgentLimits | None = None,
-                      on_replay: Callable[[int, int], None] | None = None) -> Path:
+                      on_replay: Callable[[int, int], None] | None = None, searched: str | None = None) -> Path:
     """Write the leaderboard's pages into `folder`; returns index.html's path.
 
     Each lost game is played again (`rebuild_game`) to draw its replay page, so
     this takes about as long as those games took; without `map_paths` lost games
-    get a page that says how to replay them instead.
+    get a page that says how to replay them instead. `searched` says where the maps were
+    found, for the page of a game whose map is not among them.
     """
     from treasure_cli.grading.tournament import maps_by_digest, rebuild_game, same_result
     from treasure_cli.view.page import page_html
@@ -273,7 +274,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
                                 "played again")
         else:
             try:
-                island, record, events = rebuild_game(row, maps, isolation, limits)
+                island, record, events = rebuild_game(row, maps, isolation, limits, searched)
                 if events is None:
                     why = f"played again, the game failed: {record.error}"
                 elif not same_result(row, record):
