@@ -47,7 +47,7 @@ def test_generate_into_a_folder_with_maps_writes_the_next_numbers_and_never_over
 def test_check_takes_folders_recursively(tmp_path):
     sized_maps(tmp_path)
     flat = invoke("check", str(tmp_path / "hidden"))
-    assert flat.exit_code == 1 and "(their subfolders too: --recursive)" in flat.output
+    assert flat.exit_code == 1 and "(their subfolders hold some: give --recursive)" in flat.output
     deep = invoke("check", "--recursive", str(tmp_path / "hidden"))
     assert deep.exit_code == 0, deep.output
     assert [line.split(":")[0] for line in deep.output.splitlines()] == [

@@ -42,8 +42,9 @@ def check(inputs: tuple[str, ...], recursive: bool = False) -> None:
         except click.ClickException as exc:
             entries.append(exc.message)
     if not entries:
+        deeper = not recursive and any(Path(i).is_dir() and any(Path(i).rglob("*.txt")) for i in inputs)
         raise click.ClickException("no map files (*.txt) found in " + ", ".join(inputs)
-                                   + ("" if recursive else " (their subfolders too: --recursive)"))
+                                   + (" (their subfolders hold some: give --recursive)" if deeper else ""))
     if all(isinstance(e, str) for e in entries):  # no map at all: that is the error
         raise click.ClickException(str(entries[0]))
     failed = 0

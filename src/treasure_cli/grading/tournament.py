@@ -169,7 +169,7 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
 
 def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, scheduler: str | None = None,
                    on_progress: Callable[[list[Row]], None] | None = None,
-                   on_plan: Callable[[int, int], None] | None = None,
+                   on_plan: Callable[[list[Entry], int], None] | None = None,
                    names: dict[str, str] | None = None, map_names: dict[str, str] | None = None
                    ) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
@@ -178,7 +178,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
 
     `names` maps an agent spec to the student it stands for (shown instead of the spec), `map_names`
     a map's path to the name it is recorded under (`cli.options.map_names`: its path under --maps).
-    `on_plan(to_play, already)` is called once before the first game,
+    `on_plan(to_play, already)` is called once before the first game (the entries to play, and the
+    count of the command's games the store holds already),
     `on_progress(rows)` with the rows of each game recorded, once it is committed.
     """
     if not options.maps:
@@ -205,7 +206,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         todo = [e for e in entries if e.key not in done]
         todo = list({e.key: e for e in todo}.values())  # a map given twice is one game
         if on_plan is not None:
-            on_plan(len(todo), already)
+            on_plan(todo, already)
         played = 0
         for _, rows in run_tasks(play_entries, [(task,) for task in _tasks(todo)], jobs,
                                  scheduler=scheduler):
