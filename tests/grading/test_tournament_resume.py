@@ -75,7 +75,8 @@ def test_sigkill_then_rerun_gives_the_rows_of_an_uninterrupted_run(tmp_path):
 
     options = BenchOptions(agents=agents, maps=tuple(str(maps / m.name) for m in MAPS), games=12, seed=4,
                            isolation="process")
-    run_tournament(options, tmp_path / "clean.sqlite", jobs=1)
+    run_tournament(options, tmp_path / "clean.sqlite", jobs=1,
+                   map_names={str(maps / m.name): m.name for m in MAPS})  # named under --maps, as the command does
     assert untimed(db) == untimed(tmp_path / "clean.sqlite")
     assert len(untimed(db)) == total
 
