@@ -9,8 +9,9 @@ minutes' rate says little about the rest (a 5-minute run once announced
 - a game's cost is its agent's measured seconds per game on maps of its size,
   else its agent's measured seconds per tile times the map's tiles, else the
   mean of the other agents on that size, else of every game so far per tile;
-- the wall-clock time per second of measured game time so far (below 1 with
-  several workers, above with the work around each game) turns that cost
+- the wall-clock time per second of measured game time since the first game
+  ended (below 1 with several workers, above with the work around each game;
+  not from the start, which includes starting the workers) turns that cost
   into time.
 
 `clock` is injectable so a test can play a run at a known pace.
@@ -49,6 +50,7 @@ class Estimate:
         self.done = 0
         self.failed: dict[str, int] = defaultdict(int)
         self.seconds = 0.0                       # measured game time of the games done
+        self._first: tuple[float, float] | None = None  # when the first game ended, and the game time then
         self._tiles = 0
         self._by_cell: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0.0])  # [games, seconds]
         self._by_agent: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])  # [tiles, seconds]
@@ -64,6 +66,8 @@ class Estimate:
             self.failed[agent] += 1
         seconds = max(0.0, seconds)
         self.seconds += seconds
+        if self._first is None:
+            self._first = (self.clock(), self.seconds)
         self._tiles += tiles
         for entry, amount in ((self._by_cell[(agent, tiles)], 1), (self._by_agent[agent], tiles),
                               (self._by_size[tiles], 1)):
@@ -91,10 +95,14 @@ class Estimate:
             return 0.0
         left = sum(self._cost(agent, size, games, tiles) for (agent, size), (games, tiles) in self.left.items()
                    if games)
-        elapsed = self.clock() - self.start
-        if self.seconds <= 0:  # games too short to measure: the plain rate
-            return elapsed * (self.total - self.done) / self.done
-        return left * elapsed / self.seconds
+        now = self.clock()
+        assert self._first is not None  # a game has ended
+        since, measured = now - self._first[0], self.seconds - self._first[1]
+        if self.done < 2 or since <= 0 or measured <= 0:  # one game, or games too short to measure
+            since, measured = now - self.start, self.seconds
+        if measured <= 0:  # the plain rate
+            return (now - self.start) * (self.total - self.done) / self.done
+        return left * since / measured
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""
