@@ -19,12 +19,13 @@ difference could be luck share a rank. Every game has an id
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import math
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -36,7 +37,7 @@ from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
-from treasure_cli.play.executor import run_tasks, signals_held
+from treasure_cli.play.executor import WAIT, run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.sandbox.levels import AgentLimits
@@ -112,21 +113,50 @@ def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
     return [play_entry(e) for e in entries]
 
 
-def _tasks(todo: list[Entry]) -> list[tuple[Entry, ...]]:
-    """The tasks: one game each (one agent, one map, one seed), largest maps first (so no big
-    one is left running alone at the end), then in bench's order (map, game, agent).
+def _order(todo: list[Entry]) -> list[Entry]:
+    """The games in the order they are offered: largest maps first (so no big one is left running
+    alone at the end), then in bench's order (map, game, agent)."""
+    return sorted(todo, key=lambda e: -e.tiles)  # stable: bench's order within a size
 
-    One game a task, so a game is recorded the moment it ends: a slow agent holds back only
-    its own games, and Ctrl-C or SIGTERM keeps every game that finished. (A task used to be
-    one seed on one map for every agent, to parse the map once: one agent taking 0.5 s an
-    action then held every task open, and Ctrl-C after 40 s kept none of 450 games.) A worker
-    still parses a map once for its games in a row (`_island`), and handing a game to a
-    process costs well under a millisecond, beside the tens of a sandboxed agent's game
-    (docs/tournament.md gives the measurements). On Dask a lost worker costs only its games
-    in flight.
+
+class FairShare:
+    """The tournament's tasks, one game each, offered as workers free up: no agent holds more than
+    all the workers but one while another agent has games waiting.
+
+    One game a task, so a game is recorded the moment it ends: Ctrl-C or SIGTERM keeps every
+    game that finished. (A task used to be one seed on one map for every agent, to parse the map
+    once: one agent taking 0.5 s an action then held every task open, and Ctrl-C after 40 s kept
+    none of 450 games.) And one slow agent's games cannot take every worker while the others
+    wait: its next game starts only when fewer than `workers - 1` of its games are in flight, or
+    when no other agent has a game to start (a worker is never left idle for fairness). A worker
+    still parses a map once for its games in a row (`_island`); handing one game to a process
+    costs well under a millisecond beside a sandboxed game's tens (docs/tournament.md).
     """
-    order = sorted(range(len(todo)), key=lambda k: -todo[k].tiles)  # stable: bench's order within a size
-    return [(todo[k],) for k in order]
+
+    def __init__(self, todo: list[Entry], workers: int):
+        self.cap = max(1, workers - 1)
+        self.workers = workers
+        self.waiting: dict[str, collections.deque[tuple[int, Entry]]] = {}
+        for k, e in enumerate(_order(todo)):
+            self.waiting.setdefault(e.agent, collections.deque()).append((k, e))
+        self.running: collections.Counter[str] = collections.Counter()
+
+    def __iter__(self) -> Iterator[tuple]:
+        while self.waiting:
+            heads = [(queue[0][0], agent) for agent, queue in self.waiting.items()]
+            fair = [h for h in heads if self.running[h[1]] < self.cap]
+            if not fair and sum(self.running.values()) >= self.workers:
+                yield WAIT  # every worker is busy: the next game is chosen when one ends
+                continue
+            _, agent = min(fair or heads)
+            _, entry = self.waiting[agent].popleft()
+            if not self.waiting[agent]:
+                del self.waiting[agent]
+            self.running[agent] += 1
+            yield ((entry,),)  # play_entries' argument: a tuple of one game
+
+    def ended(self, agent: str) -> None:
+        self.running[agent] -= 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,8 +238,12 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         if on_plan is not None:
             on_plan(todo, already)
         played = 0
-        for _, rows in run_tasks(play_entries, [(task,) for task in _tasks(todo)], jobs,
+        # On a Dask cluster the cluster shares its threads out: the tasks go in the same order, unheld.
+        share = FairShare(todo, jobs if scheduler is None else len(todo) + 1)
+        for _, rows in run_tasks(play_entries, share, jobs, count=len(todo),
                                  scheduler=scheduler):
+            for r in rows:
+                share.ended(r.agent)
             # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
             # waits for the commit and its count, so the games said kept are the games kept.
             with signals_held():
