@@ -79,3 +79,35 @@ def test_a_signal_keeps_exactly_the_finished_games_beside_a_slow_agent(tmp_path,
     assert again.returncode == 0, again.stderr
     assert f"{len(kept)} games already in {db}; {total - len(kept)} to play" in again.stderr
     assert len(rows(db)) == total
+
+
+def test_fair_share_keeps_a_worker_for_the_others_and_never_leaves_one_idle():
+    from types import SimpleNamespace
+
+    from treasure_cli.grading.tournament import FairShare, _order
+    from treasure_cli.play.executor import WAIT
+
+    entries = [SimpleNamespace(agent=agent, tiles=1024 if i == 0 else 256, i=i)
+               for agent in ("a", "b", "slow") for i in range(3)]
+    alone, played = FairShare(entries, 1), []
+    for task in alone:  # one worker: the plain order, each game started when the last one ended
+        played.append(task[0][0])
+        alone.ended(task[0][0].agent)
+    assert played == _order(entries)
+
+    share = FairShare(entries, 2)
+    feed = iter(share)
+
+    def started() -> str:
+        task = next(feed)
+        return "WAIT" if task is WAIT else f"{task[0][0].agent}{task[0][0].i}"
+
+    assert [started() for _ in range(4)] == ["a0", "b0", "slow0", "WAIT"]  # one each (2 - 1), then wait
+    seen = []
+    for agent in ("a", "a", "b", "a", "b", "b"):
+        share.ended(agent)
+        seen.append(started())
+    # a's and b's games go first while slow0 holds a worker; once they are all started and one
+    # worker is free, slow gets it; then both are busy.
+    assert seen == ["a1", "a2", "b1", "WAIT", "b2", "slow1"]
+    assert started() == "WAIT"
