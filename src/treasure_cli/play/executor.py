@@ -188,7 +188,15 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
 
         top_up()
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            try:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            except BaseException:
+                # Ctrl-C or SIGTERM while waiting: hand over the tasks that had ended by then
+                # (a tournament keeps each finished game), then stop.
+                ended = [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]
+                for future in ended:
+                    yield pending.pop(future), future.result()
+                raise
             for future in done:
                 yield pending.pop(future), future.result()
                 top_up()
