@@ -75,3 +75,21 @@ def test_the_estimate_before_any_game_and_at_the_end():
     assert estimate.remaining() == 0.0
     assert clock_text(3725) == "1:02:05" and clock_text(65.4) == "1:05"
     assert tiles_of("48x32") == 1536 and tiles_of("?") == 0
+
+
+def test_an_agent_that_has_not_ended_a_game_costs_at_least_its_game_in_flight():
+    clock = Clock()
+    planned = [Planned("fast", 256)] * 10 + [Planned("slow", 256)] * 4
+    estimate = Estimate(planned, clock=clock, share=1)
+    estimate.started("fast", 256)
+    estimate.started("slow", 256)
+    clock.now += 0.1
+    estimate.finished("fast", 256, 0.1)  # the first game's end: from here the slow game's age counts
+    for _ in range(4):
+        estimate.started("fast", 256)
+        clock.now += 0.1
+        estimate.finished("fast", 256, 0.1)
+    clock.now += 9.6  # the slow game has run 10 s since the first game ended, and is not over
+    # Priced as the fast agent's games (0.1 s), slow's 4 games would take 0.4 s; it has taken 10 s
+    # for one already, and it gets one worker while the fast agent has games waiting.
+    assert estimate.remaining() >= 4 * 10.0

@@ -117,9 +117,15 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         if already:
             click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
                        f"{len(todo)} to play", err=True)
-        labels = names or {}
-        line.append(ProgressLine("playing", Estimate(Planned(labels.get(e.agent) or e.agent, e.tiles)
-                                                     for e in todo)))
+        share = None if scheduler is not None else max(1, min(jobs, len(todo)) - 1)  # as FairShare gives them
+        line.append(ProgressLine("playing", Estimate((Planned(label(e), e.tiles) for e in todo), share=share)))
+
+    def label(entry) -> str:
+        return (names or {}).get(entry.agent) or entry.agent
+
+    def start(entry) -> None:
+        if line:
+            line[0].estimate.started(label(entry), entry.tiles)
 
     def progress(rows) -> None:
         from treasure_cli.grading.progress import tiles_of
@@ -131,7 +137,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
 
     try:
         result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
-                                on_progress=progress, names=names, map_names=map_names)
+                                on_progress=progress, names=names, map_names=map_names, on_start=start)
     except (KeyboardInterrupt, Terminated):
         if line:  # the games played are in the store, each whole: say so, and how to go on
             line[0].close()

@@ -9,10 +9,15 @@ minutes' rate says little about the rest (a 5-minute run once announced
 - a game's cost is its agent's measured seconds per game on maps of its size,
   else its agent's measured seconds per tile times the map's tiles, else the
   mean of the other agents on that size, else of every game so far per tile;
+- an agent none of whose games has ended yet costs at least the age of its
+  oldest game in flight, per tile (a slow agent is slow before it has
+  finished a game);
 - the wall-clock time per second of measured game time since the first game
   ended (below 1 with several workers, above with the work around each game;
   not from the start, which includes starting the workers) turns that cost
-  into time.
+  into time; and with `share`, the most workers one agent gets while others
+  wait (grading/tournament.FairShare), the slowest agent's games take at
+  least their cost over `share`.
 
 `clock` is injectable so a test can play a run at a known pace.
 """
@@ -37,8 +42,8 @@ class Estimate:
     """Games done of total, failures per agent, and the time left (`remaining`)."""
 
     def __init__(self, planned: Iterable[Planned], clock: Callable[[], float] = time.monotonic,
-                 noun: bool = True):
-        self.clock, self.noun = clock, noun
+                 noun: bool = True, share: int | None = None):
+        self.clock, self.noun, self.share = clock, noun, share
         self.start = clock()
         self.left: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])  # (agent, tiles) -> [games, tiles]
         self.total = 0
@@ -55,10 +60,18 @@ class Estimate:
         self._by_cell: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0.0])  # [games, seconds]
         self._by_agent: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])  # [tiles, seconds]
         self._by_size: dict[int, list[float]] = defaultdict(lambda: [0, 0.0])   # [games, seconds]
+        self._flight: dict[str, list[tuple[float, int]]] = defaultdict(list)  # (start, tiles) of each in flight
+
+    def started(self, agent: str, tiles: int) -> None:
+        """A game of `agent` on `tiles` tiles was handed to a worker: until one of the agent's games
+        ends, the age of its oldest per tile is what the agent costs at least."""
+        self._flight[agent].append((self.clock(), max(1, tiles)))
 
     def finished(self, agent: str, tiles: int, seconds: float, failed: bool = False) -> None:
         """One game ended (and was kept), having taken `seconds` of its own."""
         self.done += 1
+        if self._flight.get(agent):
+            self._flight[agent].pop(0)
         cell = self.left[(agent, tiles)]
         cell[0] = max(0, cell[0] - 1)
         cell[1] = max(0, cell[1] - tiles)
@@ -93,16 +106,29 @@ class Estimate:
             return None
         if self.done >= self.total:
             return 0.0
-        left = sum(self._cost(agent, size, games, tiles) for (agent, size), (games, tiles) in self.left.items()
-                   if games)
         now = self.clock()
+        by_agent: dict[str, float] = defaultdict(float)
+        for (agent, size), (games, tiles) in self.left.items():
+            if games:
+                cost = self._cost(agent, size, games, tiles)
+                flight = self._flight.get(agent)
+                if flight and not self._by_agent.get(agent, (0,))[0]:
+                    # Nothing of it has ended yet: it costs at least its oldest game in flight so far, per tile.
+                    # (Counted from the first game's end at the earliest: before it the workers were starting.)
+                    since_start, its_tiles = flight[0]
+                    since_start = max(since_start, self._first[0] if self._first else now)
+                    cost = max(cost, tiles * (now - since_start) / its_tiles)
+                by_agent[agent] += cost
+        left = sum(by_agent.values())
+        # An agent gets at most `share` workers while others wait: its own games take at least this.
+        alone = max(by_agent.values(), default=0.0) / self.share if self.share else 0.0
         assert self._first is not None  # a game has ended
         since, measured = now - self._first[0], self.seconds - self._first[1]
         if self.done < 2 or since <= 0 or measured <= 0:  # one game, or games too short to measure
             since, measured = now - self.start, self.seconds
         if measured <= 0:  # the plain rate
-            return (now - self.start) * (self.total - self.done) / self.done
-        return left * since / measured
+            return max((now - self.start) * (self.total - self.done) / self.done, alone)
+        return max(left * since / measured, alone)
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""

@@ -133,8 +133,9 @@ class FairShare:
     costs well under a millisecond beside a sandboxed game's tens (docs/tournament.md).
     """
 
-    def __init__(self, todo: list[Entry], workers: int):
+    def __init__(self, todo: list[Entry], workers: int, on_start: Callable[[Entry], None] | None = None):
         self.cap = max(1, workers - 1)
+        self.on_start = on_start
         self.workers = workers
         self.waiting: dict[str, collections.deque[tuple[int, Entry]]] = {}
         for k, e in enumerate(_order(todo)):
@@ -153,6 +154,8 @@ class FairShare:
             if not self.waiting[agent]:
                 del self.waiting[agent]
             self.running[agent] += 1
+            if self.on_start is not None:
+                self.on_start(entry)
             yield ((entry,),)  # play_entries' argument: a tuple of one game
 
     def ended(self, agent: str) -> None:
@@ -200,8 +203,8 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
 def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, scheduler: str | None = None,
                    on_progress: Callable[[list[Row]], None] | None = None,
                    on_plan: Callable[[list[Entry], int], None] | None = None,
-                   names: dict[str, str] | None = None, map_names: dict[str, str] | None = None
-                   ) -> TournamentResult:
+                   names: dict[str, str] | None = None, map_names: dict[str, str] | None = None,
+                   on_start: Callable[[Entry], None] | None = None) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
 
     `options.seed` None: the store's secret base seed (made when the store is, kept for resuming).
@@ -210,7 +213,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
     a map's path to the name it is recorded under (`cli.options.map_names`: its path under --maps).
     `on_plan(to_play, already)` is called once before the first game (the entries to play, and the
     count of the command's games the store holds already),
-    `on_progress(rows)` with the rows of each game recorded, once it is committed.
+    `on_progress(rows)` with the rows of each game recorded, once it is committed, and
+    `on_start(entry)` when a game is handed to a worker.
     """
     if not options.maps:
         raise TreasureError("a tournament plays map files: give --maps")
@@ -239,7 +243,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
             on_plan(todo, already)
         played = 0
         # On a Dask cluster the cluster shares its threads out: the tasks go in the same order, unheld.
-        share = FairShare(todo, jobs if scheduler is None else len(todo) + 1)
+        share = FairShare(todo, jobs if scheduler is None else len(todo) + 1, on_start)
         for _, rows in run_tasks(play_entries, share, jobs, count=len(todo),
                                  scheduler=scheduler):
             for r in rows:
