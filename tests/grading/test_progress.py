@@ -80,7 +80,7 @@ def test_the_estimate_before_any_game_and_at_the_end():
 def test_an_agent_that_has_not_ended_a_game_costs_at_least_its_game_in_flight():
     clock = Clock()
     planned = [Planned("fast", 256)] * 10 + [Planned("slow", 256)] * 4
-    estimate = Estimate(planned, clock=clock, share=1)
+    estimate = Estimate(planned, clock=clock)
     estimate.started("fast", 256)
     estimate.started("slow", 256)
     clock.now += 0.1
@@ -91,5 +91,5 @@ def test_an_agent_that_has_not_ended_a_game_costs_at_least_its_game_in_flight():
         estimate.finished("fast", 256, 0.1)
     clock.now += 9.6  # the slow game has run 10 s since the first game ended, and is not over
     # Priced as the fast agent's games (0.1 s), slow's 4 games would take 0.4 s; it has taken 10 s
-    # for one already, and it gets one worker while the fast agent has games waiting.
+    # for one already.
     assert estimate.remaining() >= 4 * 10.0

@@ -117,8 +117,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         if already:
             click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
                        f"{len(todo)} to play", err=True)
-        share = None if scheduler is not None else max(1, min(jobs, len(todo)) - 1)  # as FairShare gives them
-        line.append(ProgressLine("playing", Estimate((Planned(label(e), e.tiles) for e in todo), share=share)))
+        line.append(ProgressLine("playing", Estimate(Planned(label(e), e.tiles) for e in todo)))
 
     def label(entry) -> str:
         return (names or {}).get(entry.agent) or entry.agent

@@ -15,9 +15,7 @@ minutes' rate says little about the rest (a 5-minute run once announced
 - the wall-clock time per second of measured game time since the first game
   ended (below 1 with several workers, above with the work around each game;
   not from the start, which includes starting the workers) turns that cost
-  into time; and with `share`, the most workers one agent gets while others
-  wait (grading/tournament.FairShare), the slowest agent's games take at
-  least their cost over `share`.
+  into time.
 
 `clock` is injectable so a test can play a run at a known pace.
 """
@@ -42,8 +40,8 @@ class Estimate:
     """Games done of total, failures per agent, and the time left (`remaining`)."""
 
     def __init__(self, planned: Iterable[Planned], clock: Callable[[], float] = time.monotonic,
-                 noun: bool = True, share: int | None = None):
-        self.clock, self.noun, self.share = clock, noun, share
+                 noun: bool = True):
+        self.clock, self.noun = clock, noun
         self.start = clock()
         self.left: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])  # (agent, tiles) -> [games, tiles]
         self.total = 0
@@ -120,15 +118,13 @@ class Estimate:
                     cost = max(cost, tiles * (now - since_start) / its_tiles)
                 by_agent[agent] += cost
         left = sum(by_agent.values())
-        # An agent gets at most `share` workers while others wait: its own games take at least this.
-        alone = max(by_agent.values(), default=0.0) / self.share if self.share else 0.0
         assert self._first is not None  # a game has ended
         since, measured = now - self._first[0], self.seconds - self._first[1]
         if self.done < 2 or since <= 0 or measured <= 0:  # one game, or games too short to measure
             since, measured = now - self.start, self.seconds
         if measured <= 0:  # the plain rate
-            return max((now - self.start) * (self.total - self.done) / self.done, alone)
-        return max(left * since / measured, alone)
+            return (now - self.start) * (self.total - self.done) / self.done
+        return left * since / measured
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""
