@@ -65,9 +65,9 @@ def test_a_tournament_searches_subfolders_and_names_maps_by_their_path_under_map
         assert sorted({r.map_path for r in store.rows()}) == ["s16/MAP_01.txt", "s32/MAP_01.txt"]
     report = invoke("tournament", "--db", "r.sqlite", "--report", "--maps", "hidden", "--html", "board")
     assert report.exit_code == 0, report.output
-    random_page = (tmp_path / "board" / "agent-random.html").read_text()
+    random_page = (tmp_path / "board" / "teacher" / "agent-random.html").read_text()
     assert ">s16/MAP_01.txt<" in random_page and ">s32/MAP_01.txt<" in random_page
-    lost = [p for p in (tmp_path / "board").glob("game-*.html") if "no-replay" not in p.read_text()]
+    lost = [p for p in (tmp_path / "board" / "teacher").glob("game-*.html") if "no-replay" not in p.read_text()]
     assert lost, "no lost game was played again for its page"
 
     # A folder that does not hold the game's map: which folder, how many maps, and --recursive.
