@@ -165,3 +165,24 @@ def needs_built(module: object, name: str, why: str = ""):
 
     return pytest.mark.skipif(module is None and not BUILD_EXPECTED,
                               reason=f"{name} not built, and no C compiler or Python headers here {why}".strip())
+
+
+def gated_agent(folder: Path) -> tuple[str, Path, Path]:
+    """A file agent that plays as greedy once the file `gate` exists, and until then stops at its
+    first action, leaving a marker file in `markers` for each game that waits there: a test waits
+    on the markers (an event) to know a run is held mid-way. Its spec (for a process of its own,
+    not the bubblewrap sandbox, which does not see `folder`), the gate and the markers' folder."""
+    gate, markers = folder / "gate", folder / "markers"
+    markers.mkdir()
+    path = folder / "gated.py"
+    path.write_text(
+        "import os, tempfile, time\n"
+        "from treasure_cli.agents.greedy import GreedyAgent\n\n\n"
+        "class Agent(GreedyAgent):\n"
+        "    def act(self, obs):\n"
+        f"        if not os.path.exists({str(gate)!r}):\n"
+        f"            tempfile.mkstemp(dir={str(markers)!r})\n"
+        f"            while not os.path.exists({str(gate)!r}):\n"
+        "                time.sleep(0.01)\n"
+        "        return super().act(obs)\n")
+    return f"{path}:Agent", gate, markers

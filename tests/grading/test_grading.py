@@ -114,7 +114,8 @@ def test_replay_db_finds_the_map_by_content_and_refuses_changed_code(klass):
     assert page.exit_code == 0, page.output
     assert f"seed {row.seed}, agent students/ann.py:Ann" in (klass / "g.html").read_text()
     missing = invoke("replay", "--db", "r.sqlite", row.game_id, "--maps", "hidden/MAP_02.txt")
-    assert missing.exit_code == 1 and "no map with that content is among the maps given" in missing.output
+    assert missing.exit_code == 1 and ("no map with that content is among the maps found in hidden/MAP_02.txt "
+                                       "(1 map)") in missing.output
     unknown = invoke("replay", "--db", "r.sqlite", "abcdef123456", "--maps", "hidden")
     assert unknown.exit_code == 1 and "holds no game abcdef123456" in unknown.output
     (klass / "students" / "ann.py").write_text(GREEDY.format(name="Ann") + "# resubmitted\n")

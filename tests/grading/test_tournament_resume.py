@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from helpers import ROOT
+from helpers import ROOT, gated_agent
 
 from treasure_cli.play.bench import BenchOptions
 from treasure_cli.grading.store import Store
@@ -47,28 +47,36 @@ def untimed(path) -> list:
 def test_sigkill_then_rerun_gives_the_rows_of_an_uninterrupted_run(tmp_path):
     maps = hidden_maps(tmp_path)
     db = tmp_path / "r.sqlite"
-    args = [sys.executable, "-m", "treasure_cli", "bench", "--agents", "logic,greedy", "--maps", str(maps),
-            "--games", "12", "--seed", "4", "--db", str(db), "--jobs", "2"]
-    total = 2 * 12 * len(MAPS)
+    # A third agent waits at its first action until `gate` exists: once both workers wait in its
+    # games (two markers), the run is held mid-way and the kill cannot come after its end.
+    gated, gate, markers = gated_agent(tmp_path)
+    agents = ("logic", "greedy", gated)
+    args = [sys.executable, "-m", "treasure_cli", "bench", "--agents", ",".join(agents), "--maps", str(maps),
+            "--games", "12", "--seed", "4", "--db", str(db), "--jobs", "2", "--agent-isolation", "process"]
+    total = len(agents) * 12 * len(MAPS)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 30
-    while recorded(db) < 10 and proc.poll() is None and time.monotonic() < deadline:
+    deadline = time.monotonic() + 120
+    while len(os.listdir(markers)) < 2:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the workers never reached the gated agent's games"
         time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGKILL)  # the command and its pool workers, no chance to clean up
+    os.killpg(proc.pid, signal.SIGKILL)  # the command, its pool workers and agents, no chance to clean up
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
     kept = recorded(db)
-    assert 10 <= kept < total, "the run was not killed mid-way"
+    assert 2 <= kept < total  # each worker finished a game before it took a gated one
 
-    rerun = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    gate.touch()
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     assert f"{kept} games already in {db}; {total - kept} to play" in rerun.stderr
     said = re.search(r"(\d+) games played in [\d.]+ s, (\d+) already", rerun.stdout)
     assert said and (int(said[1]), int(said[2])) == (total - kept, kept)
 
-    options = BenchOptions(agents=("logic", "greedy"), maps=tuple(str(maps / m.name) for m in MAPS), games=12,
-                           seed=4)
-    run_tournament(options, tmp_path / "clean.sqlite", jobs=1)
+    options = BenchOptions(agents=agents, maps=tuple(str(maps / m.name) for m in MAPS), games=12, seed=4,
+                           isolation="process")
+    run_tournament(options, tmp_path / "clean.sqlite", jobs=1,
+                   map_names={str(maps / m.name): m.name for m in MAPS})  # named under --maps, as the command does
     assert untimed(db) == untimed(tmp_path / "clean.sqlite")
     assert len(untimed(db)) == total
 

@@ -14,7 +14,7 @@ from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.text import counted
 from treasure_cli.cli.options import (
-    GAME_TIMEOUT, MAPS_HELP, RECURSIVE, agent_spec, finite, hint_options, isolation_options,
+    GAME_TIMEOUT, MAPS_HELP, RECURSIVE, agent_spec, map_names, finite, hint_options, isolation_options,
     isolation_settings, map_files, split_csv,
 )
 from treasure_cli.cli.results import leaderboard, play_tournament, show_bench
@@ -146,7 +146,9 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:
             raise click.UsageError("--keep-logs goes with a plain bench")
-        play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path)
+        named = map_names(maps_path, [Path(m) for m in maps]) if maps_path is not None else None
+        play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path,
+                        map_names=named)
         return
     options = dataclasses.replace(options, seed=1 if seed is None else seed)  # reproducible for one's own agents
     with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,

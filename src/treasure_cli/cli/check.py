@@ -17,8 +17,9 @@ from treasure_cli.cli.options import (
 # ---------------------------------------------------------------- check
 @click.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path())
-def check(inputs: tuple[str, ...]) -> None:
-    """Validate map files (or every *.txt in the given folders).
+@click.option("--recursive", is_flag=True, help="With a folder: the maps of its subfolders too.")
+def check(inputs: tuple[str, ...], recursive: bool = False) -> None:
+    """Validate map files (or every *.txt in the given folders; with --recursive, in their subfolders too).
 
     Prints one `file:line:col: message` line per broken map and one `ok` line
     per valid one; warnings do not fail. Exit status 0 only if all are valid.
@@ -27,6 +28,7 @@ def check(inputs: tuple[str, ...]) -> None:
     Example:
       treasure check input/
       treasure check MAP_01.txt other/MAP_07.txt
+      treasure check --recursive hidden/
     """
     from treasure_cli.formats.game_record import quote_name
     from treasure_cli.formats.map_file import read_map
@@ -36,11 +38,13 @@ def check(inputs: tuple[str, ...]) -> None:
     entries: list[Path | str] = []
     for item in inputs:
         try:
-            entries.extend(map_files([item]))
+            entries.extend(map_files([item], recursive))
         except click.ClickException as exc:
             entries.append(exc.message)
     if not entries:
-        raise click.ClickException("no map files (*.txt) found in " + ", ".join(inputs))
+        deeper = not recursive and any(Path(i).is_dir() and any(Path(i).rglob("*.txt")) for i in inputs)
+        raise click.ClickException("no map files (*.txt) found in " + ", ".join(inputs)
+                                   + (" (their subfolders hold some: give --recursive)" if deeper else ""))
     if all(isinstance(e, str) for e in entries):  # no map at all: that is the error
         raise click.ClickException(str(entries[0]))
     failed = 0

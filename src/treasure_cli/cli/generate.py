@@ -28,20 +28,26 @@ from treasure_cli.cli.options import (
               help="island: coast, lakes, mountain clusters; maze: corridors between walls of mountains.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the map to FILE instead of printing it.")
 @click.option("--count", type=click.IntRange(min=1), metavar="K", help="Write K maps into --output-dir.")
-@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="Folder for MAP_01.txt, MAP_02.txt, ...")
-@click.option("--force", is_flag=True, help="Replace map files that already exist (refused otherwise).")
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Folder for MAP_01.txt, MAP_02.txt, ... (after the numbers it already holds).")
+@click.option("--prefix", default="MAP_", show_default=True, metavar="TEXT",
+              help="With --output-dir: the file names' start, before the number.")
+@click.option("--force", is_flag=True, help="Replace map files that already exist (refused otherwise); with "
+                                            "--output-dir, number from 1 again.")
 def generate(size, width, height, regions, prisons, mountains, reveal_turn, free_turn, seed, style, output, count,
-             output_dir, force=False):
+             output_dir, prefix="MAP_", force=False):
     """Generate random valid map files (same options and seed: same file).
 
     The island is surrounded by sea, every land region is one connected
     piece, mountains come in small clusters and the treasure can be reached
     by walking from every prison. With --count K and --output-dir DIR it
-    writes DIR/MAP_01.txt .. MAP_K.txt; map k uses seed SEED + k - 1, so it
-    is the same map as a single `--seed SEED+k-1` run. --style maze makes
-    a maze: the walking distances are much longer than the straight ones.
-    A map file that already exists is not replaced (nothing is written,
-    and the command says which) unless --force is given.
+    writes DIR/MAP_01.txt .. MAP_K.txt; the k-th map it writes uses seed
+    SEED + k - 1, so it is the same map as a single `--seed SEED+k-1` run.
+    Into a folder that already holds MAP_01 .. MAP_N it writes MAP_N+1
+    onwards (--prefix S48_ writes S48_01.txt, ... instead). --style maze
+    makes a maze: the walking distances are much longer than the straight
+    ones. A map file that already exists is not replaced (nothing is
+    written, and the command says which) unless --force is given.
 
     \b
     Example:
@@ -49,6 +55,7 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
       treasure generate --size 32 --style maze --seed 3 -o MAZE.txt
       treasure generate --width 40 --height 24 --regions 12 --prisons 3
       treasure generate --size 64 --count 5 --seed 1 --output-dir maps/
+      treasure generate --size 48 --style maze --count 5 --prefix MAZE48_ --output-dir maps/
     """
     # Imported here so other commands do not pay for them at start-up.
     import numpy as np
@@ -69,6 +76,10 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
         raise click.UsageError("give either -o/--output or --output-dir, not both")
     if count is not None and output_dir is None:
         raise click.UsageError("--count needs --output-dir")
+    if prefix != "MAP_" and output_dir is None:
+        raise click.UsageError("--prefix names the files written into --output-dir")
+    if not prefix or any(c in prefix for c in "/\\\0") or prefix in (".", ".."):
+        raise click.BadParameter("a file name's start, without / or \\", param_hint="--prefix")
 
     def make(map_seed: int):
         try:
@@ -80,9 +91,10 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
             raise click.UsageError(str(exc)) from None
 
     total = count or 1
-    digits = max(2, len(str(total)))
+    first = 1 if output_dir is None or force else next_free_number(Path(output_dir), prefix)
+    digits = max(2, len(str(first + total - 1)))
     targets = ([Path(output)] if output is not None else [] if output_dir is None else
-               [Path(output_dir) / f"MAP_{k:0{digits}d}.txt" for k in range(1, total + 1)])
+               [Path(output_dir) / f"{prefix}{k:0{digits}d}.txt" for k in range(first, first + total)])
     existing = [t for t in targets if t.exists()]
     if existing and not force:
         shown = ", ".join(str(t) for t in existing[:5]) + (f" and {len(existing) - 5} more" if len(existing) > 5 else "")
@@ -100,3 +112,16 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
     for k, path in enumerate(targets, start=1):
         write_map(make(seed + k - 1), path)
         click.echo(f"wrote {path}")
+
+
+def next_free_number(folder: Path, prefix: str) -> int:
+    """1 + the highest number of the folder's `<prefix><number>.txt` files (any case), 1 if none."""
+    import re
+
+    pattern = re.compile(re.escape(prefix) + r"([0-9]+)\.txt", flags=re.IGNORECASE)
+    try:
+        names = [entry.name for entry in folder.iterdir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return 1
+    numbers = [int(m[1]) for name in names if (m := pattern.fullmatch(name))]
+    return max(numbers, default=0) + 1

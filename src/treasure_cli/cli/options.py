@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.formats.text import one_line
+from treasure_cli.formats.text import counted, one_line
 
 if TYPE_CHECKING:  # (imported where used: `treasure --version` loads no more than it needs)
     from treasure_cli.sandbox.levels import AgentLimits
@@ -47,6 +47,50 @@ def map_files(inputs: tuple[str, ...] | list[str], recursive: bool = False) -> l
 
 MAPS_HELP = "a folder (its *.txt), one map file, or a quoted glob such as 'hidden/**/*.txt'"
 RECURSIVE = click.option("--recursive", is_flag=True, help="With a folder for --maps: its subfolders' maps too.")
+# A tournament's maps (and a stored game's, for `replay --db`) are often one subfolder per size or style.
+MAPS_RECURSIVE = click.option("--recursive/--no-recursive", default=True, show_default=True,
+                              help="With a folder for --maps: its subfolders' maps too.")
+
+
+def _glob_base(pattern: str) -> Path:
+    """The folder a glob pattern searches from: its parts before the first with a wildcard."""
+    import glob
+
+    parts = []
+    for part in Path(pattern).parts:
+        if glob.has_magic(part):
+            break
+        parts.append(part)
+    return Path(*parts) if parts else Path(".")
+
+
+def map_names(given: str, paths: list[Path]) -> dict[str, str]:
+    """Each map's name as a tournament records and shows it: its path under the --maps folder
+    (`s48/MAP_01.txt`, forward slashes), under a glob's fixed folder, or a lone file's name."""
+    import glob
+
+    root = Path(given)
+    base = root if root.is_dir() else _glob_base(given) if glob.has_magic(given) and not root.exists() else None
+    names = {}
+    for p in paths:
+        try:
+            names[str(p)] = p.relative_to(base).as_posix() if base is not None else p.name
+        except ValueError:
+            names[str(p)] = p.name
+    return names
+
+
+def maps_searched(given: str, recursive: bool, found: int) -> str:
+    """Where --maps looked and what it found, for a message about a map that is not there;
+    names --recursive when the folder's subfolders hold maps it did not search."""
+    root = Path(given)
+    if not root.is_dir():
+        return f"{given} ({counted(found, 'map')})"
+    if recursive:
+        return f"{given} and its subfolders ({counted(found, 'map')})"
+    below = sum(1 for q in root.rglob("*.txt") if q.is_file()) - found
+    return (f"{given} ({counted(found, 'map')}; not its subfolders"
+            + (f", which hold {counted(below, 'more map')}: give --recursive" if below > 0 else "") + ")")
 
 
 def view_options(f):

@@ -8,7 +8,7 @@ import click
 
 from treasure_cli.formats.text import printable
 from treasure_cli.cli.options import (
-    MAPS_HELP, RECURSIVE, isolation_options,
+    MAPS_HELP, MAPS_RECURSIVE, isolation_options, maps_searched,
     isolation_settings, load_hint_files, map_files, view_options,
 )
 from treasure_cli.cli.watch import show_game
@@ -29,7 +29,7 @@ from treasure_cli.cli.watch import show_game
               help="Play the game GAME_ID of this results store again, exactly (give --maps).")
 @click.option("--maps", "maps_path", metavar="MAPS",
               help=f"With --db: where the game's map is found by its content: {MAPS_HELP}.")
-@RECURSIVE
+@MAPS_RECURSIVE
 @click.option("--log", "log_out", type=click.Path(dir_okay=False), metavar="LOG.txt",
               help="With --db: also write the game's log (the same text as `bench --keep-logs` writes).")
 @isolation_options
@@ -132,8 +132,9 @@ def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: b
         raise click.UsageError("--db plays the game again on its map: give the tournament's maps with --maps")
     row = find_game(db_path, game_id)
     level, limits = isolation_settings(agent_isolation, agent_memory, action_timeout, [row.agent])
-    maps = maps_by_digest(map_files([maps_path], recursive))
-    island, record, events = rebuild_game(row, maps, level, limits)
+    paths = map_files([maps_path], recursive)
+    maps = maps_by_digest(paths)
+    island, record, events = rebuild_game(row, maps, level, limits, maps_searched(maps_path, recursive, len(paths)))
     if events is None:
         raise click.ClickException(printable(f"game {row.game_id} failed again: {record.error}"))
     if not same_result(row, record):

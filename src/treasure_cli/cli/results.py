@@ -12,7 +12,7 @@ import click
 from treasure_cli.formats.text import counted, one_line, printable
 from treasure_cli.cli.group import Terminated
 from treasure_cli.cli.options import (
-    isolation_settings, map_files,
+    isolation_settings, map_files, maps_searched,
 )
 
 
@@ -65,9 +65,46 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
         sys.exit(1)
 
 
+class ProgressLine:
+    """One line on stderr, redrawn in place (at most 5 times a second): games done of total, the
+    ETA and the failures per agent (grading/progress.py). Nothing at all when stderr is not a
+    terminal (a log file or a pipe gets the results, not a stream of redraws)."""
+
+    def __init__(self, label: str, estimate, stream=None) -> None:
+        self.label, self.estimate = label, estimate
+        self.stream = stream if stream is not None else sys.stderr
+        self.live = self.stream.isatty()
+        self.shown = 0.0
+        self.width = 0
+        self.show(force=True)
+
+    def show(self, force: bool = False) -> None:
+        import shutil
+        import time
+
+        if not self.live or (not force and time.monotonic() - self.shown < 0.2
+                             and self.estimate.done < self.estimate.total):
+            return
+        self.shown = time.monotonic()
+        columns = shutil.get_terminal_size((100, 20)).columns
+        text = printable(f"{self.label} {self.estimate.line(columns - len(self.label) - 2)}")
+        self.stream.write("\r" + text + " " * max(0, self.width - len(text)))
+        self.stream.flush()
+        self.width = len(text)
+
+    def close(self) -> None:
+        """End the line (once), leaving its last state on screen."""
+        if self.live and self.width:
+            self.show(force=True)
+            self.stream.write("\n")
+            self.stream.flush()
+        self.live = False
+
+
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                      no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
-                     verdicts: list | None = None, include_secret_seed: bool = False) -> None:
+                     verdicts: list | None = None, include_secret_seed: bool = False,
+                     map_names: dict[str, str] | None = None) -> None:
     """Play the games the store does not hold yet, then show every game of the command; with it, the
     groups left out (`verdicts`) and those whose every game failed."""
     from treasure_cli.agents.registry import is_builtin
@@ -86,34 +123,46 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         raise click.UsageError("--game-timeout needs agents in processes of their own with --scheduler (Dask "
                                "plays games in worker threads, where nothing can interrupt an agent in the "
                                "same process): drop --agent-isolation none")
-    bar_box: list = []
+    line: list[ProgressLine] = []
     counts = {"already": 0, "to play": 0, "played": 0}
 
-    def plan(to_play: int, already: int) -> None:
-        counts.update({"already": already, "to play": to_play})
+    def plan(todo, already: int) -> None:
+        from treasure_cli.grading.progress import Estimate, Planned
+
+        counts.update({"already": already, "to play": len(todo)})
         if already:
             click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
-                       f"{to_play} to play", err=True)
-        bar_box.append(click.progressbar(length=to_play, label="playing", file=sys.stderr,
-                                         hidden=not sys.stderr.isatty()))
-        bar_box[0].__enter__()
+                       f"{len(todo)} to play", err=True)
+        line.append(ProgressLine("playing", Estimate(Planned(label(e), e.tiles) for e in todo)))
 
-    def progress(n: int) -> None:
-        counts["played"] += n
-        bar_box[0].update(n)
+    def label(entry) -> str:
+        return (names or {}).get(entry.agent) or entry.agent
+
+    def start(entry) -> None:
+        if line:
+            line[0].estimate.started(label(entry), entry.tiles)
+
+    def progress(rows) -> None:
+        from treasure_cli.grading.progress import tiles_of
+
+        counts["played"] += len(rows)
+        for r in rows:
+            line[0].estimate.finished(r.label, tiles_of(r.size), r.seconds, r.outcome == "failed")
+        line[0].show()
 
     try:
         result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
-                                on_progress=progress, names=names)
+                                on_progress=progress, names=names, map_names=map_names, on_start=start)
     except (KeyboardInterrupt, Terminated):
-        if bar_box:  # the games played are in the store, each whole: say so, and how to go on
-            click.echo(f"\nstopped: {counts['played']} of {counted(counts['to play'], 'game')} played and kept in "
+        if line:  # the games played are in the store, each whole: say so, and how to go on
+            line[0].close()
+            click.echo(f"stopped: {counts['played']} of {counted(counts['to play'], 'game')} played and kept in "
                        f"{db_path} ({counts['already'] + counts['played']} in all); the same command plays the rest",
                        err=True)
         raise
     finally:
-        if bar_box:
-            bar_box[0].__exit__(None, None, None)
+        if line:
+            line[0].close()
     if options.seed is None and not result.secret_seed:
         click.echo(f"warning: {db_path} holds games of an earlier version, played from the known base seed 1; "
                    "start a new store to grade with a secret seed", err=True)
@@ -171,9 +220,15 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
 
         maps_path, recursive = maps
         map_paths = [str(p) for p in map_files([maps_path], recursive)] if maps_path is not None else []
+        searched = None
         if maps_path is None:
             click.echo("warning: without --maps the lost games have no replay page (give the tournament's maps)",
                        err=True)
+        else:
+            searched = maps_searched(maps_path, recursive, len(map_paths))
+            if not map_paths:
+                raise click.ClickException(f"--maps: no map file (*.txt) in {searched}, so no lost game could "
+                                           "be played again for its page; nothing was written")
         level, limits = (isolation_settings(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
                          if map_paths else ("auto", None))  # nothing is played again without the maps
         public: dict[str, str] = {}
@@ -182,8 +237,28 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
 
             public = named_maps(public_maps)
             record_published(db_path, public)
-        index = write_leaderboard(board, db_path, Path(html_dir), map_paths, level, limits,
-                                  on_replay=lambda done, total: None, public=set(public))
+        replays: list = []  # the progress line of the games played again, from the first one's end
+
+        def replayed(done: int, total: int) -> None:
+            import time
+
+            from treasure_cli.grading.progress import Estimate, Planned
+
+            if not replays:
+                replays.append(ProgressLine("replaying the games not won", Estimate(
+                    [Planned("", 1)] * total, noun=False)))
+                replays.append(replays[0].estimate.start)
+            now = time.monotonic()
+            replays[0].estimate.finished("", 1, now - replays[1])
+            replays[1] = now
+            replays[0].show()
+
+        try:
+            index = write_leaderboard(board, db_path, Path(html_dir), map_paths, level, limits,
+                                      on_replay=replayed, public=set(public), searched=searched)
+        finally:
+            if replays:
+                replays[0].close()
         click.echo(f"wrote {index} (for you) and {index.parent.parent / 'public' / 'index.html'} (to publish: "
                    f"the games of {counted(len(public), 'public map')})", err=True)
     if as_json:

@@ -9,8 +9,8 @@ import click
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.formats.text import one_line
 from treasure_cli.cli.options import (
-    GAME_TIMEOUT, MAPS_HELP, RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, isolation_options,
-    isolation_settings, map_files, split_csv,
+    GAME_TIMEOUT, MAPS_HELP, MAPS_RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, isolation_options,
+    isolation_settings, map_files, map_names, split_csv,
 )
 from treasure_cli.cli.results import leaderboard, play_tournament
 
@@ -23,7 +23,7 @@ from treasure_cli.cli.results import leaderboard, play_tournament
 @click.option("--with", "extra", metavar="A,B,...",
               help=f"More agents to play, comma-separated (the built-ins, e.g. logic,greedy); each is {SPEC_HELP}.")
 @click.option("--maps", "maps_path", metavar="MAPS", help=f"The maps to play: {MAPS_HELP}.")
-@RECURSIVE
+@MAPS_RECURSIVE
 @click.option("--games", default=5, show_default=True, type=click.IntRange(min=1), metavar="N",
               help="Games per map file and agent.")
 @click.option("--db", "db_path", required=True, type=click.Path(dir_okay=False), metavar="RESULTS.sqlite",
@@ -88,6 +88,8 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     sandbox where bubblewrap runs (see --agent-isolation). The games are
     drawn from the store's own secret base seed; the same command again
     after a crash or Ctrl-C plays only the games the store does not hold.
+    A folder of maps is searched with its subfolders (one per size, say),
+    and a map is named by its path under it (`s48/MAP_01.txt`).
     --report ranks the agents; every game has an id, and `treasure replay
     --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. Every
     submission has a row in every output, those left out included, with
@@ -150,9 +152,11 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         raise click.UsageError("an agent is given twice")
     if maps_path is None:
         raise click.UsageError("give the maps to play with --maps DIR")
-    maps = tuple(str(p) for p in map_files([maps_path], recursive))
-    if not maps:
-        raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+    found_maps = map_files([maps_path], recursive)
+    if not found_maps:
+        raise click.ClickException(f"no map files (*.txt) found in {maps_path}"
+                                   + ("" if recursive else " (not its subfolders: --no-recursive)"))
+    maps = tuple(str(p) for p in found_maps)
     if dry_run:
         from treasure_cli.grading.submissions import dry_run_lines
 
@@ -171,4 +175,5 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
 
     record_intake(db_path, [s.name for s in found], verdicts)
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
-                     {s.spec: s.name for s in found}, verdicts, include_secret_seed)
+                     {s.spec: s.name for s in found}, verdicts, include_secret_seed,
+                     map_names(maps_path, found_maps))

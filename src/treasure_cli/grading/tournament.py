@@ -19,12 +19,13 @@ difference could be luck share a rank. Every game has an id
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import math
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -36,7 +37,7 @@ from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
-from treasure_cli.play.executor import run_tasks
+from treasure_cli.play.executor import WAIT, run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.sandbox.levels import AgentLimits
@@ -57,7 +58,7 @@ class Entry:
     agent: str
     agent_digest: str
     source: bytes | None  # a file agent's or a program's bytes (played from a copy); None: resolve the spec
-    map_path: str
+    map_path: str         # the map's name: its path under --maps (`s48/MAP_01.txt`), as stored and shown
     map_digest: str
     map_data: bytes       # the map file's text, zlib-compressed (`pack_map`)
     tiles: int            # W x H, to start the biggest maps first
@@ -98,7 +99,7 @@ def play_entry(entry: Entry) -> Row:
     from treasure_cli.version import __version__
 
     island = _island(entry.map_data, entry.map_path)
-    record, _ = play_game(island, entry.agent, entry.seed, map_name=Path(entry.map_path).name,
+    record, _ = play_game(island, entry.agent, entry.seed, map_name=entry.map_path,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
                           game_timeout=entry.game_timeout, keep_events=False, isolation=entry.isolation,
                           limits=entry.limits, source=entry.source, index=entry.index, hints=entry.hints)
@@ -109,25 +110,57 @@ def play_entry(entry: Entry) -> Row:
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
-    """The task handed to the executor: play a few games (see `_chunks`), their rows."""
+    """The task handed to the executor: play its games (one: see `_tasks`), their rows."""
     return [play_entry(e) for e in entries]
 
 
-def _chunks(todo: list[Entry]) -> list[tuple[Entry, ...]]:
-    """The tasks, largest maps first (so no big one is left running alone at the end).
+def _order(todo: list[Entry]) -> list[Entry]:
+    """The games in the order they are offered: largest maps first (so no big one is left running
+    alone at the end), then in bench's order (map, game, agent)."""
+    return sorted(todo, key=lambda e: -e.tiles)  # stable: bench's order within a size
 
-    A task is one game seed on one map for every agent still to play it
-    (bench's unit: the map is parsed once, and a game of a 32x32 map, well
-    under a millisecond, is not outweighed by handing it to a process). On
-    Dask too: each task costs ~6 ms of the cluster's own CPU, and one game a
-    task held 2 workers to 1.53-1.68x of 1 once a 256x256 game took 22 ms;
-    a lost worker still costs only the games of its tasks in flight.
+
+class FairShare:
+    """The tournament's tasks, one game each, offered as workers free up: no agent holds more than
+    all the workers but one while another agent has games waiting.
+
+    One game a task, so a game is recorded the moment it ends: Ctrl-C or SIGTERM keeps every
+    game that finished. (A task used to be one seed on one map for every agent, to parse the map
+    once: one agent taking 0.5 s an action then held every task open, and Ctrl-C after 40 s kept
+    none of 450 games.) And one slow agent's games cannot take every worker while the others
+    wait: its next game starts only when fewer than `workers - 1` of its games are in flight, or
+    when no other agent has a game to start (a worker is never left idle for fairness). A worker
+    still parses a map once for its games in a row (`_island`); handing one game to a process
+    costs well under a millisecond beside a sandboxed game's tens (docs/tournament.md).
     """
-    groups: dict[tuple, list[Entry]] = {}
-    for e in todo:
-        groups.setdefault((e.map_digest, e.seed), []).append(e)
-    chunks = [tuple(g) for g in groups.values()]
-    return sorted(chunks, key=lambda c: -c[0].tiles)
+
+    def __init__(self, todo: list[Entry], workers: int, on_start: Callable[[Entry], None] | None = None):
+        self.cap = max(1, workers - 1)
+        self.on_start = on_start
+        self.workers = workers
+        self.waiting: dict[str, collections.deque[tuple[int, Entry]]] = {}
+        for k, e in enumerate(_order(todo)):
+            self.waiting.setdefault(e.agent, collections.deque()).append((k, e))
+        self.running: collections.Counter[str] = collections.Counter()
+
+    def __iter__(self) -> Iterator[tuple]:
+        while self.waiting:
+            heads = [(queue[0][0], agent) for agent, queue in self.waiting.items()]
+            fair = [h for h in heads if self.running[h[1]] < self.cap]
+            if not fair and sum(self.running.values()) >= self.workers:
+                yield WAIT  # every worker is busy: the next game is chosen when one ends
+                continue
+            _, agent = min(fair or heads)
+            _, entry = self.waiting[agent].popleft()
+            if not self.waiting[agent]:
+                del self.waiting[agent]
+            self.running[agent] += 1
+            if self.on_start is not None:
+                self.on_start(entry)
+            yield ((entry,),)  # play_entries' argument: a tuple of one game
+
+    def ended(self, agent: str) -> None:
+        self.running[agent] -= 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,11 +174,13 @@ class TournamentResult:
     secret_seed: bool = False      # the games were drawn from the store's own secret base seed
 
 
-def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[str, str] | None = None
-                 ) -> list[Entry]:
+def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[str, str] | None = None,
+                 map_names: dict[str, str] | None = None) -> list[Entry]:
     """Every game of the command, in bench's record order (map, game index, agent);
-    `maps` as `read_playable(..., keep=pack_map)` gives them, `names` the student of an agent spec."""
+    `maps` as `read_playable(..., keep=pack_map)` gives them, `names` the student of an agent spec,
+    `map_names` the name of a map path (its path under --maps; by default the path as given)."""
     names = names or {}
+    map_names = map_names or {}
     base = options.seed
     assert base is not None  # the store's secret one when not given
     codes = {agent: agent_code(agent) for agent in options.agents}
@@ -158,7 +193,8 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
             seed = seeds.bench_map_game_seed(base, info.digest, i)
             for agent in options.agents:
                 code = codes[agent]
-                entries.append(Entry(agent, code.digest, code.source, path, info.digest, info.data,
+                entries.append(Entry(agent, code.digest, code.source, map_names.get(path, path), info.digest,
+                                     info.data,
                                      info.width * info.height, i, seed,
                                      options.truth_rate, options.max_turns, options.game_timeout,
                                      options.isolation, options.limits, names.get(agent, ""), options.hints))
@@ -166,16 +202,20 @@ def make_entries(options: BenchOptions, maps: dict[str, MapInfo], names: dict[st
 
 
 def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, scheduler: str | None = None,
-                   on_progress: Callable[[int], None] | None = None,
-                   on_plan: Callable[[int, int], None] | None = None,
-                   names: dict[str, str] | None = None) -> TournamentResult:
+                   on_progress: Callable[[list[Row]], None] | None = None,
+                   on_plan: Callable[[list[Entry], int], None] | None = None,
+                   names: dict[str, str] | None = None, map_names: dict[str, str] | None = None,
+                   on_start: Callable[[Entry], None] | None = None) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
 
     `options.seed` None: the store's secret base seed (made when the store is, kept for resuming).
 
-    `names` maps an agent spec to the student it stands for (shown instead of the spec).
-    `on_plan(to_play, already)` is called once before the first game,
-    `on_progress(1)` after each game recorded.
+    `names` maps an agent spec to the student it stands for (shown instead of the spec), `map_names`
+    a map's path to the name it is recorded under (`cli.options.map_names`: its path under --maps).
+    `on_plan(to_play, already)` is called once before the first game (the entries to play, and the
+    count of the command's games the store holds already),
+    `on_progress(rows)` with the rows of each game recorded, once it is committed, and
+    `on_start(entry)` when a game is handed to a worker.
     """
     if not options.maps:
         raise TreasureError("a tournament plays map files: give --maps")
@@ -194,21 +234,28 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
             raise TreasureError(f"{db} holds games played with the hint kinds {describe_key(stored)}; this run "
                                 f"gives {describe_key(wanted)}: give the store's --hints files and "
                                 "--hint-weights, or start a new store")
-        entries = make_entries(options, maps, names)
+        entries = make_entries(options, maps, names, map_names)
         settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout, wanted)
         done = store.keys(settings)
         already = len({e.key for e in entries} & done)
         todo = [e for e in entries if e.key not in done]
         todo = list({e.key: e for e in todo}.values())  # a map given twice is one game
         if on_plan is not None:
-            on_plan(len(todo), already)
+            on_plan(todo, already)
         played = 0
-        for _, rows in run_tasks(play_entries, [(chunk,) for chunk in _chunks(todo)], jobs,
+        # On a Dask cluster the cluster shares its threads out: the tasks go in the same order, unheld.
+        share = FairShare(todo, jobs if scheduler is None else len(todo) + 1, on_start)
+        for _, rows in run_tasks(play_entries, share, jobs, count=len(todo),
                                  scheduler=scheduler):
-            store.add(*rows)  # committed at once: only the games in flight are ever at risk
-            played += len(rows)
-            if on_progress is not None:
-                on_progress(len(rows))
+            for r in rows:
+                share.ended(r.agent)
+            # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
+            # waits for the commit and its count, so the games said kept are the games kept.
+            with signals_held():
+                store.add(*rows)
+                played += len(rows)
+                if on_progress is not None:
+                    on_progress(rows)
         store.flush()
         by_key = {r.key: r for r in store.rows(settings)}
     ordered = tuple(by_key[e.key] for e in entries)
@@ -217,7 +264,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:
     """A stored game as the GameRecord that bench's tables and charts take."""
-    return GameRecord(label or row.label, Path(row.map_path).name, row.size, row.seed, row.outcome, row.reason,
+    return GameRecord(label or row.label, row.map_path, row.size, row.seed, row.outcome, row.reason,
                       row.turns, row.seconds, row.error, index=row.game_index, output=row.output,
                       traceback=row.traceback, isolation=row.isolation, game_id=row.game_id)
 
@@ -500,19 +547,22 @@ def maps_by_digest(paths: Sequence[str | Path]) -> dict[str, str]:
     return found
 
 
-def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits: AgentLimits | None = None
-                 ) -> tuple[Island, GameRecord, list | None]:
+def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits: AgentLimits | None = None,
+                 searched: str | None = None) -> tuple[Island, GameRecord, list | None]:
     """Play a stored game again, exactly: its map (found by content digest among `maps`), its seed,
     its settings and its agent, whose code must still be the code that played it.
 
-    Returns the island, the new record and its events (None if the game failed again).
+    `searched` says where `maps` were found (`cli.options.maps_searched`), for the error when the
+    game's map is not among them. Returns the island, the new record and its events (None if the
+    game failed again).
     """
     import json
 
     path = maps.get(row.map_digest)
     if path is None:
+        where = f"the maps found in {searched}" if searched else f"the {len(set(maps.values()))} maps given"
         raise TreasureError(f"game {row.game_id} was played on {row.map_path} (content digest {row.map_digest}); "
-                            "no map with that content is among the maps given: give the folder of the "
+                            f"no map with that content is among {where}: give the folder of the "
                             "tournament's maps with --maps")
     now_code = agent_code(row.agent)
     if now_code.digest != row.agent_digest:
@@ -525,7 +575,7 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
     if isinstance(found, str):
         raise TreasureError(found)
     island = found[1]
-    record, events = play_game(island, row.agent, row.seed, map_name=Path(row.map_path).name,
+    record, events = play_game(island, row.agent, row.seed, map_name=row.map_path,
                                truth_rate=settings["truth_rate"], max_turns=settings["max_turns"],
                                game_timeout=settings["game_timeout"], isolation=isolation,
                                limits=limits or AgentLimits(), source=now_code.source, index=row.game_index,

@@ -43,6 +43,9 @@ if TYPE_CHECKING:  # the pool's modules are imported when a pool starts: a run i
     from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
+# A task source may yield WAIT instead of a task: "nothing to start until a task in flight
+# ends" (the tournament's fair share of the workers). Only while tasks are in flight.
+WAIT: tuple = ("treasure-cli: wait for a task to end",)
 START_METHOD_VARIABLE = "TREASURE_CLI_START_METHOD"
 PR_SET_PDEATHSIG = 1
 DASK_MISSING = ("playing on a Dask cluster needs dask.distributed, which is not installed: "
@@ -140,20 +143,23 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
     workers start ("fork", "spawn", "forkserver"; default: `choose_start_method()`).
     `count` is the number of tasks when `tasks` is a generator (it caps the
-    workers without reading the generator ahead). `scheduler`
+    workers without reading the generator ahead); a generator may yield `WAIT`
+    while tasks are in flight, and is asked again when one ends. `scheduler`
     ("tcp://host:8786") sends the tasks to that Dask cluster instead (`jobs`
     is then ignored: the cluster's threads decide); `fn` must be importable there.
     """
     if scheduler is not None:
-        yield from _dask_tasks(fn, enumerate(tasks), scheduler)
+        yield from _dask_tasks(fn, _numbered(tasks), scheduler)
         return
     if count is None:
         tasks = list(tasks)
         count = len(tasks)
     workers = min(jobs, count)
-    feed = enumerate(tasks)
+    feed = _numbered(tasks)
     if workers <= 1:
         for i, task in feed:
+            if task is WAIT:
+                raise RuntimeError("a task source said WAIT with no task in flight")
             yield i, fn(*task)
         return
     import multiprocessing
@@ -169,23 +175,46 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
                                initargs=(counter, os.getpid()))
     try:
         pending: dict[Any, int] = {}
-        for i, task in feed:
-            with signals_held():
-                pending[pool.submit(fn, *task)] = i
-            if len(pending) >= 4 * workers:
-                break
+
+        def top_up() -> None:
+            while len(pending) < 4 * workers:
+                nxt = next(feed, None)
+                if nxt is None or nxt[1] is WAIT:
+                    if nxt is not None and not pending:
+                        raise RuntimeError("a task source said WAIT with no task in flight")
+                    return
+                with signals_held():
+                    pending[pool.submit(fn, *nxt[1])] = nxt[0]
+
+        top_up()
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            try:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            except BaseException:
+                # Ctrl-C or SIGTERM while waiting: hand over the tasks that had ended by then
+                # (a tournament keeps each finished game), then stop.
+                ended = [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]
+                for future in ended:
+                    yield pending.pop(future), future.result()
+                raise
             for future in done:
                 yield pending.pop(future), future.result()
-                nxt = next(feed, None)
-                if nxt is not None:
-                    with signals_held():
-                        pending[pool.submit(fn, *nxt[1])] = nxt[0]
+                top_up()
     except BaseException:
         _stop_now(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _numbered(tasks: Iterable[tuple]) -> Iterator[tuple[int, tuple]]:
+    """(position, task) of each task, WAIT passed through unnumbered."""
+    i = 0
+    for task in tasks:
+        if task is WAIT:
+            yield -1, task
+        else:
+            yield i, task
+            i += 1
 
 
 @contextlib.contextmanager
@@ -289,7 +318,7 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
         def refill() -> list:
             # In batches: one client.map is one graph update on the scheduler, which costs
             # about as much for a dozen tasks as one submit does for one.
-            batch = list(itertools.islice(feed, high - len(pending)))
+            batch = list(itertools.takewhile(lambda t: t[1] is not WAIT, itertools.islice(feed, high - len(pending))))
             if not batch:
                 return []
             futures = client.map(_on_dask_worker, [fn] * len(batch), *zip(*(task for _, task in batch)), pure=False)

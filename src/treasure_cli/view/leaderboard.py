@@ -311,7 +311,7 @@ def _games_table(rows: Sequence[Row], heading: str) -> str:
             title = f'game {r.game_id}, seed {r.seed}'
             inner = text if r.outcome == WIN else f'<a href="game-{r.game_id}.html">{text}</a>'
             cells.append(f'<td class="{cls}" data-game="{r.game_id}" title="{title}">{inner}</td>')
-        body.append(f'<tr><td class="name">{shown(Path(map_path).name)}</td><td>{html.escape(rs[0].size)}</td>'
+        body.append(f'<tr><td class="name">{shown(map_path)}</td><td>{html.escape(rs[0].size)}</td>'
                     + "".join(cells) + "</tr>")
     if not body:
         return f'<h2>{heading}</h2><p class="note" id="games">None.</p>'
@@ -353,7 +353,7 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None, page: st
     parts = [f'<p><a href="{html.escape(page)}">← {shown(label)}</a></p>',
              f"<h1>Game {row.game_id}</h1>",
              f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
-             f"{shown(label)} on {shown(Path(row.map_path).name)} ({html.escape(row.size)}), game "
+             f"{shown(label)} on {shown(row.map_path)} ({html.escape(row.size)}), game "
              f"{row.game_index}, seed {row.seed}: <b>{html.escape(row.outcome)}</b> ({html.escape(row.reason)}) on "
              f"turn {row.turns}.</p>"]
     if row.error:
@@ -372,14 +372,15 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None, page: st
 def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequence[str],
                       isolation: str = "auto", limits: AgentLimits | None = None,
                       on_replay: Callable[[int, int], None] | None = None,
-                      public: set[str] | frozenset[str] = frozenset()) -> Path:
+                      public: set[str] | frozenset[str] = frozenset(), searched: str | None = None) -> Path:
     """Write the leaderboard's pages into `folder`/teacher (everything) and `folder`/public (what
     may be published: the games of the maps whose digests are in `public`, and no other game);
     returns the teacher's index.html.
 
     Each lost game is played again (`rebuild_game`) to draw its replay page, so
     this takes about as long as those games took; without `map_paths` lost games
-    get a page that says how to replay them instead.
+    get a page that says how to replay them instead. `searched` says where the maps were
+    found, for the page of a game whose map is not among them.
     """
     from treasure_cli.grading.tournament import maps_by_digest, rebuild_game, same_result
     from treasure_cli.view.page import page_html
@@ -404,7 +405,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
                                 "played again", page=pages[label])
         else:
             try:
-                island, record, events = rebuild_game(row, maps, isolation, limits)
+                island, record, events = rebuild_game(row, maps, isolation, limits, searched)
                 if events is None:
                     why = f"played again, the game failed: {record.error}"
                 elif not same_result(row, record):

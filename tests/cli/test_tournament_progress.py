@@ -1,0 +1,64 @@
+"""The tournament's progress on a terminal: games done of total, the ETA and the failures per agent,
+and the report's replays counted too; nothing of it when stderr is not a terminal."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+
+from click.testing import CliRunner
+from helpers import ROOT
+
+from treasure_cli.cli import cli
+
+OOPS = "class Oops:\n    def act(self, obs):\n        raise ValueError('no')\n"
+
+
+def on_a_terminal(args: list[str], cwd) -> tuple[int, str]:
+    """Run `treasure ARGS` with stderr on a pseudo-terminal; its exit status and what that terminal got."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "treasure_cli", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    got = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 120)
+        if not ready:
+            proc.kill()
+            break
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's last writer is gone
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    return proc.wait(timeout=60), got.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def test_progress_counts_games_eta_and_failures_on_a_terminal_only(tmp_path):
+    (tmp_path / "maps").mkdir()
+    for name in ("MAP_01.txt", "MAP_02.txt"):
+        shutil.copy(ROOT / "input" / name, tmp_path / "maps")
+    (tmp_path / "oops.py").write_text(OOPS)
+    args = ["tournament", "oops.py", "--with", "random", "--maps", "maps", "--games", "2", "--seed", "1",
+            "--db", "r.sqlite", "--agent-isolation", "process", "--jobs", "1"]
+    status, shown = on_a_terminal(args, tmp_path)
+    assert status == 1, shown  # oops fails every game
+    last = shown.split("\r")[-1].splitlines()[0]
+    assert last.startswith("playing 8 of 8 games · ETA 0:00 · failed: oops 4"), shown
+    assert "playing 0 of 8 games · ETA --:--" in shown
+
+    status, shown = on_a_terminal(["tournament", "--db", "r.sqlite", "--report", "--maps", "maps",
+                                   "--html", "board", "--agent-isolation", "process"], tmp_path)
+    assert status == 0, shown
+    done = re.search(r"replaying the games not won (\d+) of \1 · ETA 0:00", shown)
+    assert done and int(done[1]) >= 4, shown  # oops failed 4, random lost some
+
+    quiet = CliRunner().invoke(cli, [*args[:-5], "--db", str(tmp_path / "q.sqlite")], catch_exceptions=False)
+    assert " games · ETA" not in quiet.stderr
