@@ -83,8 +83,9 @@ def test_it_refuses_what_it_cannot_serve():
 
 def test_public_view_s_shortcut_keeps_every_type_s_rule():
     """public_view returns most events unchanged by a set lookup on their exact type: the set
-    must hold every event type but the four it hides or changes."""
+    must hold every event type but those it hides or changes."""
     every = set(typing.get_args(events.Event))
-    hidden = {events.TreasureHidden, events.GameStarted, events.HintGiven, events.AgentNoted}
+    hidden = {events.TreasureHidden, events.GameStarted, events.HintGiven, events.AgentNoted, events.AgentPrinted}
     assert events._SHOWN_AS_IS == every - hidden
     assert events.public_view(events.AgentNoted(2, "mine")) is None  # an agent's note is nobody's news
+    assert events.public_view(events.AgentPrinted(2, "debug")) is None  # nor what it printed
