@@ -138,7 +138,7 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
         maps_path, recursive = maps
         map_paths = [str(p) for p in map_files([maps_path], recursive)] if maps_path is not None else []
         if maps_path is None:
-            click.echo("warning: without --maps the lost games have no replay page (give the tournament's maps)",
+            click.echo("warning: without --maps the games have no replay page (give the tournament's maps)",
                        err=True)
         level, limits = (isolation_settings(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
                          if map_paths else ("auto", None))  # nothing is played again without the maps

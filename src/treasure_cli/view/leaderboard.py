@@ -4,8 +4,8 @@ DIR/index.html ranks the agents (ranks and ties as the text report gives
 them), shows win % with its interval per map size, turns to a win, time per
 turn, the paired verdicts (who beats whom, and the sign test's p-value) and
 the failures by cause with one example each. DIR/agent-<name>.html shows one
-agent's games map by map; each game not won links to DIR/game-<id>.html, the
-replay page of that game (played again from the store: its map, seed and
+agent's games map by map; each game (won, lost or failed) links to
+DIR/game-<id>.html, the replay page of that game (played again from the store: its map, seed and
 agent), or for a failed game the failure itself. Every link is relative and
 nothing is fetched: the folder can be copied or zipped as it is.
 
@@ -97,7 +97,8 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
              f"played with {html.escape(settings_options(board.settings))}"
              + ("" if board.hint_kinds_text is None else f" and the hint kinds {html.escape(board.hint_kinds_text)}")
              + f". Rank = 1 + the agents "
-             f"significantly better (paired sign test, p &lt; {ALPHA:g}); equal ranks (=) are not told apart.</p>"]
+             f"significantly better (paired sign test, p &lt; {ALPHA:g}) on wins, or as good on wins and faster "
+             "to win (the same test on the games both won); equal ranks (=) are not told apart.</p>"]
     # the ranking
     rows = []
     for s in board.standings:
@@ -144,19 +145,25 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
             if flip:
                 p = pair[(b, a)]
             assert p is not None
-            mine, theirs = (p.b_only, p.a_only) if flip else (p.a_only, p.b_only)
-            if p.distinguishable:
-                kind, word = ("beats", "beats") if mine > theirs else ("loses", "loses to")
+            if flip:
+                p = p.flipped()
+            if p.better is not None:
+                kind, word = ("beats", "beats") if p.better == a else ("loses", "loses to")
             else:
                 kind, word = "tie", "="
+            shown = p.turns_p_value if p.decided_by == "turns" else p.p_value
             cells.append(f'<td class="{kind}" title="{html.escape(a)} {word} {html.escape(b)}: on {p.games} common '
-                         f'games, {mine} won only by {html.escape(a)}, {theirs} only by {html.escape(b)}">'
-                         f"{'▲' if kind == 'beats' else '▼' if kind == 'loses' else '='}<br>p={_p(p.p_value)}</td>")
+                         f'games, {p.a_only} won only by {html.escape(a)}, {p.b_only} only by {html.escape(b)}; of '
+                         f'the {p.both_won} both won, {p.a_faster} won faster by {html.escape(a)}, {p.b_faster} '
+                         f'by {html.escape(b)}">'
+                         f"{'▲' if kind == 'beats' else '▼' if kind == 'loses' else '='}"
+                         f"{' turns' if p.decided_by == 'turns' else ''}<br>p={_p(shown)}</td>")
         mrows.append(f"<tr>{_name_cell(a, colour[a])}{''.join(cells)}</tr>")
     heads = "".join(f'<th title="{html.escape(n)}">{k + 1}</th>' for k, n in enumerate(names))
     parts.append("<h2>Who beats whom</h2><p class=\"note\">Row against column, on the games both played: ▲ the "
-                 f"row's agent wins significantly more often (p &lt; {ALPHA:g}), ▼ significantly less, = not "
-                 "told apart; p is the exact sign test's. Columns are numbered in rank order.</p>"
+                 f"row's agent wins significantly more often (p &lt; {ALPHA:g}), ▼ significantly less; "
+                 "▲ turns / ▼ turns: as often, but significantly faster / slower to win on the games both won; "
+                 "= not told apart; p is the exact sign test's. Columns are numbered in rank order.</p>"
                  f'<table class="matrix" id="pairs"><thead><tr><th class="name">agent</th>{heads}</tr></thead>'
                  f"<tbody>{''.join(mrows)}</tbody></table>")
     # failures by cause
@@ -182,9 +189,10 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
                         + (f" ({html.escape(f.detail)})" if f.detail else "") + "</li>" for f in board.flags)
         parts.append(f'<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
                      f'<ul id="flags">{items}</ul>')
-    lost = sum(r.outcome not in (WIN, FAILED) for r in records)
+    lost = sum(r.outcome != FAILED for r in records)
     if len(replayable) < lost:
-        parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} lost games have no '
+        parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} games played to '
+                     'their end have no '
                      "replay page (written without --maps, or they could not be played again): each one's page "
                      "says why.</p>")
     return _page("Leaderboard", "".join(parts))
@@ -208,7 +216,7 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
             else:
                 text, cls = f"LOSE {r.turns} ({html.escape(r.reason)})", "lose"
             title = f'game {r.game_id}, seed {r.seed}'
-            inner = text if r.outcome == WIN else f'<a href="game-{r.game_id}.html">{text}</a>'
+            inner = f'<a href="game-{r.game_id}.html">{text}</a>'
             cells.append(f'<td class="{cls}" data-game="{r.game_id}" title="{title}">{inner}</td>')
         body.append(f'<tr><td class="name">{html.escape(Path(map_path).name)}</td><td>{html.escape(rs[0].size)}</td>'
                     + "".join(cells) + "</tr>")
@@ -217,7 +225,7 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
              f"</span>{html.escape(name)}</h1><p class=\"note\">rank {rank_text(board, standing)}; "
              f"{standing.wins} won of {standing.games} ({_pct(standing.win_rate)} %, 95 % interval "
              f"{_pct(standing.win_low)}-{_pct(standing.win_high)}); {standing.failed} failed; agent "
-             f"{html.escape(standing.spec)}, code {html.escape(standing.agent_digest)}. Each game not won links "
+             f"{html.escape(standing.spec)}, code {html.escape(standing.agent_digest)}. Each game links "
              "to its replay.</p>")
     return _page(name, intro + '<h2>Games by map</h2><table class="games" id="games"><thead><tr>'
                  f'<th class="name">map</th><th>size</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
@@ -249,8 +257,8 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
                       on_replay: Callable[[int, int], None] | None = None) -> Path:
     """Write the leaderboard's pages into `folder`; returns index.html's path.
 
-    Each lost game is played again (`rebuild_game`) to draw its replay page, so
-    this takes about as long as those games took; without `map_paths` lost games
+    Each game is played again (`rebuild_game`) to draw its replay page, so
+    this takes about as long as those games took; without `map_paths` games
     get a page that says how to replay them instead.
     """
     from treasure_cli.grading.tournament import maps_by_digest, rebuild_game, same_result
@@ -260,7 +268,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
     ensure_folder(folder)
     names = [s.agent for s in board.standings]
     maps = maps_by_digest(map_paths) if map_paths else {}
-    todo = [r for r in board.rows if (r.id or 0) in board.labels and r.outcome != WIN]
+    todo = [r for r in board.rows if (r.id or 0) in board.labels]  # every game has its page, wins too
     replayable: set[str] = set()
     for done, row in enumerate(todo, start=1):
         label = board.labels[row.id or 0]
