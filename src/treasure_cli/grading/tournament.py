@@ -493,7 +493,8 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
     """Play a stored game again, exactly: its map (found by content digest among `maps`), its seed,
     its settings and its agent, whose code must still be the code that played it.
 
-    Returns the island, the new record and its events (None if the game failed again).
+    Returns the island, the new record and its events (for a game that failed again, its events up
+    to the failure and the GameFailed event; None if it failed before its first event).
     """
     import json
 
@@ -517,14 +518,15 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
                                truth_rate=settings["truth_rate"], max_turns=settings["max_turns"],
                                game_timeout=settings["game_timeout"], isolation=isolation,
                                limits=limits or AgentLimits(), source=now_code.source, index=row.game_index,
-                               game_id=row.game_id, hints=hints)
+                               game_id=row.game_id, hints=hints, failed_events=True)
     return island, record, events
 
 
 def same_result(row: Row, record: GameRecord) -> bool:
     """Whether a game played again ended as it is stored (an agent that is not deterministic may not)."""
-    return (record.outcome, record.reason, record.turns if not record.failed else row.turns) == (
-        row.outcome, row.reason, row.turns)
+    # a failed game stored before its turn was (0): its turn is not compared
+    turns = row.turns if record.failed and row.turns == 0 else record.turns
+    return (record.outcome, record.reason, turns) == (row.outcome, row.reason, row.turns)
 
 
 def write_gradebook(board: Leaderboard, path: str | Path) -> Path:

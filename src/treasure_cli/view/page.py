@@ -171,7 +171,9 @@ def page_data(replay: Replay) -> dict:
         "terrain": value_runs(terrain), "regions": value_runs(island.regions),
         "hues": {str(region): hue for region, hue in region_hues(island).items()},  # by region number
         "treasure": _flat(final.treasure if final else None, w),
-        "outcome": None if outcome is None else final.lines[-1],  # type: ignore[union-attr]  # the log's game-over line
+        # the log's game-over line, or the line saying what failed
+        "outcome": (final.lines[-1] if final is not None and (outcome is not None or final.lines[-1:]
+                    and isinstance(replay.events[-1], ev.GameFailed)) else None),
         "plain": renderer.plain,
         "masks": masks, "steps": cols,
         "colours": {"hues": list(HUE_COLOURS), "dim": list(DIM_COLOURS), "background": BACKGROUND,
