@@ -197,7 +197,13 @@ def _with_similarity_flags(board):
     from treasure_cli.grading import similarity
     from treasure_cli.grading.tournament import Flag
 
-    found, notes = similarity.findings(board.rows, board.labels)
+    from treasure_cli.grading.tokens import SimilarPair
+
+    got = similarity.all_findings(board.rows, board.labels)
     pairs = tuple(Flag(a, b, similarity.KIND_WORDS[f.kind], f.evidence)
-                  for f in found for a, b in itertools.combinations(f.agents, 2))
-    return dataclasses.replace(board, flags=pairs), notes
+                  for f in got.flags for a, b in itertools.combinations(f.agents, 2))
+    flagged = {frozenset(f.agents) for f in got.flags if f.kind == similarity.SAME_TOKENS}
+    similar = tuple(SimilarPair(m.a, m.b, m.percent, str(got.sources[m.a]), str(got.sources[m.b]), got.files[m.a],
+                                got.files[m.b], m.a_lines, m.b_lines)
+                    for m in got.matches if frozenset((m.a, m.b)) in flagged)
+    return dataclasses.replace(board, flags=pairs, similar=similar), got.notes

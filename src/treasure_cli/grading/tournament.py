@@ -42,6 +42,7 @@ from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row, Store, now
+from treasure_cli.grading.tokens import SimilarPair
 from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules import seeds
@@ -282,6 +283,7 @@ class Leaderboard:
     secret_seed: int | None = None  # the store's secret base seed: for the one who runs the report
     flags: tuple[Flag, ...] = ()    # similarity flags on pairs of agents (filled by the caller)
     hint_kinds: str | None = None   # the store's hint kinds (hint_plugins.hints_key; None: the built-ins)
+    similar: tuple[SimilarPair, ...] = ()  # pairs flagged by tokens, for their side-by-side pages
 
     @property
     def hint_kinds_text(self) -> str | None:

@@ -186,7 +186,8 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
         parts.append('<h2>Failures</h2><p id="failures">No game failed.</p>')
     if board.flags:
         items = "".join(f"<li>{html.escape(f.a)} and {html.escape(f.b)}: {html.escape(f.kind)}"
-                        + (f" ({html.escape(f.detail)})" if f.detail else "") + "</li>" for f in board.flags)
+                        + (f" ({html.escape(f.detail)})" if f.detail else "") + _side_by_side(board, f.a, f.b)
+                        + "</li>" for f in board.flags)
         parts.append(f'<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
                      f'<ul id="flags">{items}</ul>')
     lost = sum(r.outcome != FAILED for r in records)
@@ -196,6 +197,28 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
                      "replay page (written without --maps, or they could not be played again): each one's page "
                      "says why.</p>")
     return _page("Leaderboard", "".join(parts))
+
+
+def _side_by_side(board: Leaderboard, a: str, b: str) -> str:
+    """A link to the pair's side-by-side page (view/similar.py), when it has one."""
+    from treasure_cli.view.similar import page_name
+
+    pair = next((p for p in board.similar if {p.a, p.b} == {a, b}), None)
+    if pair is None:
+        return ""
+    return f' <a class="side-by-side" href="{html.escape(page_name(pair.a, pair.b, slug))}">side by side</a>'
+
+
+def _agent_flags(board: Leaderboard, name: str) -> str:
+    """The similarity flags that name this agent, on its own page."""
+    mine = [f for f in board.flags if name in (f.a, f.b)]
+    if not mine:
+        return ""
+    items = "".join(f"<li>with {html.escape(f.b if f.a == name else f.a)}: {html.escape(f.kind)}"
+                    + (f" ({html.escape(f.detail)})" if f.detail else "") + _side_by_side(board, f.a, f.b)
+                    + "</li>" for f in mine)
+    return ('<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
+            f'<ul id="agent-flags">{items}</ul>')
 
 
 def agent_html(board: Leaderboard, name: str, colour: str) -> str:
@@ -228,7 +251,8 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
              f"{html.escape(standing.spec)}, code {html.escape(standing.agent_digest)}. Each game links "
              "to its replay.</p>")
     return _page(name, intro + '<h2>Games by map</h2><table class="games" id="games"><thead><tr>'
-                 f'<th class="name">map</th><th>size</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+                 f'<th class="name">map</th><th>size</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+                 + _agent_flags(board, name))
 
 
 def failure_html(row: Row, label: str, db: str, why: str | None = None) -> str:
@@ -299,6 +323,9 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
         write_text_atomic(target, text)
         if on_replay is not None:
             on_replay(done, len(todo))
+    from treasure_cli.view.similar import write_similar_pages
+
+    write_similar_pages(board.similar, folder, slug)
     for k, name in enumerate(names):
         write_text_atomic(folder / f"agent-{slug(name)}.html", agent_html(board, name, agent_colour(k)))
     index = folder / "index.html"
