@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from treasure_cli.agents.registry import is_builtin
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import ensure_folder, write_text_atomic
 from treasure_cli.formats.text import counted
@@ -49,6 +50,9 @@ td.name,th.name{text-align:left;white-space:nowrap}
 .games a{color:inherit}
 pre{white-space:pre-wrap;background:#f6f6f6;padding:8px;font-size:12.5px}
 a{color:#1a5fb4}
+.box{max-width:100%;overflow-x:auto}
+td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:16em}
+.tag{font-size:11px;color:#666;border:1px solid #bbb;border-radius:3px;padding:0 3px}
 """
 
 
@@ -84,10 +88,11 @@ def _p(p: float) -> str:
     return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
 
 
-def _name_cell(name: str, colour: str, link: bool = True) -> str:
+def _name_cell(name: str, colour: str, link: bool = True, tag: str = "") -> str:
     shown = html.escape(name)
     inner = f'<a href="agent-{html.escape(slug(name))}.html">{shown}</a>' if link else shown
-    return f'<td class="name"><span class="sw" style="background:{colour}"></span>{inner}</td>'
+    mark = f' <span class="tag">{html.escape(tag)}</span>' if tag else ""
+    return f'<td class="name"><span class="sw" style="background:{colour}"></span>{inner}{mark}</td>'
 
 
 def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
@@ -104,13 +109,14 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
     for s in board.standings:
         turns = "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}"
         rows.append(f'<tr data-agent="{html.escape(s.agent)}"><td class="rank">{rank_text(board, s)}</td>'
-                    f"{_name_cell(s.agent, colour[s.agent])}<td>{s.games}</td><td>{s.wins}</td>"
+                    f"{_name_cell(s.agent, colour[s.agent], tag='baseline' if is_builtin(s.spec) else '')}"
+                    f"<td>{s.games}</td><td>{s.wins}</td>"
                     f"<td>{_bar(s.win_rate, s.win_low, s.win_high, colour[s.agent])}</td>"
                     f"<td>{_pct(s.win_rate)}</td><td>{_pct(s.win_low)}-{_pct(s.win_high)}</td><td>{turns}</td>"
                     f"<td>{s.median_ms_turn:.2f}</td><td>{s.failed}</td></tr>")
-    parts.append('<h2>Ranking</h2><table id="ranking"><thead><tr><th>rank</th><th class="name">agent</th>'
+    parts.append('<h2>Ranking</h2><div class="box"><table id="ranking"><thead><tr><th>rank</th><th class="name">agent</th>'
                  "<th>games</th><th>wins</th><th>win %</th><th></th><th>95% CI</th><th>mean turns to win</th>"
-                 "<th>ms/turn</th><th>failed</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+                 "<th>ms/turn</th><th>failed</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
     # win % per size
     records = [as_record(r, board.labels[r.id or 0]) for r in board.rows if (r.id or 0) in board.labels]
     stats = summarize(records, names)
@@ -129,8 +135,8 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
                          "</span></td>")
         body.append(f"<tr>{_name_cell(name, colour[name])}{''.join(cells)}</tr>")
     parts.append('<h2>Win % by map size</h2><p class="note">The bar is the win rate, the black line its 95 % '
-                 'interval; then the mean turns to a win.</p><table id="by-size"><thead><tr>'
-                 f'<th class="name">agent</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+                 'interval; then the mean turns to a win.</p><div class="box"><table id="by-size"><thead><tr>'
+                 f'<th class="name">agent</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
     # paired verdicts
     pair = {(p.a, p.b): p for p in board.pairs}
     mrows = []
@@ -164,8 +170,8 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
                  f"row's agent wins significantly more often (p &lt; {ALPHA:g}), ▼ significantly less; "
                  "▲ turns / ▼ turns: as often, but significantly faster / slower to win on the games both won; "
                  "= not told apart; p is the exact sign test's. Columns are numbered in rank order.</p>"
-                 f'<table class="matrix" id="pairs"><thead><tr><th class="name">agent</th>{heads}</tr></thead>'
-                 f"<tbody>{''.join(mrows)}</tbody></table>")
+                 f'<div class="box" id="pairs-box"><table class="matrix" id="pairs"><thead><tr><th class="name">agent'
+                 f"</th>{heads}</tr></thead><tbody>{''.join(mrows)}</tbody></table></div>")
     # failures by cause
     causes: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for r in board.rows:
@@ -177,11 +183,11 @@ def index_html(board: Leaderboard, db: str, replayable: set[str]) -> str:
         for (label, reason), rs in sorted(causes.items(), key=lambda kv: (names.index(kv[0][0]), -len(kv[1]))):
             ex = rs[0]
             frows.append(f"<tr>{_name_cell(label, colour[label])}<td class=\"name\">{html.escape(reason)}</td>"
-                         f"<td>{len(rs)}</td><td class=\"name\"><a href=\"game-{ex.game_id}.html\">{ex.game_id}</a>: "
+                         f"<td>{len(rs)}</td><td class=\"name wrap\"><a href=\"game-{ex.game_id}.html\">{ex.game_id}</a>: "
                          f"{html.escape(ex.error or '')}</td></tr>")
-        parts.append('<h2>Failures</h2><table id="failures"><thead><tr><th class="name">agent</th>'
+        parts.append('<h2>Failures</h2><div class="box"><table id="failures"><thead><tr><th class="name">agent</th>'
                      '<th class="name">cause</th><th>games</th><th class="name">one example</th></tr></thead>'
-                     f"<tbody>{''.join(frows)}</tbody></table>")
+                     f"<tbody>{''.join(frows)}</tbody></table></div>")
     else:
         parts.append('<h2>Failures</h2><p id="failures">No game failed.</p>')
     if board.flags:
