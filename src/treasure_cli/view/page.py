@@ -286,7 +286,8 @@ def compare_html(a: Replay, b: Replay) -> str:
     template = resources.files("treasure_cli.view").joinpath("compare_template.html").read_text(encoding="utf-8")
     frames = "".join(f'<iframe id="board{k}" title="{html.escape(d["title"])}" srcdoc="{html.escape(_filled(d))}">'
                       "</iframe>" for k, d in enumerate((da, db)))
-    return _fill(template, TITLE=html.escape(title), FRAMES=frames, DATA=script_json({"pairs": pairs}))
+    turns = [min(da["steps"]["turn"][i], db["steps"]["turn"][j]) for i, j in pairs]  # for "a turn, then Enter"
+    return _fill(template, TITLE=html.escape(title), FRAMES=frames, DATA=script_json({"pairs": pairs, "turns": turns}))
 
 
 def write_compare(a: Replay, b: Replay, path: str | Path) -> Path:
