@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 import shutil
 from pathlib import Path
 
@@ -110,3 +111,8 @@ def test_a_class_with_a_copy_gets_its_flags_in_the_gradebook_on_both_pages_and_s
         assert 'id="agent-flags"' in mine and f"with {other}: similar code" in mine and page.name in mine
     assert 'id="agent-flags"' not in (site / "agent-cyd.html").read_text()
     assert page.name in (site / "index.html").read_text()
+    # every pair has its percentage in --json, the copy's far above the others
+    data = json.loads(CliRunner().invoke(cli, ["tournament", "--db", db, "--report", "--json"]).stdout)
+    percent = {frozenset((x["a"], x["b"])): x["percent"] for x in data["similarity"]}
+    assert set(percent) == {frozenset(p) for p in (("ann", "bob"), ("ann", "cyd"), ("bob", "cyd"))}
+    assert percent[frozenset(("ann", "bob"))] >= 100 * tokens.THRESHOLD > percent[frozenset(("ann", "cyd"))]

@@ -206,4 +206,5 @@ def _with_similarity_flags(board):
     similar = tuple(SimilarPair(m.a, m.b, m.percent, str(got.sources[m.a]), str(got.sources[m.b]), got.files[m.a],
                                 got.files[m.b], m.a_lines, m.b_lines)
                     for m in got.matches if frozenset((m.a, m.b)) in flagged)
-    return dataclasses.replace(board, flags=pairs, similar=similar), got.notes
+    every = tuple((m.a, m.b, m.percent) for m in got.matches)
+    return dataclasses.replace(board, flags=pairs, similar=similar, similarity=every), got.notes

@@ -284,6 +284,7 @@ class Leaderboard:
     flags: tuple[Flag, ...] = ()    # similarity flags on pairs of agents (filled by the caller)
     hint_kinds: str | None = None   # the store's hint kinds (hint_plugins.hints_key; None: the built-ins)
     similar: tuple[SimilarPair, ...] = ()  # pairs flagged by tokens, for their side-by-side pages
+    similarity: tuple[tuple[str, str, float], ...] = ()  # every pair compared by tokens: a, b, percent
 
     @property
     def hint_kinds_text(self) -> str | None:
@@ -432,7 +433,8 @@ def leaderboard_json(board: Leaderboard) -> dict:
     return {"settings": board.settings, "games": len(board.rows), "secret_seed": board.secret_seed,
             "standings": [dataclasses.asdict(s) for s in board.standings],
             "pairs": [dataclasses.asdict(p) for p in board.pairs],
-            "flags": [dataclasses.asdict(f) for f in board.flags], "hint_kinds": board.hint_kinds}
+            "flags": [dataclasses.asdict(f) for f in board.flags], "hint_kinds": board.hint_kinds,
+            "similarity": [{"a": a, "b": b, "percent": round(pc, 1)} for a, b, pc in board.similarity]}
 
 
 def rank_text(board: Leaderboard, standing: Standing) -> str:
