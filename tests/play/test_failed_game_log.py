@@ -70,7 +70,11 @@ def test_a_crash_at_turn_3_gives_a_log_of_3_turns_a_replay_and_a_page(tmp_path):
     kept = parse_log((tmp_path / "again.txt").read_text())
     assert isinstance(kept[-1], ev.GameFailed) and kept[-1].turn == 3
     assert "game failed, agent-error" in (tmp_path / "again.html").read_text()
-    # and the leaderboard's page of that game says the turn it failed on
-    site = invoke("tournament", "--db", db, "--report", "--html", str(tmp_path / "site"))
-    assert site.exit_code == 0
-    assert 'data-turns="3"' in (tmp_path / "site" / f"game-{row.game_id}.html").read_text()
+    # and the leaderboard's page of that game says the turn it failed on, and links its turns' replay
+    site = invoke("tournament", "--db", db, "--report", "--html", str(tmp_path / "site"), "--maps", str(tmp_path),
+                  "--agent-isolation", "none")
+    assert site.exit_code == 0, site.output
+    page = (tmp_path / "site" / f"game-{row.game_id}.html").read_text()
+    assert 'data-turns="3"' in page and f'href="game-{row.game_id}-turns.html"' in page
+    turns = (tmp_path / "site" / f"game-{row.game_id}-turns.html").read_text()
+    assert "game failed, agent-error" in turns and f'href="game-{row.game_id}.html"' in turns

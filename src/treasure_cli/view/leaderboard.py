@@ -261,14 +261,18 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
                  + _agent_flags(board, name))
 
 
-def failure_html(row: Row, label: str, db: str, why: str | None = None) -> str:
-    """The page of a game with no replay: a failed game (its cause), or one that could not be rebuilt."""
+def failure_html(row: Row, label: str, db: str, why: str | None = None, turns_page: str | None = None) -> str:
+    """The page of a game with no replay: a failed game (its cause, and with `turns_page` a link to
+    the replay of its turns up to the failure), or one that could not be rebuilt."""
     parts = [f'<p><a href="agent-{html.escape(slug(label))}.html">← {html.escape(label)}</a></p>',
              f"<h1>Game {row.game_id}</h1>",
              f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
              f"{html.escape(label)} on {html.escape(Path(row.map_path).name)} ({html.escape(row.size)}), game "
              f"{row.game_index}, seed {row.seed}: <b>{html.escape(row.outcome)}</b> ({html.escape(row.reason)}) on "
              f"turn {row.turns}.</p>"]
+    if turns_page:
+        parts.append(f'<p id="turns-link"><a href="{html.escape(turns_page)}">Watch its {row.turns} turn'
+                     f'{"s" if row.turns != 1 else ""} up to the failure</a></p>')
     if row.error:
         parts.append(f"<h2>Why it failed</h2><pre>{html.escape(row.error)}</pre>")
     if row.traceback:
@@ -280,6 +284,30 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None) -> str:
     parts.append(f"<h2>To play it again</h2><pre>treasure replay --db {html.escape(Path(db).name)} {row.game_id} "
                  "--maps MAPS/</pre>")
     return _page(f"game {row.game_id}", "".join(parts))
+
+
+def _failed_turns(row: Row, label: str, folder: Path, maps: dict[str, str], isolation: str,
+                  limits: AgentLimits | None) -> str | None:
+    """A failed game played again up to its failure, as a replay page of its own (game-<id>-turns.html,
+    linked from the game's page); None without maps, or when it does not fail as stored again."""
+    from treasure_cli.grading.tournament import rebuild_game, same_result
+    from treasure_cli.view.page import page_html
+    from treasure_cli.view.steps import Replay
+
+    if not maps:
+        return None
+    try:
+        island, record, events = rebuild_game(row, maps, isolation, limits)
+    except TreasureError:
+        return None
+    if events is None or not same_result(row, record):
+        return None
+    name = f"game-{row.game_id}-turns.html"
+    nav = (f'<a href="game-{row.game_id}.html" style="color:#9cf">← game {row.game_id} '
+           f"({html.escape(label)}, failed)</a> ·")
+    write_text_atomic(folder / name, page_html(Replay(island, events)).replace('<h1 id="title">',
+                                                                               nav + '<h1 id="title">', 1))
+    return name
 
 
 def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequence[str],
@@ -305,7 +333,7 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
         target = folder / f"game-{row.game_id}.html"
         why = None
         if row.outcome == FAILED:
-            text = failure_html(row, label, db)
+            text = failure_html(row, label, db, turns_page=_failed_turns(row, label, folder, maps, isolation, limits))
         elif not maps:
             text = failure_html(row, label, db, "the report was written without --maps, so this game was not "
                                 "played again")
