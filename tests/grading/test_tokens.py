@@ -116,3 +116,23 @@ def test_a_class_with_a_copy_gets_its_flags_in_the_gradebook_on_both_pages_and_s
     percent = {frozenset((x["a"], x["b"])): x["percent"] for x in data["similarity"]}
     assert set(percent) == {frozenset(p) for p in (("ann", "bob"), ("ann", "cyd"), ("bob", "cyd"))}
     assert percent[frozenset(("ann", "bob"))] >= 100 * tokens.THRESHOLD > percent[frozenset(("ann", "cyd"))]
+
+
+def test_a_submission_that_hangs_the_parse_leaves_only_itself_out(tmp_path, monkeypatch):
+    import os
+
+    good = tmp_path / "good.py"
+    good.write_text(DENSEST)
+    hangs = tmp_path / "hangs.py"
+    os.mkfifo(hangs)  # opening it waits for a writer that never comes
+    monkeypatch.setattr(tokens, "CHILD_SECONDS", 3.0)
+    got = tokens.parse_all({"good": good, "hangs": hangs})
+    assert got["good"].prints.prints and not got["good"].prints.note
+    assert got["hangs"].prints.note == "the parse took over 3 s"
+
+
+def test_a_raw_string_never_closed_costs_one_pass():
+    tokens_ = tokens.c_tokens('R"(' * 80_000)  # each opener would otherwise scan to the end again
+    assert [t.text for t in tokens_] == ["S"]
+    assert [t.text for t in tokens.c_tokens('auto s = R"x(a)" b)x"; int c;')] == [
+        "auto", "V", "=", "S", ";", "int", "V", ";"]
