@@ -35,7 +35,7 @@ def board(tmp_path_factory):
     assert text.exit_code == 0 and pages.exit_code == 0, pages.output
     with Store(db) as store:
         rows = {r.game_id: r for r in store.rows()}
-    return folder / "site", text.stdout, rows
+    return folder / "site" / "teacher", text.stdout, rows
 
 
 def test_the_ranks_are_those_of_the_text_report(watched, board):
@@ -84,7 +84,7 @@ def test_a_failure_cause_links_to_the_failed_game(watched, tmp_path):
     assert played.exit_code == 1  # games failed
     pages = CliRunner().invoke(cli, ["tournament", "--db", db, "--report", "--html", str(tmp_path / "site")])
     assert pages.exit_code == 0
-    assert watched.open(tmp_path / "site" / "index.html") == []
+    assert watched.open(tmp_path / "site" / "teacher" / "index.html") == []
     cells = watched.page.eval_on_selector_all("#failures td", "c => c.map(e => e.textContent)")
     assert cells[:3] == ["oops", "agent-error", "2"] and "ValueError: no" in cells[3]
     watched.page.click("#failures a[href^='game-']")

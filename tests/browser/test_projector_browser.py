@@ -9,7 +9,7 @@ import pytest
 from treasure_cli.grading.store import Row
 from treasure_cli.grading.tournament import leaderboard
 from treasure_cli.play.records import settings_key
-from treasure_cli.view.leaderboard import index_html
+from treasure_cli.view.leaderboard import index_html, page_names
 
 
 def row(agent: str, seed: int, outcome: str, id_: int, error: str | None = None) -> Row:
@@ -34,7 +34,7 @@ def index(tmp_path):
                 rows.append(row(agent, seed, "WIN" if (seed + a) % (a % 4 + 2) else "LOSE", n))
     board = leaderboard(rows, settings=settings_key(0.5, None, None))
     path = tmp_path / "index.html"
-    path.write_text(index_html(board, "r.sqlite", set()))
+    path.write_text(index_html(board, "r.sqlite", set(), page_names([s.agent for s in board.standings])))
     return path
 
 

@@ -97,7 +97,7 @@ def normal(text: str, command: str) -> str:
     text = re.sub(r"\b\d+\.\d+ s\b", "# s", text)            # "30 games played in 4.8 s", run's seconds
     text = re.sub(r"(?m)^(\S+\.txt\s+\S+\s+\S+(?: \(\w+\))?\s+\d+\s+)\d+\.\d{3}$", r"\1#", text)  # run's table
     if command.startswith("cat ") and command.endswith(".csv"):
-        text = re.sub(r"(?m)^((?:[^,]*,){9})[0-9.]+,", r"\1#,", text)  # ms_per_turn
+        text = re.sub(r"(?m)^((?:[^,]*,){10})[0-9.]+,", r"\1#,", text)  # ms_per_turn
     return text
 
 
@@ -123,11 +123,12 @@ def test_every_command_prints_what_the_page_shows(site):
         result = run_shown(command, site)
         assert result.exit_code == int(status or 0), (command, result.output)
         assert normal(result.output, command) == normal(shown, command), command
-    # what the teacher publishes: the leaderboard folder, every page there
-    board = site / "leaderboard"
+    # the teacher's folder has every page; the public one, bob's page but not his game on a private map
+    board, public = site / "leaderboard" / "teacher", site / "leaderboard" / "public"
     assert (board / "index.html").is_file() and (board / "agent-bob.html").is_file()
+    assert (public / "index.html").is_file() and (public / "agent-bob.html").is_file()
     cited = re.search(r"treasure replay --db results.sqlite (\w+)", DOC)[1]
-    assert (board / f"game-{cited}.html").is_file()
+    assert (board / f"game-{cited}.html").is_file() and not (public / f"game-{cited}.html").exists()
     assert (site / "grades.csv").is_file()
 
 

@@ -157,16 +157,21 @@ def test_the_gradebook_round_trips_through_the_csv_module(klass):
     invoke("tournament", "students", "--with", "logic", "--maps", "hidden", "--games", "2", "--db", "r.sqlite")
     report = invoke("tournament", "--db", "r.sqlite", "--report", "--json", "--csv", "grades.csv")
     assert report.exit_code == 0, report.output
-    standings = json.loads(report.stdout)["standings"]
+    data = json.loads(report.stdout)
+    standings = data["standings"]
     with open(klass / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["student", "rank", "win_percent", "win_low", "win_high", "games", "wins", "failures",
-                             "mean_turns_to_win", "ms_per_turn", "agent", "code", "flags", "above_on_wins",
-                             "above_on_turns"]
-    assert [r["student"] for r in rows] == [s["agent"] for s in standings] and {r["student"] for r in rows} == {
-        "ann", "bob", "logic"}
+    assert list(rows[0]) == ["student", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins",
+                             "failures", "mean_turns_to_win", "ms_per_turn", "verdict", "reason", "agent", "code",
+                             "flags", "above_on_wins", "above_on_turns"]
+    # every agent ranked, then what was left out of the class folder (the notes file), scoring zero
+    assert [r["student"] for r in rows] == [s["agent"] for s in standings] + ["README.txt"]
+    assert {r["student"] for r in rows[:3]} == {"ann", "bob", "logic"}
+    assert rows[3]["rank"] == "" and rows[3]["verdict"] == "left out" and rows[3]["games"] == "0"
+    assert rows[3]["reason"].startswith("not a submission") and data["unranked"][0]["agent"] == "README.txt"
     for row, s in zip(rows, standings):
-        assert row["rank"].lstrip("=") == str(s["rank"])
+        assert int(row["rank"]) == s["rank"] and row["tied"] == ("yes" if s["tied"] else "no")
+        assert row["verdict"] == s["verdict"] == "played"
         assert float(row["win_percent"]) == pytest.approx(100 * s["win_rate"], abs=0.05)
         assert (float(row["win_low"]), float(row["win_high"])) == pytest.approx(
             (100 * s["win_low"], 100 * s["win_high"]), abs=0.05)
@@ -189,20 +194,20 @@ def test_the_pages_replay_lost_games_with_maps_and_say_why_not_without(klass):
     assert bare.exit_code == 0 and "without --maps the games have no replay page" in bare.stderr
     played = len(lost) + len(won)
     assert (f"{played} of the {played} games played to their end have no replay page"
-            in (klass / "bare" / "index.html").read_text())
-    page = (klass / "bare" / f"game-{lost[0].game_id}.html").read_text()
+            in (klass / "bare" / "teacher" / "index.html").read_text())
+    page = (klass / "bare" / "teacher" / f"game-{lost[0].game_id}.html").read_text()
     assert 'id="no-replay"' in page and "written without --maps" in page
     full = invoke("tournament", "--db", "r.sqlite", "--report", "--maps", "hidden", "--html", "full")
     assert full.exit_code == 0
-    assert "have no replay page" not in (klass / "full" / "index.html").read_text()
-    page = (klass / "full" / f"game-{lost[0].game_id}.html").read_text()
+    assert "have no replay page" not in (klass / "full" / "teacher" / "index.html").read_text()
+    page = (klass / "full" / "teacher" / f"game-{lost[0].game_id}.html").read_text()
     assert 'id="no-replay"' not in page and f"seed {lost[0].seed}, agent students/bob/agent.py:Wanderer" in page
     assert 'href="agent-bob.html"' in page  # back to the student's page
     # every game is linked from the student's page, wins included, and a won game's page replays it
-    student = (klass / "full" / "agent-bob.html").read_text()
+    student = (klass / "full" / "teacher" / "agent-bob.html").read_text()
     for row in lost + won:
         assert f'<a href="game-{row.game_id}.html">' in student
-    page = (klass / "full" / f"game-{won[0].game_id}.html").read_text()
+    page = (klass / "full" / "teacher" / f"game-{won[0].game_id}.html").read_text()
     assert 'id="no-replay"' not in page and f"seed {won[0].seed}, agent students/bob/agent.py:Wanderer" in page
 
 

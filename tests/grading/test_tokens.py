@@ -100,7 +100,7 @@ def test_a_class_with_a_copy_gets_its_flags_in_the_gradebook_on_both_pages_and_s
         flags = {row["student"]: row["flags"] for row in csv.DictReader(f)}
     assert "similar code with bob" in flags["ann"] and "similar code with ann" in flags["bob"]
     assert flags["cyd"] == ""
-    site = Path(tmp_path / "site")
+    site = Path(tmp_path / "site" / "teacher")
     page = site / "similar-ann--bob.html"
     assert page.is_file() or (site / "similar-bob--ann.html").is_file()
     page = page if page.is_file() else site / "similar-bob--ann.html"

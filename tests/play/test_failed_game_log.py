@@ -74,7 +74,7 @@ def test_a_crash_at_turn_3_gives_a_log_of_3_turns_a_replay_and_a_page(tmp_path):
     site = invoke("tournament", "--db", db, "--report", "--html", str(tmp_path / "site"), "--maps", str(tmp_path),
                   "--agent-isolation", "none")
     assert site.exit_code == 0, site.output
-    page = (tmp_path / "site" / f"game-{row.game_id}.html").read_text()
+    page = (tmp_path / "site" / "teacher" / f"game-{row.game_id}.html").read_text()
     assert 'data-turns="3"' in page and f'href="game-{row.game_id}-turns.html"' in page
-    turns = (tmp_path / "site" / f"game-{row.game_id}-turns.html").read_text()
+    turns = (tmp_path / "site" / "teacher" / f"game-{row.game_id}-turns.html").read_text()
     assert "game failed, agent-error" in turns and f'href="game-{row.game_id}.html"' in turns

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.formats.text import printable
+from treasure_cli.formats.text import one_line
 
 if TYPE_CHECKING:  # (imported where used: `treasure --version` loads no more than it needs)
     from treasure_cli.sandbox.levels import AgentLimits
@@ -179,7 +179,7 @@ def isolation_settings(asked: str, memory: int, action_timeout: float | None, sp
         others = [s for s in strangers if s not in programs]
         for group, at in ((others, level), (programs, "process")):
             if group:
-                click.echo(printable(f"agents: {', '.join(group)} {where[at]}"), err=True)
+                click.echo(one_line(f"agents: {', '.join(group)} {where[at]}"), err=True)
     return level, AgentLimits(memory=memory, action_timeout=action_timeout)
 
 

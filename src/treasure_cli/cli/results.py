@@ -9,16 +9,19 @@ from pathlib import Path
 
 import click
 
-from treasure_cli.formats.text import counted, printable
+from treasure_cli.formats.text import counted, one_line, printable
 from treasure_cli.cli.group import Terminated
 from treasure_cli.cli.options import (
     isolation_settings, map_files,
 )
 
 
-def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str) -> None:
+def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str,
+               verdicts: tuple = (), hide_seed: bool = False) -> None:
     """Print a bench result (table or JSON, and the report page if asked); exit 1 if maps were left
-    out or games failed (as `run` does)."""
+    out or games failed (as `run` does). `verdicts`: a tournament's groups that were not played or
+    failed every game, shown after the table (and in the JSON's "unranked"). `hide_seed`: the base
+    seed is the store's secret, left out of the JSON and the page (null)."""
     from treasure_cli.play.bench import versus_pairs, with_maps
     from treasure_cli.play.results import bench_json, versus_json
     from treasure_cli.view.tables import bench_table, failure_lines, versus_lines
@@ -34,6 +37,10 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
     data = bench_json(result, not no_timing) if html_path is not None or as_json else None
     if data is not None and versus is not None:
         data["versus"] = versus_json(pairs)
+    if data is not None and hide_seed:
+        data["options"]["seed"] = None
+    if data is not None and verdicts:
+        data["unranked"] = [{"agent": v.group, "verdict": v.status, "reason": v.reason} for v in verdicts]
     if html_path is not None:
         from treasure_cli.view.report import write_report
 
@@ -42,7 +49,11 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
     if as_json:
         click.echo(json.dumps(data, indent=2))
     else:
-        click.echo(bench_table(result.stats, not no_timing))
+        click.echo(printable(bench_table(result.stats, not no_timing)))
+        if verdicts:
+            from treasure_cli.view.tables import verdict_table
+
+            click.echo("\n" + verdict_table(verdicts))
         if not no_timing:
             click.echo(footer)
         if versus is not None:
@@ -52,8 +63,10 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
 
 
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
-                     no_timing: bool, html_path: str | None, names: dict[str, str] | None = None) -> None:
-    """Play the games the store does not hold yet, then show every game of the command."""
+                     no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
+                     verdicts: list | None = None, include_secret_seed: bool = False) -> None:
+    """Play the games the store does not hold yet, then show every game of the command; with it, the
+    groups left out (`verdicts`) and those whose every game failed."""
     from treasure_cli.agents.registry import is_builtin
     from treasure_cli.play.bench import BenchResult, summarize
     from treasure_cli.grading.tournament import as_record, run_tournament
@@ -106,28 +119,46 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
     bench_result = BenchResult(result.options, tuple(summarize(records, labels)), records,
                                result.seconds, result.skipped)
     show_bench(bench_result, as_json, no_timing, html_path,
-                f"{counted(result.played, 'game')} played in {result.seconds:.1f} s, {result.already} already in {db_path}")
+                f"{counted(result.played, 'game')} played in {result.seconds:.1f} s, {result.already} already in {db_path}",
+                _not_ranked(records, verdicts or []), hide_seed=result.secret_seed and not include_secret_seed)
+
+
+def _not_ranked(records, verdicts: list) -> tuple:
+    """The tournament's groups with nothing to rank: left out (`verdicts`), and agents whose every game failed."""
+    from treasure_cli.grading.verdicts import FAILED, NOT_PLAYED, Verdict
+
+    failed: dict[str, list] = {}
+    for r in records:
+        failed.setdefault(r.agent, []).append(r)
+    every = [Verdict(agent, FAILED, f"all {len(rs)} games failed ({', '.join(sorted({r.reason for r in rs}))})"
+                                    + (f"; the first: {rs[0].error}" if rs[0].error else ""))
+             for agent, rs in failed.items() if all(r.failed for r in rs)]
+    return tuple(every + [v for v in verdicts if v.status in NOT_PLAYED])
 
 
 def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | None, max_turns: int | None,
                  game_timeout: float | None, as_json: bool, html_dir: str | None, csv_path: str | None,
                  maps: tuple[str | None, bool] = (None, False), agent_isolation: str = "auto",
-                 agent_memory: int = 1 << 30, action_timeout: float | None = None, versus: str | None = None) -> None:
+                 agent_memory: int = 1 << 30, action_timeout: float | None = None, versus: str | None = None,
+                 include_secret_seed: bool = False, public_maps: str | None = None) -> None:
     """`tournament --report`: rank the agents of a results store (table, JSON, pages, CSV), and
-    with `versus` its head-to-head games."""
+    with `versus` its head-to-head games. The JSON holds the secret seed only with
+    `include_secret_seed`; the pages' public tree shows the games of the maps `public_maps` names."""
     from treasure_cli.play.records import settings_key
     from treasure_cli.view.tables import leaderboard_table
     from treasure_cli.grading.tournament import leaderboard_json, store_leaderboard
 
     if db_path is None:
         raise click.UsageError("--report ranks the games of a results store: give --db RESULTS.sqlite")
+    if public_maps is not None and html_dir is None:
+        raise click.UsageError("--public-maps says which games the pages of --html DIR may publish: give --html")
     given = truth_rate is not None or max_turns is not None or game_timeout is not None
     settings = settings_key(0.5 if truth_rate is None else truth_rate, max_turns, game_timeout) if given else None
     board = store_leaderboard(db_path, settings, all_versions)
     pairs = _stored_versus(board, versus, db_path, maps[0]) if versus is not None else None
     board, notes = _with_similarity_flags(board)
     for note in notes:
-        click.echo(printable(f"similarity: {note}"), err=True)
+        click.echo(one_line(f"similarity: {note}"), err=True)
     if csv_path is not None:
         from treasure_cli.grading.tournament import write_gradebook
 
@@ -142,11 +173,18 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
                        err=True)
         level, limits = (isolation_settings(agent_isolation, agent_memory, action_timeout, [s.spec for s in board.standings])
                          if map_paths else ("auto", None))  # nothing is played again without the maps
+        public: dict[str, str] = {}
+        if public_maps is not None:
+            from treasure_cli.grading.publish import public_maps as named_maps, record_published
+
+            public = named_maps(public_maps)
+            record_published(db_path, public)
         index = write_leaderboard(board, db_path, Path(html_dir), map_paths, level, limits,
-                                  on_replay=lambda done, total: None)
-        click.echo(f"wrote {index}", err=True)
+                                  on_replay=lambda done, total: None, public=set(public))
+        click.echo(f"wrote {index} (for you) and {index.parent.parent / 'public' / 'index.html'} (to publish: "
+                   f"the games of {counted(len(public), 'public map')})", err=True)
     if as_json:
-        data = leaderboard_json(board)
+        data = leaderboard_json(board, include_secret_seed)
         if pairs is not None:
             from treasure_cli.play.results import versus_json
 

@@ -7,7 +7,7 @@ import os
 import click
 
 from treasure_cli.agents.registry import SPEC_HELP
-from treasure_cli.formats.text import printable
+from treasure_cli.formats.text import one_line
 from treasure_cli.cli.options import (
     GAME_TIMEOUT, MAPS_HELP, RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, isolation_options,
     isolation_settings, map_files, split_csv,
@@ -47,13 +47,21 @@ from treasure_cli.cli.results import leaderboard, play_tournament
 @click.option("--all-versions", is_flag=True,
               help="With --report: one row per version of an agent's code, not only its latest.")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="With --report: write the leaderboard into DIR (index.html, a page per agent, a replay page "
-                   "per lost or failed game; needs --maps to replay the losses).")
+              help="With --report: write the leaderboard into DIR/teacher (everything: a page per agent, a replay "
+                   "page per lost or failed game; needs --maps to replay the losses) and DIR/public (to publish: "
+                   "ranks, verdicts, win rates, and only the games of --public-maps).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
               help="With --report: write the gradebook (one row per student) as CSV.")
 @click.option("--versus", metavar="AGENT",
               help="With --report: list the games AGENT (a student's name or an agent) won and another lost, "
                    "or lost and another won, each with the command that shows both side by side.")
+@click.option("--public-maps", metavar="GLOB",
+              help="With --report --html: the maps whose games may be published (a folder or a quoted glob); "
+                   "their games' pages go into DIR/public/ too, and the store remembers them. Every other map "
+                   "is private: DIR/public/ holds nothing of it.")
+@click.option("--include-secret-seed", is_flag=True,
+              help="With --json: put the store's secret base seed in the JSON (left out by default: the JSON "
+                   "may be published, and an agent that knows the seed can recompute the games).")
 @isolation_options
 @hint_options
 def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
@@ -61,7 +69,8 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
                game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
                report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
                versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
-               action_timeout: float | None = None, hints=None) -> None:
+               action_timeout: float | None = None, hints=None, include_secret_seed: bool = False,
+               public_maps: str | None = None) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
     SUBMISSIONS are folders of submissions or submissions themselves: a
@@ -73,7 +82,10 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     drawn from the store's own secret base seed; the same command again
     after a crash or Ctrl-C plays only the games the store does not hold.
     --report ranks the agents; every game has an id, and `treasure replay
-    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. A store keeps
+    --db RESULTS.sqlite GAME_ID --maps MAPS` plays it again. Every
+    submission has a row in every output, those left out included, with
+    its verdict. The maps are private: --html DIR writes DIR/public/, the
+    pages to publish, with the games of --public-maps only. A store keeps
     the hint kinds of its first run (--hints, --hint-weights; by default the
     15 built-in kinds) and refuses a run with others; replaying its games
     (--report --html, replay --db) takes the same --hints files. The exit
@@ -86,6 +98,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
       treasure tournament --db results.sqlite --report
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
+      treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --public-maps 'hidden/MAP_0[12].txt'
       treasure tournament students/ --maps hidden/ --db results.sqlite --hints kinds.py --hint-weights builtin=0
       treasure tournament --db results.sqlite --report --versus ann --maps hidden/
     """
@@ -93,12 +106,15 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         if submissions or extra:
             raise click.UsageError("--report plays nothing: leave out the submissions and --with")
         leaderboard(db_path, all_versions, truth_rate, max_turns, game_timeout, as_json, html_dir, csv_path,
-                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout, versus)
+                     (maps_path, recursive), agent_isolation, agent_memory, action_timeout, versus,
+                     include_secret_seed, public_maps)
         return
     if all_versions or html_dir is not None or csv_path is not None:
         raise click.UsageError("--all-versions, --html and --csv go with --report")
     if versus is not None:
         raise click.UsageError("--versus goes with --report")
+    if public_maps is not None:
+        raise click.UsageError("--public-maps goes with --report --html")
     from treasure_cli.errors import AgentLoadError
     from treasure_cli.play.bench import BenchOptions
     from treasure_cli.grading.submissions import find_submissions
@@ -107,8 +123,11 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         found, left_out = find_submissions(list(submissions))
     except AgentLoadError as exc:
         raise click.UsageError(str(exc)) from None
+    from treasure_cli.grading.verdicts import intake_verdicts
+
+    verdicts = intake_verdicts(list(submissions), left_out)
     for why in left_out:
-        click.echo(printable(f"left out: {why}"), err=True)
+        click.echo(one_line(f"left out: {why}"), err=True)
     specs = [s.spec for s in found] + [agent_spec(a, "--with") for a in (split_csv(extra, "--with") if extra else ())]
     if not specs:
         raise click.UsageError("no agent to play: give submissions (files or folders) or --with logic,greedy")
@@ -119,9 +138,16 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     maps = tuple(str(p) for p in map_files([maps_path], recursive))
     if not maps:
         raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+    from treasure_cli.grading.publish import published_warnings
+
+    for warning in published_warnings(db_path, list(maps)):
+        click.echo(one_line(warning), err=True)
     level, limits = isolation_settings(agent_isolation, agent_memory, action_timeout, specs)
     options = BenchOptions(agents=tuple(specs), maps=maps, games=games, seed=seed,
                            truth_rate=0.5 if truth_rate is None else truth_rate, max_turns=max_turns,
                            game_timeout=game_timeout, isolation=level, limits=limits, hints=hints)
+    from treasure_cli.grading.verdicts import record_intake
+
+    record_intake(db_path, [s.name for s in found], verdicts)
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
-                     {s.spec: s.name for s in found})
+                     {s.spec: s.name for s in found}, verdicts, include_secret_seed)

@@ -28,7 +28,7 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 from treasure_cli.play.records import game_id
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -80,6 +80,22 @@ MIGRATIONS: dict[int, str] = {
     # keeps an older treasure-cli, which knows no hint kinds, from resuming a store of plugin kinds.
     6: """
     INSERT OR IGNORE INTO meta (key, value) SELECT 'hint_kinds', 'builtin' WHERE EXISTS (SELECT 1 FROM games);
+    """,
+    # Every group accounted for (grading/verdicts.py): a group that never reached a game has no row in
+    # games, so its verdict is kept here for the report. And the maps whose games were published
+    # (`--report --html DIR --public-maps GLOB`): a tournament on one of them warns.
+    7: """
+    CREATE TABLE IF NOT EXISTS verdicts (
+        name        TEXT PRIMARY KEY,  -- the group
+        status      TEXT NOT NULL,     -- 'left out' or 'build failed'
+        reason      TEXT NOT NULL,     -- one line: why
+        recorded_at TEXT NOT NULL      -- UTC, ISO 8601
+    );
+    CREATE TABLE IF NOT EXISTS published_maps (
+        map_digest   TEXT PRIMARY KEY, -- the map's content digest
+        map_path     TEXT NOT NULL,    -- as the report named it
+        published_at TEXT NOT NULL     -- UTC, ISO 8601: the first report that published it
+    );
     """,
 }
 
@@ -241,6 +257,39 @@ class Store:
             self.db.execute("ROLLBACK")
             raise
         return self.hint_kinds() or record
+
+    # -- the groups that never played, and the maps published ---------------------
+    def set_verdicts(self, verdicts: Iterable[tuple[str, str, str]], clear: Iterable[str] = ()) -> None:
+        """Record (name, status, reason) for groups that did not reach a game; forget those of `clear`."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.executemany("DELETE FROM verdicts WHERE name = ?", [(name,) for name in clear])
+            self.db.executemany("INSERT OR REPLACE INTO verdicts (name, status, reason, recorded_at) "
+                                "VALUES (?, ?, ?, ?)", [(*v, now()) for v in verdicts])
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def verdicts(self) -> list[tuple[str, str, str]]:
+        """(name, status, reason) of every group recorded as not played, by name."""
+        return list(self.db.execute("SELECT name, status, reason FROM verdicts ORDER BY name"))
+
+    def publish_maps(self, maps: Iterable[tuple[str, str]]) -> None:
+        """Remember that the games of these maps (digest, path) were published (the first time is kept)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.executemany("INSERT OR IGNORE INTO published_maps (map_digest, map_path, published_at) "
+                                "VALUES (?, ?, ?)", [(*m, now()) for m in maps])
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def published_maps(self) -> dict[str, tuple[str, str]]:
+        """map digest -> (path, when) of every map whose games were published."""
+        return {d: (p, t) for d, p, t in self.db.execute(
+            "SELECT map_digest, map_path, published_at FROM published_maps")}
 
     # -- writing -------------------------------------------------------------
     def add(self, *rows: Row) -> None:

@@ -43,6 +43,7 @@ from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row, Store, now
 from treasure_cli.grading.tokens import SimilarPair
+from treasure_cli.grading.verdicts import FAILED as ALL_FAILED, PLAYED, Verdict
 from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules import seeds
@@ -285,6 +286,36 @@ class Leaderboard:
     hint_kinds: str | None = None   # the store's hint kinds (hint_plugins.hints_key; None: the built-ins)
     similar: tuple[SimilarPair, ...] = ()  # pairs flagged by tokens, for their side-by-side pages
     similarity: tuple[tuple[str, str, float], ...] = ()  # every pair compared by tokens: a, b, percent
+    left_out: tuple[Verdict, ...] = ()  # groups that never reached a game (the store's verdicts), by name
+
+    def verdict(self, standing: Standing, public: bool = False) -> Verdict:
+        """A ranked agent's verdict: played, or failed when every game it played failed (with the
+        first game's cause; `public`: the kinds of failure only, none of the agent's own words)."""
+        rows = self.rows_of(standing.agent)
+        later = next((v for v in self.left_out if v.group == standing.agent), None)
+        note = "" if later is None or public else f"latest submission {later.text}; these are earlier games"
+        if not rows or standing.failed < standing.games:
+            return Verdict(standing.agent, PLAYED, note)
+        kinds = sorted({r.reason for r in rows})
+        reason = f"all {standing.games} games failed ({', '.join(kinds)})"
+        if not public and rows[0].error:
+            reason += f"; the first: {rows[0].error}"
+        return Verdict(standing.agent, ALL_FAILED, reason + (f"; {note}" if note else ""))
+
+    @property
+    def unranked(self) -> tuple[Verdict, ...]:
+        """The groups with no games to rank: left out, or their build failed (each scores zero)."""
+        ranked = {s.agent for s in self.standings}
+        return tuple(v for v in self.left_out if v.group not in ranked)
+
+    def counts(self) -> dict[str, int]:
+        """How many groups (students, not the built-in agents) were found, played, left out and failed."""
+        groups = [s for s in self.standings if any(r.name for r in self.rows_of(s.agent))]
+        failed = sum(self.verdict(s).status == ALL_FAILED for s in groups)
+        not_played = self.unranked
+        return {"found": len(groups) + len(not_played), "played": len(groups) - failed,
+                "left out": sum(v.status != "build failed" for v in not_played),
+                "failed": failed + sum(v.status == "build failed" for v in not_played)}
 
     @property
     def hint_kinds_text(self) -> str | None:
@@ -408,12 +439,14 @@ def store_leaderboard(db: str | Path, settings: str | None = None, all_versions:
             settings = seen[0] if seen else settings_key(0.5, None, None)
         rows = store.rows(settings)
         secret = store.secret_seed()
+        left_out = tuple(Verdict(*v) for v in store.verdicts())
         if not rows:
             if seen:
                 raise TreasureError(f"{db} holds no game played with {settings_options(settings)}; it holds "
                                     "games played with " + " and with ".join(settings_options(s) for s in seen))
             raise TreasureError(f"{db} holds no game yet")
-    return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret, hint_kinds=kinds)
+    return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret, hint_kinds=kinds,
+                               left_out=left_out)
 
 
 def settings_options(settings: str) -> str:
@@ -429,39 +462,65 @@ def settings_options(settings: str) -> str:
     return " ".join(words)
 
 
-def leaderboard_json(board: Leaderboard) -> dict:
-    return {"settings": board.settings, "games": len(board.rows), "secret_seed": board.secret_seed,
-            "standings": [dataclasses.asdict(s) for s in board.standings],
+def leaderboard_json(board: Leaderboard, secret_seed: bool = False) -> dict:
+    """The ranking as JSON: every ranked agent with its verdict, then the groups with no game (scoring
+    zero). The store's secret base seed only when asked (`secret_seed`): this is made to be published."""
+    standings = []
+    for s in board.standings:
+        verdict = board.verdict(s)
+        standings.append({**dataclasses.asdict(s), "tied": tied(board, s), "verdict": verdict.status,
+                          "reason": verdict.reason})
+    unranked = [{"agent": v.group, "rank": None, "games": 0, "wins": 0, "win_rate": 0.0, "verdict": v.status,
+                 "reason": v.reason} for v in board.unranked]
+    data = {"settings": board.settings, "games": len(board.rows), "groups": board.counts(),
+            "standings": standings, "unranked": unranked,
             "pairs": [dataclasses.asdict(p) for p in board.pairs],
             "flags": [dataclasses.asdict(f) for f in board.flags], "hint_kinds": board.hint_kinds,
             "similarity": [{"a": a, "b": b, "percent": round(pc, 1)} for a, b, pc in board.similarity]}
+    if secret_seed:
+        data["secret_seed"] = board.secret_seed
+    return data
+
+
+def tied(board: Leaderboard, standing: Standing) -> bool:
+    """Whether another agent shares this agent's rank (the sign test does not tell them apart)."""
+    return sum(t.rank == standing.rank for t in board.standings) > 1
 
 
 def rank_text(board: Leaderboard, standing: Standing) -> str:
     """A rank as the table prints it: `=2` when another agent shares it."""
-    shared = sum(t.rank == standing.rank for t in board.standings) > 1
-    return f"={standing.rank}" if shared else str(standing.rank)
+    return f"={standing.rank}" if tied(board, standing) else str(standing.rank)
 
 
-GRADEBOOK = ("student", "rank", "win_percent", "win_low", "win_high", "games", "wins", "failures",
-             "mean_turns_to_win", "ms_per_turn", "agent", "code", "flags",
+GRADEBOOK = ("student", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins", "failures",
+             "mean_turns_to_win", "ms_per_turn", "verdict", "reason", "agent", "code", "flags",
              "above_on_wins", "above_on_turns")  # the score's parts: rank = 1 + above_on_wins + above_on_turns
 
 
 def gradebook(board: Leaderboard) -> list[dict[str, str]]:
-    """One row per agent for a spreadsheet (`--report --csv`), in rank order, cells as text."""
+    """One row per agent for a spreadsheet (`--report --csv`), in rank order, then one per group with no
+    game (no rank, scoring zero); cells as text. The rank is a number, a shared one said by `tied`."""
     flagged: dict[str, list[str]] = {}
     for f in board.flags:
         flagged.setdefault(f.a, []).append(f"{f.kind} with {f.b}")
         flagged.setdefault(f.b, []).append(f"{f.kind} with {f.a}")
-    return [{"student": s.agent, "rank": rank_text(board, s), "win_percent": f"{100 * s.win_rate:.1f}",
-             "win_low": f"{100 * s.win_low:.1f}", "win_high": f"{100 * s.win_high:.1f}", "games": str(s.games),
-             "wins": str(s.wins), "failures": str(s.failed),
-             "mean_turns_to_win": "" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}",
-             "ms_per_turn": f"{s.median_ms_turn:.2f}", "agent": s.spec, "code": s.agent_digest,
-             "flags": "; ".join(flagged.get(s.agent, [])),
-             "above_on_wins": str(s.above_wins), "above_on_turns": str(s.above_turns)}
-            for s in board.standings]
+    rows = []
+    for s in board.standings:
+        verdict = board.verdict(s)
+        rows.append({"student": s.agent, "rank": str(s.rank), "tied": "yes" if tied(board, s) else "no",
+                     "win_percent": f"{100 * s.win_rate:.1f}", "win_low": f"{100 * s.win_low:.1f}",
+                     "win_high": f"{100 * s.win_high:.1f}", "games": str(s.games), "wins": str(s.wins),
+                     "failures": str(s.failed),
+                     "mean_turns_to_win": "" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}",
+                     "ms_per_turn": f"{s.median_ms_turn:.2f}", "verdict": verdict.status, "reason": verdict.reason,
+                     "agent": s.spec, "code": s.agent_digest, "flags": "; ".join(flagged.get(s.agent, [])),
+                     "above_on_wins": str(s.above_wins), "above_on_turns": str(s.above_turns)})
+    for v in board.unranked:
+        rows.append({"student": v.group, "rank": "", "tied": "", "win_percent": "0.0", "win_low": "", "win_high": "",
+                     "games": "0", "wins": "0", "failures": "0", "mean_turns_to_win": "", "ms_per_turn": "",
+                     "verdict": v.status, "reason": v.reason, "agent": "", "code": "", "flags": "",
+                     "above_on_wins": "", "above_on_turns": ""})
+    return rows
 
 
 def report_data(board: Leaderboard, db: str) -> dict:
@@ -534,16 +593,11 @@ def same_result(row: Row, record: GameRecord) -> bool:
 
 
 def write_gradebook(board: Leaderboard, path: str | Path) -> Path:
-    """The gradebook as a CSV file (the columns of GRADEBOOK), written atomically."""
-    import csv
-    import io
-
+    """The gradebook as a CSV file (the columns of GRADEBOOK, every cell inert for a spreadsheet),
+    written atomically."""
     from treasure_cli.formats.atomic import write_text_atomic
+    from treasure_cli.formats.spreadsheet import csv_text
 
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=GRADEBOOK, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(gradebook(board))
     path = Path(path)
-    write_text_atomic(path, buffer.getvalue())
+    write_text_atomic(path, csv_text(GRADEBOOK, gradebook(board)))
     return path

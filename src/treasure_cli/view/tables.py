@@ -11,19 +11,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from treasure_cli.play.records import GameRecord
-from treasure_cli.formats.text import counted
+from treasure_cli.formats.text import counted, one_line
 from treasure_cli.play.results import versus_command
 
 if TYPE_CHECKING:
     from treasure_cli.grading.tournament import Leaderboard
 
 
-def align(rows: Sequence[Sequence[str]], left: int) -> str:
-    """Columns padded to their widest cell; the first `left` columns left-aligned, the rest right."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) if i < left else cell.rjust(w)
+def width(text: str) -> int:
+    """The columns a terminal gives `text`: wide (East Asian) characters take two, combining marks none."""
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def align(rows: Sequence[Sequence[str]], left: int, text_last: bool = False) -> str:
+    """Columns padded to their widest cell (by display width); the first `left` columns left-aligned,
+    the rest right (the last one left too with `text_last`: words, not numbers). Every cell is put on one line (`one_line`: a line break or an escape sequence in a
+    name is shown as its backslash escape), so no cell can start a row of its own."""
+    cells = [[one_line(cell) for cell in row] for row in rows]
+    widths = [max(width(row[i]) for row in cells) for i in range(len(cells[0]))]
+    left_of = set(range(left)) | ({len(widths) - 1} if text_last else set())
+    return "\n".join("  ".join(cell + " " * (w - width(cell)) if i in left_of else " " * (w - width(cell)) + cell
                                for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
-                     for row in rows)
+                     for row in cells)
 
 
 def run_table(records: Sequence[GameRecord]) -> str:
@@ -87,8 +99,9 @@ def failure_lines(records: Sequence[GameRecord], shown: int = 2) -> list[str]:
         for r in failed:
             kinds[r.reason] = kinds.get(r.reason, 0) + 1
         said = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
-        lines.append(f"{agent}: {len(failed)} game{'s' if len(failed) > 1 else ''} failed ({said})")
-        lines += [f"  {r.error}" + (f" (game {r.game_id})" if r.game_id else "") for r in failed[:shown]]
+        lines.append(one_line(f"{agent}: {len(failed)} game{'s' if len(failed) > 1 else ''} failed ({said})"))
+        lines += ["  " + one_line(f"{r.error}" + (f" (game {r.game_id})" if r.game_id else ""))
+                  for r in failed[:shown]]
     return lines
 
 
@@ -105,31 +118,35 @@ def versus_lines(pairs: Sequence, versus: str, command=None) -> list[str]:
     default `versus_command`'s)."""
     command_of = command or versus_command
     if not pairs:
-        return [f"head to head: no game where {versus} and another agent did not both win or both lose"]
+        return [one_line(f"head to head: no game where {versus} and another agent did not both win or both lose")]
     won = sum(p.mine.won for p in pairs)
-    lines = [f"head to head: {len(pairs)} game{'s' if len(pairs) != 1 else ''} where {versus} and another agent "
-             f"did not both win or both lose ({versus} won {won}, lost {len(pairs) - won})"]
+    lines = [one_line(f"head to head: {len(pairs)} game{'s' if len(pairs) != 1 else ''} where {versus} and another "
+                      f"agent did not both win or both lose ({versus} won {won}, lost {len(pairs) - won})")]
     for p in pairs:
         where = p.mine.map if p.mine.island_seed is None else f"{p.mine.size} island {p.mine.index}"
-        lines.append(f"  {where}: {p.mine.agent} {_result_words(p.mine)}, {p.other.agent} {_result_words(p.other)}; "
-                     f"games {p.mine.game_id}, {p.other.game_id}")
+        lines.append("  " + one_line(f"{where}: {p.mine.agent} {_result_words(p.mine)}, {p.other.agent} "
+                                     f"{_result_words(p.other)}; games {p.mine.game_id}, {p.other.game_id}"))
         shown = command_of(p)
         if shown is not None:
-            lines.append(f"    {shown}")
+            lines.append("    " + one_line(shown))
     return lines
 
 
 def leaderboard_table(board: Leaderboard) -> str:
-    """`treasure tournament`'s text: the standings, the verdicts between neighbours, the flags."""
+    """`treasure tournament`'s text: the standings (every group, those with no game last, scoring zero,
+    each with its verdict), the verdicts between neighbours, the flags."""
     from treasure_cli.grading.tournament import ALPHA, rank_text
 
-    head = ["rank", "agent", "code", "games", "wins", "win %", "95% CI", "mean turns", "failed"]
+    head = ["rank", "agent", "code", "games", "wins", "win %", "95% CI", "mean turns", "failed", "verdict"]
     rows = [head]
     for s in board.standings:
         rows.append([rank_text(board, s), s.agent, s.agent_digest, str(s.games),
                      str(s.wins), f"{100 * s.win_rate:.1f}", f"{100 * s.win_low:.1f}-{100 * s.win_high:.1f}",
-                     "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}", str(s.failed)])
-    lines = [align(rows, 3)]
+                     "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}", str(s.failed),
+                     board.verdict(s).text])
+    for v in board.unranked:
+        rows.append(["-", v.group, "-", "0", "0", "0.0", "-", "-", "0", v.text])
+    lines = [align(rows, 3, text_last=True)]
     neighbours = [p for p in board.pairs
                   if [s.agent for s in board.standings].index(p.b) == [s.agent for s in board.standings].index(p.a) + 1]
     if neighbours:
@@ -143,6 +160,10 @@ def leaderboard_table(board: Leaderboard) -> str:
                          str(p.a_faster), str(p.b_faster), _p(p.turns_p_value), verdict])
         lines.append(align(prow, 2))
     lines.append("")
+    counts = board.counts()
+    if counts["found"]:
+        lines.append(f"{counted(counts['found'], 'group')} found: {counts['played']} played, "
+                     f"{counts['left out']} left out, {counts['failed']} failed")
     lines.append(f"{counted(len(board.rows), 'game')}; rank = 1 + the agents significantly better (p < {ALPHA:g}) "
                  "on wins, or as good on wins and faster to win; equal ranks (=) are not told apart")
     if board.flags:
@@ -155,6 +176,13 @@ def leaderboard_table(board: Leaderboard) -> str:
     if board.secret_seed is not None:
         lines.append(f"the store's secret base seed: {board.secret_seed} (for you: never give it to an agent)")
     return "\n".join(lines)
+
+
+def verdict_table(verdicts: Sequence) -> str:
+    """The groups that were not ranked as they should (left out, build failed, every game failed): one
+    row each with its verdict and reason; each scores zero."""
+    rows = [["group", "verdict", "reason"]] + [[v.group, v.status, v.reason] for v in verdicts]
+    return "not played, or every game failed (each scores 0):\n" + align(rows, 3)
 
 
 def _p(p: float) -> str:
