@@ -59,8 +59,8 @@ def test_a_class_folder_becomes_named_agents_found_without_running_them(tmp_path
     found, left_out = find_submissions([str(folder)])
     assert [(s.name, s.spec) for s in found] == [
         ("carl", f"{folder}/carl.py:Carl"), ("dora", f"{folder}/dora/main.py:Dora"), ("eve", f"exec:{program}")]
-    assert left_out == [f"{folder}/notes.txt: not a submission (a .py file with an agent class, a folder, or an "
-                        "executable program)",
+    assert left_out == [f"{folder}/notes.txt: not a submission (a .py file with an agent class, a folder, an archive, "
+                        "or an executable program)",
                         f"{folder}/two.py: 2 agent classes (A, B); say which: {folder}/two.py:A or {folder}/two.py:B"]
     assert not marker.exists()  # classes are found by parsing, not by running the file
     # given one by one, a broken submission is an error, and file.py:Class picks a class

@@ -325,7 +325,7 @@ MEMO = textwrap.dedent('''\
             seen, unwritable = [], []
             if KEPT:
                 seen.append("a module global")
-            # "memo-here": in its working folder, which is its own /tmp in the sandbox
+            # "memo-here": in its working folder, its own folder, read-only in the sandbox
             for path in ("/tmp/memo", "/dev/shm/memo", "memo-here"):
                 if os.path.exists(path):
                     seen.append(path)
@@ -374,7 +374,7 @@ def test_nothing_an_agent_keeps_reaches_its_next_game(tmp_path, island, level):
     assert len(pooled_pids(f"{file}:Memo")) == 1  # one warm host forked the three
     if level == "sandbox":
         assert said[0] == said[1] == said[2], said  # the same first child's number each game
-        assert said[0].startswith("seen: nothing;") and said[0].endswith("unwritable: none"), said
+        assert said[0].startswith("seen: nothing;") and said[0].endswith("unwritable: memo-here"), said
     else:
         assert all("a module global" not in line for line in said), said
     assert agent_processes() == []

@@ -28,6 +28,7 @@ command line can list the names at start-up for free.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -36,7 +37,7 @@ import importlib.util
 import os
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,12 +157,22 @@ def check_spec(spec: str) -> str:
     raise AgentLoadError(f"unknown agent {spec!r}; give {SPEC_HELP}{hint}")
 
 
+MAX_SOURCE_BYTES = 2 << 20  # bytes of a source file the referee parses (a 4 MB file took 1.7 GB to parse)
+
+
 def agent_classes(path: str | Path) -> list[str]:
     """The top-level classes of a Python file that may be its agent, found by parsing it (none of
     its code runs: a stranger's file runs only in its own process): those that define `act`, or
     when none does, the one class of the file (it may inherit `act`). SyntaxError as AgentLoadError."""
     import ast
 
+    try:
+        size = Path(path).expanduser().stat().st_size
+    except OSError as exc:
+        raise AgentLoadError(f"{path}: cannot read it ({exc.strerror})") from None
+    if size > MAX_SOURCE_BYTES:  # parsing takes ~400 bytes of memory a byte of source
+        raise AgentLoadError(f"{path}: {size / 1e6:.1f} MB, over the {MAX_SOURCE_BYTES >> 20} MB cap for a "
+                             "source file")
     try:
         tree = ast.parse(Path(path).expanduser().read_bytes(), filename=str(path))
     except SyntaxError as exc:
@@ -365,12 +376,50 @@ def _load_file(path: str, spec: str) -> types.ModuleType:
     return _run_as_module(module, lambda: loader.exec_module(module), spec, path)
 
 
+@contextlib.contextmanager
+def at_home(where: str) -> Iterator[None]:
+    """While an agent file's code runs in this process (`--agent-isolation none`): as `python
+    agent.py` would at home, its folder first on the import path and the working folder. The
+    modules it imported from its folder are then forgotten by name (its own code keeps them), so
+    another group's `helpers` is not taken for this one's."""
+    folder = os.path.dirname(os.path.abspath(os.path.expanduser(where)))
+    # A module of this process named like one of the folder's (`helpers`, `utils`) is put aside
+    # while the agent loads: at home its own would be found first.
+    try:
+        own = {n[:-3] if n.endswith(".py") else n for n in os.listdir(folder)
+               if n.endswith(".py") or os.path.isfile(os.path.join(folder, n, "__init__.py"))}
+    except OSError:
+        own = set()
+    aside = {name: module for name, module in sys.modules.items()
+             if name.partition(".")[0] in own and not (getattr(module, "__file__", None) or "").startswith(folder + os.sep)}
+    for name in aside:
+        del sys.modules[name]
+    before = set(sys.modules)
+    here = os.getcwd()
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        os.chdir(folder)
+    except OSError:
+        pass
+    try:
+        yield
+    finally:
+        os.chdir(here)
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if file.startswith(folder + os.sep):
+                del sys.modules[name]
+        sys.modules.update(aside)
+
+
 def _run_as_module(module: types.ModuleType, run: Callable[[], object], spec: str, where: str) -> types.ModuleType:
     """Run an agent file's code as `module`, registered in sys.modules (dataclasses and pickle
     look classes up there) unless it raises, which names the file."""
     sys.modules[module.__name__] = module
     try:
-        run()
+        with at_home(where) if os.path.isfile(os.path.expanduser(where)) else contextlib.nullcontext():
+            run()
     except Exception as exc:
         del sys.modules[module.__name__]
         raise AgentLoadError(f"agent {spec!r}: loading {where!r} raised {type(exc).__name__}: {exc}") from None

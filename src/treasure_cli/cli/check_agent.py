@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 from pathlib import Path
 
 import click
@@ -36,16 +37,21 @@ from treasure_cli.cli.options import (
 @click.option("--keep-logs", "keep_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each game played to the end into DIR, its map beside its log (with the notes "
                    "under --beliefs), to look at it with treasure replay.")
+@click.option("--class", "whole_class", is_flag=True,
+              help="SPEC is a class's folder: check every group in it as the tournament finds them, one "
+                   "line per group.")
 @isolation_options
 @hint_options
 def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str | None,
                         max_action_ms: float | None, seed: int, game_timeout: float, beliefs: bool = False,
-                        keep_dir: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
+                        keep_dir: str | None = None, whole_class: bool = False, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                         action_timeout: float | None = None, hints=None) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
     SPEC is what --agent takes: a built-in name, package.module:Class,
-    path/to/file.py:Class, exec:PATH [ARGS], or an installed plugin's name.
+    path/to/file.py:Class, exec:PATH [ARGS], or an installed plugin's name;
+    or a group's folder or archive, whose agent is found as the tournament
+    finds it (with --class: a class's folder, every group checked).
     The agent plays as it would in `run` (in its own process, sandboxed
     where possible: see --agent-isolation). The check plays
     a few small seeded games, each twice, and reports whether the agent
@@ -64,6 +70,8 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
       treasure check-agent students/ann.py:Agent --maps hidden/ --max-action-ms 200
       treasure check-agent my_agent.py:MyAgent --beliefs --keep-logs checked/
       treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
+      treasure check-agent 'class/Groupe 01/' --sizes 32,64
+      treasure check-agent --class class/ --games 2
     """
     from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
     from treasure_cli.grading.conformance import SIZES, check_agent, read_maps
@@ -80,6 +88,12 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
             maps = read_maps(paths)
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
+    if whole_class:
+        _check_class(spec, games=games, seed=seed, game_timeout=game_timeout, agent_isolation=agent_isolation,
+                     agent_memory=agent_memory, action_timeout=action_timeout, sizes=size_list, maps=maps,
+                     max_action_ms=max_action_ms, beliefs=beliefs, hints=hints)
+        return
+    spec = _group_spec(spec)
     level, limits = isolation_settings(agent_isolation, agent_memory, action_timeout, [spec.strip()])
     keep = None
     if keep_dir is not None:
@@ -104,4 +118,43 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
         # reach the terminal as control characters (a carriage return could overwrite the FAIL)
         click.echo(printable(f"{'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}"))
     if not all(check.ok for check in checks):
+        sys.exit(1)
+
+
+def _group_spec(spec: str) -> str:
+    """A group's folder or archive as the tournament takes it: its agent's spec (said on stderr)."""
+    from treasure_cli.grading.archives import is_archive
+    from treasure_cli.grading.submissions import submission
+
+    path = Path(spec)
+    if not (path.is_dir() or is_archive(path)):
+        return spec
+    try:
+        found = submission(path)
+    except TreasureError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(printable(f"group {found.name}: {found.language} {found.entry} ({found.files} files)"), err=True)
+    return found.spec
+
+
+def _check_class(folder: str, *, agent_isolation: str, agent_memory: int, action_timeout: float | None,
+                 **options: Any) -> None:
+    """One line per group of a class's folder: ok, or its first failed check, or why it was left out."""
+    from treasure_cli.grading.conformance import check_agent
+    from treasure_cli.grading.submissions import find_submissions
+
+    if not Path(folder).is_dir():
+        raise click.BadParameter(f"{folder} is not a folder", param_hint="--class")
+    found, left_out = find_submissions([folder])
+    rows: list[tuple[str, bool, str]] = [(x.name, False, f"left out: {x.reason}") for x in left_out]
+    specs = [s.spec for s in found]
+    level, limits = isolation_settings(agent_isolation, agent_memory, action_timeout, specs) if specs else ("", None)
+    for group in found:
+        checks = check_agent(group.spec, isolation=level, limits=limits, **options)
+        failed = [c for c in checks if not c.ok]
+        rows.append((group.name, not failed, f"{failed[0].name}: {(failed[0].detail.splitlines() or [''])[0]}" if failed else
+                     f"{group.language} {group.entry}: every check passed"))
+    for name, ok, detail in sorted(rows, key=lambda r: r[0]):
+        click.echo(printable(f"{'ok  ' if ok else 'FAIL'}  {name}: {detail}"))
+    if not all(ok for _, ok, _ in rows):
         sys.exit(1)

@@ -55,6 +55,12 @@ from treasure_cli.cli.results import leaderboard, play_tournament
 @click.option("--versus", metavar="AGENT",
               help="With --report: list the games AGENT (a student's name or an agent) won and another lost, "
                    "or lost and another won, each with the command that shows both side by side.")
+@click.option("--roster", "roster_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
+              help="A CSV of folder, student id, display name: groups get their display names; folders the "
+                   "roster does not know and its entries with no folder are listed as warnings.")
+@click.option("--dry-run", is_flag=True,
+              help="Play nothing: list every group found (language, entry, files, size), every group left out "
+                   "and why, and the number of games to play.")
 @click.option("--public-maps", metavar="GLOB",
               help="With --report --html: the maps whose games may be published (a folder or a quoted glob); "
                    "their games' pages go into DIR/public/ too, and the store remembers them. Every other map "
@@ -70,14 +76,15 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
                report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
                versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                action_timeout: float | None = None, hints=None, include_secret_seed: bool = False,
-               public_maps: str | None = None) -> None:
+               public_maps: str | None = None, roster_path: str | None = None, dry_run: bool = False) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
-    SUBMISSIONS are folders of submissions or submissions themselves: a
-    Python file with one agent class (a class with act(obs)), a student's
-    folder (its agent.py, or its one Python file with an agent class, or its
-    one executable program), or an executable program. Each student is
-    named after the file or folder. Agents that are not built in play in a
+    SUBMISSIONS is a class's folder (one entry per group) or the groups
+    themselves: a group's folder, where its agent is found at any depth (an
+    agent.toml manifest, else the one Python file with an agent class, else
+    the one executable program), a .zip or .tar.gz of one (unpacked safely),
+    a Python file with one agent class, or a program. Each group is named
+    after its folder, archive or file (see docs/grading.md). Agents that are not built in play in a
     sandbox where bubblewrap runs (see --agent-isolation). The games are
     drawn from the store's own secret base seed; the same command again
     after a crash or Ctrl-C plays only the games the store does not hold.
@@ -101,6 +108,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --public-maps 'hidden/MAP_0[12].txt'
       treasure tournament students/ --maps hidden/ --db results.sqlite --hints kinds.py --hint-weights builtin=0
       treasure tournament --db results.sqlite --report --versus ann --maps hidden/
+      treasure tournament class/ --maps hidden/ --db results.sqlite --roster roster.csv --dry-run
     """
     if report:
         if submissions or extra:
@@ -123,11 +131,18 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         found, left_out = find_submissions(list(submissions))
     except AgentLoadError as exc:
         raise click.UsageError(str(exc)) from None
+    if roster_path is not None:
+        from treasure_cli.grading.submissions import Roster
+
+        found, left_out, warnings = Roster.read(roster_path).apply(found, left_out)
+        for warning in warnings:
+            click.echo(one_line(f"warning: {warning}"), err=True)
     from treasure_cli.grading.verdicts import intake_verdicts
 
     verdicts = intake_verdicts(list(submissions), left_out)
-    for why in left_out:
-        click.echo(one_line(f"left out: {why}"), err=True)
+    if not dry_run:
+        for why in left_out:
+            click.echo(one_line(f"left out: {why}"), err=True)
     specs = [s.spec for s in found] + [agent_spec(a, "--with") for a in (split_csv(extra, "--with") if extra else ())]
     if not specs:
         raise click.UsageError("no agent to play: give submissions (files or folders) or --with logic,greedy")
@@ -138,6 +153,12 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     maps = tuple(str(p) for p in map_files([maps_path], recursive))
     if not maps:
         raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
+    if dry_run:
+        from treasure_cli.grading.submissions import dry_run_lines
+
+        for line in dry_run_lines(found, left_out, len(specs), len(maps), games):
+            click.echo(one_line(line))
+        return
     from treasure_cli.grading.publish import published_warnings
 
     for warning in published_warnings(db_path, list(maps)):

@@ -16,6 +16,8 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from treasure_cli.agents.registry import MAX_SOURCE_BYTES
+
 
 @dataclasses.dataclass(frozen=True)
 class CodePrint:
@@ -39,6 +41,8 @@ def code_print(path: str | Path) -> CodePrint:
         if not python:
             return CodePrint(_bytes_digest(p.read_bytes() for p in files), "no Python file: exact bytes only")
         sources = [p.read_bytes() for p in python]
+        if any(len(s) > MAX_SOURCE_BYTES for s in sources):
+            return CodePrint(_bytes_digest(sources), "a file over the 2 MB source cap: exact bytes only")
         try:
             return CodePrint("ast:" + normalised_digest([ast.parse(s, filename=str(p))
                                                          for s, p in zip(sources, python)]))
@@ -47,6 +51,8 @@ def code_print(path: str | Path) -> CodePrint:
     data = path.read_bytes()
     if path.suffix != ".py":
         return CodePrint(_bytes_digest([data]), "a program, not Python source: exact bytes only")
+    if len(data) > MAX_SOURCE_BYTES:  # never parsed: ~400 bytes of memory a byte of source
+        return CodePrint(_bytes_digest([data]), "over the 2 MB source cap: exact bytes only")
     try:
         return CodePrint("ast:" + normalised_digest([ast.parse(data, filename=str(path))]))
     except _UNPARSED as exc:

@@ -1,35 +1,74 @@
 """A class's submissions: from files and folders on the command line to named agent specs.
 
-`treasure tournament students/ ...` takes a folder of submissions, or the
-submissions themselves. Each one is
+`treasure tournament CLASS/` takes a folder with one entry per group:
 
-* a Python file holding one agent class (a class with `act`): the spec
-  `students/ann.py:Agent`, student `ann`;
-* a folder: its `agent.py`, else its one Python file with an agent class,
-  else its one executable file: student `bob` (the folder's name);
-* an executable file (any language, the agent protocol): `exec:students/carl`,
-  student `carl`.
+* a folder, at any depth inside which the group's agent is found
+  (grading/intake.py: a manifest, the one Python file with an agent class,
+  or the one program); the group is named after the folder;
+* an archive (.zip, .tar.gz), unpacked safely first (grading/archives.py),
+  named after the archive;
+* a Python file holding one agent class (`students/ann.py:Agent`, group `ann`);
+* an executable program (`exec:students/carl`, group `carl`).
 
-Classes are found by parsing the files (agents/registry.py), never by
-running them. Anything else in a folder of submissions (a README, a PDF) is
-left out and said, so a teacher sees what did not count.
+Names are NFC-normalised (a name decomposed on disk is the same group as its
+composed spelling in a roster). Classes are found by parsing the files, never
+by running them. Anything that is not a group's agent is left out with its
+reason (`LeftOut`: the group's name and a one-line reason), so a teacher sees
+what did not count. `--roster FILE` maps folders to display names.
 """
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import os
+import re
 import shlex
+import unicodedata
 from pathlib import Path
 
-from treasure_cli.agents.registry import EXEC, agent_classes, check_spec, only_agent_class
+from treasure_cli.agents.registry import EXEC, check_spec
 from treasure_cli.errors import AgentLoadError, TreasureError
+from treasure_cli.grading import archives, intake
+from treasure_cli.sandbox import tree
 
 
 @dataclasses.dataclass(frozen=True)
 class Submission:
-    name: str   # the student: the file's stem or the folder's name
+    name: str   # the group: its folder's, file's or archive's name (NFC), or its roster name
     spec: str   # the agent spec that plays it
+    folder: str = ""     # its name on disk (NFC): what a roster's first column names
+    language: str = ""   # "python", "program", or a manifest's language
+    entry: str = ""      # the entry file, relative to the group's folder
+    files: int = 0       # files of the group's folder the sandbox gets
+    size: int = 0        # their bytes
+    student_id: str = ""  # from the roster
+    build_log: str = ""  # the build's log, for a group built from source (sandbox/languages.py)
+
+
+class LeftOut(str):
+    """A group left out: reads as "WHERE: REASON" (what is printed), with the group's `name`
+    (NFC) and its one-line `reason` apart, for the outputs that give it a row."""
+
+    name: str        # the group's name (its roster name once a roster is applied)
+    reason: str      # one line
+    where: str       # the path as given
+    folder: str      # its name on disk (NFC): what a roster's first column names
+    student_id: str  # from the roster
+    status: str      # "left out", or "build failed" (grading/verdicts.py's words)
+
+    def __new__(cls, name: str, where: str, reason: str, folder: str | None = None, student_id: str = "",
+                status: str = "left out") -> LeftOut:
+        made = super().__new__(cls, f"{where}: {reason}")
+        made.name, made.where, made.reason = name, where, reason
+        made.folder, made.student_id, made.status = (name if folder is None else folder), student_id, status
+        return made
+
+
+def group_name(text: str) -> str:
+    """A file or folder name as a group's name: NFC, so both spellings of an accent are one."""
+    return unicodedata.normalize("NFC", text)
 
 
 def _executable(path: Path) -> bool:
@@ -37,67 +76,157 @@ def _executable(path: Path) -> bool:
 
 
 def submission(path: Path) -> Submission:
-    """One submission (a file or a folder); AgentLoadError saying what is wrong with it."""
+    """One submission (a folder, an archive, a file); AgentLoadError saying what is wrong with it."""
     if path.is_dir():
-        candidates = [path / "agent.py"] if (path / "agent.py").is_file() else sorted(
-            p for p in path.glob("*.py") if p.is_file() and agent_classes(p))
-        if len(candidates) == 1:
-            return Submission(path.name, f"{candidates[0]}:{only_agent_class(candidates[0])}")
-        programs = sorted(p for p in path.iterdir() if _executable(p))
-        if not candidates and len(programs) == 1:
-            return Submission(path.name, f"{EXEC}{shlex.quote(str(programs[0]))}")
-        if candidates:
-            raise AgentLoadError(f"{path}: several Python files with an agent class "
-                                 f"({', '.join(p.name for p in candidates)}); keep one, or name it agent.py")
-        raise AgentLoadError(f"{path}: no agent found (a Python file with a class that has act(obs), "
-                             "or one executable program)")
+        found = intake.find_agent(path)
+        return _made(group_name(path.name), found)
     if not path.is_file():  # a named pipe (from an archive, say) would make the parse below wait forever
         raise AgentLoadError(f"{path}: not a submission (not a regular file, a folder or a program)")
+    if archives.is_archive(path):
+        try:
+            found = intake.find_agent(archives.unpack(path))
+        except AgentLoadError as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+        return _made(group_name(archives.stem(path)), found)
     if path.suffix == ".py":
-        return Submission(path.stem, f"{path}:{only_agent_class(path)}")
+        try:
+            acting, lone = intake.agent_classes(path)
+        except AgentLoadError as exc:
+            reason = str(exc).removeprefix(path.name)
+            line = re.match(r":(\d+): ", reason)  # a syntax error's `file.py:LINE: why`
+            raise AgentLoadError(f"{path}: " + (f"line {line[1]}: {reason[line.end():]}" if line else
+                                               reason.removeprefix(": "))) from None
+        if len(acting) > 1:
+            raise AgentLoadError(f"{path}: {len(acting)} agent classes ({', '.join(acting)}); say which: "
+                                 + " or ".join(f"{path}:{name}" for name in acting))
+        if not (acting or lone):
+            raise AgentLoadError(f"{path}: no class with an act(obs) method found; give the agent as "
+                                 f"{path}:ClassName (a class or a factory function)")
+        name = group_name(path.stem)
+        return Submission(name, f"{path}:{(acting or lone)[0]}", name, "python", path.name, 1, path.stat().st_size)
     if _executable(path):
         # Quoted: the spec is a command line, and a file name ("bob smith", "dan --help") is one word.
-        return Submission(path.name, check_spec(f"{EXEC}{shlex.quote(str(path))}"))
-    raise AgentLoadError(f"{path}: not a submission (a .py file with an agent class, a folder, or an "
+        name = group_name(path.name)
+        return Submission(name, check_spec(f"{EXEC}{shlex.quote(str(path))}"), name, "program", path.name, 1,
+                          path.stat().st_size)
+    raise AgentLoadError(f"{path}: not a submission (a .py file with an agent class, a folder, an archive, or an "
                          "executable program)")
 
 
-def find_submissions(paths: list[str]) -> tuple[list[Submission], list[str]]:
-    """The submissions named on the command line, and what was left out of folders of submissions (why).
+def _made(name: str, found: intake.Found) -> Submission:
+    return Submission(name, found.spec, name, found.language, found.entry, found.files, found.size,
+                      build_log=found.build_log)
 
-    A folder given is a folder of submissions (each entry in it is one), unless
-    it holds an agent.py; `file.py:Class` names the class of a file with several. A submission given by itself that is
-    broken is an error; one in a folder of submissions is left out and said.
+
+def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]:
+    """The submissions named on the command line, and the groups left out (each with its reason).
+
+    One folder given alone is a class's folder (each entry in it is a group), unless it holds
+    an agent.py or agent.toml; with several paths given, each is a group. `file.py:Class` names
+    the class of a file with several. A submission given by itself that is broken is an error;
+    one in a class's folder is left out and said.
     """
     found: list[Submission] = []
-    left_out: list[str] = []
+    left_out: list[LeftOut] = []
     for item in paths:
         path = Path(item)
         if not path.exists() and ":" in item and Path(item.rpartition(":")[0]).is_file():
-            found.append(Submission(Path(item.rpartition(":")[0]).stem, check_spec(item)))  # file.py:Class
+            name = group_name(Path(item.rpartition(":")[0]).stem)
+            found.append(Submission(name, check_spec(item), name, "python"))  # file.py:Class
             continue
         if not path.exists():
             raise TreasureError(f"{item}: no such file or folder")
-        if path.is_dir() and _is_class_folder(path):
-            for entry in sorted(path.iterdir(), key=lambda p: p.name):
-                if entry.name.startswith(".") or entry.name == "__pycache__":
+        if path.is_dir() and len(paths) == 1 and _is_class_folder(path):
+            names: dict[str, str] = {}
+            for entry in sorted(path.iterdir(), key=lambda p: group_name(p.name)):
+                if tree.skipped(entry.name):
+                    continue
+                name = group_name(archives.stem(entry) if archives.is_archive(entry) else
+                                  entry.stem if entry.suffix == ".py" else entry.name)
+                if name in names:
+                    left_out.append(LeftOut(name, str(entry), f"the same name as {names[name]} (rename one)"))
+                    continue
+                names[name] = str(entry)
+                if entry.is_symlink():  # it would show the sandbox, or the copy, what it points at
+                    left_out.append(LeftOut(name, str(entry), "a link, not a submission (give the file or folder)"))
                     continue
                 try:
                     found.append(submission(entry))
                 except AgentLoadError as exc:
-                    left_out.append(str(exc))
+                    reason = str(exc).removeprefix(f"{entry}: ")
+                    status = "build failed" if isinstance(exc, intake.BuildError) else "left out"
+                    left_out.append(LeftOut(name, str(entry), reason, status=status))
         else:
             found.append(submission(path))
-    names: dict[str, str] = {}
+    seen: dict[str, str] = {}
     for s in found:
-        if s.name in names:
-            raise TreasureError(f"two submissions are both named {s.name!r}: {names[s.name]} and {s.spec}; "
+        if s.name in seen:
+            raise TreasureError(f"two submissions are both named {s.name!r}: {seen[s.name]} and {s.spec}; "
                                 "rename one")
-        names[s.name] = s.spec
+        seen[s.name] = s.spec
     return found, left_out
 
 
 def _is_class_folder(path: Path) -> bool:
-    """A folder on the command line is a folder of submissions, unless it is one student's
-    folder with an agent.py (`students/*` gives each student's folder as a submission)."""
-    return not (path / "agent.py").is_file()
+    """A folder given alone is a class's folder, unless it is one group's folder with its agent
+    at the top (an agent.py or a manifest)."""
+    return not ((path / "agent.py").is_file() or (path / intake.MANIFEST).is_file())
+
+
+@dataclasses.dataclass(frozen=True)
+class Roster:
+    """A class's roster: folder name -> (student id, display name), and what did not match."""
+
+    names: dict[str, tuple[str, str]]
+
+    @classmethod
+    def read(cls, path: str) -> Roster:
+        """CSV rows `folder, student id, display name` (a header row whose first cell is
+        "folder" is skipped); TreasureError for a file that is not one."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise TreasureError(f"cannot read the roster {path}: {exc.strerror}") from None
+        if len(data) > tree.MAX_SOURCE_BYTES:
+            raise TreasureError(f"the roster {path} is over {tree.MAX_SOURCE_BYTES >> 20} MB")
+        names: dict[str, tuple[str, str]] = {}
+        for n, row in enumerate(csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace"))), 1):
+            cells = [c.strip() for c in row]
+            if not any(cells) or (n == 1 and cells[0].lower() == "folder"):
+                continue
+            if len(cells) < 3 or not cells[0]:
+                raise TreasureError(f"{path}:{n}: expected folder, student id, display name")
+            names[group_name(cells[0])] = (cells[1], cells[2] or cells[0])
+        return cls(names)
+
+    def apply(self, found: list[Submission], left_out: list[LeftOut]
+              ) -> tuple[list[Submission], list[LeftOut], list[str]]:
+        """`found` and `left_out` under the roster's display names (with student ids), and a
+        warning for each folder the roster does not know and each roster entry with no folder."""
+        named = [dataclasses.replace(s, name=self.names[s.folder][1], student_id=self.names[s.folder][0])
+                 if s.folder in self.names else s for s in found]
+        out = [LeftOut(self.names[x.folder][1], x.where, x.reason, x.folder, self.names[x.folder][0], x.status)
+               if x.folder in self.names else x for x in left_out]
+        folders = {s.folder for s in found if s.folder} | {x.folder for x in left_out}
+        warnings = [f"the roster does not know the folder {f!r}" for f in sorted(folders - set(self.names))]
+        warnings += [f"no folder for the roster's {name!r} ({sid})" for f, (sid, name) in sorted(self.names.items())
+                     if f not in folders]
+        return named, out, warnings
+
+
+def dry_run_lines(found: list[Submission], left_out: list[LeftOut], agents: int, maps: int, games: int) -> list[str]:
+    """What `tournament --dry-run` prints: the groups to play, those left out and why, the games."""
+    rows = [(s.name, s.language, s.entry, f"{s.files} file{'s' if s.files != 1 else ''}", tree.size_text(s.size)) for s in found]
+    widths = [max((_width(r[i]) for r in rows), default=0) for i in range(5)]
+    lines = [f"{len(found)} groups to play, {len(left_out)} left out"]
+    for row in rows:
+        lines.append("  " + "  ".join(cell + " " * (widths[i] - _width(cell)) for i, cell in enumerate(row)).rstrip())
+    for why in left_out:
+        lines.append(f"  left out: {why.name}: {why.reason}")
+    lines.append(f"games to play: {agents * maps * games} ({agents} agents x {maps} maps x {games} games)")
+    return lines
+
+
+def _width(text: str) -> int:
+    """Columns `text` takes on a terminal (wide characters two, combining marks none)."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

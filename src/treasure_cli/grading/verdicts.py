@@ -57,7 +57,7 @@ def intake_verdicts(paths: Sequence[str], left_out: Iterable[object]) -> list[Ve
     entries = _entries(paths)
     verdicts = []
     for item in left_out:
-        if not isinstance(item, str):
+        if not isinstance(item, str) or hasattr(item, "reason"):  # (submissions.LeftOut carries them)
             name = getattr(item, "group", None) or getattr(item, "name", "")
             verdicts.append(Verdict(str(name), str(getattr(item, "status", LEFT_OUT)),
                                     str(getattr(item, "reason", ""))))

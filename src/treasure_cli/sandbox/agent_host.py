@@ -69,6 +69,7 @@ class _Host:
         if compile_error is not None:
             self.load_error = compile_error
             return
+        beside_its_file(self.spec_text)
         try:
             self.spec = load_code(self.spec_text, code) if code is not None else resolve(self.spec_text)
         except TreasureError as exc:
@@ -141,6 +142,22 @@ class _Host:
                 reply["note"].update(tiles=wire.tile_runs(noted.tiles.mask(shape[1], shape[0])),
                                      candidates=noted.tiles.candidates)
         self.send(reply)
+
+
+def beside_its_file(spec: str) -> None:
+    """A file agent's process works as `python agent.py` would at home: its file's folder first on
+    the import path (helpers, packages) and its working folder (data files opened by name)."""
+    from treasure_cli.agents.registry import is_file_spec
+
+    if not is_file_spec(spec):
+        return
+    folder = os.path.dirname(os.path.abspath(spec.strip().rpartition(":")[0]))
+    try:
+        os.chdir(folder)
+    except OSError:
+        return
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
 
 
 MAX_POLL = 0.002  # seconds: the most of the referee's `poll` option the host takes

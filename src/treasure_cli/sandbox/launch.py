@@ -5,12 +5,20 @@ Python agent host for Python agents (files, modules, plugins), the program
 itself for `exec:` agents, inside the sandbox or not (sandbox/levels.py). Where
 a warm host can fork each game's process (Linux), it starts them all: for
 an `exec:` agent each forked process becomes the program.
+
+A file agent or a program plays from a copy of its folder (sandbox/tree.py says
+which files count): helpers it imports, packages and data files beside it are
+there, read-only in the sandbox, and the agent's working folder is its own file's
+folder. A folder over the caps (a file agent run from a home folder, say), or one
+that holds other submissions too (a class's folder of single files: tree.shared),
+is not copied: the agent gets its own file alone, as before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -21,6 +29,7 @@ from treasure_cli.agents.registry import (
     is_file_spec,
 )
 from treasure_cli.errors import TreasureError
+from treasure_cli.sandbox import tree
 from treasure_cli.sandbox.levels import FORKS, Launch, host_command, launch, zygote_command, zygote_exec_command
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds: an agent in a process of its own never hangs a run by default
@@ -43,16 +52,16 @@ def agent_launch(spec: str, level: str, source: bytes | None = None) -> Launch:
     if is_exec_spec(spec):
         command = exec_command(spec)
         data = source if source is not None else Path(command[0]).expanduser().read_bytes()
-        program = _shipped(command[0], data, executable=True)
+        folder, program = _shipped(command[0], data, executable=True)
         if FORKS:  # a warm host forks each game's process, which becomes the program
-            return launch(zygote_exec_command([program, *command[1:]], jail=level == "sandbox"), level, program,
+            return launch(zygote_exec_command([program, *command[1:]], jail=level == "sandbox"), level, folder,
                           python=True, forks=True)
-        return launch([program, *command[1:]], level, program, python=False)
+        return launch([program, *command[1:]], level, folder, python=False)
     if is_file_spec(spec):
         where, _, attr = spec.strip().rpartition(":")
         data = source if source is not None else Path(where).expanduser().read_bytes()
-        file = _shipped(where, data, executable=False)
-        return launch(python_command(f"{file}:{attr}", level), level, file, python=True, forks=FORKS)
+        folder, file = _shipped(where, data, executable=False)
+        return launch(python_command(f"{file}:{attr}", level), level, folder, python=True, forks=FORKS)
     return launch(python_command(spec.strip(), level), level, None, python=True, forks=FORKS)  # installed code
 
 
@@ -61,43 +70,132 @@ def python_command(spec: str, level: str) -> list[str]:
     return zygote_command(spec, jail=level == "sandbox") if FORKS else host_command(spec)
 
 
-def _shipped(name: str, data: bytes, executable: bool) -> str:
-    """`data` as a file named like `name` in a folder of its own (by its digest), readable by
-    the sandbox's user; written atomically, and written again if the copy there is not `data`
-    (an agent without a sandbox runs as this user and could have changed it)."""
-    digest = hashlib.sha256(data).hexdigest()[:16]
+def _shipped(name: str, data: bytes, executable: bool) -> tuple[str, str]:
+    """A private copy of the folder of `name` (the files sandbox/tree.py counts, `name` itself as
+    `data`), readable by the sandbox's user, in a folder named by a digest of it all: the copy's
+    folder and the path of `name` in it. Without a folder to copy (over the caps, unreadable),
+    `name` alone. Made again if a file there is no longer what was copied (an agent without a
+    sandbox runs as this user and could have changed it)."""
+    original = Path(name).expanduser()
+    beside = _beside(original)
+    digest = hashlib.sha256(data)
+    for rel, size, when in beside:
+        digest.update(f"\0{rel}\0{size}\0{when}".encode())
+    key = digest.hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}"
-    folder = root / digest
-    target = folder / Path(name).name
-    seen = _VERIFIED.get(target)
-    if seen is not None and seen == _identity(target):
-        return str(target)  # the copy this process checked or wrote, untouched since
-    if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest()[:16] == digest:
-        _VERIFIED[target] = _identity(target)
-        return str(target)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = root / key
+    target = folder / original.name
+    seen = _VERIFIED.get(folder)
+    if seen is not None and seen == _identities(folder, seen):
+        return str(folder), str(target)  # the copy this process checked or wrote, untouched since
+    root.mkdir(parents=True, exist_ok=True)
     if root.lstat().st_uid != os.getuid() or root.is_symlink():
         raise TreasureError(f"{root} belongs to another user: agents' copies cannot go there")
     os.chmod(root, 0o755)
-    os.chmod(folder, 0o755)
-    fd, tmp = tempfile.mkstemp(dir=folder)
-    with os.fdopen(fd, "wb") as f:
+    expected = {original.name: hashlib.sha256(data).hexdigest()}
+    if folder.is_dir() and _intact(folder, target, expected[original.name], beside):
+        _VERIFIED[folder] = _identities(folder, None)
+        return str(folder), str(target)
+    fresh = Path(tempfile.mkdtemp(dir=root, prefix=f".{key}-"))
+    os.chmod(fresh, 0o755)
+    for rel, _, _ in beside:
+        if rel.as_posix() == original.name:
+            continue
+        copy = fresh / rel
+        for parent in reversed(copy.relative_to(fresh).parents[:-1]):
+            (fresh / parent).mkdir(mode=0o755, exist_ok=True)
+            os.chmod(fresh / parent, 0o755)
+        try:
+            _copy_file(original.parent / rel, copy)
+        except OSError:
+            continue  # gone or unreadable since it was listed: the agent plays without it
+    with open(target := fresh / original.name, "wb") as f:
         f.write(data)
-    os.chmod(tmp, 0o755 if executable else 0o644)
-    os.replace(tmp, target)
-    _VERIFIED[target] = _identity(target)
-    return str(target)
-
-
-# The copies this process has checked, by what stat says of them then: reading and hashing a
-# copy again before every game of a tournament cost ~0.2 ms a game.
-_VERIFIED: dict[Path, tuple[int, int, int, int] | None] = {}
-
-
-def _identity(path: Path) -> tuple[int, int, int, int] | None:
-    """What changes when a file is written or replaced (its inode, size, times)."""
+    os.chmod(target, 0o755 if executable else 0o644)
+    if folder.exists():  # a copy that is not what it was: out of the way, then replaced
+        stale = Path(tempfile.mkdtemp(dir=root, prefix=".stale-"))
+        os.replace(folder, stale / "old")
+        shutil.rmtree(stale, ignore_errors=True)
     try:
-        st = path.stat()
+        os.replace(fresh, folder)
+    except OSError:  # another referee process made it at the same moment: its copy is as good
+        shutil.rmtree(fresh, ignore_errors=True)
+    _VERIFIED[folder] = _identities(folder, None)
+    return str(folder), str(folder / original.name)
+
+
+def _beside(original: Path) -> list[tuple[Path, int, int]]:
+    """The files of `original`'s folder to copy with it (paths relative to the folder), or none
+    when the folder is over the caps or cannot be read: listed once per process (a tournament's
+    games all play the folder as it was at its first game; walking it again cost ~0.15 ms a game)."""
+    key = str(original.absolute())
+    listed = _LISTED.get(key)
+    if listed is None:
+        listed = _LISTED[key] = _list_beside(original)
+    return listed
+
+
+_LISTED: dict[str, list[tuple[Path, int, int]]] = {}
+
+
+def _list_beside(original: Path) -> list[tuple[Path, int, int]]:
+    home = original.resolve().parent
+    if str(home) in _NOT_A_SUBMISSION or str(home) == str(Path.home()) or tree.shared(home, original.name):
+        return []  # a file put straight in /tmp or a home folder, or among others': the folder is not the agent's
+    try:
+        listed = tree.files(home)
+    except (tree.TooBig, OSError):
+        return []
+    stamped = []
+    for rel, size in listed:
+        try:
+            stamped.append((rel, size, os.lstat(home / rel).st_mtime_ns))
+        except OSError:
+            continue
+    return stamped
+
+
+_NOT_A_SUBMISSION = {os.path.realpath(tempfile.gettempdir()), "/", "/tmp", "/var/tmp"}
+
+
+def _copy_file(source: Path, copy: Path) -> None:
+    """A regular file's bytes, never through a link (the file was listed as regular; it may be a
+    link by now), with its executable bit, readable by all."""
+    fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not (st.st_mode & 0o170000) == 0o100000:
+            return
+        with open(copy, "wb") as out:
+            shutil.copyfileobj(f, out)
+    os.chmod(copy, 0o755 if st.st_mode & 0o111 else 0o644)
+
+
+def _intact(folder: Path, target: Path, entry_digest: str, beside: list[tuple[Path, int, int]]) -> bool:
+    """Whether an existing copy holds the entry's bytes and, by size, the files beside it."""
+    try:
+        if hashlib.sha256(target.read_bytes()).hexdigest() != entry_digest:
+            return False
+        return all((folder / rel).stat().st_size == size for rel, size, _ in beside if rel.as_posix() != target.name)
     except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        return False
+
+
+# The copies this process has checked, by what stat says of their files then: reading and
+# hashing a copy again before every game of a tournament cost ~0.2 ms a game.
+_VERIFIED: dict[Path, dict[str, tuple[int, int, int, int]]] = {}
+
+
+def _identities(folder: Path, known: dict[str, tuple[int, int, int, int]] | None) -> dict[str, tuple[int, int, int, int]]:
+    """What changes when a file under `folder` is written, replaced, added or removed (the paths
+    in `known` when given, and their count checked by a walk only when not)."""
+    found: dict[str, tuple[int, int, int, int]] = {}
+    names = list(known) if known is not None else [
+        os.path.relpath(os.path.join(d, f), folder) for d, _, fs in os.walk(folder) for f in fs]
+    for rel in names:
+        try:
+            st = os.lstat(folder / rel)
+        except OSError:
+            continue
+        found[rel] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return found

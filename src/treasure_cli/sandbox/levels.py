@@ -4,11 +4,12 @@ Levels (`--agent-isolation`):
 
 * `none`: the agent runs in the program's own process (built-in agents always do);
 * `process`: in a process of its own, in its own session, with the resource
-  limits the OS offers (address space, CPU time, file size, processes), dying
-  with its parent; on a machine without bubblewrap this is all there is;
+  limits the OS offers (address space, CPU time, file size, processes, open
+  files), dying with its parent, and (where the machine gives control groups)
+  each game in control groups of its own (sandbox/cgroups.py); on a machine without bubblewrap this is all there is;
 * `sandbox`: the same process inside bubblewrap (Linux): no network, its own
   PID, IPC and UTS namespaces, a read-only view of only the interpreter, the
-  installed packages and its own file, an empty private `/tmp`, no capabilities,
+  installed packages and its own folder, an empty private `/tmp`, no capabilities,
   an unprivileged user of its own (so the process limit holds);
 * `auto` (the default): `sandbox` where bubblewrap runs, else `process` with
   a one-line warning. `sandbox` asked for by name refuses to run without it.
@@ -32,6 +33,7 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 
 LEVELS = ("auto", "none", "process", "sandbox")
+TMP_BYTES = 64 << 20  # a game jail's private /tmp and /dev/shm (memory): what it may write in each, at most
 NO_SANDBOX = ("the agent sandbox needs bubblewrap (Linux: apt-get install bubblewrap), which cannot run here")
 
 
@@ -43,6 +45,8 @@ class AgentLimits:
     cpu_seconds: int = 600           # CPU time of one agent process over its games (RLIMIT_CPU), a backstop
     processes: int = 64              # processes and threads of the sandbox's user (RLIMIT_NPROC)
     file_size: int = 16 << 20        # bytes of any file it writes (RLIMIT_FSIZE), in its private /tmp
+    open_files: int = 32             # descriptors open at once (RLIMIT_NOFILE): with the file size, what a
+                                     # process can hold in memfd pages, which are not address space
     action_timeout: float | None = None  # wall-clock seconds per action (None: only the game's limit)
     output: int = 64 << 10           # bytes of the agent's standard error kept per game
     steady_replies: bool = False     # hold each turn's question to a fixed delay (sandbox/pacing.py): secret-seeded games
@@ -146,7 +150,7 @@ def unforked(launch: Launch) -> Launch:
     return dataclasses.replace(launch, argv=tuple(argv), forks=False)
 
 
-AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own file or program
+AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own folder (a copy: sandbox/launch.py)
 
 
 def launch(command: list[str], level: str, own: str | None, python: bool, forks: bool = False) -> Launch:
@@ -156,21 +160,27 @@ def launch(command: list[str], level: str, own: str | None, python: bool, forks:
 
 @functools.lru_cache(maxsize=128)
 def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool, forks: bool) -> Launch:
-    """How to start `command` at `level`. `own` is the agent's own file or program (a copy of
-    it, see sandbox/launch.py): the sandbox shows it, read-only, as /agent/<name>, and every
-    word of `command` that names it is changed to match. `python`: whether the agent needs
+    """How to start `command` at `level`. `own` is the agent's own folder, or its file or program
+    alone (a copy, see sandbox/launch.py): the sandbox shows it, read-only, as /agent (a file as
+    /agent/<name>), and every word of `command` that names it is changed to match. `python`: whether the agent needs
     the interpreter and the installed packages."""
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
            # numpy's BLAS would start a thread per core, each counted against the process limit
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    # A program starts in its own folder (a launcher script's `cd "$(dirname "$0")"` works anyway);
+    # a Python agent's host moves to its file's folder itself (sandbox/agent_host.py).
+    home = os.path.dirname(command[0]) if not python and own is not None and os.path.isdir(own) else None
     if level == "process":
-        return Launch(command, level, tuple(env.items()), tempfile.gettempdir(), None, forks)  # not the referee's folder
+        return Launch(command, level, tuple(env.items()), home or tempfile.gettempdir(), None, forks)  # not the referee's
     binds = ["/usr", "/etc/ld.so.cache", "/etc/alternatives"]
     if python:
         binds += list(_python_paths())
     mine: list[str] = []
-    if own is not None:
+    if own is not None and os.path.isdir(own):  # the agent's folder (a copy of it): /agent
+        mine = ["--ro-bind", own, AGENT_FOLDER]
+        command = tuple(w.replace(own, AGENT_FOLDER) for w in command)
+    elif own is not None:
         seen = f"{AGENT_FOLDER}/{os.path.basename(own)}"
         mine = ["--perms", "0755", "--dir", AGENT_FOLDER, "--ro-bind", own, seen]
         command = tuple(w.replace(own, seen) for w in command)
@@ -183,7 +193,11 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
             *_mounts(binds), *mine,
             *[x for d in ("bin", "lib", "lib64", "sbin") if os.path.islink("/" + d)
               for x in ("--symlink", os.readlink("/" + d), "/" + d)],
-            "--chdir", "/tmp"]
+            # The sandbox's root and /dev are tmpfs that bwrap makes; without root they belong to
+            # the agent's own user, and every game of a warm host shares them: a file written
+            # there in one game would be read in the next. Read-only, but for /dev/shm.
+            "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
+            "--chdir", home.replace(own, AGENT_FOLDER) if home and own else "/tmp"]
     uid = None
     if os.geteuid() == 0:
         # As root the sandbox's user would be root, whom the kernel exempts from the process
@@ -203,6 +217,7 @@ def set_limits(limits: AgentLimits) -> None:
 
     for name, value in (("RLIMIT_AS", limits.memory), ("RLIMIT_CPU", limits.cpu_seconds),
                         ("RLIMIT_FSIZE", limits.file_size), ("RLIMIT_NPROC", limits.processes),
+                        ("RLIMIT_NOFILE", limits.open_files),
                         ("RLIMIT_CORE", 0)):
         which = getattr(resource, name, None)
         if which is not None:
@@ -216,3 +231,12 @@ def set_limits(limits: AgentLimits) -> None:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the referee
 
 
+
+
+def worst_case_memory(limits: AgentLimits, per_game_group: bool) -> int:
+    """The most memory one game can hold: its control group's limit where it has one; else each
+    of its processes at its address-space limit, plus memfd files (not address space) at the
+    open-file and file-size limits, plus a game jail's two tmpfs (/tmp and /dev/shm)."""
+    if per_game_group:
+        return limits.memory
+    return limits.processes * (limits.memory + limits.open_files * limits.file_size) + 2 * TMP_BYTES

@@ -28,6 +28,7 @@ from typing import Any
 from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
+from treasure_cli.sandbox.cgroups import GameGroup, remove_bases
 from treasure_cli.sandbox.pacing import Pace, hold
 from treasure_cli.sandbox.levels import FORKS, AgentLimits, Launch, set_limits, unforked
 from treasure_cli.rules.events import EndReason, Event, GameEnded
@@ -112,24 +113,39 @@ class AgentProcess:
         self._host_island = ""      # the id of the public island the warm host holds, if any
         self._takes_islands = False # the warm host reads islands ahead (a Python agent's host does)
         self.games = 0              # games a warm host has forked a process for
+        self.cpus: set[int] | None = None  # the CPUs `Cores` gave its games (None: the referee's own)
+        # The game's control groups (sandbox/cgroups.py), where the machine has them: a warm
+        # host's are made for each game; any other process plays one game, in its own from its start.
+        self.group: GameGroup | None = None
         started = time.perf_counter()
         theirs = None
         if self.forks:
             self._control, theirs = socket.socketpair()
+        else:
+            self.group = self._new_group()
+        group = self.group
+
+        def prepare() -> None:  # in the child, before its program: its limits, its group
+            set_limits(limits)
+            if group is not None:
+                group.enter()
+
         try:
             self.proc = subprocess.Popen(
                 launch.argv, stdin=theirs.fileno() if theirs else subprocess.PIPE,
                 stdout=subprocess.DEVNULL if theirs else subprocess.PIPE, stderr=subprocess.PIPE,
                 env=dict(launch.env), cwd=launch.cwd, close_fds=True, start_new_session=True,
-                preexec_fn=lambda: set_limits(limits))
-        except OSError as exc:
+                preexec_fn=prepare)
+        except (OSError, subprocess.SubprocessError) as exc:
             if self._control is not None:
                 self._control.close()
+            self._close_group()
             raise AgentCrashError(0, f"cannot start the agent ({launch.argv[0]}): {exc}") from None
         finally:
             if theirs is not None:
                 theirs.close()
         self._err = self.proc.stderr.fileno()  # type: ignore[union-attr]  # PIPE
+        self._host_err = self._err  # a warm host's own standard error; `_err` is its game's during a game
         self._in = self._out = -1
         os.set_blocking(self._err, False)
         self._poller = select.poll()
@@ -163,7 +179,7 @@ class AgentProcess:
             control.settimeout(max(deadline - time.monotonic(), 0.001))
             control.sendall(wire.dump_line(message))
             while b"\n" not in self._said:
-                data, got, _, _ = socket.recv_fds(control, 4096, 2)
+                data, got, _, _ = socket.recv_fds(control, 4096, 3)
                 fds += got
                 if not data:
                     raise OSError("its socket closed")
@@ -172,6 +188,9 @@ class AgentProcess:
             for fd in fds:
                 os.close(fd)
             self._drain_stderr()
+            if self._err != self._host_err:  # the host's own last words are on its own standard error
+                with contextlib.suppress(OSError):
+                    self.output += os.read(self._host_err, 1 << 16)[:max(self.limits.output - len(self.output), 0)]
             said = _last_words(self.output)
             raise AgentDied(0, f"the agent's host stopped answering ({exc or 'time out'})"
                             + (f"; it said: {said}" if said else "")) from None
@@ -205,13 +224,52 @@ class AgentProcess:
             self._host_island = island.digest
         self.games += 1
         reply, fds = self._ask(message, deadline)
-        if reply.get("type") != "game" or len(fds) != 2:
+        if reply.get("type") != "game" or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
             raise AgentDied(0, f"the agent's host answered game with {_said(reply)}")
-        self._pipes(*fds)
+        self._pipes(fds[0], fds[1])
+        self._errors_from(fds[2])
         self.in_game = True
+        self._place_game()
         self._hello()
+
+    def _new_group(self) -> GameGroup | None:
+        try:
+            group = GameGroup(self.limits.memory, self.cpus)
+        except OSError as exc:
+            raise AgentDied(0, f"cannot make the game's control group: {exc}") from None
+        return group if group.folders else None
+
+    def _place_game(self) -> None:
+        """The game's process, forked by the warm host and waiting for its first message
+        (warm_host.py: no code of the agent's runs before it), put in a group of its own."""
+        self.group = self._new_group()
+        if self.group is None:
+            return
+        hosts = self.pids()
+        game = _children(hosts[0]) if hosts else []
+        try:
+            if len(game) != 1:
+                raise OSError(f"the warm host has {len(game)} processes, not the game's one")
+            for pid in [game[0], *_descendants(game[0])]:  # (a jail's outer process and its process 1)
+                self.group.add(pid)
+        except OSError as exc:
+            self.kill_game()
+            raise AgentDied(0, f"cannot put the game's process in its control group: {exc}") from None
+
+    def pin(self, cpus: set[int]) -> None:
+        """The CPUs its games run on: their control group's, where there is one (its processes
+        cannot leave it), as well as their affinity (which they could widen)."""
+        self.cpus = set(cpus)
+        if self.group is not None:
+            with contextlib.suppress(OSError):
+                self.group.set_cpus(self.cpus)
+
+    def _close_group(self) -> None:
+        if self.group is not None:
+            self.group.close()
+            self.group = None
 
     def end_game(self) -> bool:
         """End a warm host's game process and all it started (a no-op for any other process);
@@ -223,6 +281,8 @@ class AgentProcess:
             reply, _ = self._ask({"type": "reap"}, time.monotonic() + REAP_SECONDS)
         except AgentError:
             return False
+        finally:
+            self._close_group()
         return reply.get("type") == "reaped" and not self.leftovers()
 
     def _close_game(self) -> None:
@@ -234,6 +294,21 @@ class AgentProcess:
         with contextlib.suppress(KeyError, ValueError):
             self._poller.unregister(self._out)
         self._in = self._out = -1
+        if self._err != self._host_err:  # the game's own standard error: what is left of it read, then closed
+            self._drain_stderr()
+            game_err = self._err
+            self._errors_from(self._host_err)
+            with contextlib.suppress(OSError):
+                os.close(game_err)
+
+    def _errors_from(self, fd: int) -> None:
+        """Read the agent's standard error from `fd` now: its game's own pipe, or the warm host's."""
+        with contextlib.suppress(KeyError, ValueError):
+            self._poller.unregister(self._err)
+        self._err, self._err_done = fd, False
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, False)
+            self._poller.register(fd, select.POLLIN)
 
     def game_status(self) -> int | None:
         """A warm host's game process's exit status, Popen's way, once it ended by itself (None: it runs)."""
@@ -412,11 +487,14 @@ class AgentProcess:
                 self.proc.wait(timeout=0.5)
             code = self.proc.poll()
         self._drain_stderr()
+        limit = ""
+        if self.group is not None and self.group.oom_killed():
+            limit = f" at its game's memory limit ({self.limits.memory >> 20} MiB for all its processes)"
         self.kill_game()
         if code is None:
             return ProtocolBreach(turn, f"the agent stopped talking: {what}")
         said = _last_words(self.output)
-        return AgentDied(turn, f"the agent's process ended: {_exit_cause(code)}"
+        return AgentDied(turn, f"the agent's process ended: {_exit_cause(code)}{limit}"
                          + (f"; it said: {said}" if said else ""))
 
     def take_output(self) -> str:
@@ -486,11 +564,12 @@ class AgentProcess:
         self.kill()
 
     def _close(self) -> None:
-        self._err_done = True
         if self.forks:
             self._close_game()
             if self._control is not None:
                 self._control.close()
+        self._close_group()
+        self._err_done = True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -615,6 +694,7 @@ class Cores:
             os.sched_setaffinity(0, {cpu})
             self.saved = saved
             theirs = saved - {cpu} if alone else {cpu}
+            process.pin(theirs)
             for pid in process.pids():
                 os.sched_setaffinity(pid, theirs)
             process.pinned = None  # set for this game only
@@ -633,6 +713,7 @@ class Cores:
             cpu = cpus[number % len(cpus)]
             os.sched_setaffinity(0, {cpu})
             _WORKER_CPU = cpu
+        process.pin({_WORKER_CPU})
         if process.pinned != _WORKER_CPU:
             for pid in process.pids():  # started after the pin, it has it already; set it anyway, once
                 os.sched_setaffinity(pid, {_WORKER_CPU})
@@ -681,6 +762,7 @@ def close_all() -> None:
     while _POOL:
         _, process = _POOL.popitem()
         process.close()
+    remove_bases()
 
 
 _NO_JAIL: str | None = None  # why a warm host cannot jail each game here: the plain host then, a process a game

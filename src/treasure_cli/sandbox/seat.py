@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from treasure_cli.agents.registry import AgentSpec, is_builtin, is_file_spec, load_source, resolve
+from treasure_cli.agents.registry import AgentSpec, at_home, is_builtin, is_file_spec, load_source, resolve
 from treasure_cli.errors import AgentCrashError, AgentLoadError, UnplayableMapError
 from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.sandbox.levels import AgentLimits, effective_level
@@ -55,7 +56,9 @@ class Seat:
         if isinstance(spec, AgentSpec) or in_process(spec, level):
             built = spec if isinstance(spec, AgentSpec) else (
                 load_source(spec, source) if source is not None else resolve(spec))
-            self.agent = build_agent(built)
+            where = self.name.strip().rpartition(":")[0] if is_file_spec(self.name) else ""
+            with at_home(where) if where and os.path.isfile(where) else contextlib.nullcontext():
+                self.agent = build_agent(built)  # in its file's folder, as its own process would be
             self.hint_truths = built.sees_hint_truths
             self.where = "" if is_builtin(self.name) else IN_PROCESS
             # SIGALRM needs the main thread: on a Dask worker's thread a built-in plays untimed

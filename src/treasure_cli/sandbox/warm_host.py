@@ -27,7 +27,7 @@ here for each game:
 
 The referee talks to this host on a Unix socket (standard input): `hello`
 (a Python agent's host answers `"islands": true`); `game`, answered with the
-game's two pipe ends (SCM_RIGHTS), and carrying the public island when it is
+game's three pipe ends (SCM_RIGHTS: its standard input, output and error, made for it), and carrying the public island when it is
 not the one the host holds (the `start` message's own copy, read here once for
 the games on it, not in every game's process); `reap`, which
 kills the game's process and all it started and answers once they are gone.
@@ -42,6 +42,7 @@ import functools
 import os
 import platform
 import re
+import select
 import signal
 import socket
 import sys
@@ -50,7 +51,7 @@ from typing import Any
 
 from treasure_cli.formats import json_lines  # not wire: a host of exec: agents needs neither the rules nor numpy
 
-TMP_BYTES = 64 << 20  # a game's private /tmp (memory): what it may write, at most
+from treasure_cli.sandbox.levels import TMP_BYTES  # a game's private /tmp and /dev/shm, at most
 
 # Linux's constants (linux/sched.h, linux/mount.h, linux/capability.h, linux/prctl.h)
 _CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
@@ -253,13 +254,17 @@ class Zygote:
             self.control.sendall(data)
 
     def _fork(self) -> None:
+        # Three pipes made for this game and closed with it: its standard input, output and
+        # error. Nothing of this host's own descriptors reaches the game (this host's standard
+        # error, shared by every game, kept its flags, signal and size from one game to the next).
         from_referee, to_game = os.pipe()
         from_game, to_referee = os.pipe()
+        errors_from_game, errors_to_referee = os.pipe()
         inner_r, inner_w = os.pipe()  # a jail's process 1, as this namespace numbers it
         pid = os.fork()
         if pid == 0:
             try:
-                self._game_process(from_referee, to_referee, inner_w)
+                self._game_process(from_referee, to_referee, errors_to_referee, inner_w)
             except BaseException:  # the host's own failure: said on the game's standard error
                 import traceback
 
@@ -267,26 +272,28 @@ class Zygote:
             finally:
                 os._exit(70)
         self.game = pid
-        for fd in (inner_w, from_referee, to_referee):
+        for fd in (inner_w, from_referee, to_referee, errors_to_referee):
             os.close(fd)
         try:
             said = os.read(inner_r, 32) if self.jailed else b""
         finally:
             os.close(inner_r)
         self.inner = int(said) if said.isdigit() else None
-        self._say({"type": "game"}, [to_game, from_game])
-        os.close(to_game)
-        os.close(from_game)
+        self._say({"type": "game"}, [to_game, from_game, errors_from_game])
+        for fd in (to_game, from_game, errors_from_game):
+            os.close(fd)
 
-    def _game_process(self, stdin: int, stdout: int, inner_w: int) -> None:
+    def _game_process(self, stdin: int, stdout: int, stderr: int, inner_w: int) -> None:
         """The fork's side, before any of the agent's code: its fds, its jail, then one game."""
         os.dup2(stdin, 0)
         os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
         os.dup2(inner_w, 3)
         os.closerange(4, os.sysconf("SC_OPEN_MAX"))  # the control socket, the referee's pipe ends
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
         if not self.jailed:
+            _wait_for_referee()
             os.close(3)
             os.setsid()
             _sys("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -295,6 +302,7 @@ class Zygote:
         told_r, told_w = os.pipe()  # how a program under the jail's process 1 ended (see _init)
         child = os.fork()
         if child == 0:  # process 1 of its own PID namespace
+            _wait_for_referee()
             os.close(3)
             os.close(told_r)
             os.setsid()  # a group of its own: kill(0) must not reach this host's group
@@ -305,7 +313,7 @@ class Zygote:
             os._exit(self._play())
         os.close(told_w)
         os.write(3, str(child).encode())
-        for fd in (0, 1, 3):  # the game's pipes are the game's alone: they close when it ends
+        for fd in (0, 1, 2, 3):  # the game's pipes are the game's alone: they close when it ends
             os.close(fd)
         while True:  # waits for its game and ends with it; the host kills the game through `inner`
             try:
@@ -340,6 +348,7 @@ class Zygote:
         if hasattr(signal, "SIGXFSZ"):  # (SIGPIPE is set back for every game's process)
             signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         try:
+            os.chdir(os.path.dirname(program[0]) or ".")  # its own folder, beside its files (sandbox/launch.py)
             os.execv(program[0], program)
         except OSError as exc:
             os.write(2, f"cannot start the agent ({program[0]}): {exc.strerror}\n".encode(errors="replace"))
@@ -383,6 +392,16 @@ class Zygote:
         if not self.jailed:  # a process that left the game's group came to this subreaper: end it too
             _reap_orphans()
         self.game = self.inner = self.exited = None
+
+
+def _wait_for_referee() -> None:
+    """Nothing of the agent's runs before the referee's first message on standard input: the
+    referee puts the game's processes in the game's control groups first (its memory, its
+    CPUs; sandbox/cgroups.py), where there are some."""
+    waiting = select.poll()
+    waiting.register(0, select.POLLIN)
+    while not waiting.poll():
+        pass
 
 
 def _init(program: list[str], told: int) -> int:

@@ -1,0 +1,153 @@
+"""A group's archive (.zip, .tar.gz, .tgz) unpacked safely into a private folder.
+
+An archive is a stranger's file: every member is checked before a byte is
+written. Refused: a path that leaves the folder (`../x`, `/etc/x`, a drive
+letter), a link of any kind (symbolic or hard; a tar's devices and fifos), more
+than MAX_FILES members or MAX_BYTES of content (as the archive declares it, and
+again as it is written, so a lying header stops at the cap). The litter of
+archivers (`__MACOSX/`, `.DS_Store`, `__pycache__/`) is skipped. A refused
+archive is left out with its reason; nothing is written outside the folder.
+
+The folder is named by the archive's digest under the temporary folder, so the
+same archive unpacks to the same path (and the same agent spec) on every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from treasure_cli.errors import AgentLoadError
+from treasure_cli.sandbox import tree
+
+SUFFIXES = (".zip", ".tar.gz", ".tgz")
+
+
+def is_archive(path: Path) -> bool:
+    return path.is_file() and path.name.lower().endswith(SUFFIXES)
+
+
+def stem(path: Path) -> str:
+    """The archive's name without its suffix: the group's name."""
+    lower = path.name.lower()
+    for suffix in SUFFIXES:
+        if lower.endswith(suffix):
+            return path.name[: -len(suffix)]
+    return path.name
+
+
+def _member_path(name: str) -> PurePosixPath | None:
+    """A member's path inside the folder; None to skip it (litter, the folder itself); AgentLoadError if it leaves."""
+    clean = name.replace("\\", "/")
+    if clean.startswith("/") or (len(clean) > 1 and clean[1] == ":"):
+        raise AgentLoadError(f"the archive has an absolute path ({name!r}): refused")
+    parts = [p for p in PurePosixPath(clean).parts if p not in ("", ".")]
+    if ".." in parts:
+        raise AgentLoadError(f"the archive has a path outside its folder ({name!r}): refused")
+    if not parts or any(tree.skipped(p) for p in parts):
+        return None
+    return PurePosixPath(*parts)
+
+
+def unpack(archive: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tree.MAX_BYTES) -> Path:
+    """The folder `archive` unpacks to (made again on each call); AgentLoadError saying why it is refused."""
+    size = archive.stat().st_size
+    if size > max_bytes:
+        raise AgentLoadError(f"the archive is {tree.size_text(size)}, over the {max_bytes >> 20} MB cap")
+    digest = hashlib.sha256()
+    with open(archive, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    root = Path(tempfile.gettempdir()) / f"treasure-cli-unpacked-{os.getuid()}"
+    root.mkdir(mode=0o700, exist_ok=True)
+    if root.lstat().st_uid != os.getuid() or root.is_symlink():
+        raise AgentLoadError(f"{root} belongs to another user: archives cannot be unpacked there")
+    fresh = Path(tempfile.mkdtemp(dir=root, prefix=".new-"))
+    try:
+        if archive.name.lower().endswith(".zip"):
+            _unzip(archive, fresh, max_files, max_bytes)
+        else:
+            _untar(archive, fresh, max_files, max_bytes)
+    except AgentLoadError:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError, ValueError) as exc:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise AgentLoadError(f"the archive cannot be read ({type(exc).__name__}: {exc})") from None
+    folder = root / digest.hexdigest()[:16]
+    if folder.exists():
+        stale = Path(tempfile.mkdtemp(dir=root, prefix=".old-"))
+        os.replace(folder, stale / "old")
+        shutil.rmtree(stale, ignore_errors=True)
+    os.replace(fresh, folder)
+    return folder
+
+
+class _Budget:
+    def __init__(self, max_files: int, max_bytes: int):
+        self.files, self.bytes = max_files, max_bytes
+
+    def file(self) -> None:
+        self.files -= 1
+        if self.files < 0:
+            raise AgentLoadError("the archive has more files than the cap")
+
+    def take(self, n: int) -> None:
+        self.bytes -= n
+        if self.bytes < 0:
+            raise AgentLoadError("the archive unpacks to more bytes than the cap")
+
+
+def _write(target: Path, source: object, budget: _Budget, executable: bool) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "xb") as out:  # never through a file that is there already
+        while True:
+            block = source.read(1 << 16)  # type: ignore[attr-defined]
+            if not block:
+                break
+            budget.take(len(block))
+            out.write(block)
+    os.chmod(target, 0o755 if executable else 0o644)
+
+
+def _unzip(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
+    budget = _Budget(max_files, max_bytes)
+    with zipfile.ZipFile(archive) as z:
+        members = z.infolist()
+        if sum(m.file_size for m in members) > max_bytes:
+            raise AgentLoadError(f"the archive unpacks to more than {max_bytes >> 20} MB (the cap)")
+        for member in members:
+            mode = member.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                raise AgentLoadError(f"the archive has a link ({member.filename!r}): refused")
+            rel = _member_path(member.filename)
+            if rel is None or member.is_dir():
+                continue
+            budget.file()
+            with z.open(member) as source:
+                _write(folder / rel, source, budget, bool(mode & 0o111))
+
+
+def _untar(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
+    budget = _Budget(max_files, max_bytes)
+    with tarfile.open(archive, "r:*") as t:
+        for member in t:
+            if member.issym() or member.islnk():
+                raise AgentLoadError(f"the archive has a link ({member.name!r}): refused")
+            rel = _member_path(member.name)
+            if rel is None or member.isdir():
+                continue
+            if not member.isfile():
+                raise AgentLoadError(f"the archive has a device or pipe ({member.name!r}): refused")
+            budget.file()
+            source = t.extractfile(member)
+            if source is None:
+                continue
+            with source:
+                _write(folder / rel, source, budget, bool(member.mode & 0o111))

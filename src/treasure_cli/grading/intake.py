@@ -1,0 +1,214 @@
+"""One group's hand-in, as it arrives, found: its agent anywhere in its folder, or why there is none.
+
+A group is a folder (or an archive, unpacked by grading/archives.py first). In
+its tree, after the caps (sandbox/tree.py) and without the litter of editors
+and archivers:
+
+1. a manifest, `agent.toml` (the shallowest one), names the entry:
+   `entry = "src/agent.py"`, optionally `class = "MyAgent"` and
+   `language = "python"` (or any other: the entry is then a program);
+2. else the one Python file with an agent class (a class with `act`), or the
+   one called `agent.py` among several;
+3. else the one program (an executable file starting with `#!` or a binary);
+4. else a Makefile or CMakeLists.txt (the shallowest): the group is built in
+   the sandbox (sandbox/languages.py) and plays the one program it made.
+
+Two agent files or two programs are named, with how to choose (the manifest).
+Nothing is run and no file is parsed above MAX_SOURCE_BYTES.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from treasure_cli.agents.registry import EXEC
+from treasure_cli.errors import AgentLoadError
+from treasure_cli.sandbox import languages, tree
+
+MANIFEST = "agent.toml"
+BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt")
+
+
+class BuildError(AgentLoadError):
+    """A group's source that did not build into one program (its verdict: `build failed`)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """A group's agent: how it plays and what it is made of."""
+
+    spec: str
+    language: str   # "python" or "program"
+    entry: str      # the entry file, relative to the group's folder
+    files: int      # files in the group's folder (as the sandbox gets them)
+    size: int       # their bytes
+    build_log: str = ""  # the build's log, for a group built from source
+
+
+def read_manifest(path: Path) -> dict[str, str]:
+    """`agent.toml`'s string keys (entry, class, language); AgentLoadError if it cannot be read."""
+    if path.stat().st_size > 64 << 10:
+        raise AgentLoadError(f"{MANIFEST} is over 64 kB")
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise AgentLoadError(f"{MANIFEST}: {exc}") from None
+        return {str(k): v for k, v in data.items() if isinstance(v, str)}
+    return _small_toml(text)
+
+
+def _small_toml(text: str) -> dict[str, str]:
+    """`key = "value"` lines (Python 3.10 has no tomllib): what a manifest needs."""
+    found: dict[str, str] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#") or line.startswith("["):
+            continue
+        key, eq, value = line.partition("=")
+        value = value.strip()
+        if not eq or len(value) < 2 or value[0] not in "\"'" or value[-1] != value[0]:
+            raise AgentLoadError(f"{MANIFEST}:{n}: expected key = \"value\"")
+        found[key.strip()] = value[1:-1]
+    return found
+
+
+def agent_classes(path: Path) -> tuple[list[str], list[str]]:
+    """A Python file's top-level classes that define `act`, and its lone subclass (that may
+    inherit `act`), by parsing it; AgentLoadError for a file over the cap or that does not parse."""
+    size = path.stat().st_size
+    if size > tree.MAX_SOURCE_BYTES:
+        raise AgentLoadError(f"{path.name} is {tree.size_text(size)}, over the "
+                             f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+    with open(path, "rb") as f:
+        source = f.read(tree.MAX_SOURCE_BYTES + 1)  # (it may have grown since)
+    if len(source) > tree.MAX_SOURCE_BYTES:
+        raise AgentLoadError(f"{path.name} is over the {tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+    try:
+        parsed = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise AgentLoadError(f"{path.name}:{exc.lineno}: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise AgentLoadError(f"{path.name}: Python cannot parse it ({type(exc).__name__})") from None
+    classes = [node for node in parsed.body if isinstance(node, ast.ClassDef)]
+    acting = [c.name for c in classes
+              if any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)]
+    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases else []
+    return acting, lone
+
+
+def _program(path: Path) -> bool:
+    """An executable file that can start by itself: a script with `#!` or an ELF binary."""
+    try:
+        st = path.lstat()
+        if not (st.st_mode & 0o111) or not os.access(path, os.X_OK):
+            return False
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return False
+    return head.startswith(b"#!") or head == b"\x7fELF"
+
+
+def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tree.MAX_BYTES) -> Found:
+    """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason."""
+    try:
+        listed = tree.files(root, max_files, max_bytes)
+    except tree.TooBig as exc:
+        raise AgentLoadError(f"over the cap: {exc}") from None
+    files, size = len(listed), sum(n for _, n in listed)
+    paths = [rel for rel, _ in listed]
+    if not paths:
+        raise AgentLoadError("empty (no file once hidden files and archivers' litter are left out)")
+    manifests = sorted((p for p in paths if p.name == MANIFEST), key=lambda p: (len(p.parts), str(p)))
+    if manifests:
+        return _from_manifest(root, manifests[0], files, size)
+    python = [p for p in paths if p.suffix == ".py"]
+    big = [p for p, n in listed if p.suffix == ".py" and n > tree.MAX_SOURCE_BYTES]
+    if big:
+        raise AgentLoadError(f"{big[0]} is {tree.size_text(dict(listed)[big[0]])}, over the "
+                             f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+    acting: list[tuple[Path, str]] = []
+    lone: list[tuple[Path, str]] = []
+    broken: list[str] = []
+    for p in python:
+        try:
+            found, single = agent_classes(root / p)
+        except AgentLoadError as exc:
+            broken.append(f"{p.parent / str(exc)}" if p.parent != Path() else str(exc))
+            continue
+        acting += [(p, c) for c in found]
+        lone += [(p, c) for c in single]
+    candidates = acting or lone
+    if len(candidates) > 1:
+        named = [(p, c) for p, c in candidates if p.name == "agent.py"]
+        candidates = named if len({p for p, _ in named}) == 1 and len(named) == 1 else candidates
+    if len(candidates) == 1:
+        p, cls = candidates[0]
+        return Found(f"{root / p}:{cls}", "python", str(p), files, size)
+    if candidates:
+        listed_text = ", ".join(f"{p}:{c}" for p, c in candidates)
+        raise AgentLoadError(f"{len(candidates)} agent classes ({listed_text}); choose one with "
+                             f"{MANIFEST}: entry = \"FILE.py\" and class = \"NAME\"")
+    programs = [p for p in paths if p.suffix != ".py" and _program(root / p)]
+    if len(programs) == 1:
+        return Found(f"{EXEC}{shlex.quote(str(root / programs[0]))}", "program", str(programs[0]), files, size)
+    if programs:
+        raise AgentLoadError(f"{len(programs)} programs ({', '.join(map(str, programs))}); choose one with "
+                             f"{MANIFEST}: entry = \"PROGRAM\"")
+    if broken:
+        first = sorted(broken, key=lambda b: ("agent.py" not in b, b))[0]
+        raise AgentLoadError(f"no agent class: {first}")
+    builds = sorted((p for p in paths if p.name in BUILD_FILES), key=lambda p: (len(p.parts), str(p)))
+    if builds:
+        return _built(root, builds[0], files, size)
+    raise AgentLoadError("no agent found (a Python file with a class that has act(obs), or one executable program)")
+
+
+def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
+    fields = read_manifest(root / manifest)
+    entry_text = fields.get("entry")
+    if not entry_text:
+        raise AgentLoadError(f"{manifest} has no entry = \"FILE\"")
+    home = (root / manifest).parent
+    entry = home / entry_text
+    try:
+        inside = entry.resolve().is_relative_to(root.resolve())
+    except OSError:
+        inside = False
+    if not inside or entry.is_symlink() or not entry.is_file():
+        raise AgentLoadError(f"{manifest}: entry {entry_text!r} is no file of the group")
+    rel = str(entry.relative_to(root))
+    language = fields.get("language", "python" if entry.suffix == ".py" else "program").lower()
+    if language == "python":
+        acting, lone = agent_classes(entry)
+        cls = fields.get("class") or (acting[0] if len(acting) == 1 else lone[0] if not acting and lone else "")
+        if not cls:
+            raise AgentLoadError(f"{manifest}: {rel} has {len(acting)} agent classes; say which: class = \"NAME\"")
+        if not cls.isidentifier():
+            raise AgentLoadError(f"{manifest}: class {cls!r} is not a Python name")
+        return Found(f"{entry}:{cls}", "python", rel, files, size)
+    if not _program(entry):
+        raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")
+    return Found(f"{EXEC}{shlex.quote(str(entry))}", language, rel, files, size)
+
+
+def _built(root: Path, marker: Path, files: int, size: int) -> Found:
+    """A group handed in as source with a build file: built in the sandbox; its program."""
+    folder = root / marker.parent
+    language = languages.detect(folder)
+    if language is None:  # (a marker's name is one of a language's)
+        raise AgentLoadError(f"needs a build ({marker}) of no known kind")
+    built = languages.build(folder, language)
+    if built.program is None:
+        raise BuildError(f"{built.verdict} (build log: {built.log})")
+    entry = f"{marker.parent / built.program.relative_to(built.log.with_suffix(''))} (built with {language.name})"
+    return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))

@@ -1,0 +1,97 @@
+"""What this machine gives an agent's games, protection by protection (`treasure doctor`).
+
+Each check tries the thing itself, as the referee would, rather than reading a kernel
+version: bubblewrap's namespaces, a game's jail made inside the sandbox, a memory and a
+cpuset control group made and removed. Nothing stays behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+from treasure_cli.sandbox import cgroups
+from treasure_cli.sandbox.levels import AgentLimits, bwrap_works, launch, set_limits, worst_case_memory
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0 or n >= 10 << shift:
+            value = n / (1 << shift)
+            return f"{value:g} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} B"
+
+
+def _jail_in_sandbox() -> str | None:
+    """Why a game's jail cannot be made inside the sandbox here, or None if it can."""
+    code = "from treasure_cli.sandbox.warm_host import _probe_jail; print(_probe_jail() or 'ok')"
+    argv = list(launch([sys.executable, "-I", "-c", code], "sandbox", None, python=True).argv)
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                              preexec_fn=lambda: set_limits(AgentLimits()))
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    said = done.stdout.strip()
+    return None if said == "ok" else (said or done.stderr.strip()[-200:] or f"exit status {done.returncode}")
+
+
+def _group_works() -> dict[str, str | None]:
+    """Controller -> None if a game's group of it could be made and used here, else why not."""
+    found: dict[str, str | None] = {name: "no writable cgroup v1 hierarchy of it" for name in cgroups.CONTROLLERS}
+    if not cgroups.available():
+        return found
+    try:
+        group = cgroups.GameGroup(64 << 20, set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None)
+    except OSError as exc:
+        return {name: str(exc) for name in found}
+    try:
+        pid = os.fork()
+        if pid == 0:  # a child that enters the group and leaves at once
+            try:
+                group.enter()
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        for name in group.folders:
+            found[name] = None
+    finally:
+        group.close()
+        cgroups.remove_bases()
+    return found
+
+
+def diagnose(memory: int) -> list[tuple[str, str, str]]:
+    """(protection, "yes"/"no", what it means here) for each protection, in order."""
+    rows: list[tuple[str, str, str]] = []
+    linux = sys.platform.startswith("linux")
+    sandbox = bwrap_works()
+    exe = shutil.which("bwrap")
+    rows.append(("bubblewrap sandbox", "yes" if sandbox else "no",
+                 f"{exe}: no network, files or processes of the machine" if sandbox else
+                 ("installed, but it cannot make its namespaces here" if exe else
+                  "not installed (apt-get install bubblewrap): agents play in plain processes")))
+    if sandbox:
+        why = _jail_in_sandbox()
+        rows.append(("a jail for each game", "yes" if why is None else "no",
+                     "user, PID, mount, IPC, network and UTS namespaces of its own, made for the game"
+                     if why is None else f"{why}: each game then gets a sandbox of its own (slower)"))
+    groups = _group_works() if linux else {name: "not Linux" for name in cgroups.CONTROLLERS}
+    rows.append(("memory per game", "yes" if groups["memory"] is None else "no",
+                 f"a memory control group holds all of a game's processes to --agent-memory ({_size(memory)})"
+                 if groups["memory"] is None else f"{groups['memory']}: only the limits per process below"))
+    rows.append(("CPU set per game", "yes" if groups["cpuset"] is None else "no",
+                 "a cpuset control group: a game cannot widen the CPUs the referee gave it"
+                 if groups["cpuset"] is None else
+                 f"{groups['cpuset']}: a game may widen its CPU affinity to every CPU"))
+    limits = AgentLimits(memory=memory)
+    rows.append(("limits per process", "yes" if os.name == "posix" else "no",
+                 f"address space {_size(limits.memory)}, CPU {limits.cpu_seconds} s, file size "
+                 f"{_size(limits.file_size)}, {limits.processes} processes, {limits.open_files} open files"))
+    worst = worst_case_memory(limits, groups["memory"] is None)
+    rows.append(("worst case of a game", "", f"{_size(worst)} of memory ({worst / memory:.3g} x --agent-memory)"
+                 + ("" if groups["memory"] is None else
+                    f": {limits.processes} processes x ({_size(limits.memory)} + {limits.open_files} memfd files"
+                    f" x {_size(limits.file_size)}) + its /tmp and /dev/shm")))
+    return rows

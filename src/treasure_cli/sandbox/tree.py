@@ -1,0 +1,137 @@
+"""A submission's folder as the sandbox shows it: which files count, and how much of them.
+
+An agent plays with the files beside it (helpers it imports, packages, a data
+file it opens), so the referee copies its folder, not only its file, into the
+agent's private folder (sandbox/launch.py). Only regular files count: links
+are never followed (a link to /etc/shadow or to the teacher's home would
+show what it points at), and what editors, archivers and Python leave behind
+(hidden files and folders, `__MACOSX/`, `__pycache__/`) is left out.
+
+The caps hold before anything reads the files: a folder with more files or
+bytes than allowed is refused, not cut, since a partial copy would fail in
+ways that name no cause.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import stat
+from pathlib import Path
+
+from treasure_cli.agents import registry
+
+MAX_FILES = 2_000            # files of one submission's folder
+MAX_BYTES = 50 << 20         # bytes of one submission's folder
+MAX_SOURCE_BYTES = registry.MAX_SOURCE_BYTES  # bytes of one source file the referee parses (ast)
+
+SKIPPED = frozenset({"__MACOSX", "__pycache__", "node_modules", ".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
+class TooBig(Exception):
+    """A folder over a cap; the message says which cap and by how much."""
+
+
+def skipped(name: str) -> bool:
+    """Whether a file or folder called `name` is left out of a submission."""
+    return name.startswith(".") or name in SKIPPED or name.endswith((".pyc", "~"))
+
+
+def files(root: Path, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> list[tuple[Path, int]]:
+    """The regular files under `root` (paths relative to it, sorted) with their sizes; TooBig past a cap.
+
+    Walks without following links and without reading a byte of any file."""
+    found: list[tuple[Path, int]] = []
+    total = 0
+    pending = [Path()]
+    while pending:
+        rel = pending.pop()
+        try:
+            entries = sorted(os.scandir(root / rel), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if skipped(entry.name):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                pending.append(rel / entry.name)
+            elif stat.S_ISREG(st.st_mode):
+                total += st.st_size
+                found.append((rel / entry.name, st.st_size))
+                if len(found) > max_files:
+                    raise TooBig(f"more than {max_files} files (the cap)")
+                if total > max_bytes:
+                    raise TooBig(f"more than {_size(max_bytes)} of files (the cap)")
+    return sorted(found)
+
+
+def shared(folder: Path, entry: str) -> bool:
+    """Whether `folder` holds other submissions beside `entry` (a class's folder: `students/ann.py`
+    beside `students/bob.py` or `students/carl/`): another Python file with a class that has
+    `act`, another program, an archive, or a subfolder holding one of those. Such a folder is not
+    the agent's to see (another student's code would be in its sandbox). A folder whose entry is
+    `agent.py`, or with an `agent.toml` in it or above it, is a group's."""
+    if entry == "agent.py" or any((p / "agent.toml").is_file() for p in (folder, *list(folder.parents)[:4])):
+        return False
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return True
+    for e in entries:
+        if e.name == entry or skipped(e.name):
+            continue
+        if e.is_dir(follow_symlinks=False):
+            try:
+                inside = files(Path(e.path))
+            except TooBig:
+                return True
+            if any(_other_agent(Path(e.path) / rel) for rel, _ in inside):
+                return True
+        elif e.is_file(follow_symlinks=False) and (_other_agent(Path(e.path)) or
+                                                   e.name.lower().endswith((".zip", ".tar.gz", ".tgz"))):
+            return True
+    return False
+
+
+def _other_agent(path: Path) -> bool:
+    """A Python file with a class that has `act`, or an executable file."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    if path.suffix == ".py":
+        return _acts(str(path), st.st_size, st.st_mtime_ns)
+    return bool(st.st_mode & 0o111)
+
+
+@functools.lru_cache(maxsize=1024)
+def _acts(path: str, size: int, mtime: int) -> bool:
+    """Whether a Python file (not over MAX_SOURCE_BYTES) has a top-level class with `act` (parsed, never run)."""
+    if size > MAX_SOURCE_BYTES:
+        return False
+    try:
+        with open(path, "rb") as f:
+            parsed = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(c, ast.ClassDef) and any(
+        isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)
+        for c in parsed.body)
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def size_text(n: int) -> str:
+    """`n` bytes for a person: 812 B, 14.2 kB, 3.1 MB."""
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1_000_000:.1f} MB"

@@ -1,0 +1,130 @@
+"""An agent plays with its folder (sandbox/launch.py, sandbox/tree.py): helpers it imports, a
+package with relative imports and a data file opened by name work at every isolation level, as
+they would with `python agent.py` at home; a launcher script finds the files beside it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from treasure_cli.cli import cli
+from treasure_cli.sandbox import levels, tree
+
+LEVELS = ["none", "process", "sandbox"]
+
+
+def package_agent(folder: Path) -> Path:
+    """An agent of several files: a helper module, a subpackage with a relative import, a data
+    file read at import and again when built (each read adds 1: `plan` insists on 2)."""
+    (folder / "strategy").mkdir(parents=True)
+    (folder / "agent.py").write_text(
+        "import json\n\nfrom helpers import scan\nfrom strategy import plan\n\n"
+        "WEIGHTS = json.load(open('weights.json'))\n\n\n"
+        "class Agent:\n    def __init__(self):\n        with open('weights.json') as f:\n"
+        "            self.weights = json.load(f)\n\n"
+        "    def act(self, obs):\n        return plan(scan, self.weights['scale'] + WEIGHTS['scale'])\n")
+    (folder / "helpers.py").write_text("from treasure_cli import LargeScan\n\n\ndef scan():\n    return LargeScan()\n")
+    (folder / "strategy" / "__init__.py").write_text("from .core import plan\n")
+    (folder / "strategy" / "core.py").write_text("def plan(make, scale):\n    assert scale == 2, scale\n    return make()\n")
+    (folder / "weights.json").write_text('{"scale": 1}\n')
+    return folder / "agent.py"
+
+
+def check(spec: str, level: str) -> str:
+    if level == "sandbox" and not levels.bwrap_works():
+        pytest.skip("bubblewrap cannot run here")
+    done = CliRunner().invoke(cli, ["check-agent", spec, "--games", "1", "--sizes", "10", "--agent-isolation", level])
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_package_agent_imports_its_helpers_and_opens_its_data_at_every_level(tmp_path, level):
+    agent = package_agent(tmp_path / "group")
+    said = check(f"{agent}:Agent", level)
+    assert "ok    legal actions: 1 of 1 game played to the end" in said
+
+
+def test_two_groups_helpers_of_one_name_never_mix_in_one_process(tmp_path):
+    """At `none` both agents load into the referee's process: each gets its own `helpers`."""
+    from treasure_cli.agents.registry import resolve
+
+    for name, value in (("a", 1), ("b", 2)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "helpers.py").write_text(f"VALUE = {value}\n")
+        (tmp_path / name / "agent.py").write_text(
+            "import helpers\n\nclass Agent:\n    value = helpers.VALUE\n    def act(self, obs):\n        pass\n")
+    here = os.getcwd()
+    assert resolve(f"{tmp_path / 'a' / 'agent.py'}:Agent").factory.value == 1
+    assert resolve(f"{tmp_path / 'b' / 'agent.py'}:Agent").factory.value == 2
+    assert os.getcwd() == here  # the referee's working folder is its own again
+
+
+@pytest.mark.parametrize("level", ["process", "sandbox"])
+def test_a_launcher_script_starts_in_its_folder_with_its_files(tmp_path, level):
+    group = tmp_path / "group"
+    package_agent(group / "lib")
+    run = group / "run.sh"
+    # What it starts is found by a relative path: only the launcher's own folder has it.
+    run.write_text(f'#!/bin/sh\ncd "$(dirname "$0")/lib"\nexec {sys.executable} -I -m '
+                   'treasure_cli.sandbox.agent_host agent.py:Agent\n')
+    run.chmod(0o755)
+    (group / "agent.toml").write_text('entry = "run.sh"\n')  # (else the Python agent would be played itself)
+    said = check(f"exec:{run}", level)
+    assert "1 of 1 game played to the end" in said
+
+
+def test_the_folder_walk_skips_links_and_litter_and_holds_its_caps(tmp_path):
+    (tmp_path / "__MACOSX").mkdir()
+    (tmp_path / "__MACOSX" / "agent.py").write_text("x")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "a.pyc").write_bytes(b"x")
+    (tmp_path / ".DS_Store").write_bytes(b"x")
+    (tmp_path / "secret").symlink_to("/etc/passwd")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.py").write_text("abc")
+    assert tree.files(tmp_path) == [(Path("sub/a.py"), 3)]
+    with pytest.raises(tree.TooBig, match="more than 4 bytes"):
+        (tmp_path / "b.txt").write_text("hello")
+        tree.files(tmp_path, max_bytes=4)
+    with pytest.raises(tree.TooBig, match="more than 1 files"):
+        tree.files(tmp_path, max_files=1)
+
+
+def test_a_folder_of_single_file_submissions_is_not_shown_to_each_of_them(tmp_path):
+    """`students/ann.py` and `students/bob.py`: ann's sandbox must not hold bob's code."""
+    from treasure_cli.sandbox.launch import agent_launch
+
+    agent = "from treasure_cli import LargeScan\n\nclass {}:\n    def act(self, obs):\n        return LargeScan()\n"
+    (tmp_path / "ann.py").write_text(agent.format("Ann"))
+    (tmp_path / "bob.py").write_text(agent.format("Bob"))
+    copy = Path(agent_launch(f"{tmp_path / 'ann.py'}:Ann", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["ann.py"]
+    # A group's folder: its agent.py beside another agent file still gets its folder.
+    (tmp_path / "agent.py").write_text(agent.format("Agent"))
+    copy = Path(agent_launch(f"{tmp_path / 'agent.py'}:Agent", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["agent.py", "ann.py", "bob.py"]
+
+
+def test_a_file_beside_other_groups_folders_gets_its_file_alone(tmp_path):
+    """`students/ann.py` beside `students/bob/agent.py`: ann's sandbox must not hold bob's folder;
+    a group whose manifest is above its entry's folder still gets that folder."""
+    from treasure_cli.sandbox.launch import agent_launch
+
+    agent = "from treasure_cli import LargeScan\n\nclass {}:\n    def act(self, obs):\n        return LargeScan()\n"
+    (tmp_path / "bob").mkdir()
+    (tmp_path / "bob" / "agent.py").write_text(agent.format("Bob"))
+    (tmp_path / "ann.py").write_text(agent.format("Ann"))
+    copy = Path(agent_launch(f"{tmp_path / 'ann.py'}:Ann", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["ann.py"]
+    group = tmp_path / "carl"
+    (group / "src").mkdir(parents=True)
+    (group / "agent.toml").write_text('entry = "src/bot.py"\n')
+    (group / "src" / "bot.py").write_text(agent.format("Bot"))
+    (group / "src" / "baseline.py").write_text(agent.format("Baseline"))
+    copy = Path(agent_launch(f"{group / 'src' / 'bot.py'}:Bot", "process").argv[-1].rpartition(":")[0])
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["baseline.py", "bot.py"]

@@ -1,0 +1,40 @@
+"""`treasure doctor` says what this machine gives, as the sandbox finds it."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from treasure_cli.cli import cli
+from treasure_cli.sandbox import cgroups
+from treasure_cli.sandbox.levels import bwrap_works
+
+
+def _rows(output: str) -> dict[str, str]:
+    return {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in output.splitlines()}
+
+
+def test_doctor_says_what_the_machine_gives():
+    result = CliRunner().invoke(cli, ["doctor", "--agent-memory", "512M"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.output)
+    assert rows["bubblewrap sandbox"].startswith("yes" if bwrap_works() else "no")
+    has_memory = "memory" in cgroups.available()
+    assert rows["memory per game"].startswith("yes" if has_memory else "no")
+    if has_memory:
+        assert rows["worst case of a game"] == "512 MiB of memory (1 x --agent-memory)"
+    assert "32 open files" in rows["limits per process"] and "address space 512 MiB" in rows["limits per process"]
+    cgroups.remove_bases()
+
+
+def test_doctor_without_control_groups_gives_the_multiple(monkeypatch):
+    monkeypatch.setenv("TREASURE_NO_CGROUPS", "1")
+    cgroups._bases.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, ["doctor", "--agent-memory", "1G"])
+    finally:
+        cgroups._bases.cache_clear()
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.output)
+    assert rows["memory per game"].startswith("no ") and rows["CPU set per game"].startswith("no ")
+    # 64 processes x (1 GiB + 32 x 16 MiB) + 2 x 64 MiB
+    assert rows["worst case of a game"].startswith("96.1 GiB of memory (96.1 x --agent-memory): 64 processes x")

@@ -1,0 +1,305 @@
+"""Every layer of the wall, tested on its own (docs/security.md, "Each layer and its test").
+
+Layers that stand behind one another hide each other: with bubblewrap's network namespace
+gone, the game jail's still closes the network, and the other way round. So each is tried
+where it stands alone: bubblewrap's on the path where the warm host cannot jail a game (a
+sandbox for each game), the jail's in a bubblewrap sandbox that shares the machine's network,
+and the network attempt is made through every way an agent is launched. A write to every
+path the sandbox binds must fail with EROFS (a read-write bind would fail with EPERM or
+EACCES only for want of ownership, and that is no wall for an agent that owns the files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import uuid
+
+import numpy as np
+import pytest
+
+import treasure_cli
+from treasure_cli.play.games import play_game
+from treasure_cli.sandbox import levels, process as agent_process
+from treasure_cli.sandbox.levels import AgentLimits, bwrap_works
+
+pytestmark = pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap")
+TOKEN = "wall_" + uuid.uuid4().hex[:12]
+
+
+class Listener:
+    """A TCP port on 127.0.0.1 that counts who connects."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+@pytest.fixture
+def listener():
+    found = Listener()
+    yield found
+    found.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_pool():
+    agent_process.close_all()
+    yield
+    agent_process.close_all()
+
+
+@pytest.fixture
+def island():
+    return treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
+
+
+@pytest.fixture(params=["warm host", "a sandbox per game"])
+def route(request, monkeypatch):
+    """The two ways a sandboxed agent is launched: a warm host that jails each game, or (where
+    it cannot) a bubblewrap sandbox of its own for each game, with no jail inside."""
+    if request.param == "a sandbox per game":
+        said = agent_process.AgentProcess._host_hello
+
+        def refused(self):
+            said(self)
+            raise agent_process.NoJail(0, "unshare: Operation not permitted")
+
+        monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
+        monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+    return request.param
+
+
+def _python_agent(tmp_path, body: str) -> str:
+    file = tmp_path / f"{TOKEN}.py"
+    head = "import errno, json, os, socket, sys\nfrom treasure_cli import LargeScan\n\n\nclass Agent:\n    def __init__(self):\n"
+    tail = "\n    def act(self, obs):\n        return LargeScan()\n"
+    file.write_text(head + textwrap.indent(textwrap.dedent(body), " " * 8) + tail)
+    return f"{file}:Agent"
+
+
+def _play(island, spec):
+    record, _ = play_game(island, spec, 1, map_name="m", isolation="sandbox", max_turns=2)
+    assert not record.failed, record.error
+    return record
+
+
+# ---------------------------------------------------------------- the network, every launch path
+def test_a_python_agent_reaches_no_network(tmp_path, island, route, listener):
+    spec = _python_agent(tmp_path, f'''\
+        try:
+            socket.create_connection(("127.0.0.1", {listener.port}), timeout=2).close()
+            print("network: connected", file=sys.stderr)
+        except OSError as exc:
+            print("network:", errno.errorcode.get(exc.errno, exc), file=sys.stderr)
+        ''')
+    record = _play(island, spec)
+    assert listener.connections == 0 and "network: connected" not in record.output, record.output
+    assert "network: " in record.output, record.output
+    hosts = [p for p in agent_process._POOL.values() if p.forks]
+    assert len(hosts) == (1 if route == "warm host" else 0)  # the route taken is the one named
+
+
+def test_an_exec_program_reaches_no_network(tmp_path, island, route, listener):
+    program = tmp_path / f"{TOKEN}.sh"
+    program.write_text(textwrap.dedent(f"""\
+        #!/bin/bash
+        if exec 3<>/dev/tcp/127.0.0.1/{listener.port}; then echo "network: connected" >&2; else echo "network: refused" >&2; fi
+        while read line; do
+          case "$line" in
+            *'"hello"'*) echo '{{"type": "hello", "protocol": 1}}' ;;
+            *'"act"'*) echo '{{"type": "action", "action": "scan"}}' ;;
+            *'"end"'*) echo '{{"type": "ready"}}' ;;
+            *'"bye"'*) exit 0 ;;
+          esac
+        done
+        """))
+    program.chmod(0o755)
+    record = _play(island, f"exec:{program}")
+    assert "network: refused" in record.output and listener.connections == 0, record.output
+
+
+def _in_sandbox(code: str, without: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """`code` run by this interpreter in the agents' bubblewrap sandbox, less the options `without`."""
+    argv = [a for a in levels.launch([sys.executable, "-I", "-c", code], "sandbox", None, python=True).argv
+            if a not in without]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: levels.set_limits(AgentLimits()))
+
+
+JAILED = textwrap.dedent('''\
+    import json, os, socket, sys
+    from treasure_cli.sandbox.warm_host import drop_capabilities, jail
+
+    def connect():
+        try:
+            socket.create_connection(("127.0.0.1", PORT), timeout=2).close()
+            return "connected"
+        except OSError as exc:
+            return type(exc).__name__
+    before = connect()
+    jail()
+    child = os.fork()
+    if child == 0:
+        # Its own UTS namespace, owned by its own user namespace: it may name it (before its
+        # capabilities are dropped); in the sandbox's, it could not.
+        import ctypes
+        named = ctypes.CDLL(None, use_errno=True).sethostname(b"jailed", 6)
+        drop_capabilities()
+        print(json.dumps({"before": before, "after": connect(), "pid": os.getpid(), "named": named,
+                          "name": socket.gethostname()}))
+        sys.stdout.flush()
+        os._exit(0)
+    os.waitpid(child, 0)
+    ''')
+
+
+def test_the_game_jail_alone_closes_the_network(listener):
+    """In a sandbox that shares the machine's network (bubblewrap's layer taken away here), the
+    agent connects before the jail and not after it."""
+    done = _in_sandbox(JAILED.replace("PORT", str(listener.port)), without=("--unshare-net",))
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    assert said["before"] == "connected" and said["after"] != "connected", said
+    assert said["pid"] == 1  # and its own PID namespace
+    assert said["named"] == 0 and said["name"] == "jailed" != socket.gethostname(), said  # and UTS namespace
+    assert listener.connections == 1
+
+
+def test_bubblewrap_alone_closes_the_network(listener):
+    done = _in_sandbox(f"import socket; socket.create_connection(('127.0.0.1', {listener.port}), timeout=2)")
+    assert done.returncode != 0 and "Error" in done.stderr, done.stderr
+    assert listener.connections == 0
+
+
+# ---------------------------------------------------------------- the read-only binds
+def _bound() -> list[str]:
+    argv = levels.launch([sys.executable, "-I", "-c", "pass"], "sandbox", None, python=True).argv
+    return [argv[i + 2] for i, a in enumerate(argv) if a == "--ro-bind"]
+
+
+def test_every_bound_path_refuses_writes_with_erofs(tmp_path, island, route):
+    paths = _bound()
+    assert "/usr" in paths and len(paths) >= 3, paths
+    spec = _python_agent(tmp_path, f'''\
+        seen = {{}}
+        own = [f for f in os.listdir("/agent")]
+        for path in {paths!r} + ["/agent/" + f for f in own]:
+            try:
+                os.chmod(path, os.stat(path).st_mode & 0o7777)  # the same mode: harmless if it works
+                seen[path] = "changed"
+            except OSError as exc:
+                seen[path] = errno.errorcode[exc.errno]
+            if os.path.isdir(path):
+                try:
+                    os.close(os.open(os.path.join(path, "{TOKEN}"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                    os.unlink(os.path.join(path, "{TOKEN}"))
+                    seen[path + "/new"] = "written"
+                except OSError as exc:
+                    seen[path + "/new"] = errno.errorcode[exc.errno]
+        print("binds " + json.dumps(seen), file=sys.stderr)
+        ''')
+    record = _play(island, spec)
+    line = [x for x in record.output.splitlines() if x.startswith("binds ")]
+    assert line, record.output
+    seen = json.loads(line[0][6:])
+    assert any(p.startswith("/agent/") for p in seen), seen  # the agent's own file is bound too
+    assert seen and all(v == "EROFS" for v in seen.values()), {p: v for p, v in seen.items() if v != "EROFS"}
+
+
+# ---------------------------------------------------------------- the namespaces and limits a game has
+def test_each_namespace_and_limit_of_a_jailed_game(tmp_path, island):
+    """Seen from inside a game of the warm host: its own PID, IPC, UTS, mount, network and user
+    namespaces (each differs from the warm host's, which it cannot see), no capability, and the
+    limits the referee set."""
+    spec = _python_agent(tmp_path, '''\
+        import resource
+        caps = [line.split()[1] for line in open("/proc/self/status").read().splitlines()
+                if line.startswith("CapEff")] if os.path.exists("/proc/self/status") else ["no /proc"]
+        libc = __import__("ctypes").CDLL(None, use_errno=True)
+        said = {"pid": os.getpid(), "ppid": os.getppid(), "proc": os.listdir("/proc"),
+                "sethostname": libc.sethostname(b"x", 1), "tmp": sorted(os.listdir("/tmp")),
+                "uid": os.getuid(),
+                "limits": {n: resource.getrlimit(getattr(resource, n))[0]
+                           for n in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_CORE")},
+                "net": sorted(socket.if_nameindex())}
+        print("ns " + json.dumps(said), file=sys.stderr)
+        ''')
+    record = _play(island, spec)
+    said = json.loads([x for x in record.output.splitlines() if x.startswith("ns ")][0][3:])
+    limits = AgentLimits()
+    assert said["pid"] == 1 and said["ppid"] == 0, said  # PID namespace of its own
+    assert said["proc"] == [], said  # nothing of /proc (it would show the warm host)
+    assert said["sethostname"] != 0, said  # UTS: no capability to change it (dropped in its user namespace)
+    assert said["tmp"] == [], said  # mount namespace: an empty /tmp of its own
+    assert said["net"] == [[1, "lo"]], said  # network namespace: a loopback, nothing else
+    assert said["limits"] == {"RLIMIT_AS": limits.memory, "RLIMIT_CPU": limits.cpu_seconds,
+                              "RLIMIT_FSIZE": limits.file_size, "RLIMIT_NPROC": limits.processes,
+                              "RLIMIT_NOFILE": limits.open_files, "RLIMIT_CORE": 0}, said
+    if os.geteuid() == 0:
+        assert said["uid"] != 0, said  # the sandbox's unprivileged user
+
+
+def test_a_sandbox_made_without_root_leaves_its_root_and_dev_read_only(monkeypatch):
+    """Without root, bubblewrap's root and /dev (tmpfs it makes) belong to the agent's user, and
+    every game of a warm host shares them: they must be read-only. (Run here as a user would:
+    the sandbox made with a user namespace, whose root owns those folders.)"""
+    monkeypatch.setattr(levels.os, "geteuid", lambda: 1000)
+    levels._launch.cache_clear()
+    try:
+        code = ("import errno, os\nfor d in ('/', '/dev', '/dev/shm'):\n"
+                "    try:\n        open(os.path.join(d, 'mark'), 'w').close(); print(d, 'written')\n"
+                "    except OSError as e:\n        print(d, errno.errorcode[e.errno])")
+        argv = levels.launch([sys.executable, "-I", "-c", code], "sandbox", None, python=True).argv
+    finally:
+        levels._launch.cache_clear()
+    assert "--unshare-user" in argv
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: levels.set_limits(AgentLimits()))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["/ EROFS", "/dev EROFS", "/dev/shm written"], done.stdout
+
+
+def test_no_system_v_object_of_the_machine_is_seen(tmp_path, island, route):
+    """Each route alone: bubblewrap's IPC namespace (a sandbox per game) or the jail's."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = int(uuid.uuid4().hex[:7], 16)
+    segment = libc.shmget(key, 4096, 0o1666)  # IPC_CREAT, readable and writable by all
+    assert segment >= 0
+    try:
+        spec = _python_agent(tmp_path, f'''\
+            import ctypes
+            print("segment", ctypes.CDLL(None).shmget({key}, 0, 0), file=sys.stderr)
+            ''')
+        record = _play(island, spec)
+    finally:
+        libc.shmctl(segment, 0, None)  # IPC_RMID
+    assert "segment -1" in record.output, record.output
