@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from helpers import ROOT
 
 from treasure_cli.agents import registry
 from treasure_cli.agents.registry import agent_names, resolve
@@ -106,3 +107,51 @@ def test_the_registry_imports_no_agent_until_asked():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
     assert registry.PLUGIN_GROUP == "treasure_cli.agents"
+
+
+# -- a misspelt class: found before any game, once, with a "did you mean" ---------------------
+def test_a_misspelt_class_is_refused_with_did_you_mean(tmp_path):
+    from treasure_cli.agents.registry import check_spec
+    from treasure_cli.errors import AgentLoadError
+
+    agent = tmp_path / "student_agent.py"
+    agent.write_text("class StudentAgent:\n    def act(self, obs):\n        pass\n\n\ndef helper():\n    pass\n")
+    with pytest.raises(AgentLoadError, match=r"has no 'StudentAgnt'; did you mean .*student_agent.py:StudentAgent\?"):
+        check_spec(f"{agent}:StudentAgnt")
+    with pytest.raises(AgentLoadError, match="has no 'Zebra'; it defines StudentAgent, helper"):
+        check_spec(f"{agent}:Zebra")
+    with pytest.raises(AgentLoadError, match=r"did you mean treasure_cli.agents.greedy:GreedyAgent\?"):
+        check_spec("treasure_cli.agents.greedy:GredyAgent")
+    assert check_spec(f"{agent}:StudentAgent") == f"{agent}:StudentAgent"
+
+
+@pytest.mark.parametrize("source", [
+    "from somewhere import Clever as Agent\n",
+    "def make():\n    pass\n\nAgent = make\n",
+    "from somewhere import *\n",
+    "def __getattr__(name):\n    pass\n",
+    "if True:\n    class Agent:\n        pass\n",
+    "class broken(:\n",  # left to its loading, which says where
+])
+def test_names_bound_otherwise_are_not_refused(tmp_path, source):
+    from treasure_cli.agents.registry import check_spec
+
+    agent = tmp_path / "a.py"
+    agent.write_text(source)
+    assert check_spec(f"{agent}:Agent") == f"{agent}:Agent"
+
+
+def test_run_refuses_a_misspelt_class_once_before_any_map(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from treasure_cli.cli import cli
+
+    (tmp_path / "maps").mkdir()
+    for name in ("MAP_01.txt", "MAP_02.txt"):
+        (tmp_path / "maps" / name).write_text((ROOT / "input" / name).read_text())
+    (tmp_path / "agent.py").write_text("class StudentAgent:\n    def act(self, obs):\n        pass\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["run", "maps/", "out/", "--agent", "agent.py:StudentAgnt"])
+    assert result.exit_code == 2
+    assert result.output.count("did you mean agent.py:StudentAgent?") == 1, result.output
+    assert not (tmp_path / "out").exists()

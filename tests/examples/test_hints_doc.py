@@ -46,7 +46,11 @@ def test_the_doc_shows_its_kind_and_what_its_commands_print(user_dir, monkeypatc
     assert refused.exit_code == 1 and refused.output == replay_out
     shown = invoke(replay_cmd + " --no-color --hints edge.py")
     assert shown.exit_code == 0, shown.output
-    assert "kind near-edge [" in shown.output and "game over, WIN" in shown.output
+    assert "kind near-edge@edge.py#" in shown.output and "game over, WIN" in shown.output
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
+    (user_dir / "out" / "edge.py").write_bytes((user_dir / "edge.py").read_bytes())  # "With cp edge.py out/"
+    beside = invoke(replay_cmd + " --no-color")
+    assert beside.exit_code == 0 and "game over, WIN" in beside.output, beside.output
     page = invoke("treasure replay out/LOG_02.txt --hints edge.py --html page.html")
     assert page.exit_code == 0, page.output
     assert "the map&#x27;s outer band" in (user_dir / "page.html").read_text() or \

@@ -189,3 +189,14 @@ def test_a_line_reads_back_the_same_with_orjson_and_with_the_json_module(monkeyp
     assert wire.load_line(fast) == wire.load_line(slow) == message
     with pytest.raises(ValueError):
         wire.load_line(b"garbage, not JSON")
+
+
+def test_runs_may_overlap_and_come_in_any_order_their_union_is_the_set():
+    """As docs/agent-protocol.md says of a note's tiles: two runs starting on one tile, nested runs,
+    runs out of order, an empty run."""
+    shape = (2, 6)
+    for runs, tiles in [([0, 2, 0, 3], {0, 1, 2}), ([0, 5, 1, 1], {0, 1, 2, 3, 4}), ([8, 2, 1, 2], {1, 2, 8, 9}),
+                        ([4, 0, 11, 1], {11}), ([2, 3] * 200, {2, 3, 4})]:
+        expected = np.zeros(12, dtype=bool)
+        expected[sorted(tiles)] = True
+        assert np.array_equal(wire.runs_mask(runs, shape), expected.reshape(shape)), runs

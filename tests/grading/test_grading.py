@@ -225,3 +225,20 @@ def test_a_game_id_names_what_decides_the_game_and_not_the_time_limit():
               game_id("logic", "package:x", settings_key(0.5, None, None), "m", 1, 7),
               game_id("logic", "package:x", settings_key(0.5, None, None), "m", 0, 8)]
     assert len({base, *others}) == 8 and all(len(g) == 12 for g in others)
+
+
+def test_check_agent_says_ok_for_no_check_that_saw_no_game(tmp_path, monkeypatch):
+    """Every game failed: the beliefs and time checks saw no game, and say so instead of "ok"."""
+    (tmp_path / "crash.py").write_text(
+        "from treasure_cli.rules.actions import LargeScan\n\n\n"
+        "class Crash:\n    def act(self, obs):\n        if obs.turn >= 2:\n            raise ValueError('boom')\n"
+        "        return LargeScan()\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["check-agent", "crash.py:Crash", "--games", "2", "--beliefs",
+                                      "--agent-isolation", "process"])
+    assert result.exit_code == 1, result.output
+    lines = {line.split(":")[0]: line for line in result.output.splitlines() if line[:4] in ("ok  ", "FAIL")}
+    assert lines["ok    loads"]
+    for name in ("beliefs", "time per action"):
+        assert f"FAIL  {name}" in lines, result.output
+        assert "no game played to the end (2 of 2 failed or stopped): nothing to check" in lines[f"FAIL  {name}"]

@@ -82,12 +82,12 @@ def test_a_tournament_plays_records_resumes_and_refuses_other_kinds(tmp_path, ki
     log = tmp_path / "lost.txt"
     replayed = invoke("replay", "--db", db, lost, "--maps", MAP, "--hints", kinds_file, "--log", log)
     assert replayed.exit_code == 0, replayed.output
-    assert "kind near-mountain [" in log.read_text() and "game over, LOSE" in log.read_text()
+    assert "kind near-mountain@kinds.py#" in log.read_text() and "game over, LOSE" in log.read_text()
     pages = invoke("tournament", "--db", db, "--report", "--html", tmp_path / "board", "--maps", MAP,
                    "--hints", kinds_file)
     assert pages.exit_code == 0, pages.output
     assert "and the hint kinds near-mountain (1, code sha256:" in (tmp_path / "board" / "teacher" / "index.html").read_text()
-    assert "kind near-mountain [" in (tmp_path / "board" / "teacher" / f"game-{lost}.html").read_text()
+    assert "kind near-mountain@kinds.py#" in (tmp_path / "board" / "teacher" / f"game-{lost}.html").read_text()
 
 
 def test_the_built_in_kinds_keep_their_settings_and_game_ids(tmp_path):

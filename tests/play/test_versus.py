@@ -91,3 +91,24 @@ def test_a_tournament_report_lists_the_pairs_and_replay_db_shows_both(tmp_path, 
     assert [t.rsplit("agent ", 1)[1] for t in titles] == ["greedy", "random"]
     unknown = CliRunner().invoke(cli, [*report[:-1], "nobody"])
     assert unknown.exit_code == 2 and "'nobody' has no game" in unknown.output
+
+
+def test_bench_versus_html_writes_every_head_to_head_page_and_links_them_from_the_report(tmp_path, monkeypatch):
+    """Compare without typing: the report's head-to-head section links one page per pair, each
+    written beside the logs, showing both games; the report's header is a table, not Python reprs."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, [*BENCH, "--keep-logs", "kept", "--json", "--html", "report.html"])
+    assert result.exit_code == 0, result.output
+    pairs = json.loads(result.stdout)["versus"]
+    assert pairs
+    report = (tmp_path / "report.html").read_text()
+    links = re.findall(r'<a href="([^"]+)">side by side</a>', report)
+    assert links == [Path(p["page"]).as_posix() for p in pairs]
+    for pair, link in zip(pairs, links):
+        page = (tmp_path / link).read_text()
+        titles = re.findall(r'<iframe id="board\d" title="([^"]*)"', page)
+        assert [html.unescape(t).rsplit("agent ", 1)[1] for t in titles] == ["greedy", "logic"]
+        assert f"<td>{pair['game_ids'][0]}, {pair['game_ids'][1]}</td>" in report
+    header = re.search(r'<table id="bench-options".*?</table>', report)[0]
+    assert "<th>agents</th><td>logic, greedy</td>" in header
+    assert "[" not in header and "{" not in header and "&#x27;" not in header

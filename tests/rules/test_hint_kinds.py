@@ -4,6 +4,7 @@ log and the protocol, the check on load."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -69,7 +70,7 @@ def test_plugin_hints_only_when_the_builtins_weigh_nothing():
     for hint, truth in zip(game.hints, game.truths):  # each hint's set holds the treasure exactly when true
         assert bool(hint.mask(island.public())[island.treasure]) == truth
     text = format_log(events)
-    assert "kind near-mountain [" in text or "kind region-number [" in text
+    assert "kind near-mountain@kinds.py#" in text or "kind region-number@kinds.py#" in text
     assert parse_log(text) == events  # the log reads its plugin hints back
 
 
@@ -77,7 +78,8 @@ def test_a_plugin_hint_line_round_trips_and_checks_its_statement():
     p = _plugins()
     hint = p["near-mountain"](3, True)
     text = hint_text(hint)
-    assert text == "kind near-mountain [3,true]: the treasure is within 3 steps of a mountain"
+    assert text == f"kind near-mountain@{plugin_kinds.origin(type(hint))} [3,true]: the treasure is within 3 steps of a mountain"
+    assert re.fullmatch(r"kinds\.py#[0-9a-f]{16}", plugin_kinds.origin(type(hint)))
     assert parse_hint_text(text) == hint
     with pytest.raises(ValueError, match="states 'the treasure is within 3 steps"):
         parse_hint_text("kind near-mountain [3,true]: the treasure is within 4 steps of a mountain")
@@ -187,6 +189,42 @@ def test_the_check_on_load_refuses_a_kind_whose_tiles_disagree_with_its_truth(cl
         check_kind(cls)
 
 
+@dataclasses.dataclass(frozen=True)
+class IntTiles(PluginHint):
+    """Its tile set is right but an int array (0 and 1), not bools."""
+
+    name = "int-tiles"
+
+    @classmethod
+    def draw(cls, island, ctx, rng):
+        return cls()
+
+    def tile_set(self, island):
+        return island.land.astype(np.int64)
+
+    def statement(self):
+        return "the treasure is on land"
+
+
+@dataclasses.dataclass(frozen=True)
+class ColumnTiles(IntTiles):
+    """Its tile set is one column of bools, (H, 1), not (H, W)."""
+
+    name = "column-tiles"
+
+    def tile_set(self, island):
+        return island.land[:, :1].copy()
+
+
+@pytest.mark.parametrize(("cls", "got"), [(IntTiles, "an array of dtype int64, shape"),
+                                          (ColumnTiles, r"an array of dtype bool, shape \(\d+, 1\)")])
+def test_the_check_on_load_refuses_a_tile_set_that_is_not_an_h_by_w_bool_array(cls, got, monkeypatch):
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {cls.name: cls})
+    with pytest.raises(HintKindError, match=rf"hint kind '{cls.name}'.*{cls.__name__}\.tile_set\(island\) "
+                                            rf"returned {got}.*must be an \(H, W\) array of bools"):
+        check_kind(cls)
+
+
 def test_loading_says_what_is_wrong(tmp_path):
     empty = tmp_path / "none.py"
     empty.write_text("X = 1\n")
@@ -228,3 +266,28 @@ def test_an_entry_point_kind_is_found_by_its_name(tmp_path, monkeypatch):
     assert type(hint).__module__ == "my_edge_kinds" and hint.rest == 1
     # and --hint-weights names it
     assert hint_set([], "builtin=0,region-number=1").names == ("region-number",)
+
+
+def test_a_replay_loads_the_kind_beside_its_log_only_if_it_is_the_same_file(tmp_path, monkeypatch):
+    """The log names the kind's file and its digest: the file beside the log is loaded if it is the
+    one that played; another file of that name is not run."""
+    from click.testing import CliRunner
+
+    from treasure_cli.cli import cli
+
+    kinds = tmp_path / "kinds.py"
+    kinds.write_bytes((ROOT / "examples" / "hints" / "kinds.py").read_bytes())
+    (tmp_path / "MAP_01.txt").write_text((ROOT / "input" / "MAP_01.txt").read_text())
+    monkeypatch.chdir(tmp_path)
+    run = CliRunner().invoke(cli, ["run", "MAP_01.txt", "out", "--hints", "kinds.py", "--hint-weights", "builtin=0"])
+    assert run.exit_code == 0, run.output
+    assert "@kinds.py#" in (tmp_path / "out" / "LOG_01.txt").read_text()
+    monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})  # as in a new process
+    changed = tmp_path / "out" / "kinds.py"
+    changed.write_bytes(kinds.read_bytes() + b"\nopen('ran.txt', 'w').write('ran')\n")
+    refused = CliRunner().invoke(cli, ["replay", "out/LOG_01.txt", "--no-pause", "--no-color"])
+    assert refused.exit_code == 1 and "it came from a file kinds.py (SHA-256 " in refused.output, refused.output
+    assert not (tmp_path / "ran.txt").exists()
+    changed.write_bytes(kinds.read_bytes())
+    shown = CliRunner().invoke(cli, ["replay", "out/LOG_01.txt", "--no-pause", "--no-color"])
+    assert shown.exit_code == 0 and "game over" in shown.output, shown.output

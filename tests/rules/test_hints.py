@@ -514,6 +514,15 @@ def test_constructors_validate():
         BetweenSquares(0, 0, 3, 1, 1, 2)  # touches the big square's border
 
 
+@pytest.mark.parametrize("small", [(0, 1, 2), (3, 1, 2), (1, 0, 2), (1, 3, 2)],
+                         ids=["top", "bottom", "left", "right"])
+def test_a_small_square_touching_one_edge_only_is_refused(small):
+    """Each edge on its own: the ring would be empty on that side (one condition broken at a time)."""
+    assert BetweenSquares(0, 0, 5, 1, 1, 3).small_side == 3  # strictly inside: a ring on every side
+    with pytest.raises(ValueError, match="not strictly inside"):
+        BetweenSquares(0, 0, 5, *small)
+
+
 def test_holds_for_rejects_outside():
     with pytest.raises(ValueError):
         AnyBoundary().holds_for(MAP_A, (5, 0))

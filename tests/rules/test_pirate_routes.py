@@ -4,6 +4,7 @@ pirate's moves with one walking-distance field per tile, kept here as the refere
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,30 @@ from treasure_cli.rules.pirate import (
 )
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+N, E, S, W = Direction.N, Direction.E, Direction.S, Direction.W
+
+
+def preferred_before(step, previous):
+    """RULES §6 read on its own: after a step in direction p the pirate tries p, then N, E, S, W
+    (N, E, S, W before his first step). The directions he tries before `step` whatever p was
+    among `previous`, in N, E, S, W order."""
+    sure = {N, E, S, W}
+    for p in previous:
+        tried = ([p] if p is not None else []) + [d for d in (N, E, S, W) if d is not p]
+        sure &= set(tried[:tried.index(step)])
+    return [d for d in (N, E, S, W) if d in sure]
+
+
+@pytest.mark.parametrize(("step", "previous", "expected"), [
+    (N, {None}, []), (W, {None}, [N, E, S]), (W, {E}, [N, E, S]), (N, {E}, [E]), (N, {E, None}, []),
+    (S, {E, W}, [N, E]), (S, {S}, []), (E, {W, None}, [N]), (E, {S}, [N, S]), (E, {N, S, None}, [N]),
+])
+def test_surely_preferred_directions_by_hand(step, previous, expected):
+    """Worked by hand from the rules, not computed by the code under test."""
+    assert preferred_before(step, previous) == expected
+    assert _surely_preferred(step, set(previous)) == expected
 
 
 def reference_consistent_treasures(walkable, from_prison, distance_from, src, dst, steps_before, previous):
@@ -29,7 +54,7 @@ def reference_consistent_treasures(walkable, from_prison, distance_from, src, ds
             nxt = (tile[0] + step.dr, tile[1] + step.dc)
             dn = distance_from(nxt)
             ok &= (dn >= 0) & (dn == from_prison - j - 1)
-            for d in _surely_preferred(step, prev):
+            for d in preferred_before(step, prev):  # the rules' own reading, not the code under test
                 y = (tile[0] + d.dr, tile[1] + d.dc)
                 if 0 <= y[0] < h and 0 <= y[1] < w and walkable[y]:
                     dy = distance_from(y)

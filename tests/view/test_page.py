@@ -128,3 +128,26 @@ def test_an_agents_name_cannot_put_markup_on_the_page():
     for text in (page_html(games[0]), compare_html(games[0], games[1])):
         assert "<img" not in text and "onerror=alert(1)>" not in text
         assert "&lt;img src=x onerror=alert(1)&gt;" in text  # the title, as text
+
+
+def test_svg_text_fits_however_long_the_agent_name(tmp_path, monkeypatch):
+    """The heading names the agent as given: a long path is not cut at the map's width."""
+    folder = tmp_path / ("a_long_folder_name_" * 6) / "mine"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "examples" / "densest_scan.py", folder / "student_agent.py")
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
+    monkeypatch.chdir(tmp_path)
+    spec = f"{folder.relative_to(tmp_path)}/student_agent.py:DensestScan"
+    result = CliRunner().invoke(cli, ["run", "MAP_01.txt", "out", "--agent", spec, "--agent-isolation", "none"])
+    assert result.exit_code == 0, result.output
+    svg = tmp_path / "t.svg"
+    result = CliRunner().invoke(cli, ["replay", "out/LOG_01.txt", "--turn", "1", "--svg", str(svg)])
+    assert result.exit_code == 0, result.output
+    text = svg.read_text()
+    width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text)[1])
+    lines = re.findall(r'<text x="4" [^>]*font-family="monospace"[^>]*>([^<]*)</text>', text)
+    named = [line for line in lines if spec in line]
+    assert named, lines
+    # A 12 px monospace character is 0.6 em = 7.2 px wide: the longest line, from x=4, fits.
+    longest = max(len(line.replace("&quot;", '"').replace("&#x27;", "'").replace("&amp;", "&")) for line in lines)
+    assert 4 + 7.2 * longest <= width, (longest, width)

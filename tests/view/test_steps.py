@@ -7,6 +7,8 @@ TREASURE_UPDATE_GOLDEN=1 to rewrite tests/golden/frame_*.txt on purpose.
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import re
 from pathlib import Path
@@ -140,6 +142,18 @@ def test_going_back_gives_the_same_state_as_a_fresh_fold():
         assert np.array_equal(got.candidates, fresh.candidates), index
         assert (got.agent, got.pirate, got.verified, got.truths) == (fresh.agent, fresh.pirate, fresh.verified,
                                                                      fresh.truths)
+
+
+def test_one_step_back_right_after_a_step_is_folded_afresh():
+    """Step k, then at once step k-1, with a one-frame cache and no checkpoint between: k-1 is
+    not the state folded up to k (the cursor is only ever moved forward)."""
+    for k in range(len(TINY_STEPS) - 1, 0, -1):
+        replay = tiny_replay(checkpoint_every=1000, cache_size=1)
+        replay.state(k)
+        got = replay.state(k - 1)
+        fresh = tiny_replay().state(k - 1)
+        assert np.array_equal(got.candidates, fresh.candidates), k
+        assert got == dataclasses.replace(fresh, candidates=got.candidates), k
 
 
 def test_a_live_game_is_read_only_as_far_as_asked():

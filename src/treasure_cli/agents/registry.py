@@ -143,9 +143,12 @@ def check_spec(spec: str) -> str:
         if is_file_spec(spec):
             if not Path(where).expanduser().is_file():
                 raise AgentLoadError(f"agent {spec!r}: no such file {where!r}")
+            _check_name(spec, Path(where).expanduser(), where, attr)
             return spec
-        if _module_file(where) is None:
+        module = _module_file(where)
+        if module is None:
             raise AgentLoadError(f"agent {spec!r}: cannot find the module {where!r}")
+        _check_name(spec, module, where, attr)
         return spec
     if spec in _plugins():
         return spec
@@ -158,6 +161,48 @@ def check_spec(spec: str) -> str:
 
 
 MAX_SOURCE_BYTES = 2 << 20  # bytes of a source file the referee parses (a 4 MB file took 1.7 GB to parse)
+
+
+def _check_name(spec: str, path: Path, where: str, attr: str) -> None:
+    """AgentLoadError, with a "did you mean", when the Python source `path` binds no `attr` at all:
+    a misspelt class is found before any game, once. Read, not run; a file Python cannot parse,
+    or one that may make names at run time (`import *`, a module `__getattr__`, `globals()`),
+    is left to its loading."""
+    import ast
+    import difflib
+
+    try:
+        if path.stat().st_size > MAX_SOURCE_BYTES:  # never parse what is not capped
+            return
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, RecursionError, MemoryError, ValueError, OSError):
+        return
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return
+                bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.Name) and node.id in ("globals", "vars", "setattr"):
+            return
+    if "__getattr__" in bound or attr in bound:
+        return
+    offered = [node.name for node in tree.body  # what a spec names: its top-level classes and functions
+               if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+               and not node.name.startswith("_")]
+    close = difflib.get_close_matches(attr, offered, n=1)
+    if close:
+        hint = f"; did you mean {where}:{close[0]}?"
+    elif offered:
+        hint = f"; it defines {', '.join(offered[:8])}{', ...' if len(offered) > 8 else ''}"
+    else:
+        hint = "; it defines no class or function"
+    raise AgentLoadError(f"agent {spec!r}: {where} has no {attr!r}{hint}")
 
 
 def agent_classes(path: str | Path) -> list[str]:

@@ -34,6 +34,9 @@ from treasure_cli.cli.options import (
 @click.option("--beliefs", is_flag=True,
               help="Ask for the agent's notes (its explain()) and fail a game at the first turn its "
                    "declared candidates leave out the treasure's tile.")
+@click.option("--complete", is_flag=True,
+              help="With --beliefs: also fail a game at the first turn its declared candidates keep tiles the "
+                   "facts so far rule out (the referee's exact candidates), naming how many and which fact.")
 @click.option("--keep-logs", "keep_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each game played to the end into DIR, its map beside its log (with the notes "
                    "under --beliefs), to look at it with treasure replay.")
@@ -45,7 +48,7 @@ from treasure_cli.cli.options import (
 def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str | None,
                         max_action_ms: float | None, seed: int, game_timeout: float, beliefs: bool = False,
                         keep_dir: str | None = None, whole_class: bool = False, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
-                        action_timeout: float | None = None, hints=None) -> None:
+                        action_timeout: float | None = None, hints=None, complete: bool = False) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
     SPEC is what --agent takes: a built-in name, package.module:Class,
@@ -69,6 +72,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
       treasure check-agent students/ann.py:Agent --sizes 32,64 --max-action-ms 200
       treasure check-agent students/ann.py:Agent --maps hidden/ --max-action-ms 200
       treasure check-agent my_agent.py:MyAgent --beliefs --keep-logs checked/
+      treasure check-agent my_agent.py:MyAgent --beliefs --complete
       treasure check-agent examples/densest_scan.py:DensestScan --hints examples/hints/kinds.py
       treasure check-agent 'class/Groupe 01/' --sizes 32,64
       treasure check-agent --class class/ --games 2
@@ -111,7 +115,8 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
 
         checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
                              limits=limits, sizes=size_list, maps=maps, max_action_ms=max_action_ms,
-                             beliefs=beliefs, hints=hints, on_game=progress, keep=keep)
+                             beliefs=beliefs or complete, hints=hints, on_game=progress, keep=keep,
+                             complete=complete)
         bar.update(total - bar.pos, "")
     for check in checks:
         # printable: a detail quotes the agent (its exception, what it printed), which must not

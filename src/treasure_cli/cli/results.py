@@ -42,8 +42,11 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
     if data is not None and verdicts:
         data["unranked"] = [{"agent": v.group, "verdict": v.status, "reason": v.reason} for v in verdicts]
     if html_path is not None:
-        from treasure_cli.view.report import write_report
+        from treasure_cli.view.report import write_report, write_versus_pages
 
+        if pairs:  # the head-to-head pages the report links to (and the commands below would write)
+            written = write_versus_pages(pairs)
+            click.echo(f"wrote {counted(written, 'head-to-head page')} beside the logs", err=True)
         write_report(data, html_path)  # type: ignore[arg-type]  # made when html_path is given
         click.echo(f"wrote {html_path}", err=True)
     if as_json:

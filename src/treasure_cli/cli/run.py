@@ -47,12 +47,16 @@ from treasure_cli.cli.watch import watch_map
               help="Also write OUTPUT/LOG_<id>.html, a page to watch each game in a browser.")
 @click.option("--notes", is_flag=True,
               help="Ask the agent to explain each action (its explain()) and write its notes into the logs.")
+@click.option("--agent-output", is_flag=True,
+              help="Write what the agent printed (stdout and stderr) into the logs, with the turn it came in "
+                   "(at most 20 lines of 300 characters an action); replays and pages show it at that step.")
 @isolation_options
 @hint_options
 def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_seed: int | None, truth_rate: float,
         max_turns: int | None, game_timeout: float | None, jobs: int, naming: str, no_clobber: bool,
         as_json: bool, step: bool, no_pause: bool, turn: int | None, window: tuple[int, int] | None,
-        color: bool | None, html_pages: bool = False, notes: bool = False, agent_isolation: str = "auto",
+        color: bool | None, html_pages: bool = False, notes: bool = False, agent_output: bool = False,
+        agent_isolation: str = "auto",
         agent_memory: int = 1 << 30, action_timeout: float | None = None, hints=None) -> None:
     """Play every map in INPUT and write OUTPUT/LOG_<id>.txt for each.
 
@@ -74,6 +78,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
       treasure run input/MAP_01.txt --step
       treasure run input/ output/ --html
       treasure run input/ output/ --notes --html
+      treasure run input/ output/ --agent examples/densest_scan.py:DensestScan --agent-output --html
       treasure run input/ output/ --hints examples/hints/kinds.py --hint-weights builtin=0
       treasure run hidden/MAP_07.txt game/ --agent greedy --game-seed 4076398172520178431
     """
@@ -84,7 +89,7 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
     level, limits = isolation_settings(agent_isolation, agent_memory, action_timeout, [agent])
     options = RunOptions(agent=agent, base_seed=seed, truth_rate=truth_rate, max_turns=max_turns,
                          game_timeout=game_timeout, isolation=level, limits=limits, notes=notes, hints=hints,
-                         game_seed=game_seed)
+                         game_seed=game_seed, agent_output=agent_output)
     if game_seed is not None and not Path(input_path).is_file():
         raise click.UsageError("--game-seed plays one game: INPUT must be one map file")
     if step:

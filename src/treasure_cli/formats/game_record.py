@@ -51,6 +51,7 @@ TEMPLATES: dict[type, str] = {
     ev.Teleported: "turn {turn:int}: the agent teleports from {src:pos} to {dst:pos}",
     ev.GameEnded: "turn {turn:int}: game over, {outcome:outcome}: {reason:reason}",
     ev.AgentNoted: "turn {turn:int}: the agent notes {text:note}{tiles:tiles}",
+    ev.AgentPrinted: "turn {turn:int}: the agent printed {text:note}",  # only with --agent-output
     ev.GameFailed: "turn {turn:int}: game failed, {kind:kind}: {message:note}",
 }
 

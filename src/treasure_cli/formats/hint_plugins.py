@@ -10,6 +10,8 @@ See docs/hints.md.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import inspect
@@ -17,7 +19,7 @@ import math
 import os
 import sys
 import types
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -79,6 +81,7 @@ def load_source(source: bytes, path: str) -> list[type[PluginHint]]:
         raise HintKindError(f"--hints {path}: the file defines no hint kind (a PluginHint subclass with a name)")
     for cls in kinds:
         _FILES[cls] = (path, source)
+        plugin_kinds.ORIGINS[cls] = f"{os.path.basename(path)}#{digest[:16]}"  # what a log names it by
     return [_install(k, f"--hints {path}") for k in kinds]
 
 
@@ -100,6 +103,7 @@ def load_entry_point(name: str) -> type[PluginHint] | None:
                 raise HintKindError(f"entry point {name!r} ({ep.value}) is not a PluginHint subclass")
             if cls.name != name:
                 raise HintKindError(f"entry point {name!r} ({ep.value}) names a kind called {cls.name!r}")
+            plugin_kinds.ORIGINS[cls] = ep.value.partition(":")[0].strip()  # what a log names it by
             return _install(cls, f"entry point {ep.value}")
     return None
 
@@ -118,6 +122,58 @@ def _install(cls: type[PluginHint], where: str) -> type[PluginHint]:
         return install_kind(cls)
     except ValueError as exc:
         raise HintKindError(f"{exc} ({where})") from None
+
+
+# The folders of the logs being read (`beside`): a kind a log says came from a file is looked
+# for there, and loaded only if the file there is the very one (its SHA-256).
+_LOG_FOLDERS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("log_folders", default=())
+
+
+@contextlib.contextmanager
+def beside(folder: str | os.PathLike[str]) -> Iterator[None]:
+    """While reading a log in `folder`, a hint kind the log says came from FILE#DIGEST is loaded
+    from `folder`/FILE when that file's SHA-256 starts with DIGEST (the code that played the game)."""
+    token = _LOG_FOLDERS.set(_LOG_FOLDERS.get() + (os.fspath(folder),))
+    try:
+        yield
+    finally:
+        _LOG_FOLDERS.reset(token)
+
+
+def _find_at(name: str, where: str) -> None:
+    """The log reader's fallback for a kind it does not know, from the origin the log gives:
+    the file beside the log (its digest checked), or the module of an installed package."""
+    file, hashed, digest = where.partition("#")
+    try:
+        if hashed:
+            if not file.endswith(".py") or file.startswith(".") or os.path.basename(file) != file:
+                return
+            for folder in _LOG_FOLDERS.get():
+                candidate = os.path.join(folder, file)
+                if os.path.isfile(candidate):
+                    source = _read(candidate)
+                    if hashlib.sha256(source).hexdigest()[:16] == digest:
+                        load_source(source, candidate)
+                        return
+            return
+        import importlib.metadata
+
+        # Only a module an installed package offers kinds from: a log's word imports nothing else.
+        offered = {ep.value.partition(":")[0].strip() for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        if file not in offered:
+            return
+        module = importlib.import_module(file)
+    except (HintKindError, ImportError, ValueError):
+        return  # the reader's own message names the kind and where it came from
+    for obj in vars(module).values():
+        if inspect.isclass(obj) and issubclass(obj, PluginHint) and vars(obj).get("name") == name:
+            plugin_kinds.ORIGINS[obj] = file
+            with contextlib.suppress(HintKindError):
+                _install(obj, f"module {file}")
+            return
+
+
+plugin_kinds.ORIGIN_FINDERS.append(_find_at)
 
 
 def _find(name: str) -> None:

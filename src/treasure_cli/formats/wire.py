@@ -36,9 +36,10 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-# The events an agent may see (rules.events.public_view never shows GameStarted, TreasureHidden or a note).
+# The events an agent may see (rules.events.public_view never shows GameStarted, TreasureHidden,
+# a note or what an agent printed).
 EVENT_NAMES: dict[type, str] = {cls: _snake(cls.__name__) for cls in typing.get_args(ev.Event)
-                                if cls not in (ev.GameStarted, ev.TreasureHidden, ev.AgentNoted)}
+                                if cls not in (ev.GameStarted, ev.TreasureHidden, ev.AgentNoted, ev.AgentPrinted)}
 # Each event type's fields with their annotation (a string: the events module postpones them).
 _FIELDS = {cls: tuple((f.name, str(f.type)) for f in dataclasses.fields(cls)) for cls in EVENT_NAMES}
 

@@ -29,7 +29,7 @@ from treasure_cli.formats.map_file import format_map
 from treasure_cli.formats.wire import PROTOCOL
 from treasure_cli.formats.text import counted
 from treasure_cli.sandbox.process import ActionTimeout
-from treasure_cli.play.beliefs import miss_message, misses
+from treasure_cli.play.beliefs import first_excess, miss_message, misses
 from treasure_cli.play.games import time_limit
 from treasure_cli.sandbox.seat import Seat, resolve_level, seat
 from treasure_cli.play.loop import play_agent
@@ -160,7 +160,8 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
                 isolation: str = "auto", limits: AgentLimits | None = None, *,
                 sizes: Sequence[int] = SIZES, maps: Sequence[tuple[str, Island]] = (),
                 max_action_ms: float | None = None, beliefs: bool = False, hints: HintSet | None = None,
-                on_game: Callable[[int, int, str], None] | None = None, keep: Path | None = None) -> list[Check]:
+                on_game: Callable[[int, int, str], None] | None = None, keep: Path | None = None,
+                complete: bool = False) -> list[Check]:
     """Run the checks (the pirate giving `hints`' kinds); each Check says whether it passed and
     what was seen. With `beliefs`, the agent's notes are asked for (`Agent.explain`), and a game
     whose declared candidates leave out the treasure's tile fails the "beliefs" check at the
@@ -170,7 +171,9 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     game played to the end is written there, its map (MAP_<k>.txt) beside its log (LOG_<k>.txt,
     with the notes under `beliefs`), for `treasure replay`.
     With `max_action_ms`, a game stops at its first action slower than that, and the
-    time check fails. `on_game(done, total, where)` is called before each game.
+    time check fails. `on_game(done, total, where)` is called before each game. With `complete`
+    (and `beliefs`), a "complete beliefs" check compares each note's candidates with the referee's
+    exact ones and fails a game at the first turn the agent kept tiles it could have ruled out.
     """
     limits = limits or AgentLimits()
     budget = None if max_action_ms is None else max_action_ms / 1000
@@ -198,6 +201,7 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     problems: list[str] = []
     differs: list[str] = []
     wrong: list[str] = []
+    loose: list[str] = []  # --complete: the first note of a game keeping tiles the facts rule out
     noted = 0
     todo = boards(games, seed, sizes, maps)
     for done, board in enumerate(todo):
@@ -239,6 +243,9 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
             if missed:
                 wrong.append(f"{where}: {miss_message(missed[0])}"
                              + (replay or " (--keep-logs DIR writes the game, to replay it)"))
+            excess = first_excess(board.island, first) if complete else None
+            if excess is not None:
+                loose.append(f"{where}: {excess}" + (replay or " (--keep-logs DIR writes the game, to replay it)"))
         if first != second:
             step = next((k for k, (a, b) in enumerate(zip(first, second)) if a != b),
                         min(len(first), len(second)))
@@ -251,15 +258,29 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     checks.append(Check("deterministic", played > 0 and not differs,
                         "the same seed gave the same game, event for event" if played and not differs
                         else "no game to compare" if not played else "; ".join(differs)))
-    if beliefs:
+    unseen = f"no game played to the end ({len(todo) - played} of {len(todo)} failed or stopped): nothing to check"
+    if beliefs and not played:
+        checks.append(Check("beliefs", False, unseen))
+    elif beliefs:
         said = (f"in {noted} of {counted(played, 'game')} the agent declared its candidates, and they always held the treasure"
                 if noted else "the agent declared no candidates (explain() returning Note(text, tiles))")
         if wrong:
             said = f"in {len(wrong)} of {counted(played, 'game')} its candidates left out the treasure" + "".join(
                 f"\n    {w}" for w in wrong)
         checks.append(Check("beliefs", not wrong, said))
-    if any(times.values()):
-        checks.append(_time_check(times, over, max_action_ms))
+        if complete:
+            checks.append(Check("complete beliefs", not loose,
+                                f"in {noted} of {counted(played, 'game')} the agent declared its candidates, and they "
+                                "were never more than the facts allow" if not loose else
+                                f"in {len(loose)} of {counted(played, 'game')} its candidates kept tiles it could "
+                                "have ruled out" + "".join(f"\n    {w}" for w in loose)))
+    timed = _time_check(times, over, max_action_ms) if any(times.values()) else None
+    if not played and not over and (timed is None or timed.ok):
+        # The actions timed were those of failed games: an "ok" on them would be no verdict
+        # (one over the budget still is one).
+        checks.append(Check("time per action", False, unseen))
+    elif timed is not None:
+        checks.append(timed)
     return checks
 
 

@@ -117,7 +117,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
               max_turns: int | None = None, game_timeout: float | None = None,
               keep_events: bool = True, isolation: str = "auto", limits: AgentLimits | None = None,
               source: bytes | None = None, notes: bool = False, hints: HintSet | None = None,
-              failed_events: bool = False, **record: Any) -> tuple[GameRecord, list[Event] | None]:
+              output: bool = False, failed_events: bool = False, **record: Any) -> tuple[GameRecord, list[Event] | None]:
     """Play one game; its record and (with `keep_events`) its events, None if it failed.
 
     With `failed_events` too, a game the agent failed gives its events up to the failure and
@@ -127,7 +127,8 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     in plays, within `limits`; `source` is the bytes of a file agent or program that this
     machine may not have (a Dask worker). `hints`: the pirate's kinds (default: the built-ins).
     `record` adds fields to the GameRecord (index, island_seed, warnings). With `notes`, the
-    agent's notes (`Agent.explain`) are among the events.
+    agent's notes (`Agent.explain`) are among the events; with `output`, what it printed at
+    each action (AgentPrinted events).
     """
     size = f"{island.width}x{island.height}"
     name = agent.spec if isinstance(agent, AgentSpec) else agent
@@ -150,7 +151,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
                             even=pace is not None)
                 if pace is not None:
                     game.walk_path()  # the pirate's walk, treasure-dependent work, under the start's pace
-                play = play_agent(game, taken.agent, notes=notes)
+                play = play_agent(game, taken.agent, notes=notes, output=output)
                 if keep_events:
                     events.extend(play)
                     acted = [e for e in events if type(e) in ACTION_EVENTS]

@@ -74,13 +74,20 @@ def versus_command(pair) -> str | None:
     """The command that shows both games of a head-to-head pair side by side (None without both logs)."""
     import shlex
 
-    if pair.mine.log is None or pair.other.log is None:
+    page = versus_page(pair)
+    if page is None:
         return None
-    page = Path(pair.mine.log).with_name(f"{pair.mine.game_id}-vs-{pair.other.game_id}.html")
     words = ["treasure", "replay", pair.mine.log, pair.other.log]
     if pair.map_file is not None:
         words += ["--map", pair.map_file]
     return " ".join(shlex.quote(str(w)) for w in words + ["--html", str(page)])
+
+
+def versus_page(pair) -> Path | None:
+    """Where the page showing both games of a head-to-head pair goes: beside the logs (None without both)."""
+    if pair.mine.log is None or pair.other.log is None:
+        return None
+    return Path(pair.mine.log).with_name(f"{pair.mine.game_id}-vs-{pair.other.game_id}.html")
 
 
 def versus_json(pairs: Sequence, command=None) -> list[dict]:
@@ -89,4 +96,5 @@ def versus_json(pairs: Sequence, command=None) -> list[dict]:
     return [{"agent": p.mine.agent, "other": p.other.agent, "won": p.mine.agent if p.mine.won else p.other.agent,
              "map": p.mine.map, "size": p.mine.size, "index": p.mine.index, "seed": p.mine.seed,
              "game_ids": [p.mine.game_id, p.other.game_id], "logs": [p.mine.log, p.other.log],
-             "command": command_of(p)} for p in pairs]
+             "command": command_of(p), **({"page": str(versus_page(p))} if command is None and versus_page(p) else {})}
+            for p in pairs]

@@ -41,6 +41,7 @@ class RunOptions:
     isolation: str = "auto"              # where an agent that is not built in plays (sandbox/levels.py)
     limits: AgentLimits = AgentLimits()  # what its process may use
     notes: bool = False                  # the agent's notes (its explain()) go into the logs
+    agent_output: bool = False           # what the agent printed, a line an event, goes into the logs
     hints: HintSet | None = None         # the pirate's hint kinds (None: the 15 built-in kinds)
     game_seed: int | None = None         # this exact game seed (a bench or tournament game's), not derived
 
@@ -102,6 +103,7 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
     record, events = play_game(island, options.agent, seed, map_name=label, truth_rate=options.truth_rate,
                                max_turns=options.max_turns, game_timeout=options.game_timeout,
                                isolation=options.isolation, limits=options.limits, notes=options.notes,
+                               output=options.agent_output,
                                warnings=tuple(warnings), hints=options.hints, failed_events=True)
     return record, (format_log(events) if events is not None else None)
 

@@ -197,6 +197,16 @@ class AgentNoted:
 
 @quick_init
 @dataclasses.dataclass(frozen=True)
+class AgentPrinted:
+    """One line the agent printed (standard output or error) while it chose the action that
+    follows, written only when asked (`run --agent-output`). Never shown to an agent."""
+
+    turn: int
+    text: str
+
+
+@quick_init
+@dataclasses.dataclass(frozen=True)
 class GameFailed:
     """Not the game's own: the last event of a game its agent failed (it raised, asked for an
     illegal action, died, ran out of time), added by the referee after the events played so
@@ -210,7 +220,7 @@ class GameFailed:
 Event = (
     GameStarted | TreasureHidden | AgentPlaced | ScheduleAnnounced | TurnStarted
     | PrisonRevealed | PirateFreed | HintGiven | HintAdded | PirateMoved | HintVerified
-    | AgentMoved | AreaScanned | Teleported | GameEnded | AgentNoted | GameFailed
+    | AgentMoved | AreaScanned | Teleported | GameEnded | AgentNoted | AgentPrinted | GameFailed
 )
 
 
@@ -222,7 +232,7 @@ def public_view(event: Event, hint_truths: bool = False) -> Event | None:
     """
     if type(event) in _SHOWN_AS_IS:  # most events: one set lookup instead of the isinstance tests
         return event
-    if isinstance(event, (TreasureHidden, GameStarted, AgentNoted, GameFailed)):
+    if isinstance(event, (TreasureHidden, GameStarted, AgentNoted, AgentPrinted, GameFailed)):
         return None
     if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
         return HintGiven(event.turn, event.number, event.hint, None)

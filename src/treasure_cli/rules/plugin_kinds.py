@@ -65,17 +65,25 @@ class PluginHint(Hint):
         return self.name
 
     def mask(self, island: Island, window: tuple[slice, slice] | None = None) -> np.ndarray:
-        m = np.array(self.tile_set(island), dtype=bool, copy=True)
-        if m.shape != island.shape:
-            raise ValueError(f"hint kind {self.name!r} made a tile set of shape {m.shape}, "
-                             f"not the map's {island.shape}")
+        m = np.array(self._tiles(island), dtype=bool, copy=True)
         return m if window is None else m[window].copy()
 
     def holds_for(self, island: Island, pos: Pos) -> bool:
         r, c = int(pos[0]), int(pos[1])
         if not island.inside((r, c)):
             raise ValueError(f"position {(r, c)} is outside the {island.height}x{island.width} map")
-        return bool(self.tile_set(island)[r, c])
+        return bool(self._tiles(island)[r, c])
+
+    def _tiles(self, island: Island) -> np.ndarray:
+        """`tile_set(island)`, refused (ValueError naming the kind and the method) unless it is the
+        (H, W) bool array it must be: an int array or a column would be read wrongly, not refused."""
+        m = self.tile_set(island)
+        if isinstance(m, np.ndarray) and m.dtype == bool and m.shape == island.shape:
+            return m
+        got = (f"an array of dtype {m.dtype}, shape {m.shape}" if isinstance(m, np.ndarray)
+               else f"a {type(m).__name__}")
+        raise ValueError(f"hint kind {self.name!r}: {type(self).__name__}.tile_set(island) returned {got}; "
+                         f"it must be an (H, W) array of bools, here of shape {island.shape} (dtype bool)")
 
     def sentence(self) -> str:
         return self.statement()
@@ -126,20 +134,34 @@ def tile_runs(mask: np.ndarray) -> list[int]:
 
 
 def runs_mask(runs: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
-    """The tile set of `tile_runs` (disjoint runs, in order), as a fresh (H, W) bool array."""
-    # +1 where a run starts, -1 past its end: the running sum is 1 inside the runs (no Python loop)
+    """The tile set of [start, length, ...] runs (those of `tile_runs`, or any: in any order, they
+    may overlap; the set is their union), as a fresh (H, W) bool array."""
+    # +1 where a run starts, -1 past its end, counted (two runs may start on one tile): the running
+    # sum is the number of runs over each tile (no Python loop)
     n = shape[0] * shape[1]
     bounds = np.asarray(runs, dtype=np.intp).reshape(-1, 2)
-    steps = np.zeros(n + 1, dtype=np.int8)
-    steps[bounds[:, 0]] = 1
-    steps[bounds[:, 0] + bounds[:, 1]] -= 1
-    return (np.cumsum(steps[:n], dtype=np.int8) > 0).reshape(shape)
+    steps = np.bincount(bounds[:, 0], minlength=n + 1) - np.bincount(bounds[:, 0] + bounds[:, 1], minlength=n + 1)
+    return (np.cumsum(steps[:n]) > 0).reshape(shape)
 
 
 _INSTALLED: dict[str, type[PluginHint]] = {}
 # Called with a name that is not installed; may install it (formats/hint_plugins.py adds the
 # entry points' finder: this module reads no files).
 FINDERS: list[Callable[[str], object]] = []
+# Called, if the finders above found nothing, with the name and the origin a log gave for it
+# (`kind NAME@ORIGIN`: where the kind came from, see `origin`); may install it.
+ORIGIN_FINDERS: list[Callable[[str, str], object]] = []
+# Where a kind was loaded from, for the log: set by its loader (formats/hint_plugins.py).
+ORIGINS: dict[type, str] = {}
+_ORIGIN = re.compile(r"[A-Za-z0-9_.-]+(#[0-9a-f]{16})?\Z")  # FILE.py#SHA256-16, or a module's dotted name
+
+
+def origin(cls: type) -> str | None:
+    """Where the kind `cls` came from, as a log writes it after its name: `FILE#DIGEST` (a file's
+    name and the first 16 hex digits of the SHA-256 of its bytes) or a module's name (an installed
+    package's entry point); None when unknown or not writable on one word."""
+    where = ORIGINS.get(cls)
+    return where if where is not None and _ORIGIN.match(where) else None
 
 
 def install_kind(cls: type[PluginHint]) -> type[PluginHint]:
@@ -158,15 +180,25 @@ def install_kind(cls: type[PluginHint]) -> type[PluginHint]:
     return cls
 
 
-def installed_kind(name: str) -> type[PluginHint]:
-    """The installed plugin kind called `name`; ValueError naming it if there is none."""
+def installed_kind(name: str, where: str | None = None) -> type[PluginHint]:
+    """The installed plugin kind called `name`, else one the finders install (with `where`, the
+    origin a log gives for it); ValueError naming it if there is none."""
     cls = _INSTALLED.get(name)
     if cls is None:
         for find in FINDERS:
             find(name)
         cls = _INSTALLED.get(name)
+    if cls is None and where is not None:
+        for find_at in ORIGIN_FINDERS:
+            find_at(name, where)
+        cls = _INSTALLED.get(name)
     if cls is None:
-        raise ValueError(f"hint kind {name!r} is not installed: give its file with --hints FILE, "
+        if where is not None and "#" in where:
+            file, _, digest = where.partition("#")
+            raise ValueError(f"hint kind {name!r} is not installed: it came from a file {file} (SHA-256 {digest}...); "
+                             f"put that file beside the log, or give it with --hints FILE")
+        came = f" (from the module {where})" if where is not None else ""
+        raise ValueError(f"hint kind {name!r}{came} is not installed: give its file with --hints FILE, "
                          "or install the package that provides it")
     return cls
 
@@ -175,7 +207,8 @@ def hint_text(hint: Hint) -> str:
     """A hint as the log writes it: a built-in kind's sentence; a plugin kind's
     `kind NAME PARAMS: STATEMENT` (PARAMS has no ": ")."""
     if isinstance(hint, PluginHint):
-        return f"kind {hint.name} {hint.write_params()}: {hint.statement()}"
+        where = origin(type(hint))
+        return f"kind {hint.name}{'@' + where if where else ''} {hint.write_params()}: {hint.statement()}"
     if isinstance(hint, TileSetHint):
         raise ValueError(f"a hint of kind {hint.name!r} known only by its tiles cannot be written to a log")
     return hint.sentence()
@@ -195,8 +228,10 @@ def parse_hint_text(text: str) -> Hint:
 
 
 def parse_plugin(text: str, name: str, params: str, statement: str) -> Hint:
-    """A plugin hint's log form `kind NAME PARAMS: STATEMENT`, split (parse_hint_text), as its kind's hint."""
-    cls = installed_kind(name)
+    """A plugin hint's log form `kind NAME[@ORIGIN] PARAMS: STATEMENT`, split (parse_hint_text), as
+    its kind's hint."""
+    name, at, where = name.partition("@")
+    cls = installed_kind(name, where if at else None)
     try:
         hint = cls.read_params(params)
     except (ValueError, TypeError) as e:

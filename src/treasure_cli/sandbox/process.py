@@ -843,6 +843,8 @@ class ProcessAgent:
         self._turn = 0                 # the turn of the last question
         self.notes = False             # ask for the agent's notes (its answers may carry one)
         self._note: Note | None = None
+        self._printed = 0              # bytes of its output already given by printed()
+        self.sent: dict[str, Any] | None = None  # its last answer, as it sent it (a program's actions are quoted so)
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -876,6 +878,7 @@ class ProcessAgent:
             raise AgentTimeout(turn, f"the game ran past its {self.game_seconds:g} s limit") from None
         process.thought += time.monotonic() - asked
         self.actions += 1
+        self.sent = reply
         if reply.get("type") != "action":
             raise ProtocolBreach(turn, f"the agent answered act with {_said(reply)}")
         try:
@@ -890,6 +893,15 @@ class ProcessAgent:
     def explain(self) -> Note | None:
         """The note that came with the agent's last action, if notes were asked for."""
         return self._note
+
+    def printed(self) -> str:
+        """What it printed (its standard error) since the last call: with an action, what it printed
+        while it chose it (written before its answer, so in the pipe by now)."""
+        process = self.process
+        process._drain_stderr()
+        seen = self._printed if self._printed <= len(process.output) else 0
+        self._printed = len(process.output)
+        return process.output[seen:].decode("utf-8", errors="replace")
 
     def end(self, result: GameEnded, news: tuple[Event, ...]) -> bool:
         """Tell the agent its game is over (`news`: the public events since its last action);

@@ -16,14 +16,17 @@ every way out of the block:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
+import json
+import math
 import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from treasure_cli.agents.registry import AgentSpec, at_home, is_builtin, is_file_spec, load_source, resolve
+from treasure_cli.agents.registry import AgentSpec, at_home, is_builtin, is_exec_spec, is_file_spec, load_source, resolve
 from treasure_cli.errors import AgentCrashError, AgentLoadError, UnplayableMapError
 from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
 from treasure_cli.sandbox.levels import AgentLimits, effective_level
@@ -32,10 +35,17 @@ from treasure_cli.sandbox.process import AgentProcess, Cores, ProcessAgent, acqu
 if TYPE_CHECKING:
     from treasure_cli.rules.game import Game
     from treasure_cli.rules.island import Island
-    from treasure_cli.rules.observation import Agent
+    from treasure_cli.rules.actions import Action
+    from treasure_cli.rules.observation import Agent, Observation
     from treasure_cli.sandbox.pacing import Pace
 
 IN_PROCESS = "in-process"
+
+UNTIMED = math.inf
+"""A `game_timeout` for a game being watched (`run --step`): the game has no deadline, a watcher
+may pause as long as they like, and each action of an agent in a process of its own is timed
+instead (the action timeout, else the default game timeout; one in this process, trusted code,
+is not timed). Seat is the one place that turns it into deadlines, for every level."""
 
 
 class Seat:
@@ -46,6 +56,11 @@ class Seat:
                  game_timeout: float | None = None):
         self.name = spec.spec if isinstance(spec, AgentSpec) else spec
         level = resolve_level(level)
+        self.untimed = game_timeout == UNTIMED
+        if self.untimed:
+            game_timeout = None
+            if limits.action_timeout is None:
+                limits = dataclasses.replace(limits, action_timeout=DEFAULT_GAME_TIMEOUT)
         self.process: AgentProcess | None = None
         self._core: Cores | None = None
         self._ended: Game | None = None
@@ -67,14 +82,21 @@ class Seat:
             self.timeout = game_timeout if main or not is_builtin(self.name) else None
             if not is_builtin(self.name):
                 self._printed = io.StringIO()  # a user's print() must not reach the program's output
+                self.agent = PrintingAgent(self.agent, self._printed)
             return
         self.hint_truths = False
         self.where = "process" if level == "none" else level  # a program (exec:) never plays in ours
         self.timeout = None  # the ProcessAgent keeps it, waiting for no answer past the deadline
         self.process = acquire(agent_launch(self.name, level, source), limits, self.name)
         self._core = Cores(self.process)
-        seconds = game_timeout or DEFAULT_GAME_TIMEOUT
+        seconds = math.inf if self.untimed else game_timeout or DEFAULT_GAME_TIMEOUT
         self.agent = ProcessAgent(self.process, time.monotonic() + seconds, seconds)  # type: ignore[assignment]
+        if is_exec_spec(self.name):  # a program's illegal action is quoted as the JSON it sent, not as ours
+            self.agent.quoted = self._quoted  # type: ignore[attr-defined]
+
+    def _quoted(self) -> str | None:
+        sent = self.agent.sent if isinstance(self.agent, ProcessAgent) else None
+        return json.dumps(sent, ensure_ascii=True) if sent is not None else None
 
     @property
     def in_own_process(self) -> bool:
@@ -85,7 +107,15 @@ class Seat:
         agent loaded and greeted), told the public `island` when given."""
         if isinstance(self.agent, ProcessAgent):
             self.agent.pace, self.agent.notes = pace, notes
-            self.agent.process.begin_game(self.agent.deadline, island)
+            self.agent.process.begin_game(self.start_deadline(), island)
+
+    def start_deadline(self) -> float:
+        """When the agent's process must be ready for its game: the game's deadline, or for an
+        untimed game the time of one action (a host that never answers is not waited for)."""
+        assert isinstance(self.agent, ProcessAgent)
+        if not self.untimed:
+            return self.agent.deadline
+        return time.monotonic() + (self._limits.action_timeout or DEFAULT_GAME_TIMEOUT)
 
     def started(self) -> None:
         """The game's own work starts now: an agent process's start-up is not its game's time."""
@@ -172,6 +202,38 @@ def seat(spec: str | AgentSpec, level: str, limits: AgentLimits, source: bytes |
     except BaseException:
         taken._abandon()
         raise
+
+
+class PrintingAgent:
+    """An agent in this process whose print() (and writes to sys.stderr) during each action are
+    kept apart, for `printed()`, and added to the game's `output` (whatever else is redirected:
+    a game being watched must not print into the watcher's terminal)."""
+
+    def __init__(self, agent: Agent, output: io.StringIO):
+        self.agent = agent
+        self._output = output
+        self._pending: list[str] = []
+        if hasattr(agent, "explain"):
+            self.explain = agent.explain
+        if hasattr(agent, "reset"):
+            self.reset = agent.reset
+
+    def act(self, obs: Observation) -> Action:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                return self.agent.act(obs)
+        finally:
+            text = said.getvalue()
+            if text:
+                self._output.write(text)
+                self._pending.append(text)
+
+    def printed(self) -> str:
+        """What it printed since the last call."""
+        text = "".join(self._pending)
+        self._pending.clear()
+        return text
 
 
 def capped(text: str, limit: int) -> str:

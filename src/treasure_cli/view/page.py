@@ -112,7 +112,8 @@ def page_data(replay: Replay) -> dict:
     terrain[island.mountain] = TERRAIN_MOUNTAIN
     terrain[island.prison] = TERRAIN_PRISON
     cols: dict[str, list] = {k: [] for k in ("turn", "agent", "pirate", "scan", "hint", "mask",
-                                              "out", "back", "lines", "info", "hintText", "belief", "miss")}
+                                              "out", "back", "lines", "info", "hintText", "belief", "miss",
+                                              "excess")}
     masks: list[list[int]] = []
     mask_index: dict[bytes, int] = {}
     sentences: dict[int, str] = {}
@@ -157,6 +158,7 @@ def page_data(replay: Replay) -> dict:
 
         cols["mask"].append(mask_number(st.hint_mask & island.land) if st.hint_mask is not None else -1)
         cols["belief"].append(mask_number(st.belief) if st.belief is not None else -1)
+        cols["excess"].append(mask_number(st.excess_tiles) if st.excess_tiles is not None else -1)
         cols["miss"].append(int(st.miss))
         cols["hint"].append(st.hint or 0)
         cols["lines"].append(list(st.lines))
@@ -297,6 +299,9 @@ def write_compare(a: Replay, b: Replay, path: str | Path) -> Path:
 
 
 # ------------------------------------------------------------------ SVG
+SVG_CHAR_WIDTH = 7.25  # px a character of a 12 px monospace font takes (0.6 em), a little over
+
+
 def frame_svg(replay: Replay, index: int) -> str:
     """One frame as SVG: a rect per run of equally coloured tiles, the scan and hint over them, a legend."""
     island = replay.island
@@ -316,7 +321,8 @@ def frame_svg(replay: Replay, index: int) -> str:
     legend_rows = (len(LEGEND) + 1) // 2
     text_lines = renderer.heading(st, Viewport(0, 0, h, w)) + ["> " + line for line in st.lines]
     extra = 18 * (legend_rows + len(text_lines)) + 10
-    width_px = max(w * tile, 520)
+    # The text is in a monospace font, so its width is known: each line fits, however long a name.
+    width_px = max(w * tile, 520, 8 + SVG_CHAR_WIDTH * max((len(line) for line in text_lines), default=0))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px:g}" height="{h * tile + extra:g}" '
            f'font-family="sans-serif" font-size="12">',
            f'<rect width="100%" height="100%" fill="{BACKGROUND}"/>',
@@ -344,7 +350,8 @@ def frame_svg(replay: Replay, index: int) -> str:
     out.append("</g>")
     y = h * tile + 16
     for line in text_lines:
-        out.append(f'<text x="4" y="{y:g}" fill="#e8e8e8">{html.escape(line)}</text>')
+        out.append(f'<text x="4" y="{y:g}" fill="#e8e8e8" font-family="monospace" xml:space="preserve">'
+                   f'{html.escape(line)}</text>')
         y += 18
     for i, (label, colour) in enumerate(LEGEND):  # type: ignore[assignment]
         x, yy = 4 + (i % 2) * 260, y + (i // 2) * 18

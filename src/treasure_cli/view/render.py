@@ -312,6 +312,9 @@ class Renderer:
             told = "where it believes the treasure can be" if state.belief_candidates else "tiles it showed"
             lines.append(f"agent's tiles: {int(state.belief.sum())}, {told}"
                          + ("" if self.beliefs else " (hidden: n shows them)"))
+            if state.excess:
+                lines.append(f"  {state.excess} of them the facts before this action rule out "
+                             "(check-agent --beliefs --complete says which)")
         if state.miss:
             lines.append(f"!! turn {state.turn}: your agent ruled out the treasure's tile")
         if self.screen is not None:  # a terminal wraps long lines itself; count the rows they take

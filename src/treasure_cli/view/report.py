@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import io
 import math
+import os
 import re
 import statistics
 import types
@@ -169,6 +170,7 @@ h1{font-size:22px}h2{font-size:17px;margin-top:26px}
 figure{margin:10px 0}figure svg{max-width:100%;height:auto}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}
 th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f4f4f4}
+table.options th,table.options td{text-align:left}
 td:nth-child(-n+2),th:nth-child(-n+2){text-align:left}
 pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
 .note{color:#666}
@@ -183,8 +185,9 @@ def _table_html(data: dict, timing: bool) -> str:
     return f'<table id="bench-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def report_html(data: dict) -> str:
-    """The whole report page from a `bench_json` dict."""
+def report_html(data: dict, base: Path | None = None) -> str:
+    """The whole report page from a `bench_json` dict; `base`, the report's folder (its links to
+    the head-to-head pages are relative to it)."""
     timing = any("seconds" in g for g in data["games"])
     opts = data.get("options", {})
     charts = [("win-rate", "Win rate", win_chart(data)), ("turns", "Turns to win", turns_chart(data))]
@@ -195,15 +198,90 @@ def report_html(data: dict) -> str:
                      '<p class="note">This run was saved without timing (--no-timing).</p></figure>')
     else:
         parts.append(f'<figure id="chart-time" class="chart"><h2>Time per game</h2>{time_svg}</figure>')
-    summary = ", ".join(f"{k} {v}" for k, v in opts.items() if v not in (None, (), []))
     seconds = f" in {data['seconds']:.1f} s" if "seconds" in data else ""
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>treasure bench</title>'
             f"<style>{_STYLE}</style></head><body><h1>treasure bench</h1>"
-            f'<p class="note">{counted(len(data["games"]), "game")}{seconds}; {html.escape(summary)}</p>'
-            + "".join(parts) + "<h2>Table</h2>" + _table_html(data, timing) + "</body></html>\n")
+            f'<p class="note">{counted(len(data["games"]), "game")}{seconds}</p>' + _options_html(opts)
+            + "".join(parts) + "<h2>Table</h2>" + _table_html(data, timing)
+            + _versus_html(data.get("versus"), base) + "</body></html>\n")
 
 
 def write_report(data: dict, path: str | Path) -> Path:
     path = Path(path)
-    write_text_atomic(path, report_html(data))
+    write_text_atomic(path, report_html(data, path.parent))
     return path
+
+
+# How the options of a run read in its report's header (the others: their name as it is).
+_OPTION_NAMES = {"agents": "agents", "sizes": "island sizes", "maps": "maps", "games": "games per size or map",
+                 "seed": "seed", "truth_rate": "truth rate", "max_turns": "turn limit", "game_timeout": "game timeout",
+                 "isolation": "agent isolation", "limits": "agent limits", "hints": "hint kinds", "style": "islands"}
+_LIMIT_UNITS = {"memory": "bytes", "cpu_seconds": "s", "file_size": "bytes", "action_timeout": "s", "output": "bytes"}
+
+
+def _option_text(key: str, value: object) -> str:
+    """An option's value as a person reads it: lists joined, sizes in MiB, mappings as name = value."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_option_text(key, v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k} = {_option_text(str(k), v)}" for k, v in value.items() if v is not None)
+    unit = _LIMIT_UNITS.get(key)
+    if unit == "bytes" and isinstance(value, int) and value >= 1 << 20:
+        return f"{value / (1 << 20):g} MiB"
+    if unit == "s" and isinstance(value, (int, float)):
+        return f"{value:g} s"
+    if key in ("sizes",) and isinstance(value, int):
+        return f"{value}x{value}"
+    return str(value)
+
+
+def _options_html(opts: dict) -> str:
+    """The run's options as a table of two columns (what, its value), not as Python's reprs."""
+    rows = [(_OPTION_NAMES.get(k, k.replace("_", " ")), _option_text(k, v)) for k, v in opts.items()
+            if v not in (None, (), [], {})]
+    if not rows:
+        return ""
+    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    return f'<table id="bench-options" class="options"><tbody>{body}</tbody></table>'
+
+
+def _versus_html(pairs: list[dict] | None, base: Path | None) -> str:
+    """`--versus`: the head-to-head games, each linked to the page that shows both side by side."""
+    if pairs is None:
+        return ""
+    if not pairs:
+        return '<h2 id="versus">Head to head</h2><p class="note">No game where one agent won and the other lost.</p>'
+    head = "<tr><th>island</th><th>agent</th><th>other</th><th>won</th><th>games</th><th>page</th></tr>"
+    rows = []
+    for p in pairs:
+        page = p.get("page")
+        if page is not None and base is not None:
+            href = Path(os.path.relpath(page, base)).as_posix()
+            link = f'<a href="{html.escape(href, quote=True)}">side by side</a>'
+        else:
+            link = html.escape(p.get("command") or "")
+        where = p["map"] if p.get("size") is None or not str(p["map"]).startswith("bench-") else f'{p["size"]} island {p["index"]}'
+        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in (
+            where, p["agent"], p["other"], p["won"], ", ".join(str(i) for i in p["game_ids"]))) + f"<td>{link}</td></tr>")
+    return (f'<h2 id="versus">Head to head</h2><p class="note">{counted(len(pairs), "game")} where '
+            f'{html.escape(pairs[0]["agent"])} and another agent did not both win or both lose.</p>'
+            f'<table id="versus-table"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def write_versus_pages(pairs) -> int:
+    """Each head-to-head pair's page (both logs side by side, stepping together) where `versus_page`
+    says; how many were written."""
+    from treasure_cli.play.results import versus_page
+    from treasure_cli.view.page import write_compare
+    from treasure_cli.view.sources import open_log
+
+    written = 0
+    for pair in pairs:
+        page = versus_page(pair)
+        if page is None:
+            continue
+        write_compare(open_log(pair.mine.log, pair.map_file), open_log(pair.other.log, pair.map_file), page)
+        written += 1
+    return written

@@ -107,8 +107,11 @@ def _check_story(events: list[ev.Event], island: Island, fail) -> None:
 
 def open_log(log_path: str | Path, map_path: str | None = None) -> Replay:
     """A log file ready to step through; TreasureError (naming file and line) when it cannot be."""
+    from treasure_cli.formats.hint_plugins import beside
+
     log_path = Path(log_path)
-    events = read_log(log_path)
+    with beside(log_path.parent):  # a plugin hint kind may be found beside the log (its file, its digest checked)
+        events = read_log(log_path)
     start = events[0]
     if not isinstance(start, ev.GameStarted):
         raise LogFormatError(str(log_path), event_line(0), "the first event must be the start of the game")
@@ -121,31 +124,29 @@ def live_game(map_path: Path, options: RunOptions, warnings: list[str] | None = 
     """A game played as it is watched, with the seeds and names of `treasure run` (same log).
 
     The agent plays where it would in `run`. A watcher may pause for as long as they like,
-    so only each action is timed (`--action-timeout`, else the default game timeout).
+    so the game is untimed and only each action of an agent in a process of its own is
+    timed (`--action-timeout`, else the default game timeout): see sandbox.seat.UNTIMED.
+    An agent in this process (`--agent-isolation none`, trusted code) is not timed.
     """
     import contextlib
-    import dataclasses
-    import math
 
-    from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT
-    from treasure_cli.sandbox.seat import seat
+    from treasure_cli.sandbox.seat import UNTIMED, seat
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import game_seed, map_label
     from treasure_cli.rules.game import Game
 
     island = read_map(map_path, warnings)
-    limits = options.limits
-    if limits.action_timeout is None:
-        limits = dataclasses.replace(limits, action_timeout=options.game_timeout or DEFAULT_GAME_TIMEOUT)
-    held = contextlib.ExitStack()  # the seat is taken now (a bad agent fails here) and left when the game is
-    taken = held.enter_context(seat(options.agent, options.isolation, limits, None, math.inf))
+    with contextlib.ExitStack() as setting_up:  # the seat is taken now (a bad agent fails here)
+        taken = setting_up.enter_context(seat(options.agent, options.isolation, options.limits, None, UNTIMED))
+        taken.begin(island.public(), None, options.notes)  # a warm host's fresh process, before the first step is asked for
+        held = setting_up.pop_all()  # and left when the game is
     game = Game(island, game_seed(island, options), agent_name=options.agent, map_name=map_label(map_path),
                 truth_rate=options.truth_rate, max_turns=options.max_turns, hint_truths_public=taken.hint_truths,
                 hints=options.hints)
 
     def events():
         with held:
-            yield from play_agent(game, taken.agent)
+            yield from play_agent(game, taken.agent, notes=options.notes, output=options.agent_output)
             taken.game_over(game)
 
     return Replay(island, events())

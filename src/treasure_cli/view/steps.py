@@ -44,8 +44,8 @@ def starts_step(prev: ev.Event | None, event: ev.Event) -> bool:
     """Whether `event` begins a new step (see the module docstring)."""
     if prev is None:
         return True
-    if isinstance(prev, ev.AgentNoted):  # a note and the action it explains are one step
-        return False
+    if isinstance(prev, (ev.AgentNoted, ev.AgentPrinted)):  # what the agent printed or noted, and the action
+        return False                                          # that followed, are one step
     if isinstance(event, _SETUP) and isinstance(prev, _SETUP):
         return False
     if isinstance(event, _TURN_OPENING) and isinstance(prev, (ev.TurnStarted, *_TURN_OPENING)):
@@ -99,6 +99,8 @@ class FrameState:
     belief: np.ndarray | None = None   # the tiles of its latest note that had tiles
     belief_candidates: bool = True     # ... where it said the treasure can be (else tiles it showed)
     miss: bool = False                 # this step's note rules out the treasure's tile
+    excess: int = 0                    # tiles of this step's candidates the facts before its action rule out
+    excess_tiles: np.ndarray | None = None  # ... those tiles (the page's second overlay)
 
     @property
     def pirate_known(self) -> bool:
@@ -274,13 +276,16 @@ class Replay:
             know = _clone(know)
         else:
             know, truth = Knowledge(self.island.public()), _Truth()
+        noted: np.ndarray | None = None  # the candidates when the agent noted its own, in step `index`
         for step in range(base + 1, index + 1):
             for offset, event in enumerate(self.step_events(step)):
+                if step == index and isinstance(event, ev.AgentNoted):
+                    noted = know.candidates  # (replaced, never changed in place, by later folds)
                 truth = self._fold(know, truth, event, self._starts[step] + offset)
             if step % self._every == 0 and step not in self._checkpoints:
                 self._checkpoints[step] = (_clone(know), truth)
         self._cursor = (index, know, truth)
-        frame = self._frame(index, know, truth)
+        frame = self._frame(index, know, truth, noted)
         self._cache[index] = frame
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -297,7 +302,7 @@ class Replay:
             raise LogFormatError(where, event_line(number),
                                  f"this event does not fit the map or the game so far: {exc}") from None
 
-    def _frame(self, index: int, know: Knowledge, truth: _Truth) -> FrameState:
+    def _frame(self, index: int, know: Knowledge, truth: _Truth, noted: np.ndarray | None = None) -> FrameState:
         events = self.step_events(index)
         scan = next(((e.centre, e.size) for e in events if isinstance(e, ev.AreaScanned)), None)
         hint, sentence = None, None
@@ -307,6 +312,11 @@ class Replay:
             belief = truth.belief.mask(self.island.width, self.island.height)
         miss = bool(note is not None and note.tiles is not None and note.tiles.candidates
                     and truth.treasure is not None and belief is not None and not belief[truth.treasure])
+        excess, excess_tiles = 0, None
+        if noted is not None and belief is not None and truth.belief is not None and truth.belief.candidates:
+            kept = belief & ~noted
+            excess = int(kept.sum())
+            excess_tiles = kept if excess else None
         for e in events:
             if isinstance(e, ev.HintGiven):
                 hint = e.number
@@ -324,4 +334,5 @@ class Replay:
             hint_sentence=sentence, outcome=truth.outcome,
             note=note.text if note is not None else None, belief=belief,
             belief_candidates=truth.belief.candidates if truth.belief is not None else True, miss=miss,
+            excess=excess, excess_tiles=excess_tiles,
         )
