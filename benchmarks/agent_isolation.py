@@ -5,7 +5,7 @@
 
 1. Per action: the built-in `logic` agent plays `--games` bench islands of
    `--size` in this process, then the same agent given as a file spec
-   (src/treasure_cli/agents/logic.py:LogicAgent) plays the same games at each
+   (src/treasure_cli/agents/planner.py:PlanningAgent) plays the same games at each
    level; each action is timed in the referee, from the observation handed
    over to the action back. The games must be the same (their digest is
    printed); the median overhead per action is the difference of the medians.
@@ -42,7 +42,7 @@ from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.tournament import run_tournament
 from treasure_cli.rules.game import Game
 
-LOGIC_FILE = Path(__file__).resolve().parent.parent / "src" / "treasure_cli" / "agents" / "logic.py"
+LOGIC_FILE = Path(__file__).resolve().parent.parent / "src" / "treasure_cli" / "agents" / "planner.py"  # `logic`
 
 
 PLACES = ("a game's first", "a turn's first", "a turn's second")
@@ -80,7 +80,7 @@ def per_action(spec: str, level: str, islands, tasks) -> tuple[list[float], list
 def starts(level: str, n: int) -> tuple[list[float], list[float]]:
     """The agent's process started and answering hello, `n` times: the warm host's start (once per
     agent and worker), and each game's process (forked by it, the agent loaded, hello answered)."""
-    launch = agent_launch(f"{LOGIC_FILE}:LogicAgent", level)
+    launch = agent_launch(f"{LOGIC_FILE}:PlanningAgent", level)
     hosts, games = [], []
     for _ in range(n):
         process = agent_process.AgentProcess(launch, AgentLimits(), "logic")
@@ -104,7 +104,7 @@ def tournament(level: str, folder: Path, size: int, maps: int, games: int) -> fl
     for name in ("ann", "bob", "cyd"):
         copy = folder / f"{name}.py"
         shutil.copyfile(LOGIC_FILE, copy)
-        specs.append(f"{copy}:LogicAgent")
+        specs.append(f"{copy}:PlanningAgent")
     options = BenchOptions(agents=tuple(specs), maps=tuple(str(p) for p in sorted(maps_dir.iterdir())),
                            games=games, seed=1, isolation=level)
     db = folder / f"{level}.sqlite"
@@ -135,11 +135,11 @@ def main() -> None:
     print(f"| logic, built in, in process | {len(base)} | {1e6 * statistics.median(base):.0f} | - | {digest} |")
     by_place = {"in process": (base, base_places)}
     for level in levels:
-        per_action(f"{LOGIC_FILE}:LogicAgent", level, islands[:3], tasks[:3])  # start and warm the process
-        times, places, got = per_action(f"{LOGIC_FILE}:LogicAgent", level, islands, tasks)
+        per_action(f"{LOGIC_FILE}:PlanningAgent", level, islands[:3], tasks[:3])  # start and warm the process
+        times, places, got = per_action(f"{LOGIC_FILE}:PlanningAgent", level, islands, tasks)
         by_place[level] = (times, places)
         over = 1e6 * (statistics.median(times) - statistics.median(base))
-        print(f"| logic.py as a file, {level} | {len(times)} | {1e6 * statistics.median(times):.0f} "
+        print(f"| logic (planner.py) as a file, {level} | {len(times)} | {1e6 * statistics.median(times):.0f} "
               f"| {over:.0f} | {got} |")
     agent_process.close_all()
     print()

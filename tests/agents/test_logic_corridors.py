@@ -1,5 +1,6 @@
 """On a long corridor the logic agent keeps its teleport while a jump would leave candidates
-beyond its walking reach (issue 23); on open islands the rule never binds (the bench md5s)."""
+beyond its walking reach (issue 23); on open islands the rule never binds (the bench md5s).
+The rules are logic-greedy's (issue 44); the planner that is now `logic` asks them first."""
 
 from __future__ import annotations
 
@@ -21,10 +22,10 @@ def snake(n: int):
 
 def test_on_a_129_snake_keeping_the_teleport_wins_the_game_that_the_race_jump_loses():
     island = snake(129)  # the pirate's walk is 8190 tiles, the turn limit 1032 turns
-    record = play_game(island, "logic", 3, map_name="snake", keep_events=False)[0]
+    record = play_game(island, "logic-greedy", 3, map_name="snake", keep_events=False)[0]
     assert record.outcome == "WIN" and record.turns < 100
     with mock.patch.object(LogicAgent, "_in_walking_reach", lambda self, obs, target: True):  # the old rule
-        old = play_game(island, "logic", 3, map_name="snake", keep_events=False)[0]
+        old = play_game(island, "logic-greedy", 3, map_name="snake", keep_events=False)[0]
     assert old.outcome == "LOSE" and old.reason == "timeout"
 
 
@@ -36,8 +37,14 @@ def test_on_a_97_snake_the_agent_no_longer_walks_back_and_forth_between_two_wind
     from treasure_cli.agents import logic
 
     island = snake(97)
-    record = play_game(island, "logic", 1, map_name="snake", keep_events=False)[0]
+    record = play_game(island, "logic-greedy", 1, map_name="snake", keep_events=False)[0]
     assert record.outcome == "WIN" and record.turns < 200
     with mock.patch.object(logic, "_after", lambda pos, move: None):  # no tile is refused: the old rule
-        old = play_game(island, "logic", 1, map_name="snake", keep_events=False)[0]
+        old = play_game(island, "logic-greedy", 1, map_name="snake", keep_events=False)[0]
     assert old.outcome == "LOSE" and old.reason == "timeout"
+
+
+def test_the_planner_wins_both_snakes_too():
+    for n, seed, limit in ((129, 3, 100), (97, 1, 200)):
+        record = play_game(snake(n), "logic", seed, map_name="snake", keep_events=False)[0]
+        assert record.outcome == "WIN" and record.turns < limit, (n, record.turns)

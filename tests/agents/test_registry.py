@@ -43,6 +43,15 @@ def test_builtin_names_resolve_to_agents():
     assert resolve("logic-no-race").build().features.race is False
 
 
+def test_the_agents_before_planning_keep_names_of_their_own():
+    """Issue 44: `logic` plans; the rules it replaced stay playable to compare with."""
+    assert type(resolve("logic").build()).__name__ == "PlanningAgent"
+    assert type(resolve("oracle").build()).__name__ == "PlanningAgent"
+    assert type(resolve("logic-greedy").build()).__name__ == "LogicAgent"
+    assert type(resolve("oracle-greedy").build()).__name__ == "LogicAgent"
+    assert resolve("oracle-greedy").sees_hint_truths and not resolve("logic-greedy").sees_hint_truths
+
+
 def test_a_file_spec_loads_the_class_or_a_factory(tmp_path):
     path = tmp_path / "my agents" / "scan.py"
     path.parent.mkdir()
@@ -71,7 +80,7 @@ def test_an_installed_plugin_is_found_by_its_entry_point(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     assert "scanner" in agent_names()
     assert type(resolve("scanner").build()).__name__ == "Scanner"
-    assert type(resolve("logic").build()).__name__ == "LogicAgent"  # a built-in name wins
+    assert type(resolve("logic").build()).__name__ == "PlanningAgent"  # a built-in name wins
 
 
 @pytest.mark.parametrize(("spec", "message"), [

@@ -16,8 +16,8 @@ def test_quick_run_prints_the_four_tables_with_the_same_games_at_every_level():
                          check=True, capture_output=True, text=True, timeout=300).stdout.splitlines()
     rows = [line.split("|")[1:-1] for line in out if line.startswith("| ") and "---" not in line]
     games = [r for r in rows if r[0].strip().startswith("logic")]
-    assert [r[0].strip() for r in games] == ["logic, built in, in process", "logic.py as a file, process",
-                                              "logic.py as a file, sandbox"]
+    assert [r[0].strip() for r in games] == ["logic, built in, in process", "logic (planner.py) as a file, process",
+                                              "logic (planner.py) as a file, sandbox"]
     assert len({r[4].strip() for r in games}) == 1  # the same games, in process and out
     header = next(line for line in out if line.startswith("| median µs of an action by its place"))
     assert [c.strip() for c in header.split("|")[2:-1]] == ["in process", "process", "sandbox"]

@@ -45,9 +45,6 @@ KINDS = ["builtin", "file", "package", "module", "cpp", "script", "policy"]
 
 # A file agent whose helper module sits beside it: the file's folder is not on its import path
 # yet (multi-file Python agents are issue 40's work).
-PACKAGE_XFAIL = "a file agent's helper module beside it is not importable yet (issue 40: multi-file agents)"
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """The tiny map in maps/, and every kind of agent's spec."""
@@ -161,8 +158,7 @@ def cases():
     for command in COMMANDS:
         for kind in KINDS:
             for level in LEVELS:
-                marks = [pytest.mark.xfail(strict=True, reason=PACKAGE_XFAIL)] if kind == "package" else []
-                yield pytest.param(command, kind, level, marks=marks, id=f"{command}-{kind}-{level}")
+                yield pytest.param(command, kind, level, id=f"{command}-{kind}-{level}")
 
 
 @pytest.mark.parametrize(("command", "kind", "level"), list(cases()))

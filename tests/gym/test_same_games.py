@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("gymnasium")
 
 from helpers import ROOT  # noqa: E402
-from treasure_cli.agents.logic import LogicAgent  # noqa: E402
+from treasure_cli.agents.planner import PlanningAgent  # noqa: E402  (the agent `logic` names)
 from treasure_cli.formats.game_record import format_log  # noqa: E402
 from treasure_cli.formats.map_file import read_map  # noqa: E402
 from treasure_cli.gym import TreasureIslandEnv  # noqa: E402
@@ -36,7 +36,7 @@ def env_log(map_path: Path, agent_name: str, choose, options: RunOptions, **env_
 def test_the_logic_agent_through_the_env_writes_the_log_of_treasure_run(map_path):
     options = RunOptions(agent="logic")
     _, reference = play_map(map_path, options)
-    agent = LogicAgent()
+    agent = PlanningAgent()
     if hasattr(agent, "reset"):
         agent.reset(seeds.agent_seed(game_seed(read_map(map_path), options)))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 TEMPLATE = '''
 import os, sys, signal, socket, subprocess, time, gc
 from treasure_cli import LargeScan, Teleport, Move, Direction
-from treasure_cli.agents.logic import LogicAgent
+from treasure_cli.agents.planner import PlanningAgent  # the agent `logic` names
 
 CONFIG = {config!r}
 
@@ -24,7 +24,7 @@ def attack(obs):
 
 class Agent:
     def __init__(self):
-        self.fair = LogicAgent()
+        self.fair = PlanningAgent()
         self.treasure = None
         self.tried = False
 

@@ -234,6 +234,12 @@ class LogicAgent:
 
     def _act(self, obs: Observation) -> Action:
         self._why = None  # what explain() words, if asked: (reason, verify's gain, scan's gain)
+        self._observe(obs)
+        return self._rules(obs)
+
+    def _observe(self, obs: Observation) -> None:
+        """Fold the observation's news into the knowledge (once an action), and renew what
+        depends on the candidates if they changed."""
         if self.know is None:
             self.know = Knowledge(obs.island, tie_break=self.features.tie_break)
             self.belief = Belief(self.know, obs.truth_rate, soft_hints=self.features.soft_hints)
@@ -245,6 +251,10 @@ class LogicAgent:
             self._count = int(np.count_nonzero(self._cand))
             self._cand_box = self._cand_mass = None
             self._split_counts.clear()
+
+    def _rules(self, obs: Observation) -> Action:
+        """The action by logic's fixed order of rules, the knowledge up to date."""
+        know = self.know
         n = self._count
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
             self._why = ("no candidate left", 0.0, 0.0)
@@ -257,7 +267,7 @@ class LogicAgent:
             n_eff = _n_eff(pc)
             verify, gain_verify = self._best_verification(idx, pc, n_eff / SCAN_RATE)
         else:  # with hard facts only every candidate weighs the same: work on the mask itself
-            p = self._cand
+            p = know.candidates  # (self._cand, as _observe left it)
             if self._cand_box is None:
                 self._cand_box = _box(p)
             box = self._cand_box

@@ -1,0 +1,66 @@
+"""Time per action of the planning `logic` agent (and of the rules it asks first, `logic-greedy`).
+
+Run with the project's Python:
+
+    .venv/bin/python benchmarks/planner_time.py --size 64 --games 100
+    .venv/bin/python benchmarks/planner_time.py --size 1024 --games 3
+
+Generates `--games` islands of the size (seed `--seed`), plays each in this
+process with each agent, and times every `act` call alone (the agent's own
+work, with its `explain` left out, as in a game without notes): the mean, the
+median, the 99th percentile and the largest, in milliseconds. Issue 44's budget is 2 ms
+an action at 64x64 and 50 ms at 1024x1024. The machine is shared: run it
+twice and read the lower figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+from treasure_cli.agents.logic import LogicAgent
+from treasure_cli.agents.planner import PlanningAgent
+from treasure_cli.agents.registry import AgentSpec
+from treasure_cli.islands.generator import generate_island
+from treasure_cli.play.games import play_game
+
+
+def timed(cls: type[LogicAgent], times: list[float]) -> Any:
+    """A factory of agents of `cls` whose every act() adds its seconds to `times`."""
+
+    class Timed(cls):  # type: ignore[valid-type, misc]
+        def act(self, obs: Any) -> Any:
+            start = time.perf_counter()
+            action = super().act(obs)
+            times.append(time.perf_counter() - start)
+            return action
+
+    return Timed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=64)
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--style", default="island")
+    args = parser.parse_args()
+    print(f"{'agent':<14} {'size':>9} {'games':>5} {'actions':>7} {'mean ms':>8} {'median ms':>9} {'p99 ms':>8} {'max ms':>8}")
+    for name, cls in (("logic", PlanningAgent), ("logic-greedy", LogicAgent)):
+        times: list[float] = []
+        spec = AgentSpec(name, timed(cls, times))
+        for i in range(args.games):
+            rng = np.random.default_rng([args.seed, args.size, i])
+            island = generate_island(args.size, args.size, rng=rng, style=args.style)
+            play_game(island, spec, int(rng.integers(1 << 62)), map_name=f"t{i}", isolation="none",
+                      keep_events=False)
+        ms = np.array(times) * 1000.0
+        print(f"{name:<14} {args.size:>4}x{args.size:<4} {args.games:>5} {len(ms):>7} {ms.mean():>8.3f} {np.median(ms):>9.3f} "
+              f"{np.percentile(ms, 99):>8.3f} {ms.max():>8.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

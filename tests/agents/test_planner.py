@@ -1,0 +1,85 @@
+"""The planning `logic` agent (issue 44): sound, legal, within its time, and it says what it weighed."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treasure_cli.agents.logic import LogicAgent
+from treasure_cli.agents.planner import PlanningAgent, future_turns
+from treasure_cli.islands.generator import generate_island
+from treasure_cli.play.games import build_game
+from treasure_cli.play.loop import play_agent
+from treasure_cli.rules.actions import legal_actions
+
+BUDGET_S = 0.5  # per action: generous (the benchmark checks 2 ms at 64x64, benchmarks/planner_time.py)
+
+
+class Watched:
+    """The planner, each action checked: legal for what it saw, within the budget, and the treasure
+    still among its candidates after it folded in what it saw."""
+
+    def __init__(self, agent: PlanningAgent, treasure: tuple[int, int]):
+        self.agent, self.treasure, self.actions = agent, treasure, 0
+
+    def act(self, obs):
+        start = time.perf_counter()
+        action = self.agent.act(obs)
+        took = time.perf_counter() - start
+        assert took < BUDGET_S, (obs.turn, took)
+        assert self.agent.know.candidates[self.treasure], ("treasure ruled out", obs.turn)
+        assert action in legal_actions(obs), (obs.turn, obs.position, action)
+        self.actions += 1
+        return action
+
+    def explain(self):
+        return self.agent.explain()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    size=st.integers(6, 40),
+    island_seed=st.integers(0, 2**32),
+    game_seed=st.integers(0, 2**32),
+    free_turn=st.one_of(st.none(), st.integers(1, 6)),
+    truth_rate=st.sampled_from([0.0, 0.3, 0.5, 1.0]),
+    style=st.sampled_from(["island", "maze"]),
+    oracle=st.booleans(),
+)
+def test_the_planner_is_sound_legal_and_quick(size, island_seed, game_seed, free_turn, truth_rate, style, oracle):
+    island = generate_island(size, size, free_turn=free_turn, style=style, rng=np.random.default_rng(island_seed))
+    game, agent = build_game(island, "oracle" if oracle else "logic", game_seed, truth_rate=truth_rate)
+    assert type(agent) is PlanningAgent
+    watched = Watched(agent, island.treasure)
+    list(play_agent(game, watched, notes=True))  # notes: explain() runs after every action too
+    # (a game may end before any action: the pirate free on turn 1 next to the treasure)
+
+
+def test_future_turns_grow_with_the_candidates():
+    counts = [1, 2, 3, 5, 8, 40, 300, 5_000, 10**6]
+    values = [future_turns(n) for n in counts]
+    assert values == sorted(values) and values[0] == 1.0
+    assert abs(future_turns(2 ** 20) - future_turns(2 ** 19) - 1.0) < 1e-9  # a turn a doubling past the table
+
+
+def test_its_notes_give_the_expected_turns_of_the_plans_it_weighed():
+    island = generate_island(32, 32, rng=np.random.default_rng(3))
+    game, agent = build_game(island, "logic", 5)
+    notes = [e.text for e in play_agent(game, agent, notes=True) if type(e).__name__ == "AgentNoted"]
+    planned = [t for t in notes if "expected turns:" in t]
+    assert planned, notes
+    # "N candidates; <action>: x.xx turns, saves d.dd on <plan>; expected turns: <plan> x.xx, ...", the best first
+    for text in planned:
+        chosen = text.split("; ", 1)[1].split(": ")[0]
+        listed = text.split("expected turns: ")[1]
+        values = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|$)", listed)]
+        assert listed.startswith(chosen) and " turns, saves " in text
+        assert values == sorted(values) and all(v >= 1.0 for v in values)
+
+
+def test_logic_greedy_is_the_rules_and_logic_asks_them_first():
+    assert not issubclass(LogicAgent, PlanningAgent) and issubclass(PlanningAgent, LogicAgent)
