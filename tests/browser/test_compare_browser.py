@@ -56,3 +56,27 @@ def test_two_boards_step_together_each_with_its_own_notes(tmp_path, watched):
     boards[1].locator(f"#status[data-step='{last[1]}']").wait_for(state="attached")
     assert p.eval_on_selector("#status", "e => +e.dataset.position") == len(pairs) - 1
     assert watched.errors == []
+
+
+def test_a_turn_typed_then_enter_moves_both_boards_before_any_click(tmp_path, watched):
+    shutil.copy(ROOT / "input" / "MAP_03.txt", tmp_path / "MAP_03.txt")
+    logs = []
+    for agent in ("logic", "greedy"):
+        _invoke("run", str(tmp_path / "MAP_03.txt"), str(tmp_path / agent), "--agent", agent)
+        logs.append(tmp_path / agent / "LOG_03.txt")
+    page = tmp_path / "cmp.html"
+    _invoke("replay", *map(str, logs), "--map", str(tmp_path / "MAP_03.txt"), "--html", str(page))
+    assert watched.open(page) == []
+    p = watched.page
+    for k in (0, 1):
+        p.frame_locator(f"#board{k}").locator("body[data-ready='1']").wait_for(state="attached")
+    p.keyboard.type("3")
+    assert "go to turn 3" in p.inner_text("#turnbuf")
+    p.keyboard.press("Enter")
+    position = p.eval_on_selector("#status", "e => +e.dataset.position")
+    turns = p.evaluate("window.treasureCompare.turns")
+    assert turns[position] == 3 and all(t < 3 for t in turns[:position])
+    pair = p.evaluate("window.treasureCompare.pairs")[position]
+    for k in (0, 1):
+        p.frame_locator(f"#board{k}").locator(f"#status[data-step='{pair[k]}']").wait_for(state="attached")
+    assert p.inner_text("#turnbuf") == "" and watched.errors == []

@@ -15,7 +15,7 @@ COMMANDS = sorted(cli.commands)
 
 
 def test_the_commands_are_the_ones_users_know():
-    assert COMMANDS == ["bench", "check", "check-agent", "doctor", "generate", "play", "replay", "run", "tournament"]
+    assert COMMANDS == ["bench", "check", "check-agent", "contest", "doctor", "generate", "play", "replay", "run", "tournament"]
 
 
 @pytest.mark.parametrize("name", COMMANDS)

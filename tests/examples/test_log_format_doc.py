@@ -74,3 +74,17 @@ def test_the_notes_example_is_the_start_of_a_line_run_notes_writes(written):
     assert shown.endswith("...") and ", candidates eAEB" in shown  # a stored zlib stream, cut for the page
     start = shown.removesuffix("...")
     assert [line for line in lines_of(written["notes"]) if line.startswith(start)], start
+
+
+def test_the_failed_game_example_is_what_run_writes(tmp_path, monkeypatch):
+    section = DOC.split("## A failed game's log", 1)[1].split("\n## ", 1)[0]
+    agent, shown = re.findall(r"```\n(.*?)```", section, flags=re.S)
+    (tmp_path / "crashes.py").write_text(agent)
+    (tmp_path / "input").mkdir()
+    (tmp_path / "input" / "MAP_03.txt").write_text((ROOT / "input" / "MAP_03.txt").read_text())
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["run", "input/MAP_03.txt", "out/", "--agent", "crashes.py:Crashes"])
+    assert result.exit_code == 1
+    lines = (tmp_path / "out" / "LOG_03.txt").read_text().splitlines()
+    head, _, tail = shown.partition("...\n")
+    assert lines[:3] == head.splitlines() and lines[-2:] == tail.splitlines()

@@ -75,7 +75,7 @@ def test_damaged_logs_name_the_line():
     assert str(info.value).startswith("L.txt:8: not a known log line: 'turn x: the agent dances'")
     with pytest.raises(LogFormatError, match=r"^L.txt:1: header says"):
         parse_log("\n".join(lines[:-1]), "L.txt")
-    with pytest.raises(LogFormatError, match=r"^L.txt:2: expected WIN or LOSE"):
+    with pytest.raises(LogFormatError, match=r"^L.txt:2: expected WIN, LOSE or failed"):
         parse_log("\n".join([lines[0], "MAYBE", *lines[2:]]), "L.txt")
     with pytest.raises(LogFormatError, match=r"^L.txt:1: a log starts"):
         parse_log("", "L.txt")
@@ -112,7 +112,7 @@ _FIELDS = {
     "dir": st.sampled_from(list(Direction)), "truth": st.sampled_from([True, False, None]),
     "found": st.booleans(), "outcome": st.sampled_from(list(ev.Outcome)),
     "reason": st.sampled_from(list(ev.EndReason)), "hint": st.sampled_from(_sample_hints()),
-    "note": st.text(), "tiles": st.none() | st.builds(ev.TileSet, st.binary(max_size=600), st.booleans()),
+    "note": st.text(), "kind": st.sampled_from(["agent-error", "illegal-action", "game-timeout"]), "tiles": st.none() | st.builds(ev.TileSet, st.binary(max_size=600), st.booleans()),
 }
 
 

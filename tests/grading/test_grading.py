@@ -164,7 +164,7 @@ def test_the_gradebook_round_trips_through_the_csv_module(klass):
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == ["student", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins",
                              "failures", "mean_turns_to_win", "ms_per_turn", "verdict", "reason", "agent", "code",
-                             "flags"]
+                             "flags", "above_on_wins", "above_on_turns"]
     # every agent ranked, then what was left out of the class folder (the notes file), scoring zero
     assert [r["student"] for r in rows] == [s["agent"] for s in standings] + ["README.txt"]
     assert {r["student"] for r in rows[:3]} == {"ann", "bob", "logic"}
@@ -179,6 +179,8 @@ def test_the_gradebook_round_trips_through_the_csv_module(klass):
         assert (int(row["games"]), int(row["wins"]), int(row["failures"])) == (s["games"], s["wins"], s["failed"])
         assert row["mean_turns_to_win"] == ("" if s["mean_turns_win"] is None else f"{s['mean_turns_win']:.1f}")
         assert float(row["ms_per_turn"]) >= 0 and row["agent"] == s["spec"] and row["code"] == s["agent_digest"]
+        assert int(row["rank"].lstrip("=")) == 1 + int(row["above_on_wins"]) + int(row["above_on_turns"])
+        assert (int(row["above_on_wins"]), int(row["above_on_turns"])) == (s["above_wins"], s["above_turns"])
 
 
 def test_the_pages_replay_lost_games_with_maps_and_say_why_not_without(klass):
@@ -187,19 +189,27 @@ def test_the_pages_replay_lost_games_with_maps_and_say_why_not_without(klass):
                   "--db", "r.sqlite").exit_code == 0
     with Store("r.sqlite") as store:
         lost = [r for r in store.rows() if r.outcome == "LOSE"]
-    assert lost
+        won = [r for r in store.rows() if r.outcome == "WIN"]
+    assert lost and won
     bare = invoke("tournament", "--db", "r.sqlite", "--report", "--html", "bare")
-    assert bare.exit_code == 0 and "without --maps the lost games have no replay page" in bare.stderr
-    assert f"{len(lost)} of the {len(lost)} lost games have no replay page" in (
-        klass / "bare" / "teacher" / "index.html").read_text()
+    assert bare.exit_code == 0 and "without --maps the games have no replay page" in bare.stderr
+    played = len(lost) + len(won)
+    assert (f"{played} of the {played} games played to their end have no replay page"
+            in (klass / "bare" / "teacher" / "index.html").read_text())
     page = (klass / "bare" / "teacher" / f"game-{lost[0].game_id}.html").read_text()
     assert 'id="no-replay"' in page and "written without --maps" in page
     full = invoke("tournament", "--db", "r.sqlite", "--report", "--maps", "hidden", "--html", "full")
     assert full.exit_code == 0
-    assert "lost games have no replay page" not in (klass / "full" / "teacher" / "index.html").read_text()
+    assert "have no replay page" not in (klass / "full" / "teacher" / "index.html").read_text()
     page = (klass / "full" / "teacher" / f"game-{lost[0].game_id}.html").read_text()
     assert 'id="no-replay"' not in page and f"seed {lost[0].seed}, agent students/bob/agent.py:Wanderer" in page
     assert 'href="agent-bob.html"' in page  # back to the student's page
+    # every game is linked from the student's page, wins included, and a won game's page replays it
+    student = (klass / "full" / "teacher" / "agent-bob.html").read_text()
+    for row in lost + won:
+        assert f'<a href="game-{row.game_id}.html">' in student
+    page = (klass / "full" / "teacher" / f"game-{won[0].game_id}.html").read_text()
+    assert 'id="no-replay"' not in page and f"seed {won[0].seed}, agent students/bob/agent.py:Wanderer" in page
 
 
 def test_a_game_id_names_what_decides_the_game_and_not_the_time_limit():

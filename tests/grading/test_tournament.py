@@ -247,3 +247,42 @@ def test_a_programs_name_is_one_word_whatever_its_spaces_and_quotes(tmp_path):
     with Store(db) as store:
         codes = {r.agent.rpartition("/")[2]: r.agent_digest for r in store.rows()}
     assert codes["dan --help'"] != codes["dan"]  # its own bytes played
+
+
+def timed(agent: str, seed: int, turns: int | None) -> Row:
+    """A game won in `turns` turns (None: lost)."""
+    won = turns is not None
+    return Row(agent, "package:x", "{}", "M.txt", "d", seed, seed, "16x16", "WIN" if won else "LOSE",
+               "found" if won else "pirate", None, turns if won else 9, 0.0, "0", "", seed + 1)
+
+
+def test_an_agent_with_the_same_wins_but_fewer_turns_ranks_higher():
+    # slow and quick win the same 10 of 12 games; quick wins each in fewer turns: rank 1 against rank 2
+    rows = ([timed("slow", s, None if s >= 10 else 8) for s in range(12)]
+            + [timed("quick", s, None if s >= 10 else 5) for s in range(12)]
+            + [timed("twin", s, None if s >= 10 else 5) for s in range(12)])
+    board = leaderboard(rows)
+    assert [(s.agent, s.rank, s.wins, s.above_wins, s.above_turns) for s in board.standings] == [
+        ("quick", 1, 10, 0, 0), ("twin", 1, 10, 0, 0), ("slow", 3, 10, 0, 2)]
+    pair = {(p.a, p.b): p for p in board.pairs}
+    assert pair["quick", "slow"].decided_by == "turns" and pair["quick", "slow"].better == "quick"
+    assert (pair["quick", "slow"].both_won, pair["quick", "slow"].a_faster, pair["quick", "slow"].b_faster) == (
+        10, 10, 0)
+    assert pair["quick", "slow"].turns_p_value == sign_test(10, 0)
+    assert not pair["quick", "twin"].distinguishable  # as many wins in as many turns: a tie, never a rank apart
+
+
+def test_wins_come_before_turns():
+    # fast wins 6 games in 2 turns and loses 14; many wins 20 games in 9 turns: many ranks first
+    rows = ([timed("fast", s, 2 if s < 6 else None) for s in range(20)]
+            + [timed("many", s, 9) for s in range(20)])
+    board = leaderboard(rows)
+    assert [(s.agent, s.rank) for s in board.standings] == [("many", 1), ("fast", 2)]
+    pair = board.pairs[0]
+    assert pair.decided_by == "wins" and pair.better == "many" and pair.a_faster == 0 and pair.b_faster == 6
+
+
+def test_a_few_faster_wins_are_not_enough_to_tell_two_agents_apart():
+    rows = ([timed("a", s, 5) for s in range(5)] + [timed("b", s, 6) for s in range(5)])
+    board = leaderboard(rows)
+    assert [s.rank for s in board.standings] == [1, 1]  # 5 of 5 faster: p = 0.0625

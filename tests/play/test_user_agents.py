@@ -90,13 +90,17 @@ def test_a_failing_agent_fails_its_game_and_the_others_go_on(maps, tmp_path, age
     [error] = [line for line in r.stderr.splitlines() if line.startswith("Error:")]
     assert error.startswith(f"Error: {maps / 'MAP_01.txt'}: agent {spec} failed: ")
     assert cause in error
-    assert sorted(p.name for p in out.iterdir()) == ["LOG_02.txt", "LOG_03.txt"]  # no log, not even a half one
+    # the failed game's log: its turns up to the failure, then the line that says what failed
+    assert sorted(p.name for p in out.iterdir()) == ["LOG_01.txt", "LOG_02.txt", "LOG_03.txt"]
+    lines = (out / "LOG_01.txt").read_text().splitlines()
+    assert lines[1] == "failed" and lines[-1].startswith(f"turn {lines[2]}: game failed, {kind}: ")
+    assert cause in json.loads(lines[-1].partition(f"{kind}: ")[2])
     table = r.stdout.splitlines()
     assert any(line.startswith("MAP_01.txt") and f"failed ({kind})" in line for line in table)
     assert table[-1].startswith("2 played, ") and table[-1].endswith(", 1 failed")
     j = CliRunner().invoke(cli, ["run", str(maps), str(out), "--agent", spec, "--json", *extra])
     row = json.loads(j.stdout)[0]
-    assert (row["outcome"], row["reason"], row["log"]) == ("failed", kind, None)
+    assert (row["outcome"], row["reason"], row["log"]) == ("failed", kind, str(out / "LOG_01.txt"))
 
 
 def test_a_failed_game_counts_as_failed_in_the_bench_never_as_a_loss(tmp_path):

@@ -21,7 +21,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 from treasure_cli.version import __version__  # noqa: E402
-from treasure_cli.cli import bench, check, check_agent, doctor, generate, play, replay, run, tournament  # noqa: E402
+from treasure_cli.cli import bench, check, check_agent, contest, doctor, generate, play, replay, run, tournament  # noqa: E402
 from treasure_cli.cli.group import CONTEXT, CommandGroup, install_signal_handlers  # noqa: E402
 
 
@@ -39,7 +39,8 @@ def cli() -> None:
 
 
 for _command in (check.check, run.run, generate.generate, bench.bench, tournament.tournament,
-                 check_agent.check_agent_command, replay.replay_command, doctor.doctor, play.play):
+                 check_agent.check_agent_command, replay.replay_command, doctor.doctor, play.play,
+                 contest.contest):
     cli.add_command(_command)
 
 

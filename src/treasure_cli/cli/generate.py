@@ -14,6 +14,28 @@ from treasure_cli.cli.options import (
 
 # ---------------------------------------------------------------- generate
 # (the generator itself: islands/generator.py)
+DIFFICULTIES = ("easy", "normal", "hard")
+
+
+def difficulty_settings(difficulty: str, width: int, height: int, style: str | None, reveal_turn: int | None,
+                        free_turn: int | None) -> tuple[str, int | None, int | None]:
+    """The style and pirate's turns of a difficulty; a value given explicitly is kept.
+
+    easy: the prison revealed on turn 4 and the pirate free (W+H)/4 turns later (at least 4), so
+    a slow search still wins; normal: the generator's defaults; hard: a maze. Calibrated by
+    measurement (docs/grading.md): on hard 32x32 maps greedy and logic separate at p < 0.01
+    within 30 games each."""
+    if difficulty == "hard":
+        if style == "island":
+            raise click.UsageError("--difficulty hard makes mazes: leave out --style island")
+        return "maze", reveal_turn, free_turn
+    if difficulty == "easy":
+        reveal = 4 if reveal_turn is None else reveal_turn
+        later = free_turn if free_turn is not None else reveal + max(4, round((width + height) / 4))
+        return style or "island", reveal, later
+    return style or "island", reveal_turn, free_turn
+
+
 @click.command()
 @click.option("--size", type=click.IntRange(min=5), metavar="N", help="Square map of N x N tiles (default 16).")
 @click.option("--width", type=click.IntRange(min=5), metavar="W", help="Columns (with --height).")
@@ -24,8 +46,12 @@ from treasure_cli.cli.options import (
 @click.option("--reveal-turn", type=click.IntRange(min=1), metavar="R", help="Turn r of the prison reveal [default: random 2-4].")
 @click.option("--free-turn", type=click.IntRange(min=1), metavar="F", help="Turn f of the release [default: r + max(2, round((W+H)/8))].")
 @click.option("--seed", type=click.IntRange(min=0), default=0, metavar="S", show_default=True, help="Random seed.")
-@click.option("--style", type=click.Choice(["island", "maze"]), default="island", show_default=True,
-              help="island: coast, lakes, mountain clusters; maze: corridors between walls of mountains.")
+@click.option("--style", type=click.Choice(["island", "maze"]),
+              help="island: coast, lakes, mountain clusters; maze: corridors between walls of mountains "
+                   "[default: island; hard: maze].")
+@click.option("--difficulty", type=click.Choice(DIFFICULTIES), default="normal", show_default=True,
+              help="easy: a late pirate (revealed on turn 4, free (W+H)/4 turns later); normal: the defaults; "
+                   "hard: a maze, where greedy play falls behind (measured in docs/grading.md).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the map to FILE instead of printing it.")
 @click.option("--count", type=click.IntRange(min=1), metavar="K", help="Write K maps into --output-dir.")
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
@@ -35,7 +61,7 @@ from treasure_cli.cli.options import (
 @click.option("--force", is_flag=True, help="Replace map files that already exist (refused otherwise); with "
                                             "--output-dir, number from 1 again.")
 def generate(size, width, height, regions, prisons, mountains, reveal_turn, free_turn, seed, style, output, count,
-             output_dir, prefix="MAP_", force=False):
+             output_dir, prefix="MAP_", force=False, difficulty="normal"):
     """Generate random valid map files (same options and seed: same file).
 
     The island is surrounded by sea, every land region is one connected
@@ -48,6 +74,9 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
     makes a maze: the walking distances are much longer than the straight
     ones. A map file that already exists is not replaced (nothing is
     written, and the command says which) unless --force is given.
+    --difficulty sets the style and the pirate's timing for maps that tell
+    agents apart (easy, normal, hard); options given as well take precedence,
+    but --difficulty hard with --style island is refused.
 
     \b
     Example:
@@ -56,6 +85,7 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
       treasure generate --width 40 --height 24 --regions 12 --prisons 3
       treasure generate --size 64 --count 5 --seed 1 --output-dir maps/
       treasure generate --size 48 --style maze --count 5 --prefix MAZE48_ --output-dir maps/
+      treasure generate --size 32 --difficulty hard --count 10 --seed 1 --output-dir hard/
     """
     # Imported here so other commands do not pay for them at start-up.
     import numpy as np
@@ -80,6 +110,7 @@ def generate(size, width, height, regions, prisons, mountains, reveal_turn, free
         raise click.UsageError("--prefix names the files written into --output-dir")
     if not prefix or any(c in prefix for c in "/\\\0") or prefix in (".", ".."):
         raise click.BadParameter("a file name's start, without / or \\", param_hint="--prefix")
+    style, reveal_turn, free_turn = difficulty_settings(difficulty, w, h, style, reveal_turn, free_turn)
 
     def make(map_seed: int):
         try:

@@ -222,7 +222,7 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
         map_paths = [str(p) for p in map_files([maps_path], recursive)] if maps_path is not None else []
         searched = None
         if maps_path is None:
-            click.echo("warning: without --maps the lost games have no replay page (give the tournament's maps)",
+            click.echo("warning: without --maps the games have no replay page (give the tournament's maps)",
                        err=True)
         else:
             searched = maps_searched(maps_path, recursive, len(map_paths))
@@ -313,7 +313,14 @@ def _with_similarity_flags(board):
     from treasure_cli.grading import similarity
     from treasure_cli.grading.tournament import Flag
 
-    found, notes = similarity.findings(board.rows, board.labels)
+    from treasure_cli.grading.tokens import SimilarPair
+
+    got = similarity.all_findings(board.rows, board.labels)
     pairs = tuple(Flag(a, b, similarity.KIND_WORDS[f.kind], f.evidence)
-                  for f in found for a, b in itertools.combinations(f.agents, 2))
-    return dataclasses.replace(board, flags=pairs), notes
+                  for f in got.flags for a, b in itertools.combinations(f.agents, 2))
+    flagged = {frozenset(f.agents) for f in got.flags if f.kind == similarity.SAME_TOKENS}
+    similar = tuple(SimilarPair(m.a, m.b, m.percent, str(got.sources[m.a]), str(got.sources[m.b]), got.files[m.a],
+                                got.files[m.b], m.a_lines, m.b_lines)
+                    for m in got.matches if frozenset((m.a, m.b)) in flagged)
+    every = tuple((m.a, m.b, m.percent) for m in got.matches)
+    return dataclasses.replace(board, flags=pairs, similar=similar, similarity=every), got.notes

@@ -1,7 +1,8 @@
 """Game logs: events to text and text back to events.
 
 A log is three header lines — the number of event lines that follow, `WIN`
-or `LOSE`, the number of turns played — then one line per event. Each event
+or `LOSE` (or `failed`: the agent failed the game), the number of turns played — then one line
+per event. Each event
 type has one template below; the same template writes a line and, turned into
 a regular expression, parses it back, so `parse_log(format_log(e)) == e`.
 See docs/log-format.md for the grammar.
@@ -51,6 +52,7 @@ TEMPLATES: dict[type, str] = {
     ev.GameEnded: "turn {turn:int}: game over, {outcome:outcome}: {reason:reason}",
     ev.AgentNoted: "turn {turn:int}: the agent notes {text:note}{tiles:tiles}",
     ev.AgentPrinted: "turn {turn:int}: the agent printed {text:note}",  # only with --agent-output
+    ev.GameFailed: "turn {turn:int}: game failed, {kind:kind}: {message:note}",
 }
 
 HEADER_LINES = 3  # line count, WIN/LOSE, turns; event i (0-based) is on line event_line(i)
@@ -156,6 +158,7 @@ _TYPES: dict[str, _Type] = {
                     {v: k for k, v in _REASONS.items()}.__getitem__),
     "hint": _Type(r".+", hint_text, parse_hint_text),
     "note": _Type(_QUOTED, json.encoder.encode_basestring_ascii, json.loads),  # json.dumps of a str, less its dispatch
+    "kind": _Type(r"[a-z][a-z-]{0,39}", str, str),
     "tiles": _Type(r"(?:, (?:candidates|tiles) [A-Za-z0-9+/]*={0,2})?", _write_tiles, _read_tiles),
 }
 
@@ -225,13 +228,18 @@ def parse_event(line: str) -> ev.Event:
     raise ValueError(f"not a known log line: {_shown(line)}")
 
 
+FAILED_HEADER = "failed"  # line 2 of the log of a game its agent failed (its last line: GameFailed)
+
+
 def format_log(events: list[ev.Event]) -> str:
-    """The whole log text for a finished game (its last event is GameEnded)."""
+    """The whole log text for a finished game (its last event is GameEnded), or for a game its agent
+    failed (the events played, then GameFailed)."""
     end = events[-1]
-    if not isinstance(end, ev.GameEnded):
-        raise ValueError("a log is written for a finished game only")
+    if not isinstance(end, (ev.GameEnded, ev.GameFailed)):
+        raise ValueError("a log is written for a finished or failed game only")
     body = [format_event(e) for e in events]
-    return "\n".join([str(len(body)), end.outcome.value, str(end.turn), *body]) + "\n"
+    result = end.outcome.value if isinstance(end, ev.GameEnded) else FAILED_HEADER
+    return "\n".join([str(len(body)), result, str(end.turn), *body]) + "\n"
 
 
 class LogFormatError(TreasureError):
@@ -274,8 +282,8 @@ def parse_log(text: str, path: str = "<log>") -> list[ev.Event]:
         raise LogFormatError(path, 1, f"expected the number of log lines, found {_shown(lines[0])}")
     if count != len(lines) - HEADER_LINES:
         raise LogFormatError(path, 1, f"header says {count} log lines but the file has {len(lines) - HEADER_LINES}")
-    if lines[1] not in ("WIN", "LOSE"):
-        raise LogFormatError(path, 2, f"expected WIN or LOSE, found {_shown(lines[1])}")
+    if lines[1] not in ("WIN", "LOSE", FAILED_HEADER):
+        raise LogFormatError(path, 2, f"expected WIN, LOSE or {FAILED_HEADER}, found {_shown(lines[1])}")
     turns = _count(lines[2])
     if turns is None:
         raise LogFormatError(path, 3, f"expected the number of turns, found {_shown(lines[2])}")
@@ -285,13 +293,14 @@ def parse_log(text: str, path: str = "<log>") -> list[ev.Event]:
             event = parse_event(line)
         except ValueError as exc:
             raise LogFormatError(path, number, str(exc)) from None
-        if events and isinstance(events[-1], ev.GameEnded):
+        if events and isinstance(events[-1], (ev.GameEnded, ev.GameFailed)):
             raise LogFormatError(path, number - 1, "the game ends here, but the log goes on")
         events.append(event)
     end = events[-1] if events else None
-    if not isinstance(end, ev.GameEnded):
+    if not isinstance(end, (ev.GameEnded, ev.GameFailed)):
         raise LogFormatError(path, len(lines), "the last line must be the end of the game")
-    if end.outcome.value != lines[1] or end.turn != turns:
+    result = end.outcome.value if isinstance(end, ev.GameEnded) else FAILED_HEADER
+    if result != lines[1] or end.turn != turns:
         raise LogFormatError(path, 2, "header result or turn count disagrees with the last line")
     return events
 

@@ -11,6 +11,14 @@ Three kinds, each from evidence the program already has:
 * `same-play`: the same actions on every game both agents played to the end,
   over at least `MIN_SHARED_GAMES` games (the store keeps a digest of each
   game's actions, `play_digest`).
+* `similar-tokens`: a pair whose token fingerprints (grading/tokens.py:
+  normalised tokens, winnowed k-grams, as MOSS finds copies) are shared at
+  `tokens.THRESHOLD` or more; robust to renaming (even per function),
+  reordering, comments, layout and dead code. Python and C/C++ sources; each
+  pair's percentage is kept (`findings`' matches) for the side-by-side page.
+
+The sources are parsed in a child process under a memory limit, each file
+read only up to `tokens.MAX_SOURCE_BYTES` (tokens.parse_all).
 
 Two versions of one agent, or two classes of one file, are one submission
 and never flagged against each other.
@@ -25,12 +33,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
+from treasure_cli.grading import tokens
 from treasure_cli.grading.normalise import CodePrint, code_print
 
 if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
     from treasure_cli.grading.store import Row
 
 SAME_CODE, SAME_NORMALISED, SAME_PLAY = "same-code", "same-normalised-code", "same-play"
+SAME_TOKENS = "similar-tokens"
 MIN_SHARED_GAMES = 5  # fewer games both played to the end say too little about two agents' play
 
 
@@ -50,7 +60,8 @@ class Flag:
 
 def similarity_flags(rows: Sequence[Row], sources: Mapping[str, str | Path] | None = None,
                      labels: Mapping[int, str] | None = None,
-                     min_games: int = MIN_SHARED_GAMES, prints: Mapping[str, CodePrint] | None = None) -> list[Flag]:
+                     min_games: int = MIN_SHARED_GAMES, prints: Mapping[str, CodePrint] | None = None,
+                     token_matches: Sequence[tokens.Match] | None = None) -> list[Flag]:
     """The flags among the agents of `rows` (results-store rows).
 
     `labels` names the agent of each row id (the leaderboard's labels; rows without one are
@@ -101,6 +112,11 @@ def similarity_flags(rows: Sequence[Row], sources: Mapping[str, str | Path] | No
             flags.append(Flag(SAME_PLAY, (a, b),
                               f"identical actions on all {len(shared)} games both played to the end "
                               f"({maps} map{'s' if maps != 1 else ''})"))
+    for m in token_matches or ():
+        if m.share >= tokens.THRESHOLD and m.a in spec and m.b in spec and not _same_submission(m.a, m.b, spec) \
+                and frozenset((m.a, m.b)) not in together:
+            flags.append(Flag(SAME_TOKENS, (m.a, m.b),
+                              f"{m.percent:.0f}% of token fingerprints shared (winnowing, {tokens.K}-token k-grams)"))
     return flags
 
 
@@ -145,6 +161,10 @@ def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = N
         spec = r.agent
         if is_exec_spec(spec):
             path = Path(exec_command(spec)[0]).expanduser()
+            if path.parent.name == name and _has_sources(path.parent):  # a group's folder: its sources
+                if agent_code(spec).digest == r.agent_digest:
+                    found[name] = path.parent
+                    continue
         elif is_file_spec(spec):
             path = Path(spec.strip().rpartition(":")[0]).expanduser()
         else:
@@ -158,15 +178,46 @@ def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = N
     return found, notes
 
 
-KIND_WORDS = {SAME_CODE: "same code", SAME_NORMALISED: "same code once normalised", SAME_PLAY: "same play"}
+def _has_sources(folder: Path) -> bool:
+    return any(p.suffix.lower() in tokens.PYTHON + tokens.C_LIKE for p in folder.iterdir() if p.is_file())
+
+
+KIND_WORDS = {SAME_CODE: "same code", SAME_NORMALISED: "same code once normalised", SAME_PLAY: "same play",
+              SAME_TOKENS: "similar code"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Findings:
+    flags: list[Flag]
+    notes: list[str]
+    matches: list[tokens.Match]      # every pair of submissions compared by tokens, highest first
+    sources: dict[str, Path]         # each compared agent's submission (a file or a folder)
+    files: dict[str, tuple[str, ...]]  # its files read, relative to it
+
+
+def all_findings(rows: Sequence[Row], labels: Mapping[int, str] | None = None,
+                 min_games: int = MIN_SHARED_GAMES) -> Findings:
+    """The flags among the agents of `rows` (their code digests, their submissions on this
+    machine normalised and tokenised, their plays), every token match, and a note on each
+    agent whose code could be compared by bytes or digest only."""
+    sources, notes = submission_sources(rows, labels)
+    parsed = tokens.parse_all(sources)
+    prints = {name: p.code for name, p in parsed.items()}
+    spec: dict[str, str] = {}
+    for r in rows:
+        name = r.agent if labels is None else labels.get(r.id or 0)
+        if name is not None:
+            spec[name] = r.agent
+    same = [frozenset((a, b)) for a, b in combinations(sorted(parsed), 2) if _same_submission(a, b, spec)]
+    found = tokens.matches({name: p.prints for name, p in parsed.items()}, same)
+    flags = similarity_flags(rows, sources, labels, min_games, prints, found)
+    notes = [*notes, *(f"{name}: {p.note}" for name, p in prints.items() if not p.normalised),
+             *(f"{name}: not compared by tokens: {p.prints.note}" for name, p in parsed.items() if p.prints.note)]
+    return Findings(flags, notes, found, sources, {name: p.prints.files for name, p in parsed.items()})
 
 
 def findings(rows: Sequence[Row], labels: Mapping[int, str] | None = None,
              min_games: int = MIN_SHARED_GAMES) -> tuple[list[Flag], list[str]]:
-    """The flags among the agents of `rows` (their code digests, their submissions on this
-    machine normalised, their plays), and a note on each agent whose code could be compared
-    by bytes or digest only."""
-    sources, notes = submission_sources(rows, labels)
-    prints = {name: code_print(path) for name, path in sources.items()}
-    flags = similarity_flags(rows, sources, labels, min_games, prints)
-    return flags, [*notes, *(f"{name}: {p.note}" for name, p in prints.items() if not p.normalised)]
+    """`all_findings`' flags and notes."""
+    got = all_findings(rows, labels, min_games)
+    return got.flags, got.notes

@@ -11,9 +11,10 @@ spec, a file agent's source bytes, the map's text, the seed and settings),
 so it can be played in this process, in a local pool or on a Dask worker
 that has no copy of the files (play/executor.py decides where).
 
-The leaderboard ranks the agents of a store by win % and compares every
-two agents on the games both played (an exact sign test), so agents whose
-difference could be luck share a rank. Every game has an id
+The leaderboard ranks the agents of a store by a score of two parts, wins
+first, then turns to a win, and compares every two agents on the games both
+played with an exact sign test on each part in turn (`compare`), so agents
+whose difference could be luck share a rank. Every game has an id
 (records.game_id); `rebuild_game` plays a stored game again, exactly.
 """
 
@@ -42,6 +43,7 @@ from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row, Store, now
+from treasure_cli.grading.tokens import SimilarPair
 from treasure_cli.grading.verdicts import FAILED as ALL_FAILED, PLAYED, Verdict
 from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
@@ -284,6 +286,8 @@ class Standing:
     failed: int
     mean_turns_win: float | None
     median_ms_turn: float = 0.0  # the median of a game's time over its turns (a turn: one or two actions)
+    above_wins: int = 0   # agents told better on wins (the score's first part)
+    above_turns: int = 0  # agents as good on wins told better on turns to a win (its second part)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -296,7 +300,25 @@ class Pair:
     a_only: int          # games a won and b did not
     b_only: int
     p_value: float       # exact two-sided sign test of a_only against b_only
-    distinguishable: bool  # p_value < ALPHA
+    distinguishable: bool  # told apart, on wins (p_value < ALPHA) or else on turns (turns_p_value < ALPHA)
+    both_won: int = 0    # games both won
+    a_faster: int = 0    # of those, games a won in fewer turns than b
+    b_faster: int = 0
+    turns_p_value: float = 1.0  # exact two-sided sign test of a_faster against b_faster
+    decided_by: str = ""  # "wins", "turns", or "" (not told apart)
+
+    @property
+    def better(self) -> str | None:
+        """The agent told to be the better one, None when the two are not told apart."""
+        if self.decided_by == "wins":
+            return self.a if self.a_only > self.b_only else self.b
+        if self.decided_by == "turns":
+            return self.a if self.a_faster > self.b_faster else self.b
+        return None
+
+    def flipped(self) -> Pair:
+        return Pair(self.b, self.a, self.games, self.b_only, self.a_only, self.p_value, self.distinguishable,
+                    self.both_won, self.b_faster, self.a_faster, self.turns_p_value, self.decided_by)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -309,6 +331,8 @@ class Leaderboard:
     secret_seed: int | None = None  # the store's secret base seed: for the one who runs the report
     flags: tuple[Flag, ...] = ()    # similarity flags on pairs of agents (filled by the caller)
     hint_kinds: str | None = None   # the store's hint kinds (hint_plugins.hints_key; None: the built-ins)
+    similar: tuple[SimilarPair, ...] = ()  # pairs flagged by tokens, for their side-by-side pages
+    similarity: tuple[tuple[str, str, float], ...] = ()  # every pair compared by tokens: a, b, percent
     left_out: tuple[Verdict, ...] = ()  # groups that never reached a game (the store's verdicts), by name
 
     def verdict(self, standing: Standing, public: bool = False) -> Verdict:
@@ -370,6 +394,28 @@ def sign_test(a_only: int, b_only: int) -> float:
     return float(min(Fraction(1), 2 * tail))
 
 
+def compare(a: str, b: str, a_games: dict[tuple, int | None], b_games: dict[tuple, int | None]) -> Pair:
+    """Two agents on the games both played (each game: the turns to its win, None when not won).
+
+    The score has two parts, compared in turn by the paired sign test: wins
+    first (the games exactly one of the two won); when those do not tell the
+    two apart, turns to a win (of the games both won, those one of them won in
+    fewer turns; games won in as many turns count for neither). Both tests
+    at p < ALPHA; two agents told apart by neither share a rank.
+    """
+    common = a_games.keys() & b_games.keys()
+    a_only = sum(a_games[g] is not None and b_games[g] is None for g in common)
+    b_only = sum(b_games[g] is not None and a_games[g] is None for g in common)
+    both = [(a_games[g], b_games[g]) for g in common if a_games[g] is not None and b_games[g] is not None]
+    a_faster = sum(x < y for x, y in both)  # type: ignore[operator]
+    b_faster = sum(y < x for x, y in both)  # type: ignore[operator]
+    p_wins = sign_test(a_only, b_only)
+    p_turns = sign_test(a_faster, b_faster)
+    decided = "wins" if p_wins < ALPHA else "turns" if p_turns < ALPHA else ""
+    return Pair(a, b, len(common), a_only, b_only, p_wins, bool(decided), len(both), a_faster, b_faster,
+                p_turns, decided)
+
+
 def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str = "") -> Leaderboard:
     """Rank the agents of `rows` (one settings): one row per agent, its latest code unless `all_versions`."""
     # In the order of the games (map, number, agent), not of the store, which is the order they finished
@@ -395,30 +441,31 @@ def leaderboard(rows: Sequence[Row], all_versions: bool = False, settings: str =
         if name is not None:
             groups.setdefault(name, []).append(r)
             labels[r.id or 0] = name
-    won = {name: {(r.map_digest, r.seed): r.outcome == WIN for r in rs} for name, rs in groups.items()}
+    # each game: the turns it took to win, None when not won
+    won = {name: {(r.map_digest, r.seed): (r.turns if r.outcome == WIN else None) for r in rs}
+           for name, rs in groups.items()}
     names = list(groups)
     pairs = []
-    better: dict[str, int] = {name: 0 for name in names}
+    above_wins: dict[str, int] = {name: 0 for name in names}
+    above_turns: dict[str, int] = {name: 0 for name in names}
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            common = won[a].keys() & won[b].keys()
-            a_only = sum(won[a][g] and not won[b][g] for g in common)
-            b_only = sum(won[b][g] and not won[a][g] for g in common)
-            p = sign_test(a_only, b_only)
-            pairs.append(Pair(a, b, len(common), a_only, b_only, p, p < ALPHA))
-            if p < ALPHA:
-                better[b if a_only > b_only else a] += 1
+            pair = compare(a, b, won[a], won[b])
+            pairs.append(pair)
+            if pair.better is not None:
+                worse = b if pair.better == a else a
+                (above_wins if pair.decided_by == "wins" else above_turns)[worse] += 1
     standings = []
     for name, rs in groups.items():
         st = game_stats(name, "all", [as_record(r) for r in rs])  # bench's statistics, counted once
-        standings.append(Standing(1 + better[name], name, rs[0].agent, rs[-1].agent_digest, st.games, st.wins,
-                                  st.win_rate, st.win_low, st.win_high, st.failed, st.mean_turns_win,
-                                  st.median_ms_turn))
+        standings.append(Standing(1 + above_wins[name] + above_turns[name], name, rs[0].agent,
+                                  rs[-1].agent_digest, st.games, st.wins, st.win_rate, st.win_low, st.win_high,
+                                  st.failed, st.mean_turns_win, st.median_ms_turn,
+                                  above_wins=above_wins[name], above_turns=above_turns[name]))
     standings.sort(key=lambda s: (s.rank, -s.win_rate, math.inf if s.mean_turns_win is None else s.mean_turns_win,
                                   s.agent))
     order = {s.agent: k for k, s in enumerate(standings)}
-    pairs = [p if order[p.a] < order[p.b] else
-             Pair(p.b, p.a, p.games, p.b_only, p.a_only, p.p_value, p.distinguishable) for p in pairs]
+    pairs = [p if order[p.a] < order[p.b] else p.flipped() for p in pairs]
     pairs.sort(key=lambda p: (order[p.a], order[p.b]))
     return Leaderboard(settings, tuple(standings), tuple(pairs), tuple(rows), labels)
 
@@ -475,7 +522,8 @@ def leaderboard_json(board: Leaderboard, secret_seed: bool = False) -> dict:
     data = {"settings": board.settings, "games": len(board.rows), "groups": board.counts(),
             "standings": standings, "unranked": unranked,
             "pairs": [dataclasses.asdict(p) for p in board.pairs],
-            "flags": [dataclasses.asdict(f) for f in board.flags], "hint_kinds": board.hint_kinds}
+            "flags": [dataclasses.asdict(f) for f in board.flags], "hint_kinds": board.hint_kinds,
+            "similarity": [{"a": a, "b": b, "percent": round(pc, 1)} for a, b, pc in board.similarity]}
     if secret_seed:
         data["secret_seed"] = board.secret_seed
     return data
@@ -492,7 +540,8 @@ def rank_text(board: Leaderboard, standing: Standing) -> str:
 
 
 GRADEBOOK = ("student", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins", "failures",
-             "mean_turns_to_win", "ms_per_turn", "verdict", "reason", "agent", "code", "flags")
+             "mean_turns_to_win", "ms_per_turn", "verdict", "reason", "agent", "code", "flags",
+             "above_on_wins", "above_on_turns")  # the score's parts: rank = 1 + above_on_wins + above_on_turns
 
 
 def gradebook(board: Leaderboard) -> list[dict[str, str]]:
@@ -511,11 +560,13 @@ def gradebook(board: Leaderboard) -> list[dict[str, str]]:
                      "failures": str(s.failed),
                      "mean_turns_to_win": "" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}",
                      "ms_per_turn": f"{s.median_ms_turn:.2f}", "verdict": verdict.status, "reason": verdict.reason,
-                     "agent": s.spec, "code": s.agent_digest, "flags": "; ".join(flagged.get(s.agent, []))})
+                     "agent": s.spec, "code": s.agent_digest, "flags": "; ".join(flagged.get(s.agent, [])),
+                     "above_on_wins": str(s.above_wins), "above_on_turns": str(s.above_turns)})
     for v in board.unranked:
         rows.append({"student": v.group, "rank": "", "tied": "", "win_percent": "0.0", "win_low": "", "win_high": "",
                      "games": "0", "wins": "0", "failures": "0", "mean_turns_to_win": "", "ms_per_turn": "",
-                     "verdict": v.status, "reason": v.reason, "agent": "", "code": "", "flags": ""})
+                     "verdict": v.status, "reason": v.reason, "agent": "", "code": "", "flags": "",
+                     "above_on_wins": "", "above_on_turns": ""})
     return rows
 
 
@@ -553,8 +604,9 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
     its settings and its agent, whose code must still be the code that played it.
 
     `searched` says where `maps` were found (`cli.options.maps_searched`), for the error when the
-    game's map is not among them. Returns the island, the new record and its events (None if the
-    game failed again).
+    game's map is not among them. Returns the island, the new record and its events (for a game
+    that failed again, its events up to the failure and the GameFailed event; None if it failed
+    before its first event).
     """
     import json
 
@@ -579,14 +631,15 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
                                truth_rate=settings["truth_rate"], max_turns=settings["max_turns"],
                                game_timeout=settings["game_timeout"], isolation=isolation,
                                limits=limits or AgentLimits(), source=now_code.source, index=row.game_index,
-                               game_id=row.game_id, hints=hints)
+                               game_id=row.game_id, hints=hints, failed_events=True)
     return island, record, events
 
 
 def same_result(row: Row, record: GameRecord) -> bool:
     """Whether a game played again ended as it is stored (an agent that is not deterministic may not)."""
-    return (record.outcome, record.reason, record.turns if not record.failed else row.turns) == (
-        row.outcome, row.reason, row.turns)
+    # a failed game stored before its turn was (0): its turn is not compared
+    turns = row.turns if record.failed and row.turns == 0 else record.turns
+    return (record.outcome, record.reason, turns) == (row.outcome, row.reason, row.turns)
 
 
 def write_gradebook(board: Leaderboard, path: str | Path) -> Path:

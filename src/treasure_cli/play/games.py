@@ -31,7 +31,7 @@ from treasure_cli.sandbox.pacing import pace_for
 from treasure_cli.play.records import ACTION_EVENTS, FAILED, GameRecord, play_digest
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.sandbox.seat import Seat, build_agent, seat
-from treasure_cli.rules.events import Event
+from treasure_cli.rules.events import Event, GameFailed
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.hint_draw import HintSet
@@ -117,8 +117,11 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
               max_turns: int | None = None, game_timeout: float | None = None,
               keep_events: bool = True, isolation: str = "auto", limits: AgentLimits | None = None,
               source: bytes | None = None, notes: bool = False, hints: HintSet | None = None,
-              output: bool = False, **record: Any) -> tuple[GameRecord, list[Event] | None]:
+              output: bool = False, failed_events: bool = False, **record: Any) -> tuple[GameRecord, list[Event] | None]:
     """Play one game; its record and (with `keep_events`) its events, None if it failed.
+
+    With `failed_events` too, a game the agent failed gives its events up to the failure and
+    then a GameFailed event saying what failed (the log of a failed game), instead of None.
 
     `isolation` ("auto", "none", "process", "sandbox") says where an agent that is not built
     in plays, within `limits`; `source` is the bytes of a file agent or program that this
@@ -156,11 +159,13 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
                     acted = [e for e in play if type(e) in ACTION_EVENTS]
             taken.game_over(game)
     except AgentError as exc:
-        return _failure(taken, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc, **record)
+        got = _failure(taken, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc, **record)
+        return _with_failure(got[0], events, keep_events and failed_events)
     except GameTimeout:
         turn = game.turn if game is not None else 0
-        return _failure(taken, agent, map_name, seed, GameTimeout.kind, turn,
-                        f"the game ran past its {game_timeout:g} s limit", size, None, **record)
+        got = _failure(taken, agent, map_name, seed, GameTimeout.kind, turn,
+                       f"the game ran past its {game_timeout:g} s limit", size, None, **record)
+        return _with_failure(got[0], events, keep_events and failed_events)
     except UnplayableMapError as exc:
         return failed(name, map_name, seed, "bad-map", f"{map_name}: {exc}", size, **record), None
     except TreasureError as exc:
@@ -171,6 +176,18 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     return GameRecord(name, map_name, size, seed, end.outcome.value, end.reason.value, end.turn, seconds,
                       output=taken.output, isolation=taken.where, play_digest=play_digest(acted),
                       **record), (events if keep_events else None)
+
+
+MAX_FAILURE_TEXT = 4000  # characters of a failure's message kept on the failed log's last line
+
+
+def _with_failure(record: GameRecord, events: list[Event], keep: bool) -> tuple[GameRecord, list[Event] | None]:
+    """A failed game's record, and with `keep` its events so far (those of the game started: none
+    before its first event) ending in GameFailed: what failed, on which turn."""
+    if not keep or not events:
+        return record, None
+    message = (record.error or "")[:MAX_FAILURE_TEXT]
+    return record, [*events, GameFailed(record.turns, record.reason, message)]
 
 
 def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int, kind: str, turn: int,
@@ -189,7 +206,7 @@ def _failure(seat: Seat | None, agent: str | AgentSpec, map_name: str, seed: int
         text = seat.users_paths(text) if text else text
     # One line: the message quotes the agent (its exception, what it printed before it died),
     # and an agent's line break must not begin a line of a report that looks like the program's.
-    return failed(name, map_name, seed, kind, f"turn {turn}: {one_line(message)}", size,
+    return failed(name, map_name, seed, kind, f"turn {turn}: {one_line(message)}", size, turns=turn,
                   output=seat.output if seat is not None else "", traceback=text,
                   isolation=seat.where if seat is not None else "", **record), None
 

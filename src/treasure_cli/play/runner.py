@@ -91,7 +91,8 @@ def game_seed(island: Island, options: RunOptions) -> int:
 
 
 def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | None]:
-    """Play one map; returns its record and its log text (None if the game could not be played)."""
+    """Play one map; returns its record and its log text (None if the game could not be played; a game
+    the agent failed has the log of its turns up to the failure, ending in the line that says what failed)."""
     label = map_label(map_path)
     warnings: list[str] = []
     try:
@@ -103,7 +104,7 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
                                max_turns=options.max_turns, game_timeout=options.game_timeout,
                                isolation=options.isolation, limits=options.limits, notes=options.notes,
                                output=options.agent_output,
-                               warnings=tuple(warnings), hints=options.hints)
+                               warnings=tuple(warnings), hints=options.hints, failed_events=True)
     return record, (format_log(events) if events is not None else None)
 
 

@@ -205,10 +205,22 @@ class AgentPrinted:
     text: str
 
 
+@quick_init
+@dataclasses.dataclass(frozen=True)
+class GameFailed:
+    """Not the game's own: the last event of a game its agent failed (it raised, asked for an
+    illegal action, died, ran out of time), added by the referee after the events played so
+    far (play/games.py). Never shown to an agent."""
+
+    turn: int
+    kind: str      # agent-error, illegal-action, game-timeout
+    message: str   # one line: what failed
+
+
 Event = (
     GameStarted | TreasureHidden | AgentPlaced | ScheduleAnnounced | TurnStarted
     | PrisonRevealed | PirateFreed | HintGiven | HintAdded | PirateMoved | HintVerified
-    | AgentMoved | AreaScanned | Teleported | GameEnded | AgentNoted | AgentPrinted
+    | AgentMoved | AreaScanned | Teleported | GameEnded | AgentNoted | AgentPrinted | GameFailed
 )
 
 
@@ -220,7 +232,7 @@ def public_view(event: Event, hint_truths: bool = False) -> Event | None:
     """
     if type(event) in _SHOWN_AS_IS:  # most events: one set lookup instead of the isinstance tests
         return event
-    if isinstance(event, (TreasureHidden, GameStarted, AgentNoted, AgentPrinted)):
+    if isinstance(event, (TreasureHidden, GameStarted, AgentNoted, AgentPrinted, GameFailed)):
         return None
     if isinstance(event, HintGiven) and event.number != 1 and not hint_truths:
         return HintGiven(event.turn, event.number, event.hint, None)

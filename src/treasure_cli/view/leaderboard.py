@@ -17,8 +17,8 @@ DIR/teacher/index.html ranks the agents (ranks and ties as the text report gives
 them), shows win % with its interval per map size, turns to a win, time per
 turn, the paired verdicts (who beats whom, and the sign test's p-value) and
 the failures by cause with one example each. DIR/agent-<name>.html shows one
-agent's games map by map; each game not won links to DIR/game-<id>.html, the
-replay page of that game (played again from the store: its map, seed and
+agent's games map by map; each game (won, lost or failed) links to
+DIR/game-<id>.html, the replay page of that game (played again from the store: its map, seed and
 agent), or for a failed game the failure itself. Every link is relative and
 nothing is fetched: the folder can be copied or zipped as it is.
 
@@ -36,6 +36,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from treasure_cli.agents.registry import is_builtin
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import ensure_folder, write_text_atomic
 from treasure_cli.formats.text import counted, one_line
@@ -65,6 +66,9 @@ td{white-space:nowrap}td.verdict{white-space:normal;max-width:340px;min-width:20
 .games a{color:inherit}
 pre{white-space:pre-wrap;background:#f6f6f6;padding:8px;font-size:12.5px}
 a{color:#1a5fb4}
+.box{max-width:100%;overflow-x:auto}
+td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:16em}
+.tag{font-size:11px;color:#666;border:1px solid #bbb;border-radius:3px;padding:0 3px}
 """
 
 
@@ -127,9 +131,14 @@ def _p(p: float) -> str:
     return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
 
 
-def _name_cell(name: str, colour: str, page: str | None) -> str:
+def _baseline(spec: str) -> str:
+    return "baseline" if is_builtin(spec) else ""
+
+
+def _name_cell(name: str, colour: str, page: str | None, tag: str = "") -> str:
     inner = f'<a href="{html.escape(page)}">{shown(name)}</a>' if page else shown(name)
-    return f'<td class="name"><span class="sw" style="background:{colour}"></span>{inner}</td>'
+    mark = f' <span class="tag">{html.escape(tag)}</span>' if tag else ""
+    return f'<td class="name"><span class="sw" style="background:{colour}"></span>{inner}{mark}</td>'
 
 
 def _counts_html(board: Leaderboard) -> str:
@@ -197,21 +206,23 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
              f"played with {html.escape(settings_options(board.settings))}"
              + ("" if board.hint_kinds_text is None else f" and the hint kinds {html.escape(board.hint_kinds_text)}")
              + f". Rank = 1 + the agents "
-             f"significantly better (paired sign test, p &lt; {ALPHA:g}); equal ranks (=) are not told apart.</p>"]
+             f"significantly better (paired sign test, p &lt; {ALPHA:g}) on wins, or as good on wins and faster "
+             "to win (the same test on the games both won); equal ranks (=) are not told apart.</p>"]
     # the ranking
     rows = []
     for s in board.standings:
         turns = "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}"
         rows.append(f'<tr data-agent="{shown(s.agent)}"><td class="rank">{rank_text(board, s)}</td>'
-                    f"{_name_cell(s.agent, colour[s.agent], pages[s.agent])}<td>{s.games}</td><td>{s.wins}</td>"
+                    f"{_name_cell(s.agent, colour[s.agent], pages[s.agent], _baseline(s.spec))}"
+                    f"<td>{s.games}</td><td>{s.wins}</td>"
                     f"<td>{_bar(s.win_rate, s.win_low, s.win_high, colour[s.agent])}</td>"
                     f"<td>{_pct(s.win_rate)}</td><td>{_pct(s.win_low)}-{_pct(s.win_high)}</td><td>{turns}</td>"
                     f"<td>{s.median_ms_turn:.2f}</td><td>{s.failed}</td>{_verdict_cell(board.verdict(s))}</tr>")
     rows += [_unranked_row(v, colour[v.group], pages[v.group], 4) for v in board.unranked]
-    parts.append('<h2>Ranking</h2><table id="ranking"><thead><tr><th>rank</th><th class="name">agent</th>'
+    parts.append('<h2>Ranking</h2><div class="box"><table id="ranking"><thead><tr><th>rank</th><th class="name">agent</th>'
                  "<th>games</th><th>wins</th><th>win %</th><th></th><th>95% CI</th><th>mean turns to win</th>"
                  '<th>ms/turn</th><th>failed</th><th class="name">verdict</th></tr></thead><tbody>' + "".join(rows)
-                 + "</tbody></table>")
+                 + "</tbody></table></div>")
     # win % per size
     records = [as_record(r, board.labels[r.id or 0]) for r in board.rows if (r.id or 0) in board.labels]
     stats = summarize(records, names)
@@ -230,8 +241,8 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
                          "</span></td>")
         body.append(f"<tr>{_name_cell(name, colour[name], pages[name])}{''.join(cells)}</tr>")
     parts.append('<h2>Win % by map size</h2><p class="note">The bar is the win rate, the black line its 95 % '
-                 'interval; then the mean turns to a win.</p><table id="by-size"><thead><tr>'
-                 f'<th class="name">agent</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+                 'interval; then the mean turns to a win.</p><div class="box"><table id="by-size"><thead><tr>'
+                 f'<th class="name">agent</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
     # paired verdicts
     pair = {(p.a, p.b): p for p in board.pairs}
     mrows = []
@@ -246,21 +257,27 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
             if flip:
                 p = pair[(b, a)]
             assert p is not None
-            mine, theirs = (p.b_only, p.a_only) if flip else (p.a_only, p.b_only)
-            if p.distinguishable:
-                kind, word = ("beats", "beats") if mine > theirs else ("loses", "loses to")
+            if flip:
+                p = p.flipped()
+            if p.better is not None:
+                kind, word = ("beats", "beats") if p.better == a else ("loses", "loses to")
             else:
                 kind, word = "tie", "="
+            p_shown = p.turns_p_value if p.decided_by == "turns" else p.p_value
             cells.append(f'<td class="{kind}" title="{shown(a)} {word} {shown(b)}: on {p.games} common '
-                         f'games, {mine} won only by {shown(a)}, {theirs} only by {shown(b)}">'
-                         f"{'▲' if kind == 'beats' else '▼' if kind == 'loses' else '='}<br>p={_p(p.p_value)}</td>")
+                         f'games, {p.a_only} won only by {shown(a)}, {p.b_only} only by {shown(b)}; of '
+                         f'the {p.both_won} both won, {p.a_faster} won faster by {shown(a)}, {p.b_faster} '
+                         f'by {shown(b)}">'
+                         f"{'▲' if kind == 'beats' else '▼' if kind == 'loses' else '='}"
+                         f"{' turns' if p.decided_by == 'turns' else ''}<br>p={_p(p_shown)}</td>")
         mrows.append(f"<tr>{_name_cell(a, colour[a], pages[a])}{''.join(cells)}</tr>")
     heads = "".join(f'<th title="{shown(n)}">{k + 1}</th>' for k, n in enumerate(names))
     parts.append("<h2>Who beats whom</h2><p class=\"note\">Row against column, on the games both played: ▲ the "
-                 f"row's agent wins significantly more often (p &lt; {ALPHA:g}), ▼ significantly less, = not "
-                 "told apart; p is the exact sign test's. Columns are numbered in rank order.</p>"
-                 f'<table class="matrix" id="pairs"><thead><tr><th class="name">agent</th>{heads}</tr></thead>'
-                 f"<tbody>{''.join(mrows)}</tbody></table>")
+                 f"row's agent wins significantly more often (p &lt; {ALPHA:g}), ▼ significantly less; "
+                 "▲ turns / ▼ turns: as often, but significantly faster / slower to win on the games both won; "
+                 "= not told apart; p is the exact sign test's. Columns are numbered in rank order.</p>"
+                 f'<div class="box" id="pairs-box"><table class="matrix" id="pairs"><thead><tr><th class="name">agent'
+                 f"</th>{heads}</tr></thead><tbody>{''.join(mrows)}</tbody></table></div>")
     # failures by cause
     causes: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for r in board.rows:
@@ -272,24 +289,48 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
         for (label, reason), rs in sorted(causes.items(), key=lambda kv: (names.index(kv[0][0]), -len(kv[1]))):
             ex = rs[0]
             frows.append(f"<tr>{_name_cell(label, colour[label], pages[label])}<td class=\"name\">{html.escape(reason)}</td>"
-                         f"<td>{len(rs)}</td><td class=\"name\"><a href=\"game-{ex.game_id}.html\">{ex.game_id}</a>: "
+                         f"<td>{len(rs)}</td><td class=\"name wrap\"><a href=\"game-{ex.game_id}.html\">{ex.game_id}</a>: "
                          f"{html.escape(ex.error or '')}</td></tr>")
-        parts.append('<h2>Failures</h2><table id="failures"><thead><tr><th class="name">agent</th>'
+        parts.append('<h2>Failures</h2><div class="box"><table id="failures"><thead><tr><th class="name">agent</th>'
                      '<th class="name">cause</th><th>games</th><th class="name">one example</th></tr></thead>'
-                     f"<tbody>{''.join(frows)}</tbody></table>")
+                     f"<tbody>{''.join(frows)}</tbody></table></div>")
     else:
         parts.append('<h2>Failures</h2><p id="failures">No game failed.</p>')
     if board.flags:
         items = "".join(f"<li>{shown(f.a)} and {shown(f.b)}: {html.escape(f.kind)}"
-                        + (f" ({html.escape(f.detail)})" if f.detail else "") + "</li>" for f in board.flags)
+                        + (f" ({html.escape(f.detail)})" if f.detail else "") + _side_by_side(board, f.a, f.b)
+                        + "</li>" for f in board.flags)
         parts.append(f'<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
                      f'<ul id="flags">{items}</ul>')
-    lost = sum(r.outcome not in (WIN, FAILED) for r in records)
+    lost = sum(r.outcome != FAILED for r in records)
     if len(replayable) < lost:
-        parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} lost games have no '
+        parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} games played to '
+                     'their end have no '
                      "replay page (written without --maps, or they could not be played again): each one's page "
                      "says why.</p>")
     return _page("Leaderboard", "".join(parts))
+
+
+def _side_by_side(board: Leaderboard, a: str, b: str) -> str:
+    """A link to the pair's side-by-side page (view/similar.py), when it has one."""
+    from treasure_cli.view.similar import page_name
+
+    pair = next((p for p in board.similar if {p.a, p.b} == {a, b}), None)
+    if pair is None:
+        return ""
+    return f' <a class="side-by-side" href="{html.escape(page_name(pair.a, pair.b, slug))}">side by side</a>'
+
+
+def _agent_flags(board: Leaderboard, name: str) -> str:
+    """The similarity flags that name this agent, on its own page."""
+    mine = [f for f in board.flags if name in (f.a, f.b)]
+    if not mine:
+        return ""
+    items = "".join(f"<li>with {shown(f.b if f.a == name else f.a)}: {html.escape(f.kind)}"
+                    + (f" ({html.escape(f.detail)})" if f.detail else "") + _side_by_side(board, f.a, f.b)
+                    + "</li>" for f in mine)
+    return ('<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
+            f'<ul id="agent-flags">{items}</ul>')
 
 
 def _games_table(rows: Sequence[Row], heading: str) -> str:
@@ -309,7 +350,7 @@ def _games_table(rows: Sequence[Row], heading: str) -> str:
             else:
                 text, cls = f"LOSE {r.turns} ({html.escape(r.reason)})", "lose"
             title = f'game {r.game_id}, seed {r.seed}'
-            inner = text if r.outcome == WIN else f'<a href="game-{r.game_id}.html">{text}</a>'
+            inner = f'<a href="game-{r.game_id}.html">{text}</a>'
             cells.append(f'<td class="{cls}" data-game="{r.game_id}" title="{title}">{inner}</td>')
         body.append(f'<tr><td class="name">{shown(map_path)}</td><td>{html.escape(rs[0].size)}</td>'
                     + "".join(cells) + "</tr>")
@@ -344,18 +385,23 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
         return _unranked_html(next(v for v in board.unranked if v.group == name), colour)
     intro = (_agent_intro(name, colour, standing, board, board.verdict(standing))
              + f'<p class="note">agent {shown(standing.spec)}, code {html.escape(standing.agent_digest)}. Each game '
-             "not won links to its replay.</p>")
-    return _page(one_line(name), intro + _games_table(board.rows_of(name), "Games by map"))
+             "links to its replay.</p>")
+    return _page(one_line(name), intro + _games_table(board.rows_of(name), "Games by map") + _agent_flags(board, name))
 
 
-def failure_html(row: Row, label: str, db: str, why: str | None = None, page: str = "index.html") -> str:
-    """The page of a game with no replay: a failed game (its cause), or one that could not be rebuilt."""
+def failure_html(row: Row, label: str, db: str, why: str | None = None, page: str = "index.html",
+                 turns_page: str | None = None) -> str:
+    """The page of a game with no replay: a failed game (its cause, and with `turns_page` a link to
+    the replay of its turns up to the failure), or one that could not be rebuilt."""
     parts = [f'<p><a href="{html.escape(page)}">← {shown(label)}</a></p>',
              f"<h1>Game {row.game_id}</h1>",
              f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
              f"{shown(label)} on {shown(row.map_path)} ({html.escape(row.size)}), game "
              f"{row.game_index}, seed {row.seed}: <b>{html.escape(row.outcome)}</b> ({html.escape(row.reason)}) on "
              f"turn {row.turns}.</p>"]
+    if turns_page:
+        parts.append(f'<p id="turns-link"><a href="{html.escape(turns_page)}">Watch its {row.turns} turn'
+                     f'{"s" if row.turns != 1 else ""} up to the failure</a></p>')
     if row.error:
         parts.append(f"<h2>Why it failed</h2><pre>{html.escape(row.error)}</pre>")
     if row.traceback:
@@ -369,6 +415,30 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None, page: st
     return _page(f"game {row.game_id}", "".join(parts))
 
 
+def _failed_turns(row: Row, label: str, folder: Path, maps: dict[str, str], isolation: str,
+                  limits: AgentLimits | None) -> str | None:
+    """A failed game played again up to its failure, as a replay page of its own (game-<id>-turns.html,
+    linked from the game's page); None without maps, or when it does not fail as stored again."""
+    from treasure_cli.grading.tournament import rebuild_game, same_result
+    from treasure_cli.view.page import page_html
+    from treasure_cli.view.steps import Replay
+
+    if not maps:
+        return None
+    try:
+        island, record, events = rebuild_game(row, maps, isolation, limits)
+    except TreasureError:
+        return None
+    if events is None or not same_result(row, record):
+        return None
+    name = f"game-{row.game_id}-turns.html"
+    nav = (f'<a href="game-{row.game_id}.html" style="color:#9cf">← game {row.game_id} '
+           f"({html.escape(label)}, failed)</a> ·")
+    write_text_atomic(folder / name, page_html(Replay(island, events)).replace('<h1 id="title">',
+                                                                               nav + '<h1 id="title">', 1))
+    return name
+
+
 def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequence[str],
                       isolation: str = "auto", limits: AgentLimits | None = None,
                       on_replay: Callable[[int, int], None] | None = None,
@@ -377,8 +447,8 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
     may be published: the games of the maps whose digests are in `public`, and no other game);
     returns the teacher's index.html.
 
-    Each lost game is played again (`rebuild_game`) to draw its replay page, so
-    this takes about as long as those games took; without `map_paths` lost games
+    Each game is played again (`rebuild_game`) to draw its replay page, so
+    this takes about as long as those games took; without `map_paths` games
     get a page that says how to replay them instead. `searched` says where the maps were
     found, for the page of a game whose map is not among them.
     """
@@ -392,14 +462,15 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
     names = [s.agent for s in board.standings] + [v.group for v in board.unranked]
     pages = page_names(names)
     maps = maps_by_digest(map_paths) if map_paths else {}
-    todo = [r for r in board.rows if (r.id or 0) in board.labels and r.outcome != WIN]
+    todo = [r for r in board.rows if (r.id or 0) in board.labels]  # every game has its page, wins too
     replayable: set[str] = set()
     written = {"index.html", *pages.values()}  # the public tree's pages of this report
     for done, row in enumerate(todo, start=1):
         label = board.labels[row.id or 0]
         why = None
         if row.outcome == FAILED:
-            text = failure_html(row, label, db, page=pages[label])
+            text = failure_html(row, label, db, page=pages[label],
+                                turns_page=_failed_turns(row, label, teacher, maps, isolation, limits))
         elif not maps:
             text = failure_html(row, label, db, "the report was written without --maps, so this game was not "
                                 "played again", page=pages[label])
@@ -426,6 +497,9 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
             written.add(f"game-{row.game_id}.html")
         if on_replay is not None:
             on_replay(done, len(todo))
+    from treasure_cli.view.similar import write_similar_pages
+
+    write_similar_pages(board.similar, teacher, slug)
     colour = _colours(board)
     for name in names:
         write_text_atomic(teacher / pages[name], agent_html(board, name, colour[name]))

@@ -173,7 +173,9 @@ def page_data(replay: Replay) -> dict:
         "terrain": value_runs(terrain), "regions": value_runs(island.regions),
         "hues": {str(region): hue for region, hue in region_hues(island).items()},  # by region number
         "treasure": _flat(final.treasure if final else None, w),
-        "outcome": None if outcome is None else final.lines[-1],  # type: ignore[union-attr]  # the log's game-over line
+        # the log's game-over line, or the line saying what failed
+        "outcome": (final.lines[-1] if final is not None and (outcome is not None or final.lines[-1:]
+                    and isinstance(replay.events[-1], ev.GameFailed)) else None),
         "plain": renderer.plain,
         "masks": masks, "steps": cols,
         "colours": {"hues": list(HUE_COLOURS), "dim": list(DIM_COLOURS), "background": BACKGROUND,
@@ -286,7 +288,8 @@ def compare_html(a: Replay, b: Replay) -> str:
     template = resources.files("treasure_cli.view").joinpath("compare_template.html").read_text(encoding="utf-8")
     frames = "".join(f'<iframe id="board{k}" title="{html.escape(d["title"])}" srcdoc="{html.escape(_filled(d))}">'
                       "</iframe>" for k, d in enumerate((da, db)))
-    return _fill(template, TITLE=html.escape(title), FRAMES=frames, DATA=script_json({"pairs": pairs}))
+    turns = [min(da["steps"]["turn"][i], db["steps"]["turn"][j]) for i, j in pairs]  # for "a turn, then Enter"
+    return _fill(template, TITLE=html.escape(title), FRAMES=frames, DATA=script_json({"pairs": pairs, "turns": turns}))
 
 
 def write_compare(a: Replay, b: Replay, path: str | Path) -> Path:

@@ -152,18 +152,20 @@ def leaderboard_table(board: Leaderboard) -> str:
     if neighbours:
         lines.append("")
         lines.append(f"next in the table, on the games both played (exact sign test, {ALPHA:.0%} level):")
-        prow = [["agent", "vs", "common games", "only first won", "only second won", "p", "verdict"]]
+        prow = [["agent", "vs", "common games", "only first won", "only second won", "p", "both won",
+                 "first faster", "second faster", "p turns", "verdict"]]
         for p in neighbours:
-            verdict = "different" if p.distinguishable else "not distinguishable"
-            prow.append([p.a, p.b, str(p.games), str(p.a_only), str(p.b_only), _p(p.p_value), verdict])
+            verdict = f"different ({p.decided_by})" if p.distinguishable else "not distinguishable"
+            prow.append([p.a, p.b, str(p.games), str(p.a_only), str(p.b_only), _p(p.p_value), str(p.both_won),
+                         str(p.a_faster), str(p.b_faster), _p(p.turns_p_value), verdict])
         lines.append(align(prow, 2))
     lines.append("")
     counts = board.counts()
     if counts["found"]:
         lines.append(f"{counted(counts['found'], 'group')} found: {counts['played']} played, "
                      f"{counts['left out']} left out, {counts['failed']} failed")
-    lines.append(f"{counted(len(board.rows), 'game')}; rank = 1 + the agents significantly better (p < {ALPHA:g}); "
-                 "equal ranks (=) are not told apart")
+    lines.append(f"{counted(len(board.rows), 'game')}; rank = 1 + the agents significantly better (p < {ALPHA:g}) "
+                 "on wins, or as good on wins and faster to win; equal ranks (=) are not told apart")
     if board.flags:
         lines.append("")
         lines.append("Similarity flags (for you to look at; a flag is not a verdict):")

@@ -1,0 +1,137 @@
+"""The contest: every group's agent on one map, the same N games for all, ranked for the class to see.
+
+`treasure contest MAP CLASS/` is a tournament of one map: the games are the
+tournament's (`make_entries`: game i of the map has the same seed for every
+agent), played by the tournament's machinery into a results store (so a
+rerun plays only what is missing), and ranked here by a score in three
+parts, compared in turn:
+
+1. wins (more is better; a failed game is not a win);
+2. mean turns to a win (fewer is better; an agent with no win comes after
+   every agent with one);
+3. time per turn, in milliseconds to two decimals, as shown (a turn is one
+   or two actions; the store keeps each game's time and turns).
+
+Groups share a rank only when all three are equal. Built-in agents
+(`--with logic,greedy`) are baselines: listed where their score puts them,
+marked, and never given a rank nor counted in a group's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from treasure_cli.agents.registry import is_builtin
+from treasure_cli.errors import TreasureError
+from treasure_cli.grading.store import Row
+from treasure_cli.grading.tournament import TournamentResult, run_tournament
+from treasure_cli.play.bench import BenchOptions
+from treasure_cli.play.records import FAILED, WIN
+
+
+@dataclasses.dataclass(frozen=True)
+class Placing:
+    """One agent of the contest and its score."""
+
+    rank: int | None       # 1 + the groups with a better score; None for a baseline
+    name: str              # the group (a submission's name), or the built-in's spec
+    spec: str
+    baseline: bool
+    games: tuple[Row, ...]  # its games, in game order
+    wins: int
+    failed: int
+    mean_turns_win: float | None
+    ms_per_turn: float     # rounded as shown: the score's third part
+
+    @property
+    def score(self) -> tuple[int, float, float]:
+        """The key the contest sorts by (smaller is better)."""
+        return (-self.wins, math.inf if self.mean_turns_win is None else self.mean_turns_win, self.ms_per_turn)
+
+
+@dataclasses.dataclass(frozen=True)
+class Contest:
+    map_path: str
+    games: int
+    placings: tuple[Placing, ...]  # in score order, baselines among the groups where they fall
+    played: int = 0
+    already: int = 0
+    seconds: float = 0.0
+    secret_seed: bool = False
+
+    @property
+    def groups(self) -> tuple[Placing, ...]:
+        return tuple(p for p in self.placings if not p.baseline)
+
+    def rank_text(self, placing: Placing) -> str:
+        """`=2` when another group shares the rank, `-` for a baseline."""
+        if placing.rank is None:
+            return "-"
+        shared = sum(p.rank == placing.rank for p in self.groups) > 1
+        return f"={placing.rank}" if shared else str(placing.rank)
+
+
+def ms_per_turn(rows: Sequence[Row]) -> float:
+    """The agent's time over its turns, all its games together, in ms to two decimals."""
+    turns = sum(r.turns for r in rows)
+    return round(1000 * sum(r.seconds for r in rows) / turns, 2) if turns else 0.0
+
+
+def place(rows: Sequence[Row], names: dict[str, str], map_path: str, games: int) -> Contest:
+    """Rank the agents of `rows` (the games of one contest); `names` maps a spec to its group's name."""
+    by_agent: dict[str, list[Row]] = {}
+    for r in rows:
+        by_agent.setdefault(r.agent, []).append(r)
+    unranked = []
+    for spec, rs in by_agent.items():
+        rs.sort(key=lambda r: r.game_index)
+        won = [r.turns for r in rs if r.outcome == WIN]
+        unranked.append(Placing(None, names.get(spec) or spec, spec, is_builtin(spec) and spec not in names,
+                                tuple(rs), len(won), sum(r.outcome == FAILED for r in rs),
+                                sum(won) / len(won) if won else None, ms_per_turn(rs)))
+    groups = [p for p in unranked if not p.baseline]
+    placings = [p if p.baseline else dataclasses.replace(p, rank=1 + sum(q.score < p.score for q in groups))
+                for p in unranked]
+    placings.sort(key=lambda p: (p.score, p.baseline, p.name))
+    return Contest(map_path, games, tuple(placings))
+
+
+def run_contest(map_path: str, agents: Sequence[str], db: str | Path, *, games: int = 5, seed: int | None = None,
+                names: dict[str, str] | None = None, jobs: int = 1, scheduler: str | None = None,
+                on_plan: Callable[[int, int], None] | None = None,
+                on_progress: Callable[[int], None] | None = None,
+                **settings: object) -> tuple[Contest, TournamentResult]:
+    """Play the contest (the games `db` does not hold yet) and rank it.
+
+    `settings` are BenchOptions' other fields (truth_rate, max_turns, game_timeout,
+    isolation, limits, hints); `seed` None draws the games from the store's secret seed.
+    """
+    if games < 1:
+        raise TreasureError("a contest plays at least one game")
+    options = BenchOptions(agents=tuple(agents), maps=(str(map_path),), games=games, seed=seed,
+                           **settings)  # type: ignore[arg-type]
+    # The tournament reports its plan as entries and its progress as rows; a contest counts games.
+    result = run_tournament(
+        options, db, jobs=jobs, scheduler=scheduler, names=names,
+        on_plan=None if on_plan is None else (lambda todo, already: on_plan(len(todo), already)),
+        on_progress=None if on_progress is None else (lambda rows: on_progress(len(rows))))
+    if result.skipped:
+        raise TreasureError(f"{map_path}: " + "; ".join(result.skipped))
+    contest = place(result.rows, names or {}, str(map_path), games)
+    return dataclasses.replace(contest, played=result.played, already=result.already, seconds=result.seconds,
+                               secret_seed=result.secret_seed), result
+
+
+def contest_json(contest: Contest) -> dict:
+    return {"map": contest.map_path, "games": contest.games,
+            "placings": [{"rank": p.rank, "rank_text": contest.rank_text(p), "name": p.name, "agent": p.spec,
+                          "baseline": p.baseline, "wins": p.wins, "failed": p.failed,
+                          "mean_turns_win": p.mean_turns_win, "ms_per_turn": p.ms_per_turn,
+                          "games": [{"game_id": r.game_id, "index": r.game_index, "seed": r.seed,
+                                     "outcome": r.outcome, "reason": r.reason, "turns": r.turns}
+                                    for r in p.games]}
+                         for p in contest.placings]}
+
