@@ -43,13 +43,13 @@ EXPECTED = [(turn, text) for turn in (2, 5) for text in (f"thinking at turn {tur
 
 @pytest.fixture
 def played(tmp_path, monkeypatch):
-    (tmp_path / "chatty.py").write_text(CHATTY)
+    (tmp_path / "prints_at_turns.py").write_text(CHATTY)
     shutil.copy(ROOT / "input" / "MAP_03.txt", tmp_path / "MAP_03.txt")
     monkeypatch.chdir(tmp_path)
 
     def play(level, *options):
         out = tmp_path / f"out-{level}-{len(options)}"
-        result = CliRunner().invoke(cli, ["run", "MAP_03.txt", str(out), "--agent", "chatty.py:Chatty",
+        result = CliRunner().invoke(cli, ["run", "MAP_03.txt", str(out), "--agent", "prints_at_turns.py:Chatty",
                                           "--agent-isolation", level, *options])
         assert result.exit_code == 0, result.output
         return out / "LOG_03.txt"
@@ -110,7 +110,7 @@ def test_the_live_view_shows_the_printed_lines_at_their_turn_and_nothing_leaks(p
     """run --step --agent-output: the lines are in the live frames of their turns; an agent in this
     process prints nothing into the watcher's terminal (its print() is kept, not shown raw)."""
     result = CliRunner().invoke(cli, ["run", "MAP_03.txt", str(tmp_path / "live"), "--step", "--no-pause",
-                                      "--no-color", "--window", "8x8", "--agent", "chatty.py:Chatty",
+                                      "--no-color", "--window", "8x8", "--agent", "prints_at_turns.py:Chatty",
                                       "--agent-isolation", level, "--agent-output"])
     assert result.exit_code == 0, result.output
     frames = re.split(r"^(?=step \d+ of \d+, turn \d+|step \d+, turn \d+)", result.output, flags=re.M)[1:]

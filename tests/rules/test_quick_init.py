@@ -85,7 +85,8 @@ def test_public_view_s_shortcut_keeps_every_type_s_rule():
     """public_view returns most events unchanged by a set lookup on their exact type: the set
     must hold every event type but those it hides or changes."""
     every = set(typing.get_args(events.Event))
-    hidden = {events.TreasureHidden, events.GameStarted, events.HintGiven, events.AgentNoted, events.AgentPrinted}
+    hidden = {events.TreasureHidden, events.GameStarted, events.HintGiven, events.AgentNoted, events.AgentPrinted,
+              events.GameFailed}  # the referee's record of a failure, written in the log only
     assert events._SHOWN_AS_IS == every - hidden
     assert events.public_view(events.AgentNoted(2, "mine")) is None  # an agent's note is nobody's news
     assert events.public_view(events.AgentPrinted(2, "debug")) is None  # nor what it printed
