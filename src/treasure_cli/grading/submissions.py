@@ -29,6 +29,7 @@ import unicodedata
 from pathlib import Path
 
 from treasure_cli.agents.registry import EXEC, check_spec
+from treasure_cli.formats.text import counted
 from treasure_cli.errors import AgentLoadError, TreasureError
 from treasure_cli.grading import archives, intake
 from treasure_cli.sandbox import tree
@@ -218,12 +219,13 @@ def dry_run_lines(found: list[Submission], left_out: list[LeftOut], agents: int,
     """What `tournament --dry-run` prints: the groups to play, those left out and why, the games."""
     rows = [(s.name, s.language, s.entry, f"{s.files} file{'s' if s.files != 1 else ''}", tree.size_text(s.size)) for s in found]
     widths = [max((_width(r[i]) for r in rows), default=0) for i in range(5)]
-    lines = [f"{len(found)} groups to play, {len(left_out)} left out"]
+    lines = [f"{counted(len(found), 'group')} to play, {len(left_out)} left out"]
     for row in rows:
         lines.append("  " + "  ".join(cell + " " * (widths[i] - _width(cell)) for i, cell in enumerate(row)).rstrip())
     for why in left_out:
         lines.append(f"  left out: {why.name}: {why.reason}")
-    lines.append(f"games to play: {agents * maps * games} ({agents} agents x {maps} maps x {games} games)")
+    lines.append(f"games to play: {agents * maps * games} ({counted(agents, 'agent')} x {counted(maps, 'map')} x "
+                 f"{counted(games, 'game')})")
     return lines
 
 
