@@ -223,10 +223,11 @@ def test_the_folders_of_a_worker_that_ended_without_its_exit_hooks_are_removed()
     """A pool's worker ends without running its exit hooks: its empty folders go at the next start."""
     import os
 
-    child = os.fork()
-    if child == 0:
-        os._exit(0)
-    os.waitpid(child, 0)  # a process number no one has now
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                           check=True).stdout.strip()  # a process number no one has now (started, not forked)
     own = cgroups._own_groups()
     stale = [os.path.join(folder, f"treasure-{child}") for folder in own.values()]
     for folder in stale:
