@@ -6,6 +6,8 @@ One row a language, as a contest judge keeps one build script a language:
 |----------|---------------------------------|--------------------------------------------------|----------------------|
 | make     | a `Makefile` (or `makefile`)    | `make`                                           | the one program made |
 | cmake    | a `CMakeLists.txt`              | `cmake -S . -B build` then `cmake --build build` | the one program made |
+| java     | a `.java` file                  | `javac -d .` on every `.java` file (JVM_OPTIONS)  | `java -cp . CLASS`   |
+| node     | `agent.js`                      | nothing                                          | `node agent.js`      |
 
 A build runs on a private copy of the group's folder, inside bubblewrap like a
 game (no network, only `/usr` and that copy, the agent's memory, process and
@@ -17,6 +19,13 @@ group's Makefile is a stranger's code, and would run as the teacher.
 A build is kept by the digest of its source: the same source is built once,
 and plays the same program on every run (a rerun's code digest is unchanged).
 Python and ready programs need no build (grading/intake.py).
+
+A language with a start command (Java, Node.js) gets a launcher script,
+`treasure-start`, written beside its files in the build's copy: it plays as a
+program, in that folder. The sandbox shows a runtime's files outside /usr
+(sandbox/levels.py: runtime_paths), and the launcher names the JDK's `lib/`
+(a game's jail has no /proc, so `$ORIGIN` cannot be resolved). The JVM is
+held to the agent's address-space limit by its options (JVM_OPTIONS).
 """
 
 from __future__ import annotations
@@ -40,7 +49,8 @@ BUILD_LOG = 64 << 10  # bytes of a build's output kept
 # The JVM's own memory, sized to fit under the agent's 1 GiB address-space limit (RLIMIT_AS): a
 # default JVM reserves a heap of a quarter of the machine's memory, 240 MB of code cache and 1 GB
 # of class space up front, and does not start under that limit at all. With these it starts in
-# about 600 MB of address space, and uses a handful of threads (the process limit counts them).
+# 650 to 700 MB of address space (measured with `ulimit -v`), and uses a handful of threads
+# (the process limit counts them).
 JVM_OPTIONS = ("-Xmx256m", "-Xss1m", "-XX:ReservedCodeCacheSize=32m", "-XX:MaxMetaspaceSize=96m",
                "-XX:CompressedClassSpaceSize=32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                "-XX:CICompilerCount=1", "-Xshare:auto")
@@ -64,7 +74,7 @@ LANGUAGES = (
              (("sh", "-c", "find . -name '*.java' -exec javac -encoding UTF-8 -d . "
                            + " ".join("-J" + o for o in JVM_OPTIONS) + " {} +"),),
              ("java", *JVM_OPTIONS, "-cp", ".", "{main}"), libraries=True),
-    Language("node", ("agent.js", "*.js"), (), ("node", "{main}")),
+    Language("node", ("agent.js",), (), ("node", "{main}")),
 )
 BY_NAME = {language.name: language for language in LANGUAGES}
 LAUNCHER = "treasure-start"  # the script a build writes for a language started by a command
