@@ -111,10 +111,11 @@ def verdicts(klass: Path) -> dict[str, str]:
     return said
 
 
-def play(klass: Path, tmp_path: Path, level: str) -> dict[str, list[dict[str, object]]]:
+def play(klass: Path, tmp_path: Path, level: str, memory: str = "1G") -> dict[str, list[dict[str, object]]]:
     shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
     done = CliRunner().invoke(cli, ["tournament", str(klass), "--maps", str(tmp_path / "MAP_01.txt"), "--games", "2",
-                                    "--db", str(tmp_path / f"{level}.sqlite"), "--agent-isolation", level, "--json"])
+                                    "--db", str(tmp_path / f"{level}.sqlite"), "--agent-isolation", level,
+                                    "--agent-memory", memory, "--json"])
     assert done.exit_code == 0, done.output
     games: dict[str, list[dict[str, object]]] = {}
     for game in json.loads(done.output[done.output.index("{"):])["games"]:
@@ -140,12 +141,13 @@ def test_a_node_group_plays_as_a_tournament_group_with_its_folder_beside_it(tmp_
 
 
 @pytest.mark.skipif(not (JAVA and SANDBOX), reason="java/javac or bubblewrap is not here (Java is built in the sandbox)")
-@pytest.mark.parametrize("level", ["process", "sandbox"])
-def test_a_java_group_is_built_in_the_sandbox_and_plays_under_the_memory_limit(tmp_path, level):
+@pytest.mark.parametrize(("level", "memory"), [("process", "1G"), ("sandbox", "1G"), ("sandbox", "512M")])
+def test_a_java_group_is_built_in_the_sandbox_and_plays_under_the_memory_limit(tmp_path, level, memory):
     klass = tmp_path / "class"
     java_group(klass / "g-java")
     assert verdicts(klass) == {"g-java": "java bot.Main (java)"}
-    games = play(klass, tmp_path, level)  # under the default 1 GiB address-space limit, in a jail with no /proc
+    # under the address-space limit (a default JVM starts under neither), in a jail with no /proc
+    games = play(klass, tmp_path, level, memory)
     assert len(games["g-java"]) == 2
     assert all(g["error"] is None and g["outcome"] in ("WIN", "LOSE") and int(str(g["turns"])) > 0
                for g in games["g-java"]), games
