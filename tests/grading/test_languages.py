@@ -38,12 +38,13 @@ NODE_REPLY = """exports.answer = (m, name) => {
   return null;
 };
 """
-# A Java agent in a package, in two classes: the one with main is found.
+# A Java agent in two packages under src/: the class with main is found, and built with the other.
 JAVA_MAIN = """package bot;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import util.Replies;
 
 public class Main {
     public static void main(String[] args) throws Exception {
@@ -59,20 +60,20 @@ public class Main {
     }
 }
 """
-JAVA_REPLIES = """package bot;
+JAVA_REPLIES = """package util;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-final class Replies {
+public final class Replies {
     private static final Pattern TYPE = Pattern.compile("\\"type\\"\\\\s*:\\\\s*\\"(\\\\w+)\\"");
 
-    static String type(String line) {
+    public static String type(String line) {
         Matcher m = TYPE.matcher(line);
         return m.find() ? m.group(1) : "";
     }
 
-    static String answer(String type) {
+    public static String answer(String type) {
         switch (type) {
             case "hello": return "{\\"type\\":\\"hello\\",\\"protocol\\":1,\\"agent\\":\\"java-scanner\\"}";
             case "act": return "{\\"type\\":\\"action\\",\\"action\\":\\"scan\\"}";
@@ -100,7 +101,7 @@ def node_group(folder: Path, entry: str = "agent.js") -> Path:
 
 def java_group(folder: Path) -> Path:
     write(folder / "TP" / "src" / "bot" / "Main.java", JAVA_MAIN)
-    write(folder / "TP" / "src" / "bot" / "Replies.java", JAVA_REPLIES)
+    write(folder / "TP" / "src" / "util" / "Replies.java", JAVA_REPLIES)  # another package: built from src/
     return folder
 
 
@@ -131,7 +132,7 @@ def test_a_node_group_plays_as_a_tournament_group_with_its_folder_beside_it(tmp_
     node_group(klass / "g-node")
     write(klass / "g-manifest" / "agent.toml", 'entry = "src/bot.js"\nlanguage = "node"\n')
     node_group(klass / "g-manifest", "bot.js")
-    assert verdicts(klass) == {"g-node": "node src/agent.js (node)", "g-manifest": "node src/bot.js (node)"}
+    assert verdicts(klass) == {"g-node": "node src/agent.js", "g-manifest": "node src/bot.js"}
     games = play(klass, tmp_path, level)
     assert set(games) == {"g-node", "g-manifest"}
     for played in games.values():  # every game played to its end: the module and the data file were there
@@ -145,7 +146,7 @@ def test_a_node_group_plays_as_a_tournament_group_with_its_folder_beside_it(tmp_
 def test_a_java_group_is_built_in_the_sandbox_and_plays_under_the_memory_limit(tmp_path, level, memory):
     klass = tmp_path / "class"
     java_group(klass / "g-java")
-    assert verdicts(klass) == {"g-java": "java bot.Main (java)"}
+    assert verdicts(klass) == {"g-java": "java bot.Main (in TP/src)"}
     # under the address-space limit (a default JVM starts under neither), in a jail with no /proc
     games = play(klass, tmp_path, level, memory)
     assert len(games["g-java"]) == 2
@@ -159,11 +160,11 @@ def test_a_java_group_that_does_not_build_or_has_two_mains_has_its_verdict(tmp_p
     write(klass / "g-broken" / "Main.java", "public class Main { public static void main(String[] a) { x = 1; } }\n")
     java_group(klass / "g-two")
     write(klass / "g-two" / "TP" / "src" / "Other.java", "class Other { public static void main(String[] a) {} }\n")
-    write(klass / "g-chosen" / "agent.toml", 'entry = "TP/src/Other.java"\nlanguage = "java"\nclass = "bot.Main"\n')
+    write(klass / "g-chosen" / "agent.toml", 'entry = "TP/src/bot/Main.java"\nlanguage = "java"\nclass = "bot.Main"\n')
     java_group(klass / "g-chosen")
     write(klass / "g-chosen" / "TP" / "src" / "Other.java", "class Other { public static void main(String[] a) {} }\n")
     said = verdicts(klass)
     assert said["g-broken"].startswith("the build failed: ./Main.java:1: error: cannot find symbol"), said
     assert said["g-two"] == ("2 classes with main (Other, bot.Main); name the class to start with agent.toml: "
                              "language = \"java\", entry = \"Main.java\", class = \"Main\"")
-    assert said["g-chosen"] == "java bot.Main (java)"
+    assert said["g-chosen"] == "java bot.Main (in TP/src)"

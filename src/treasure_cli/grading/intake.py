@@ -173,7 +173,7 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
         return _built(root, builds[0], files, size)
     java = sorted((p for p in paths if p.suffix == ".java"), key=lambda p: (len(p.parts), str(p)))
     if java:
-        return _started(root, java[0].parent, languages.BY_NAME["java"], "", files, size)
+        return _started(root, java_root(root, java[0]), languages.BY_NAME["java"], "", files, size)
     node = sorted((p for p in paths if p.name == "agent.js"), key=lambda p: (len(p.parts), str(p)))
     if node:
         return _started(root, node[0].parent, languages.BY_NAME["node"], "agent.js", files, size)
@@ -197,7 +197,8 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
     language = fields.get("language", "python" if entry.suffix == ".py" else "program").lower()
     if language in ("java", "node"):  # started by a command in the entry's folder (sandbox/languages.py)
         main = fields.get("class", "") if language == "java" else entry.name
-        return _started(root, entry.parent.relative_to(root), languages.BY_NAME[language], main, files, size)
+        folder = java_root(root, Path(rel)) if language == "java" else entry.parent.relative_to(root)
+        return _started(root, folder, languages.BY_NAME[language], main, files, size)
     if language == "python":
         acting, lone = agent_classes(entry)
         cls = fields.get("class") or (acting[0] if len(acting) == 1 else lone[0] if not acting and lone else "")
@@ -235,6 +236,19 @@ def java_main(folder: Path) -> str:
     return found[0]
 
 
+def java_root(root: Path, source: Path) -> Path:
+    """The folder `source` (a `.java` file of the group) is compiled from: its own, or the one its
+    package's folders are in (`src/` for `src/bot/Main.java` in `package bot;`)."""
+    with open(root / source, "rb") as f:
+        package = JAVA_PACKAGE.search(f.read(tree.MAX_SOURCE_BYTES))
+    folder = source.parent
+    if package:
+        parts = tuple(package.group(1).decode().split("."))
+        if folder.parts[len(folder.parts) - len(parts):] == parts:
+            return Path(*folder.parts[:len(folder.parts) - len(parts)])
+    return folder
+
+
 def _started(root: Path, folder: Path, language: languages.Language, main: str, files: int, size: int) -> Found:
     """A group in a language started by a command (Java, Node.js): built in the sandbox where it
     needs a build, and played through the launcher script the build writes beside its files."""
@@ -245,7 +259,8 @@ def _started(root: Path, folder: Path, language: languages.Language, main: str, 
     built = languages.build(root / folder, language, main=main)
     if built.program is None:
         raise BuildError(f"{built.verdict} (build log: {built.log})")
-    entry = f"{folder / main if language.name == 'node' else main} ({language.name})"
+    entry = (str(folder / main) if language.name == "node"  # a file; a Java class, in the folder built
+             else main if folder == Path() else f"{main} (in {folder})")
     return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))
 
 
