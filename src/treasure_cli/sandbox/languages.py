@@ -53,11 +53,17 @@ BUILD_LOG = 64 << 10  # bytes of a build's output kept
 # (the process limit counts them).
 JVM_HEAP = 256  # MiB of heap at most; less where the address-space limit is lower (JVM_SIZING)
 JVM_OVERHEAD = 420  # MiB of address space a JVM with JVM_OPTIONS reserves besides its heap (measured: 400 to 450)
-# The launcher's shell lines that size the heap to the limit it runs under (`ulimit -v`, KiB): a
-# teacher's --agent-memory 512M leaves a 92 MiB heap, where a fixed 256 MiB heap would not start.
+# The launcher's shell lines that size the heap to the limit it runs under (`ulimit -v`, KiB) into
+# $sized: a teacher's --agent-memory 512M leaves a 92 MiB heap, where a fixed 256 MiB heap would not start.
 JVM_SIZING = (f'heap={JVM_HEAP}\nlimit=$(ulimit -v)\ncase "$limit" in ""|unlimited) ;; *)\n'
               f'  heap=$((limit / 1024 - {JVM_OVERHEAD}))\n  [ "$heap" -gt {JVM_HEAP} ] && heap={JVM_HEAP}\n'
-              f'  [ "$heap" -lt 16 ] && heap=16 ;;\nesac\n')
+              f'  [ "$heap" -lt 16 ] && heap=16 ;;\nesac\nsized="-Xmx${{heap}}m"\n')
+# Node.js (V8) reserves its code range up front and does not start under about 800 MiB of address
+# space (measured with `ulimit -v`: "Fatal process OOM ... CodeRange"); without a JIT (--jitless,
+# slower: an interpreter) it starts under 300 MiB. The launcher drops the JIT only under NODE_JIT MiB.
+NODE_JIT = 850
+NODE_SIZING = (f'sized=\nlimit=$(ulimit -v)\ncase "$limit" in ""|unlimited) ;; *)\n'
+               f'  [ $((limit / 1024)) -lt {NODE_JIT} ] && sized=--jitless ;;\nesac\n')
 JVM_OPTIONS = ("-Xss1m", "-XX:ReservedCodeCacheSize=32m", "-XX:MaxMetaspaceSize=96m",
                "-XX:CompressedClassSpaceSize=32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                "-XX:CICompilerCount=1", "-Xshare:auto")
@@ -72,7 +78,8 @@ class Language:
                                           # or file named); none: the one program the build made
     libraries: bool = False               # its runtime finds its libraries from its own path ($ORIGIN),
                                           # which a game's jail (no /proc) cannot tell: named for it
-    sizing: str = ""                      # the launcher's shell lines before the start ({heap}: $heap)
+    sizing: str = ""                      # the launcher's shell lines before the start, that set
+                                          # $sized: options for the limit it runs under ({sized})
 
 
 LANGUAGES = (
@@ -81,12 +88,12 @@ LANGUAGES = (
     Language("java", ("*.java",),
              (("sh", "-c", "find . -name '*.java' -exec javac -encoding UTF-8 -d . "
                            + " ".join("-J" + o for o in (f"-Xmx{JVM_HEAP}m", *JVM_OPTIONS)) + " {} +"),),
-             ("java", "-Xmx{heap}m", *JVM_OPTIONS, "-cp", ".", "{main}"), libraries=True, sizing=JVM_SIZING),
-    Language("node", ("agent.js",), (), ("node", "{main}")),
+             ("java", "{sized}", *JVM_OPTIONS, "-cp", ".", "{main}"), libraries=True, sizing=JVM_SIZING),
+    Language("node", ("agent.js",), (), ("node", "{sized}", "{main}"), sizing=NODE_SIZING),
 )
 BY_NAME = {language.name: language for language in LANGUAGES}
 LAUNCHER = "treasure-start"  # the script a build writes for a language started by a command
-LAUNCHER_FORMAT = 5  # a new launcher script builds again
+LAUNCHER_FORMAT = 6  # a new launcher script builds again
 
 
 def detect(folder: Path) -> Language | None:
@@ -181,8 +188,7 @@ def _launcher(work: Path, done: Path, log: Path, language: Language, main: str) 
         # loader cannot resolve `$ORIGIN/../lib` (java: "error while loading shared libraries: libjli.so").
         words[0] = os.path.realpath(found)
         env = f"LD_LIBRARY_PATH={shlex.quote(str(Path(words[0]).parent.parent / 'lib'))}\nexport LD_LIBRARY_PATH\n"
-    command = " ".join('"${heap}"'.join(shlex.quote(part) if part else "" for part in word.split("{heap}"))
-                       for word in words)
+    command = " ".join("$sized" if word == "{sized}" else shlex.quote(word) for word in words)  # (split: 0 or 1 word)
     script = work / LAUNCHER
     script.write_text(f'#!/bin/sh\ncd "$(dirname "$0")" || exit 1\n{env}{language.sizing}exec {command}\n')
     os.chmod(script, 0o755)
