@@ -11,7 +11,7 @@ run: $(STAMP)
 
 # The tests need Debian's chromium (the browser tests, never a downloaded browser build),
 # bubblewrap (the agent sandbox) and g++ (the C++ example agent): installed when missing.
-SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++
+SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++ node:nodejs javac:default-jdk-headless
 
 # The suite on every supported Python the machine has, through nox (noxfile.py): the whole
 # suite in .venv, then in a fresh environment per other version (a missing one is reported in

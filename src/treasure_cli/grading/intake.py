@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -170,6 +171,12 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
     builds = sorted((p for p in paths if p.name in BUILD_FILES), key=lambda p: (len(p.parts), str(p)))
     if builds:
         return _built(root, builds[0], files, size)
+    java = sorted((p for p in paths if p.suffix == ".java"), key=lambda p: (len(p.parts), str(p)))
+    if java:
+        return _started(root, java_root(root, java[0]), languages.BY_NAME["java"], "", files, size)
+    node = sorted((p for p in paths if p.name == "agent.js"), key=lambda p: (len(p.parts), str(p)))
+    if node:
+        return _started(root, node[0].parent, languages.BY_NAME["node"], "agent.js", files, size)
     raise AgentLoadError("no agent found (a Python file with a class that has act(obs), or one executable program)")
 
 
@@ -188,6 +195,10 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
         raise AgentLoadError(f"{manifest}: entry {entry_text!r} is no file of the group")
     rel = str(entry.relative_to(root))
     language = fields.get("language", "python" if entry.suffix == ".py" else "program").lower()
+    if language in ("java", "node"):  # started by a command in the entry's folder (sandbox/languages.py)
+        main = fields.get("class", "") if language == "java" else entry.name
+        folder = java_root(root, Path(rel)) if language == "java" else entry.parent.relative_to(root)
+        return _started(root, folder, languages.BY_NAME[language], main, files, size)
     if language == "python":
         acting, lone = agent_classes(entry)
         cls = fields.get("class") or (acting[0] if len(acting) == 1 else lone[0] if not acting and lone else "")
@@ -199,6 +210,58 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
     if not _program(entry):
         raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")
     return Found(f"{EXEC}{shlex.quote(str(entry))}", language, rel, files, size)
+
+
+JAVA_MAIN = re.compile(rb"\bstatic\s+(?:final\s+)?void\s+main\s*\(")
+JAVA_PACKAGE = re.compile(rb"^\s*package\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*;", re.MULTILINE)
+
+
+def java_main(folder: Path) -> str:
+    """The class with `main` among the Java sources under `folder` (its package included)."""
+    found = []
+    for rel, size in tree.files(folder):
+        if rel.suffix != ".java":
+            continue
+        if size > tree.MAX_SOURCE_BYTES:
+            raise AgentLoadError(f"{rel} is {tree.size_text(size)}, over the "
+                                 f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+        text = (folder / rel).read_bytes()
+        if JAVA_MAIN.search(text):
+            package = JAVA_PACKAGE.search(text)
+            found.append((package.group(1).decode() + "." if package else "") + rel.stem)
+    if len(found) != 1:
+        what = "no class with main" if not found else f"{len(found)} classes with main ({', '.join(sorted(found))})"
+        raise AgentLoadError(f"{what}; name the class to start with {MANIFEST}: language = \"java\", "
+                             f"entry = \"Main.java\", class = \"Main\"")
+    return found[0]
+
+
+def java_root(root: Path, source: Path) -> Path:
+    """The folder `source` (a `.java` file of the group) is compiled from: its own, or the one its
+    package's folders are in (`src/` for `src/bot/Main.java` in `package bot;`)."""
+    with open(root / source, "rb") as f:
+        package = JAVA_PACKAGE.search(f.read(tree.MAX_SOURCE_BYTES))
+    folder = source.parent
+    if package:
+        parts = tuple(package.group(1).decode().split("."))
+        if folder.parts[len(folder.parts) - len(parts):] == parts:
+            return Path(*folder.parts[:len(folder.parts) - len(parts)])
+    return folder
+
+
+def _started(root: Path, folder: Path, language: languages.Language, main: str, files: int, size: int) -> Found:
+    """A group in a language started by a command (Java, Node.js): built in the sandbox where it
+    needs a build, and played through the launcher script the build writes beside its files."""
+    if language.name == "java":
+        main = main or java_main(root / folder)
+        if not all(part.isidentifier() for part in main.split(".")):
+            raise AgentLoadError(f"{MANIFEST}: class {main!r} is not a Java class name")
+    built = languages.build(root / folder, language, main=main)
+    if built.program is None:
+        raise BuildError(f"{built.verdict} (build log: {built.log})")
+    entry = (str(folder / main) if language.name == "node"  # a file; a Java class, in the folder built
+             else main if folder == Path() else f"{main} (in {folder})")
+    return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))
 
 
 def _built(root: Path, marker: Path, files: int, size: int) -> Found:

@@ -6,6 +6,8 @@ One row a language, as a contest judge keeps one build script a language:
 |----------|---------------------------------|--------------------------------------------------|----------------------|
 | make     | a `Makefile` (or `makefile`)    | `make`                                           | the one program made |
 | cmake    | a `CMakeLists.txt`              | `cmake -S . -B build` then `cmake --build build` | the one program made |
+| java     | a `.java` file                  | `javac -d .` on every `.java` file (JVM_OPTIONS)  | `java -cp . CLASS`   |
+| node     | `agent.js`                      | nothing                                          | `node agent.js`      |
 
 A build runs on a private copy of the group's folder, inside bubblewrap like a
 game (no network, only `/usr` and that copy, the agent's memory, process and
@@ -17,6 +19,13 @@ group's Makefile is a stranger's code, and would run as the teacher.
 A build is kept by the digest of its source: the same source is built once,
 and plays the same program on every run (a rerun's code digest is unchanged).
 Python and ready programs need no build (grading/intake.py).
+
+A language with a start command (Java, Node.js) gets a launcher script,
+`treasure-start`, written beside its files in the build's copy: it plays as a
+program, in that folder. The sandbox shows a runtime's files outside /usr
+(sandbox/levels.py: runtime_paths), and the launcher names the JDK's `lib/`
+(a game's jail has no /proc, so `$ORIGIN` cannot be resolved). The JVM is
+held to the agent's address-space limit by its options (JVM_OPTIONS).
 """
 
 from __future__ import annotations
@@ -24,35 +33,74 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 from treasure_cli.sandbox import tree
-from treasure_cli.sandbox.levels import AgentLimits, bwrap_works, set_limits
+from treasure_cli.sandbox.levels import AgentLimits, _mounts, bwrap_works, runtime_paths, set_limits
 
 BUILD_SECONDS = 120.0
 BUILD_LOG = 64 << 10  # bytes of a build's output kept
 
 
+# The JVM's own memory, sized to fit under the agent's 1 GiB address-space limit (RLIMIT_AS): a
+# default JVM reserves a heap of a quarter of the machine's memory, 240 MB of code cache and 1 GB
+# of class space up front, and does not start under that limit at all. With these it starts in
+# 650 to 700 MB of address space (measured with `ulimit -v`), and uses a handful of threads
+# (the process limit counts them).
+JVM_HEAP = 256  # MiB of heap at most; less where the address-space limit is lower (JVM_SIZING)
+JVM_OVERHEAD = 420  # MiB of address space a JVM with JVM_OPTIONS reserves besides its heap (measured: 400 to 450)
+# The launcher's shell lines that size the heap to the limit it runs under (`ulimit -v`, KiB) into
+# $sized: a teacher's --agent-memory 512M leaves a 92 MiB heap, where a fixed 256 MiB heap would not start.
+JVM_SIZING = (f'heap={JVM_HEAP}\nlimit=$(ulimit -v)\ncase "$limit" in ""|unlimited) ;; *)\n'
+              f'  heap=$((limit / 1024 - {JVM_OVERHEAD}))\n  [ "$heap" -gt {JVM_HEAP} ] && heap={JVM_HEAP}\n'
+              f'  [ "$heap" -lt 16 ] && heap=16 ;;\nesac\nsized="-Xmx${{heap}}m"\n')
+# Node.js (V8) reserves its code range up front and does not start under about 800 MiB of address
+# space (measured with `ulimit -v`: "Fatal process OOM ... CodeRange"); without a JIT (--jitless,
+# slower: an interpreter) it starts under 300 MiB. The launcher drops the JIT only under NODE_JIT MiB.
+NODE_JIT = 850
+NODE_SIZING = (f'sized=\nlimit=$(ulimit -v)\ncase "$limit" in ""|unlimited) ;; *)\n'
+               f'  [ $((limit / 1024)) -lt {NODE_JIT} ] && sized=--jitless ;;\nesac\n')
+JVM_OPTIONS = ("-Xss1m", "-XX:ReservedCodeCacheSize=32m", "-XX:MaxMetaspaceSize=96m",
+               "-XX:CompressedClassSpaceSize=32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+               "-XX:CICompilerCount=1", "-Xshare:auto")
+
+
 @dataclasses.dataclass(frozen=True)
 class Language:
     name: str
-    markers: tuple[str, ...]              # a file at the top of the build's folder with one of these names
+    markers: tuple[str, ...]              # a file at the top of the build's folder matching one of these
     steps: tuple[tuple[str, ...], ...]    # the build's commands, in its folder
+    start: tuple[str, ...] = ()           # the command that starts it in its folder ({main}: the class
+                                          # or file named); none: the one program the build made
+    libraries: bool = False               # its runtime finds its libraries from its own path ($ORIGIN),
+                                          # which a game's jail (no /proc) cannot tell: named for it
+    sizing: str = ""                      # the launcher's shell lines before the start, that set
+                                          # $sized: options for the limit it runs under ({sized})
 
 
 LANGUAGES = (
     Language("make", ("Makefile", "makefile", "GNUmakefile"), (("make",),)),
     Language("cmake", ("CMakeLists.txt",), (("cmake", "-S", ".", "-B", "build"), ("cmake", "--build", "build"))),
+    Language("java", ("*.java",),
+             (("sh", "-c", "find . -name '*.java' -exec javac -encoding UTF-8 -d . "
+                           + " ".join("-J" + o for o in (f"-Xmx{JVM_HEAP}m", *JVM_OPTIONS)) + " {} +"),),
+             ("java", "{sized}", *JVM_OPTIONS, "-cp", ".", "{main}"), libraries=True, sizing=JVM_SIZING),
+    Language("node", ("agent.js",), (), ("node", "{sized}", "{main}"), sizing=NODE_SIZING),
 )
+BY_NAME = {language.name: language for language in LANGUAGES}
+LAUNCHER = "treasure-start"  # the script a build writes for a language started by a command
+LAUNCHER_FORMAT = 6  # a new launcher script builds again
 
 
 def detect(folder: Path) -> Language | None:
     """The language whose build files are at the top of `folder`."""
     for language in LANGUAGES:
-        if any((folder / marker).is_file() for marker in language.markers):
+        if any(any(folder.glob(marker)) if "*" in marker else (folder / marker).is_file()
+               for marker in language.markers):
             return language
     return None
 
@@ -65,10 +113,12 @@ class Built:
 
 
 def build(folder: Path, language: Language, limits: AgentLimits | None = None,
-          seconds: float = BUILD_SECONDS) -> Built:
-    """`folder` (a group's, never written to) copied and built in the sandbox."""
+          seconds: float = BUILD_SECONDS, main: str = "") -> Built:
+    """`folder` (a group's, never written to) copied and built in the sandbox. A language with a
+    start command gets a launcher script (LAUNCHER) that runs it in the copy's folder, `main`
+    (the class or file to start) in place of `{main}`."""
     listed = tree.files(folder)
-    digest = hashlib.sha256(language.name.encode())
+    digest = hashlib.sha256(f"{language!r}\0{main}\0{LAUNCHER_FORMAT}".encode())  # its row and launcher too
     for rel, size in listed:
         digest.update(f"\0{rel}\0{size}\0".encode())
         with open(folder / rel, "rb") as f:
@@ -94,6 +144,9 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
         shutil.copyfile(folder / rel, work / rel)
         os.chmod(work / rel, 0o777 if os.access(folder / rel, os.X_OK) else 0o666)
     before = {rel for rel, _ in listed}
+    if not language.steps:  # nothing to build: started as it is
+        _write_log(log, b"nothing to build\n")
+        return _launcher(work, done, log, language, main)
     if not bwrap_works():
         log.write_text("not built: builds run only in the sandbox (bubblewrap), which cannot run here\n")
         return Built(None, log, "needs a build, and builds run only in the sandbox (bubblewrap), which cannot run here")
@@ -112,6 +165,8 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
             _write_log(log, output)
             return Built(None, log, f"the build failed: {first_error(output.decode('utf-8', 'replace'))}")
     _write_log(log, output)
+    if language.start:
+        return _launcher(work, done, log, language, main)
     made = [rel for rel, _ in tree.files(work) if rel not in before and _runs(work / rel)]
     made = [rel for rel in made if "CMakeFiles" not in rel.parts]
     if len(made) != 1:
@@ -121,6 +176,26 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     tmp.write_text(str(made[0]))
     os.replace(tmp, done)
     return Built(work / made[0], log, "")
+
+
+def _launcher(work: Path, done: Path, log: Path, language: Language, main: str) -> Built:
+    """A `#!/bin/sh` script in `work` that starts `language`'s command there: the program to play."""
+    words = [word.replace("{main}", main) for word in language.start]
+    found = shutil.which(words[0])
+    env = ""
+    if found is not None and language.libraries:
+        # The runtime by its real path, its `lib/` named: a jailed game has an empty /proc, so the
+        # loader cannot resolve `$ORIGIN/../lib` (java: "error while loading shared libraries: libjli.so").
+        words[0] = os.path.realpath(found)
+        env = f"LD_LIBRARY_PATH={shlex.quote(str(Path(words[0]).parent.parent / 'lib'))}\nexport LD_LIBRARY_PATH\n"
+    command = " ".join("$sized" if word == "{sized}" else shlex.quote(word) for word in words)  # (split: 0 or 1 word)
+    script = work / LAUNCHER
+    script.write_text(f'#!/bin/sh\ncd "$(dirname "$0")" || exit 1\n{env}{language.sizing}exec {command}\n')
+    os.chmod(script, 0o755)
+    tmp = done.with_suffix(".tmp")
+    tmp.write_text(LAUNCHER)
+    os.replace(tmp, done)
+    return Built(script, log, "")
 
 
 def _runs(path: Path) -> bool:
@@ -155,10 +230,7 @@ def _sandboxed(work: Path, command: tuple[str, ...]) -> list[str]:
             "--die-with-parent", "--new-session", "--clearenv",
             "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
             "--setenv", "LC_ALL", "C", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-            "--ro-bind", "/usr", "/usr"]
-    for extra in ("/etc/ld.so.cache", "/etc/alternatives"):
-        if os.path.exists(extra):
-            argv += ["--ro-bind", extra, extra]
+            *_mounts(["/usr", "/etc/ld.so.cache", "/etc/alternatives", *runtime_paths()])]
     for d in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink("/" + d):
             argv += ["--symlink", os.readlink("/" + d), "/" + d]

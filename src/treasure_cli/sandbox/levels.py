@@ -150,6 +150,35 @@ def unforked(launch: Launch) -> Launch:
     return dataclasses.replace(launch, argv=tuple(argv), forks=False)
 
 
+RUNTIMES = ("java", "javac", "node")  # language runtimes whose files outside /usr the sandbox shows too
+
+
+@functools.cache
+def runtime_paths() -> tuple[str, ...]:
+    """What the runtimes of RUNTIMES need outside /usr, read-only: a JDK's home where it is not
+    under /usr (found from the real path of `java`: its `bin/`'s parent, whose `lib/` holds
+    libjli.so), and the targets of the links in its top, `lib/` and `conf/` folders (Debian's
+    JDK keeps `conf/` and `lib/jvm.cfg` in /etc/java-17-openjdk: without them java stops with
+    "Error loading java.security file")."""
+    found: list[str] = []
+    for name in RUNTIMES:
+        exe = shutil.which(name)
+        if exe is None:
+            continue
+        home = Path(os.path.realpath(exe)).parent.parent
+        found.append(str(home))
+        for folder in (home, home / "lib", home / "conf"):
+            try:
+                links = [entry for entry in folder.iterdir() if entry.is_symlink()]
+            except OSError:
+                continue
+            for link in links:
+                target = os.path.realpath(link)
+                if os.path.exists(target) and not target.startswith("/usr/"):
+                    found.append(target if os.path.isdir(target) else os.path.dirname(target))
+    return tuple(p for p in dict.fromkeys(found) if not p.startswith("/usr/") and p not in ("/", "/usr"))
+
+
 AGENT_FOLDER = "/agent"  # where the sandbox shows an agent its own folder (a copy: sandbox/launch.py)
 
 
@@ -173,7 +202,7 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
     home = os.path.dirname(command[0]) if not python and own is not None and os.path.isdir(own) else None
     if level == "process":
         return Launch(command, level, tuple(env.items()), home or tempfile.gettempdir(), None, forks)  # not the referee's
-    binds = ["/usr", "/etc/ld.so.cache", "/etc/alternatives"]
+    binds = ["/usr", "/etc/ld.so.cache", "/etc/alternatives", *runtime_paths()]
     if python:
         binds += list(_python_paths())
     mine: list[str] = []
