@@ -45,7 +45,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="32", help="map sizes, comma-separated")
     parser.add_argument("--draws", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--ns", default="10,20,30,45,60,90,150,250", help="numbers of games compared")
+    parser.add_argument("--ns", default="10,15,20,30,60,100,150,250,300", help="numbers of games compared")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes.split(","):
@@ -77,7 +77,7 @@ def main() -> None:
                 pair = compare(a, b, {k: games[a][k] for k in keys}, {k: games[b][k] for k in keys})
                 right += pair.better == a
                 wrong += pair.better == b
-            cells.append(f"{100 * right / draws:.0f} %" + (f" ({100 * wrong / draws:.0f} % wrong)" if wrong else ""))
+            cells.append(f"{100 * right / draws:.0f} %" + (f" ({100 * wrong / draws:.1f} % wrong)" if wrong else ""))
         print(f"| {a} > {b} | " + " | ".join(cells) + " |")
 
 
