@@ -11,7 +11,7 @@ parts, compared in turn:
    every agent with one);
 3. time per action, in milliseconds to two decimals, as shown: the time of
    its games played to their end over their actions (a turn is one or two
-   actions, so per turn would favour an agent that takes one). The store
+   actions, so per turn would favour an agent that takes one a turn). The store
    keeps each game's actions since schema 8; a contest whose store holds a
    played game without them (a row of an older treasure-cli) compares every
    agent per turn instead, over all its games as before, and says so.
