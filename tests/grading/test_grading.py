@@ -14,8 +14,10 @@ from helpers import ROOT
 
 from treasure_cli.cli import cli
 from treasure_cli.errors import AgentLoadError, TreasureError
+from treasure_cli.formats.game_record import parse_log
 from treasure_cli.grading.store import Store
 from treasure_cli.grading.submissions import find_submissions
+from treasure_cli.rules.events import GameFailed
 
 GREEDY = "from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass {name}(GreedyAgent):\n    pass\n"
 RANDOM = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
@@ -138,7 +140,7 @@ def test_run_game_seed_plays_the_stored_game(klass):
     assert folder.exit_code == 2 and "--game-seed plays one game: INPUT must be one map file" in folder.output
 
 
-def test_bench_keeps_the_logs_asked_for_and_a_failed_game_s_cause(klass):
+def test_bench_keeps_the_logs_asked_for_and_a_failed_game_s_log_up_to_its_failure(klass):
     (klass / "broken.py").write_text("class Broken:\n    def act(self, obs):\n        raise ValueError('oops')\n")
     r = invoke("bench", "--agents", "random,broken.py", "--maps", "hidden/MAP_01.txt", "--games", "3",
                "--keep-logs", "lost", "--json")
@@ -146,11 +148,13 @@ def test_bench_keeps_the_logs_asked_for_and_a_failed_game_s_cause(klass):
     games = json.loads(r.stdout)["games"]
     not_won = {g["game_id"] for g in games if g["outcome"] != "WIN"}
     files = sorted(p.name for p in (klass / "lost").iterdir())
-    assert files == sorted(f"{g['game_id']}.failed.txt" if g["outcome"] == "failed" else f"{g['game_id']}.txt"
-                           for g in games if g["game_id"] in not_won)
+    assert files == sorted(f"{g['game_id']}.txt" for g in games if g["game_id"] in not_won)
     failed = [g for g in games if g["outcome"] == "failed"]
-    assert len(failed) == 3 and all(g["log"].endswith(".failed.txt") for g in failed)
-    assert "ValueError: oops" in (klass / "lost" / f"{failed[0]['game_id']}.failed.txt").read_text()
+    assert len(failed) == 3 and all(g["log"].endswith(f"{g['game_id']}.txt") for g in failed)
+    text = (klass / "lost" / f"{failed[0]['game_id']}.txt").read_text()
+    end = parse_log(text)[-1]  # run's failed-game log: header "failed", its turns, then what failed
+    assert text.splitlines()[1] == "failed" and isinstance(end, GameFailed)
+    assert (end.turn, end.kind) == (1, "agent-error") and "ValueError: oops" in end.message
     assert f"(game {failed[0]['game_id']})" in r.stderr  # the failures listed name their games
 
 

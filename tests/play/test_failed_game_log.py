@@ -30,6 +30,9 @@ def test_a_crash_at_turn_3_gives_a_log_of_3_turns_a_replay_and_a_page(tmp_path):
     ran = invoke("run", str(tmp_path / "MAP_03.txt"), str(tmp_path / "out"), "--agent", spec,
                  "--agent-isolation", "none")
     assert ran.exit_code == 1, ran.output
+    # the summary table gives the turn it failed on
+    assert next(line.split() for line in ran.stdout.splitlines() if line.startswith("MAP_03.txt")) == [
+        "MAP_03.txt", "64x64", "failed", "(agent-error)", "3", "-"]
     log = tmp_path / "out" / "LOG_03.txt"
     text = log.read_text()
     lines = text.splitlines()
@@ -78,3 +81,4 @@ def test_a_crash_at_turn_3_gives_a_log_of_3_turns_a_replay_and_a_page(tmp_path):
     assert 'data-turns="3"' in page and f'href="game-{row.game_id}-turns.html"' in page
     turns = (tmp_path / "site" / "teacher" / f"game-{row.game_id}-turns.html").read_text()
     assert "game failed, agent-error" in turns and f'href="game-{row.game_id}.html"' in turns
+

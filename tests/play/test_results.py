@@ -21,7 +21,7 @@ records = st.builds(
     reason=texts, turns=ints, seconds=floats, error=st.none() | texts, index=ints, island_seed=st.none() | ints,
     log=st.none() | texts, warnings=st.lists(texts, max_size=3).map(tuple), output=texts,
     traceback=st.none() | texts, isolation=st.sampled_from(["", "in-process", "process", "sandbox"]),
-    play_digest=st.none() | texts,
+    play_digest=st.none() | texts, actions=st.none() | ints,
 )
 stats = st.builds(
     Stats, agent=texts, size=texts, games=ints, wins=ints, win_rate=floats, win_low=floats, win_high=floats,
@@ -32,9 +32,9 @@ stats = st.builds(
 
 def reference(obj, timing: bool) -> dict:
     """The definition of as_dict: dataclasses.asdict, the agent-process fields left out while empty,
-    the digest of the play (kept for the results store only) left out, then the timing fields."""
+    the digest of the play and the count of actions (kept for the results store only) left out, then the timing fields."""
     d = {k: v for k, v in dataclasses.asdict(obj).items()
-         if (k not in ("output", "traceback", "isolation") or v) and k != "play_digest"}
+         if (k not in ("output", "traceback", "isolation") or v) and k not in ("play_digest", "actions")}
     return d if timing else {k: v for k, v in d.items() if k not in {"seconds", "median_ms_game", "median_ms_turn"}}
 
 

@@ -50,8 +50,9 @@ from treasure_cli.cli.results import leaderboard, play_tournament, show_bench
 @click.option("--from-json", "from_json", type=click.Path(exists=True, dir_okay=False), metavar="BENCH.json",
               help="Play nothing: chart a run saved with --json (give --html).")
 @click.option("--keep-logs", "keep_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write the log of each game --keep chooses into DIR as <game id>.txt (a failed game, which "
-                   "has no log: <game id>.failed.txt, why it failed).")
+              help="Write the log of each game --keep chooses into DIR as <game id>.txt (a failed game's: its "
+                   "turns up to the failure, then what failed, as `run` writes it; one whose agent never "
+                   "started: <game id>.failed.txt, why).")
 @click.option("--keep", type=click.Choice(["lost", "failed", "all"]), default="lost", show_default=True,
               help="With --keep-logs: the games not won, the failed ones, or all.")
 @click.option("--versus", metavar="AGENT",

@@ -9,8 +9,12 @@ parts, compared in turn:
 1. wins (more is better; a failed game is not a win);
 2. mean turns to a win (fewer is better; an agent with no win comes after
    every agent with one);
-3. time per turn, in milliseconds to two decimals, as shown (a turn is one
-   or two actions; the store keeps each game's time and turns).
+3. time per action, in milliseconds to two decimals, as shown: the time of
+   its games played to their end over their actions (a turn is one or two
+   actions, so per turn would favour an agent that takes one a turn). The store
+   keeps each game's actions since schema 8; a contest whose store holds a
+   played game without them (a row of an older treasure-cli) compares every
+   agent per turn instead, over all its games as before, and says so.
 
 Groups share a rank only when all three are equal. Built-in agents
 (`--with logic,greedy`) are baselines: listed where their score puts them,
@@ -44,12 +48,19 @@ class Placing:
     wins: int
     failed: int
     mean_turns_win: float | None
-    ms_per_turn: float     # rounded as shown: the score's third part
+    ms_per_turn: float     # rounded as shown
+    ms_per_action: float | None = None  # rounded as shown; None when a played game has no action count
+    per_action: bool = False            # whether the score's third part is ms_per_action (else ms_per_turn)
+
+    @property
+    def ms_time(self) -> float:
+        """The score's third part: ms per action, or per turn in a contest with older rows."""
+        return self.ms_per_action if self.per_action and self.ms_per_action is not None else self.ms_per_turn
 
     @property
     def score(self) -> tuple[int, float, float]:
         """The key the contest sorts by (smaller is better)."""
-        return (-self.wins, math.inf if self.mean_turns_win is None else self.mean_turns_win, self.ms_per_turn)
+        return (-self.wins, math.inf if self.mean_turns_win is None else self.mean_turns_win, self.ms_time)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +72,11 @@ class Contest:
     already: int = 0
     seconds: float = 0.0
     secret_seed: bool = False
+
+    @property
+    def time_unit(self) -> str:
+        """What the score's third part is timed per: "action", or "turn" when the store has older rows."""
+        return "action" if all(p.per_action for p in self.placings) else "turn"
 
     @property
     def groups(self) -> tuple[Placing, ...]:
@@ -80,6 +96,16 @@ def ms_per_turn(rows: Sequence[Row]) -> float:
     return round(1000 * sum(r.seconds for r in rows) / turns, 2) if turns else 0.0
 
 
+def ms_per_action(rows: Sequence[Row]) -> float | None:
+    """The agent's time over its actions, in ms to two decimals, over its games played to their
+    end (a failed game's time is not measured); None when one of them has no action count."""
+    played = [r for r in rows if r.outcome != FAILED]
+    if any(r.actions is None for r in played):
+        return None
+    actions = sum(r.actions or 0 for r in played)
+    return round(1000 * sum(r.seconds for r in played) / actions, 2) if actions else 0.0
+
+
 def place(rows: Sequence[Row], names: dict[str, str], map_path: str, games: int) -> Contest:
     """Rank the agents of `rows` (the games of one contest); `names` maps a spec to its group's name."""
     by_agent: dict[str, list[Row]] = {}
@@ -91,7 +117,10 @@ def place(rows: Sequence[Row], names: dict[str, str], map_path: str, games: int)
         won = [r.turns for r in rs if r.outcome == WIN]
         unranked.append(Placing(None, names.get(spec) or spec, spec, is_builtin(spec) and spec not in names,
                                 tuple(rs), len(won), sum(r.outcome == FAILED for r in rs),
-                                sum(won) / len(won) if won else None, ms_per_turn(rs)))
+                                sum(won) / len(won) if won else None, ms_per_turn(rs), ms_per_action(rs)))
+    # Per action only when every agent's games say how many actions they took: one time unit for all.
+    per_action = all(p.ms_per_action is not None for p in unranked)
+    unranked = [dataclasses.replace(p, per_action=per_action) for p in unranked]
     groups = [p for p in unranked if not p.baseline]
     placings = [p if p.baseline else dataclasses.replace(p, rank=1 + sum(q.score < p.score for q in groups))
                 for p in unranked]
@@ -126,10 +155,11 @@ def run_contest(map_path: str, agents: Sequence[str], db: str | Path, *, games: 
 
 
 def contest_json(contest: Contest) -> dict:
-    return {"map": contest.map_path, "games": contest.games,
+    return {"map": contest.map_path, "games": contest.games, "time_per": contest.time_unit,
             "placings": [{"rank": p.rank, "rank_text": contest.rank_text(p), "name": p.name, "agent": p.spec,
                           "baseline": p.baseline, "wins": p.wins, "failed": p.failed,
                           "mean_turns_win": p.mean_turns_win, "ms_per_turn": p.ms_per_turn,
+                          "ms_per_action": p.ms_per_action,
                           "games": [{"game_id": r.game_id, "index": r.game_index, "seed": r.seed,
                                      "outcome": r.outcome, "reason": r.reason, "turns": r.turns}
                                     for r in p.games]}

@@ -28,7 +28,7 @@ from pathlib import Path
 from treasure_cli.errors import TreasureError
 from treasure_cli.play.records import game_id
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -97,11 +97,16 @@ MIGRATIONS: dict[int, str] = {
         published_at TEXT NOT NULL     -- UTC, ISO 8601: the first report that published it
     );
     """,
+    # The agent's actions in each game (one or two a turn), for the contest's time per action
+    # (grading/contest.py). Rows stored before hold NULL: their time is compared per turn.
+    8: """
+    ALTER TABLE games ADD COLUMN actions INTEGER;  -- the agent's actions (NULL: older rows, or no game began)
+    """,
 }
 
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
            "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
-           "traceback", "isolation", "name", "game_id", "play_digest")
+           "traceback", "isolation", "name", "game_id", "play_digest", "actions")
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -130,6 +135,7 @@ class Row:
     name: str = ""                # the student it stands for (a tournament's submissions), else ""
     game_id: str = ""             # computed when not given (rows of older stores hold "")
     play_digest: str | None = None  # the agent's actions, hashed (grading/similarity.py); None: failed, or older
+    actions: int | None = None      # the agent's actions, up to its failure; None: older rows, or no game began
     id: int | None = None
 
     def __post_init__(self) -> None:

@@ -108,7 +108,7 @@ def play_entry(entry: Entry) -> Row:
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
-               play_digest=record.play_digest)
+               play_digest=record.play_digest, actions=record.actions)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:

@@ -309,7 +309,8 @@ def task_island(task: Task, options: BenchOptions) -> Island:
 
 def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str | None]]:
     """Every agent plays the task's island with the task's game seed: each game's record, and
-    its log text when `options.keep` asks for it (None otherwise, and for a failed game)."""
+    its log text when `options.keep` asks for it (None otherwise). A failed game's log is `run`'s:
+    its turns up to the failure, then the line that says what failed (None if it never began)."""
     from treasure_cli.formats.game_record import format_log
     from treasure_cli.formats.hint_plugins import hints_key
     from treasure_cli.play.records import settings_key
@@ -326,7 +327,8 @@ def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str |
                                 max_turns=options.max_turns, game_timeout=options.game_timeout,
                                 keep_events=options.keep is not None, isolation=options.isolation,
                                 limits=options.limits, hints=options.hints, notes=options.notes,
-                                index=task.index, island_seed=task.island_seed, game_id=gid))
+                                failed_events=True, index=task.index, island_seed=task.island_seed,
+                                game_id=gid))
     # Every agent played this island here, so the head-to-head pairs are known without the others.
     paired = versus_agents([r for r, _ in played], options.versus)
     return [(record, format_log(events) if events is not None and (kept(record, options.keep)
@@ -401,8 +403,9 @@ def _code_digest(agent: str) -> str:
 
 
 def keep_game(record: GameRecord, text: str | None, folder: Path) -> GameRecord:
-    """Write a kept game into `folder`: `<game id>.txt`, its log; a failed game has no log
-    (it never ended), so `<game id>.failed.txt` says why. The record says where."""
+    """Write a kept game into `folder`: `<game id>.txt`, its log (a failed game's up to its
+    failure, as `run` writes it); a failed game that never began (its agent did not start) has no
+    turns to log, so `<game id>.failed.txt` says why. The record says where."""
     if text is None:
         parts = [record.error or "failed"]
         if record.traceback:

@@ -28,7 +28,7 @@ from treasure_cli.formats.text import one_line
 from treasure_cli.sandbox.process import sent_traceback
 from treasure_cli.play.loop import play_agent
 from treasure_cli.sandbox.pacing import pace_for
-from treasure_cli.play.records import ACTION_EVENTS, FAILED, GameRecord, play_digest
+from treasure_cli.play.records import ACTION_EVENTS, FAILED, GameRecord, count_actions, play_digest
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.sandbox.seat import Seat, build_agent, seat
 from treasure_cli.rules.events import Event, GameFailed
@@ -136,6 +136,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     game: Game | None = None
     taken: Seat | None = None
     events: list[Event] = []
+    acted: list[Event] = []  # the agent's actions' events (ACTION_EVENTS)
     start = time.perf_counter()
     try:
         # Measured before the agent's process is at hand, where the agent could time it.
@@ -151,20 +152,22 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
                             even=pace is not None)
                 if pace is not None:
                     game.walk_path()  # the pirate's walk, treasure-dependent work, under the start's pace
-                play = play_agent(game, taken.agent, notes=notes, output=output)
-                if keep_events:
-                    events.extend(play)
-                    acted = [e for e in events if type(e) in ACTION_EVENTS]
-                else:  # only the actions' events, for the digest of the play
-                    acted = [e for e in play if type(e) in ACTION_EVENTS]
+                # Read event by event, so a failed game's actions so far are counted too.
+                for e in play_agent(game, taken.agent, notes=notes, output=output):
+                    if keep_events:
+                        events.append(e)
+                    if type(e) in ACTION_EVENTS:  # kept without keep_events too: the play's digest
+                        acted.append(e)
             taken.game_over(game)
     except AgentError as exc:
-        got = _failure(taken, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc, **record)
+        got = _failure(taken, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc,
+                       actions=count_actions(acted) if game is not None else None, **record)
         return _with_failure(got[0], events, keep_events and failed_events)
     except GameTimeout:
         turn = game.turn if game is not None else 0
         got = _failure(taken, agent, map_name, seed, GameTimeout.kind, turn,
-                       f"the game ran past its {game_timeout:g} s limit", size, None, **record)
+                       f"the game ran past its {game_timeout:g} s limit", size, None,
+                       actions=count_actions(acted) if game is not None else None, **record)
         return _with_failure(got[0], events, keep_events and failed_events)
     except UnplayableMapError as exc:
         return failed(name, map_name, seed, "bad-map", f"{map_name}: {exc}", size, **record), None
@@ -175,7 +178,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
     assert end is not None
     return GameRecord(name, map_name, size, seed, end.outcome.value, end.reason.value, end.turn, seconds,
                       output=taken.output, isolation=taken.where, play_digest=play_digest(acted),
-                      **record), (events if keep_events else None)
+                      actions=count_actions(acted), **record), (events if keep_events else None)
 
 
 MAX_FAILURE_TEXT = 4000  # characters of a failure's message kept on the failed log's last line

@@ -36,6 +36,8 @@ class GameRecord:
     isolation: str = ""              # where it played: in-process, process or sandbox
     game_id: str = ""                # `game_id(...)`: the same in bench, the store, JSON and the report
     play_digest: str | None = None   # a digest of the agent's actions (a game played to its end)
+    actions: int | None = None       # the agent's actions (ACTION_EVENTS), up to its failure for a failed
+                                     # game; None where no game began (a bad map, an agent that never started)
 
     @property
     def won(self) -> bool:
@@ -71,6 +73,12 @@ def settings_key(truth_rate: float, max_turns: int | None, game_timeout: float |
 
 # The events an agent's actions make, one per action (a small move's 3x3 scan follows from it).
 ACTION_EVENTS = frozenset((AgentMoved, AreaScanned, HintVerified, Teleported))
+
+
+def count_actions(events: Iterable[Event]) -> int:
+    """How many actions the agent took in these events: one per move, large scan, verified hint
+    and teleport (a small move's 3x3 scan is part of its move, not an action of its own)."""
+    return sum(1 for e in events if type(e) in ACTION_EVENTS and not (type(e) is AreaScanned and e.size != 5))
 
 
 def play_digest(events: Iterable[Event]) -> str:

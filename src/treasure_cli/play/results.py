@@ -16,7 +16,9 @@ _UNTIMED = {"seconds", "median_ms_game", "median_ms_turn"}
 # Fields about an agent's own process, left out while empty: most games have nothing to say there.
 _WHEN_SET = ("output", "traceback", "isolation")
 _PLAIN = frozenset((str, int, float, bool, type(None)))
-_STORE_ONLY = ("play_digest",)  # kept in the results store, for the similarity flags (grading/similarity.py)
+# Kept in the results store: for the similarity flags (grading/similarity.py) and the contest's
+# time per action (grading/contest.py).
+_STORE_ONLY = ("play_digest", "actions")
 
 
 def as_dict(obj, timing: bool = True) -> dict:

@@ -44,15 +44,18 @@ from treasure_cli.view.tables import align
 
 def contest_table(contest: Contest) -> str:
     """The ranking as text, baselines marked where their score puts them."""
-    rows = [["rank", "group", "wins", "failed", "mean turns to win", "ms/turn", "games"]]
+    unit = contest.time_unit
+    rows = [["rank", "group", "wins", "failed", "mean turns to win", f"ms/{unit}", "games"]]
     for p in contest.placings:
         rows.append([contest.rank_text(p), p.name + (" (baseline)" if p.baseline else ""),
                      f"{p.wins}/{len(p.games)}", str(p.failed),
-                     "-" if p.mean_turns_win is None else f"{p.mean_turns_win:.1f}", f"{p.ms_per_turn:.2f}",
+                     "-" if p.mean_turns_win is None else f"{p.mean_turns_win:.1f}", f"{p.ms_time:.2f}",
                      " ".join(_short(r) for r in p.games)])
     return (align(rows, 2) + f"\n\n{Path(contest.map_path).name}: {len(contest.groups)} groups, "
             f"{contest.games} game{'s' if contest.games != 1 else ''} each (the same seeds for all); ranked by "
-            "wins, then mean turns to a win, then ms per turn; baselines are not ranked")
+            f"wins, then mean turns to a win, then ms per {unit}; baselines are not ranked"
+            + ("" if unit == "action" else " (the store holds games of an older treasure-cli, "
+               "which did not count actions)"))
 
 
 def _short(r: Row) -> str:
@@ -111,7 +114,7 @@ def contest_data(contest: Contest, island: Island, games: dict[str, tuple[list[l
             "name": p.name, "baseline": p.baseline, "rank": contest.rank_text(p), "colour": agent_colour(k),
             "score": (f"{p.wins}/{len(p.games)} won, "
                       + ("no win" if p.mean_turns_win is None else f"{p.mean_turns_win:.1f} turns to win")
-                      + f", {p.ms_per_turn:.2f} ms/turn"),
+                      + f", {p.ms_time:.2f} ms/{contest.time_unit}"),
             "games": [{"id": r.game_id, "turns": r.turns, "outcome": r.outcome, "ending": _ending(r),
                        "frames": games.get(r.game_id, ([], None))[0],
                        "why": games.get(r.game_id, ([], "not played again"))[1]} for r in p.games]})

@@ -46,7 +46,9 @@ def run_table(records: Sequence[GameRecord]) -> str:
     for r in records:
         name = quote_name(Path(r.map).name)
         if r.failed:
-            rows.append((name, r.size or "-", f"failed ({r.reason})", "-", "-"))
+            # the turn it failed on, once the game began (its actions were counted); "-" before that
+            rows.append((name, r.size or "-", f"failed ({r.reason})", "-" if r.actions is None else str(r.turns),
+                         "-"))
         else:
             result = r.outcome + (f" ({r.reason})" if r.reason != "found" else "")
             rows.append((name, r.size, result, str(r.turns), f"{r.seconds:.3f}"))
