@@ -4,6 +4,8 @@ win; the page refuses what the rules refuse, the server stops at the game's end,
 from __future__ import annotations
 
 import re
+import signal
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -38,6 +40,8 @@ def test_a_person_plays_to_a_win_on_the_page_and_the_log_replays(browser, tmp_pa
             refused = exc.code == 403
         assert refused
 
+        # A connection held open without a request (as a browser's spare one) holds nothing up
+        idle = socket.create_connection(("127.0.0.1", int(url[0].rsplit(":", 1)[1].rstrip("/"))), timeout=30)
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -60,13 +64,15 @@ def test_a_person_plays_to_a_win_on_the_page_and_the_log_replays(browser, tmp_pa
         page.wait_for_function("document.querySelector('#frame').textContent.includes('the agent teleports')")
         assert status.text_content() == "turn 1, action 1 of 2"  # the teleport is free
         assert page.locator("#error").text_content() == ""
-        page.click("#scan")
+        page.click("#frame")
+        page.keyboard.press("x")  # the scan's key
         page.wait_for_selector("#status[data-over='1']")
         assert (status.text_content() or "").startswith("you won on turn 1; the log: ")
         assert "$" in (page.locator("#frame").text_content() or "")  # the end shows where the treasure was
         assert page.locator("#scan").is_disabled()
         assert errors == []
         assert proc.wait(timeout=60) == 0  # the server stops with the game
+        idle.close()
     finally:
         context.close()
         if proc.poll() is None:
@@ -79,3 +85,36 @@ def test_a_person_plays_to_a_win_on_the_page_and_the_log_replays(browser, tmp_pa
     shown = CliRunner().invoke(cli, ["replay", str(log), "--map", str(the_map), "--no-pause", "--no-color"])
     assert shown.exit_code == 0, shown.output
     assert "game over, WIN: the agent's scan found the treasure" in shown.output
+
+
+def test_ctrl_c_and_giving_up_stop_the_server_and_write_no_log(browser, tmp_path):
+    the_map = ROOT / "input" / "MAP_01.txt"
+    for stop in ("q", "ctrl-c"):
+        out = tmp_path / stop
+        proc = subprocess.Popen([sys.executable, "-m", "treasure_cli", "play", str(the_map), str(out), "--serve"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+        context = browser.new_context()
+        try:
+            assert proc.stdout is not None
+            url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())
+            assert url
+            page = context.new_page()
+            page.goto(url[0])
+            page.wait_for_function("document.querySelector('#status').textContent.startsWith('turn 1')")
+            page.click("#scan")  # one action played, then the person leaves
+            page.wait_for_function("document.querySelector('#status').textContent.includes('action 2 of 2')")
+            if stop == "q":
+                page.fill("#line", "q")
+                page.click("#send")
+                page.wait_for_selector("#status[data-over='1']")
+                assert "you gave up on turn 1" in (page.locator("#status").text_content() or "")
+            else:
+                proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=60) == 1
+            said = proc.stdout.read()
+            assert "Error: " in said and "no log written" in said and "Traceback" not in said, said
+        finally:
+            context.close()
+            if proc.poll() is None:
+                proc.kill()
+        assert not (out / "LOG_01.txt").exists()

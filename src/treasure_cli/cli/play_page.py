@@ -14,9 +14,10 @@ another site cannot reach the game through a name that resolves here).
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 from treasure_cli.cli.person import GaveUp, Person, parse_action
@@ -30,55 +31,93 @@ if TYPE_CHECKING:
 
 MAX_BODY = 200        # bytes of an action's line
 END_WAIT = 30.0       # seconds the server waits, after the game, for the page to fetch its end
+STEP_WAIT = 60.0      # seconds an action's answer waits for the game to step
 
 
 class PagePerson(Person):
-    """An agent whose every action comes from the page."""
+    """An agent whose every action comes from the page.
+
+    The server answers in threads of its own (a browser may hold a connection open without a
+    request: it must not hold the game); the game stays in the caller's thread. An action's POST
+    waits for the game to step and answers with the state that follows.
+    """
 
     def __init__(self, game: Game, renderer: Renderer, echo: Callable[..., None]) -> None:
         super().__init__(game, renderer, echo, lambda: "")
         self.state: dict[str, Any] = {}
+        self.version = 0                  # one more at each new state
         self.chosen: Action | None = None
-        self.ended_seen = False
         self.gave_up: str | None = None
-        self.server = HTTPServer(("127.0.0.1", 0), _handler(self))
+        self.ended_seen = False
+        self.changed = threading.Condition()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_port}/"
+        self.serving = threading.Thread(target=self.server.serve_forever, name="play-page", daemon=True)
+        self.serving.start()
+
+    def _show(self, state: dict[str, Any]) -> None:
+        with self.changed:
+            self.state = state
+            self.version += 1
+            self.chosen = None
+            self.changed.notify_all()
 
     def act(self, obs: Observation) -> Action:
-        self.state = {"frame": self.seen_frame(obs), "turn": obs.turn, "action": 3 - obs.actions_left,
-                      "over": False, "message": ""}
-        self.chosen = None
-        while self.chosen is None:
-            self.server.handle_request()
+        self._show({"frame": self.seen_frame(obs), "turn": obs.turn, "action": 3 - obs.actions_left,
+                    "over": False, "message": ""})
+        with self.changed:
+            while self.chosen is None and self.gave_up is None:
+                self.changed.wait(0.5)  # a timeout: Ctrl-C is seen while waiting
             if self.gave_up is not None:
                 raise GaveUp(self.gave_up)
-        return self.chosen
+            chosen = self.chosen
+            assert chosen is not None
+            return chosen
 
     def choose(self, line: str) -> dict[str, Any]:
-        """An action line from the page: chosen if the rules allow it, else why not."""
+        """An action line from the page (in a server thread): once the rules allow it and the game
+        has stepped, the state that follows; else why not."""
         words = line.strip().lower().replace(",", " ").split()
-        if not words:
-            return {"error": "no action"}
-        if words[0] in ("q", "quit"):
-            self.gave_up = f"you gave up on turn {self.state.get('turn')}: no log written"
-            return {"error": self.gave_up, "over": True}
-        try:
-            action = parse_action(words)
-            self.game.check(action)
-        except (ValueError, TreasureError) as exc:
-            return {"error": f"not possible: {getattr(exc, 'message', str(exc))}"}
-        self.chosen = action
-        return {"ok": True}
+        with self.changed:
+            if self.state.get("over") or self.gave_up is not None or self.chosen is not None:
+                return {"error": "not now: the game is over or an action is on its way"}
+            if not words:
+                return {"error": "no action"}
+            if words[0] in ("q", "quit"):
+                self.gave_up = f"you gave up on turn {self.state.get('turn')}: no log written"
+                self.changed.notify_all()
+                return {"error": self.gave_up, "over": True}
+            try:
+                action = parse_action(words)
+                self.game.check(action)  # the game waits in act() meanwhile
+            except (ValueError, TreasureError) as exc:
+                return {"error": f"not possible: {getattr(exc, 'message', str(exc))}"}
+            seen = self.version
+            self.chosen = action
+            self.changed.notify_all()
+            while self.version == seen:
+                if not self.changed.wait(STEP_WAIT):
+                    return {"error": "the game did not answer"}
+            return self.current()
+
+    def current(self) -> dict[str, Any]:
+        """The state the page shows (under the lock)."""
+        if self.state.get("over"):
+            self.ended_seen = True
+            self.changed.notify_all()
+        return dict(self.state)
 
     def finish(self, frame: str, message: str) -> None:
-        """Show the end (the map with its treasure), until the page has fetched it or END_WAIT passes."""
-        self.state = {"frame": frame, "over": True, "message": message}
-        self.server.timeout = 1.0
+        """Show the end (the map with its treasure), until the page has it or END_WAIT passes."""
+        self._show({"frame": frame, "over": True, "message": message})
         deadline = time.monotonic() + END_WAIT
-        while not self.ended_seen and time.monotonic() < deadline:
-            self.server.handle_request()
+        with self.changed:
+            while not self.ended_seen and time.monotonic() < deadline:
+                self.changed.wait(0.5)
 
     def close(self) -> None:
+        self.server.shutdown()
         self.server.server_close()
 
 
@@ -110,17 +149,18 @@ def _handler(person: PagePerson) -> type[BaseHTTPRequestHandler]:
             if self.path == "/":
                 self._send(200, PAGE.encode(), "text/html; charset=utf-8")
             elif self.path == "/state":
-                if person.state.get("over"):
-                    person.ended_seen = True
-                self._json(person.state)
+                with person.changed:
+                    state = person.current()
+                self._json(state)
             else:
                 self._send(404, b"not found", "text/plain")
 
         def do_POST(self) -> None:  # noqa: N802
             if not self._ours():
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            if self.path != "/act" or not 0 < length <= MAX_BODY or person.state.get("over"):
+            given = self.headers.get("Content-Length") or "0"
+            length = int(given) if given.isdigit() else 0
+            if self.path != "/act" or not 0 < length <= MAX_BODY:
                 self._send(400, b"bad request", "text/plain")
                 return
             line = self.rfile.read(length).decode("utf-8", "replace")
@@ -156,7 +196,7 @@ pre { font-size: 13px; line-height: 1.1; background: #fff; border: 1px solid #cc
 <pre id="frame"></pre>
 <script>
 "use strict";
-let over = false;
+let over = false, busy = false;
 function show(state) {
   document.getElementById("frame").textContent = state.frame;
   const status = document.getElementById("status");
@@ -171,19 +211,23 @@ async function refresh() {
   show(await r.json());
 }
 async function act(line) {
-  if (over) return;
+  if (over || busy) return;
   const error = document.getElementById("error");
-  const r = await fetch("/act", {method: "POST", body: line});
-  const answer = await r.json();
+  busy = true;
+  let answer;
+  try {
+    const r = await fetch("/act", {method: "POST", body: line});
+    answer = await r.json();
+  } finally { busy = false; }
   error.textContent = answer.error || "";
-  if (answer.over) {
+  if (answer.error && answer.over) {  // gave up
     over = true;
     const status = document.getElementById("status");
     status.textContent = answer.error;
     status.dataset.over = "1";
     return;
   }
-  if (!answer.error) await refresh();
+  if (!answer.error) show(answer);
 }
 const steps = () => document.getElementById("steps").value;
 for (const b of document.querySelectorAll("[data-move]"))
