@@ -51,6 +51,8 @@ def test_a_person_plays_to_a_win_on_the_page_and_the_log_replays(browser, tmp_pa
         frame = page.locator("#frame").text_content() or ""
         assert "your game on " in frame and "$" not in frame.split("legend")[0]  # no treasure shown
         assert status.text_content() == "turn 1, action 1 of 2"
+        board = page.locator("#board svg")  # drawn as replay --svg draws a frame, titled as the terminal's
+        assert board.count() == 1 and "your game on " in (board.text_content() or "")
 
         page.fill("#hint", "1")
         page.click("#verify")  # hint 1 is known true: the rules refuse it, the page says so

@@ -104,6 +104,7 @@ def _play_on_page(game: Game, island: Island, path: Path, output_dir: str | None
     from treasure_cli.cli.play_page import PagePerson
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import write_log
+    from treasure_cli.view.page import frame_svg
     from treasure_cli.view.render import Renderer
     from treasure_cli.view.steps import Replay
 
@@ -123,7 +124,7 @@ def _play_on_page(game: Game, island: Island, path: Path, output_dir: str | None
             message += f"; the log: {written}"
         frame = Renderer(island, color=False).frame(final.state(final.last_step()))
         try:
-            person.finish(frame, message)
+            person.finish(frame, frame_svg(final, final.last_step()), message)
         except KeyboardInterrupt:
             pass
     finally:

@@ -1,18 +1,20 @@
 """`treasure play MAP --serve`: the person plays on a page, served from this machine only.
 
 A small HTTP server on 127.0.0.1 (a free port the system picks) serves one
-self-contained page. The page shows the frame the terminal `play` shows and
+self-contained page. The page shows the board as `replay --svg` draws it
+(view/page.py's frame_svg) above the frame the terminal `play` shows, and
 sends each action the person chooses (a button, a key, or the same line the
 terminal takes) as a POST; the server checks it against the game and the
 game steps. The game is the terminal's: `PagePerson` is the agent that
-`play_agent` asks for each action, and it answers by serving requests until
-the page sends one the rules allow. Nothing else is served: one page, its
+`play_agent` asks for each action, and it waits (the server answering in
+threads of its own) until the page sends one the rules allow. Nothing else is served: one page, its
 state, its actions; a request naming another host is refused (a page of
 another site cannot reach the game through a name that resolves here).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 import time
@@ -64,8 +66,16 @@ class PagePerson(Person):
             self.changed.notify_all()
 
     def act(self, obs: Observation) -> Action:
-        self._show({"frame": self.seen_frame(obs), "turn": obs.turn, "action": 3 - obs.actions_left,
-                    "over": False, "message": ""})
+        from treasure_cli.view.page import frame_svg
+        from treasure_cli.view.steps import Replay
+
+        frame = self.seen_frame(obs)
+        replay = Replay(obs.island, list(self.seen))  # the public island: no treasure to draw
+        # As in the terminal frame: no title (the game's seed is not the agent's to know)
+        board = frame_svg(replay, replay.last_step()).replace(
+            ">?</text>", f">your game on {html.escape(self.game.map_name)}</text>", 1)
+        self._show({"frame": frame, "board": board, "turn": obs.turn,
+                    "action": 3 - obs.actions_left, "over": False, "message": ""})
         with self.changed:
             while self.chosen is None and self.gave_up is None:
                 self.changed.wait(0.5)  # a timeout: Ctrl-C is seen while waiting
@@ -108,9 +118,9 @@ class PagePerson(Person):
             self.changed.notify_all()
         return dict(self.state)
 
-    def finish(self, frame: str, message: str) -> None:
+    def finish(self, frame: str, board: str, message: str) -> None:
         """Show the end (the map with its treasure), until the page has it or END_WAIT passes."""
-        self._show({"frame": frame, "over": True, "message": message})
+        self._show({"frame": frame, "board": board, "over": True, "message": message})
         deadline = time.monotonic() + END_WAIT
         with self.changed:
             while not self.ended_seen and time.monotonic() < deadline:
@@ -176,6 +186,7 @@ body { font-family: sans-serif; margin: 1em; background: #fdfcf7; }
 pre { font-size: 13px; line-height: 1.1; background: #fff; border: 1px solid #ccc; padding: .5em; }
 #controls button { margin: 2px; min-width: 3em; }
 #error { color: #a00; min-height: 1.2em; }
+input[type=number] { width: 4em; }
 #status { font-weight: bold; }
 </style></head>
 <body>
@@ -193,12 +204,14 @@ pre { font-size: 13px; line-height: 1.1; background: #fff; border: 1px solid #cc
     <button id="send">send</button></div>
 </div>
 <div id="error"></div>
+<div id="board"></div>
 <pre id="frame"></pre>
 <script>
 "use strict";
 let over = false, busy = false;
 function show(state) {
   document.getElementById("frame").textContent = state.frame;
+  document.getElementById("board").innerHTML = state.board;  // the replay page's SVG drawing, made here
   const status = document.getElementById("status");
   over = !!state.over;
   status.dataset.over = over ? "1" : "0";
