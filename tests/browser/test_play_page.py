@@ -32,13 +32,15 @@ def test_a_person_plays_to_a_win_on_the_page_and_the_log_replays(browser, tmp_pa
         url = re.search(r"http://127\.0\.0\.1:\d+/", first)
         assert url, first
         # Only its own name is served: a request naming another host is refused
-        asked = urllib.request.Request(url[0] + "state", headers={"Host": "example.com"})
-        try:
-            urllib.request.urlopen(asked, timeout=30)
-            refused = False
-        except urllib.error.HTTPError as exc:
-            refused = exc.code == 403
-        assert refused
+        # and a page of another origin cannot send an action
+        for asked in (urllib.request.Request(url[0] + "state", headers={"Host": "example.com"}),
+                      urllib.request.Request(url[0] + "act", data=b"x", headers={"Origin": "http://example.com"})):
+            try:
+                urllib.request.urlopen(asked, timeout=30)
+                refused = False
+            except urllib.error.HTTPError as exc:
+                refused = exc.code == 403
+            assert refused, asked.full_url
 
         # A connection held open without a request (as a browser's spare one) holds nothing up
         idle = socket.create_connection(("127.0.0.1", int(url[0].rsplit(":", 1)[1].rstrip("/"))), timeout=30)

@@ -9,7 +9,8 @@ game steps. The game is the terminal's: `PagePerson` is the agent that
 `play_agent` asks for each action, and it waits (the server answering in
 threads of its own) until the page sends one the rules allow. Nothing else is served: one page, its
 state, its actions; a request naming another host is refused (a page of
-another site cannot reach the game through a name that resolves here).
+another site cannot reach the game through a name that resolves here), and
+so is one a page of another origin sends (it cannot play the person's game).
 """
 
 from __future__ import annotations
@@ -148,7 +149,9 @@ def _handler(person: PagePerson) -> type[BaseHTTPRequestHandler]:
             self._send(200, json.dumps(data).encode(), "application/json")
 
         def _ours(self) -> bool:
-            if self.headers.get("Host") != f"127.0.0.1:{person.server.server_port}":
+            here = f"127.0.0.1:{person.server.server_port}"
+            origin = self.headers.get("Origin")  # a browser names the page that sends a POST
+            if self.headers.get("Host") != here or origin not in (None, f"http://{here}"):
                 self._send(403, b"not this host", "text/plain")
                 return False
             return True
