@@ -4,8 +4,10 @@ this machine offers (issue 42): a student's first try of any command with their 
 One game each on a tiny map. The kinds: a built-in, a Python file, a Python file with a helper
 module beside it, a module spec, a C++ program (examples/cpp, built here with g++), a program
 in another language speaking the protocol (examples/plain_agent.py, run as exec:), and a trained
-policy (a gym PolicyAgent behind a factory). The Gymnasium env has no opponent or policy slot
-that takes an agent: a trained policy plays through --agent, which this covers.
+policy (a gym PolicyAgent behind a factory). The commands: run (--step, --html, --notes,
+--json), check-agent, bench, tournament then replay --db, and contest (with its page). The
+Gymnasium env has no opponent or policy slot that takes an agent: a trained policy plays
+through --agent, which this covers.
 """
 
 from __future__ import annotations
@@ -150,8 +152,24 @@ def tournament_and_replay(where, spec, level, monkeypatch):
     assert "Error" not in shown.output and "turn 1" in shown.output, shown.output
 
 
+def contest(where, spec, level, monkeypatch):
+    """The agent plays a contest on the map (a built-in as a baseline, any other kind as a group),
+    and the contest's page is written."""
+    db = where / f"contest-{level}.sqlite"
+    db.unlink(missing_ok=True)
+    page = where / f"contest-{level}"
+    shutil.rmtree(page, ignore_errors=True)
+    result = invoke(["contest", "maps/MAP_01.txt", "--with", spec, "--games", "1", "-j", "1", "--db", str(db),
+                     "--html", str(page), "--json", "--agent-isolation", level], where, monkeypatch)
+    assert result.exit_code == 0, result.output
+    (placing,) = json.loads(result.stdout)["placings"]
+    assert placing["failed"] == 0 and [g["outcome"] for g in placing["games"]] in (["WIN"], ["LOSE"]), placing
+    assert "<html" in (page / "index.html").read_text().lower()
+
+
 COMMANDS = {"run_step": run_step, "run_html": run_html, "run_notes": run_notes, "run_json": run_json,
-            "check_agent": check_agent, "bench": bench, "tournament_replay_db": tournament_and_replay}
+            "check_agent": check_agent, "bench": bench, "tournament_replay_db": tournament_and_replay,
+            "contest": contest}
 
 
 def cases():

@@ -120,3 +120,37 @@ def test_the_live_view_shows_the_printed_lines_at_their_turn_and_nothing_leaks(p
     assert not re.search(r"^(thinking|worried)", result.output, flags=re.M)  # never raw
     assert [(e.turn, e.text) for e in read_log(tmp_path / "live" / "LOG_03.txt")
             if isinstance(e, ev.AgentPrinted)] == EXPECTED
+
+
+@pytest.mark.parametrize("level", ["none", "process"])
+def test_bench_keeps_the_printed_lines_in_the_logs_it_keeps(played, level, tmp_path):
+    """bench --keep-logs --agent-output: the kept log holds the lines at their turns, as run's does;
+    without the option, the same game's kept log has none and is otherwise the same."""
+    def kept(folder, *options):
+        result = CliRunner().invoke(cli, ["bench", "--agents", "prints_at_turns.py:Chatty", "--maps", "MAP_03.txt",
+                                          "--games", "1", "-j", "1", "--keep-logs", str(folder), "--keep", "all",
+                                          "--agent-isolation", level, *options])
+        assert result.exit_code == 0, result.output
+        (log,) = folder.glob("*.txt")
+        return read_log(log)
+
+    with_output = kept(tmp_path / "with", "--agent-output")
+    assert [(e.turn, e.text) for e in with_output if isinstance(e, ev.AgentPrinted)] == EXPECTED
+    without = kept(tmp_path / "without")
+    assert not any(isinstance(e, ev.AgentPrinted) for e in without)
+    assert [e for e in with_output if not isinstance(e, ev.AgentPrinted)] == without
+
+
+@pytest.mark.parametrize("level", ["none", "process"])
+def test_check_agent_keeps_the_printed_lines_in_the_logs_it_keeps(played, level, tmp_path):
+    """check-agent --keep-logs --agent-output: the lines at their turns in the log kept, and a
+    play that prints is still deterministic (what it printed is not compared)."""
+    result = CliRunner().invoke(cli, ["check-agent", "prints_at_turns.py:Chatty", "--games", "1", "--sizes", "32",
+                                      "--keep-logs", str(tmp_path / "kept"), "--agent-output",
+                                      "--agent-isolation", level])
+    assert "ok    deterministic" in result.output, result.output
+    events = read_log(tmp_path / "kept" / "LOG_01.txt")
+    assert [(e.turn, e.text) for e in events if isinstance(e, ev.AgentPrinted)] == EXPECTED
+    alone = CliRunner().invoke(cli, ["check-agent", "prints_at_turns.py:Chatty", "--games", "1", "--sizes", "32",
+                                     "--agent-output"])
+    assert alone.exit_code == 2 and "--agent-output goes with --keep-logs" in alone.output, alone.output

@@ -59,6 +59,9 @@ from treasure_cli.cli.results import leaderboard, play_tournament, show_bench
               help="With --keep-logs: list the games AGENT won and another agent lost, or lost and another won, "
                    "keep both logs of each and print the command that replays them side by side.")
 @click.option("--notes", is_flag=True, help="With --keep-logs: the agents' notes (their explain()) in the logs kept.")
+@click.option("--agent-output", is_flag=True,
+              help="With --keep-logs: what the agents printed (stdout and stderr) in the logs kept, with the turn "
+                   "it came in, as `run --agent-output` writes it.")
 # `bench --db` before `treasure tournament` existed: still played, with a pointer (hidden from the help).
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), hidden=True)
 @click.option("--report", is_flag=True, hidden=True)
@@ -70,7 +73,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
           truth_rate: float, reveal_turn: int | None, free_turn: int | None, style: str, max_turns: int | None,
           game_timeout: float | None, jobs: int | None, as_json: bool, no_timing: bool, html_path: str | None = None,
           from_json: str | None = None, keep_dir: str | None = None, keep: str = "lost", versus: str | None = None,
-          notes: bool = False, db_path: str | None = None,
+          notes: bool = False, agent_output: bool = False, db_path: str | None = None,
           report: bool = False, all_versions: bool = False, scheduler: str | None = None,
           agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None,
           hints=None) -> None:
@@ -100,9 +103,9 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if db_path is not None or report or all_versions or scheduler is not None:
         click.echo("warning: `bench --db`, `--report` and `--scheduler` are now `treasure tournament` "
                    "(see treasure tournament --help)", err=True)
-    if (versus is not None or notes) and keep_dir is None:
-        raise click.UsageError(f"{'--versus' if versus is not None else '--notes'} goes with --keep-logs DIR "
-                               "(the logs it keeps)")
+    asked = "--versus" if versus is not None else "--notes" if notes else "--agent-output" if agent_output else None
+    if asked is not None and keep_dir is None:
+        raise click.UsageError(f"{asked} goes with --keep-logs DIR (the logs it keeps)")
     if from_json is not None:
         _bench_report_from(from_json, html_path)
         return
@@ -143,7 +146,8 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     options = BenchOptions(agents=names, sizes=size_list, maps=maps, games=games,
                            seed=seed, truth_rate=truth_rate, reveal_turn=reveal_turn, free_turn=free_turn,
                            style=style, max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
-                           keep=keep if keep_dir is not None else None, hints=hints, versus=versus, notes=notes)
+                           keep=keep if keep_dir is not None else None, hints=hints, versus=versus, notes=notes,
+                           agent_output=agent_output)
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:
             raise click.UsageError("--keep-logs goes with a plain bench")

@@ -40,6 +40,9 @@ from treasure_cli.cli.options import (
 @click.option("--keep-logs", "keep_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each game played to the end into DIR, its map beside its log (with the notes "
                    "under --beliefs), to look at it with treasure replay.")
+@click.option("--agent-output", is_flag=True,
+              help="With --keep-logs: what the agent printed (stdout and stderr) in the logs kept, with the turn "
+                   "it came in, as `run --agent-output` writes it.")
 @click.option("--class", "whole_class", is_flag=True,
               help="SPEC is a class's folder: check every group in it as the tournament finds them, one "
                    "line per group.")
@@ -48,7 +51,8 @@ from treasure_cli.cli.options import (
 def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str | None,
                         max_action_ms: float | None, seed: int, game_timeout: float, beliefs: bool = False,
                         keep_dir: str | None = None, whole_class: bool = False, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
-                        action_timeout: float | None = None, hints=None, complete: bool = False) -> None:
+                        action_timeout: float | None = None, hints=None, complete: bool = False,
+                        agent_output: bool = False) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
     SPEC is what --agent takes: a built-in name, package.module:Class,
@@ -92,6 +96,8 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
             maps = read_maps(paths)
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
+    if agent_output and keep_dir is None:
+        raise click.UsageError("--agent-output goes with --keep-logs DIR (the logs it keeps)")
     if whole_class:
         _check_class(spec, games=games, seed=seed, game_timeout=game_timeout, agent_isolation=agent_isolation,
                      agent_memory=agent_memory, action_timeout=action_timeout, sizes=size_list, maps=maps,
@@ -116,7 +122,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
         checks = check_agent(spec, games=games, seed=seed, game_timeout=game_timeout, isolation=level,
                              limits=limits, sizes=size_list, maps=maps, max_action_ms=max_action_ms,
                              beliefs=beliefs or complete, hints=hints, on_game=progress, keep=keep,
-                             complete=complete)
+                             complete=complete, agent_output=agent_output)
         bar.update(total - bar.pos, "")
     for check in checks:
         # printable: a detail quotes the agent (its exception, what it printed), which must not

@@ -35,7 +35,7 @@ from treasure_cli.sandbox.seat import Seat, resolve_level, seat
 from treasure_cli.play.loop import play_agent
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.rules import seeds
-from treasure_cli.rules.events import AgentNoted
+from treasure_cli.rules.events import AgentNoted, AgentPrinted
 from treasure_cli.rules.game import Game
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules.island import Island
@@ -72,6 +72,8 @@ class Timed:
             self.reset = agent.reset
         if hasattr(agent, "explain"):
             self.explain = agent.explain
+        if hasattr(agent, "printed"):  # what it printed at each turn (play_agent's `output`)
+            self.printed = agent.printed
 
     def act(self, obs):
         start = time.perf_counter()
@@ -87,7 +89,7 @@ class Timed:
 
 def _play(spec: str, island, seed: int, times: list[float], game_timeout: float, level: str,
           limits: AgentLimits, budget: float | None = None, notes: bool = False, hints: HintSet | None = None,
-          printed: list[str] | None = None, map_name: str = "map"):
+          printed: list[str] | None = None, map_name: str = "map", output: bool = False):
     # The agent plays as in `run`: in its own process where it would there, timed from outside.
     # `printed` gets what the agent printed, whatever the game's end (kept with the record in `run`).
     taken: Seat | None = None
@@ -97,7 +99,7 @@ def _play(spec: str, island, seed: int, times: list[float], game_timeout: float,
             with time_limit(taken.timeout), taken.printing():  # building the agent counts too
                 game = Game(island, seed, agent_name=spec, map_name=map_name, hint_truths_public=taken.hint_truths,
                             hints=hints)
-                events = list(play_agent(game, Timed(taken.agent, times, budget), notes=notes))
+                events = list(play_agent(game, Timed(taken.agent, times, budget), notes=notes, output=output))
             taken.game_over(game)
     finally:
         if printed is not None and taken is not None:
@@ -161,7 +163,7 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
                 sizes: Sequence[int] = SIZES, maps: Sequence[tuple[str, Island]] = (),
                 max_action_ms: float | None = None, beliefs: bool = False, hints: HintSet | None = None,
                 on_game: Callable[[int, int, str], None] | None = None, keep: Path | None = None,
-                complete: bool = False) -> list[Check]:
+                complete: bool = False, agent_output: bool = False) -> list[Check]:
     """Run the checks (the pirate giving `hints`' kinds); each Check says whether it passed and
     what was seen. With `beliefs`, the agent's notes are asked for (`Agent.explain`), and a game
     whose declared candidates leave out the treasure's tile fails the "beliefs" check at the
@@ -169,7 +171,8 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
 
     `maps` (from `read_maps`) are played once each after the generated games. With `keep`, each
     game played to the end is written there, its map (MAP_<k>.txt) beside its log (LOG_<k>.txt,
-    with the notes under `beliefs`), for `treasure replay`.
+    with the notes under `beliefs`, and with `agent_output` what the agent printed, at its turn),
+    for `treasure replay`.
     With `max_action_ms`, a game stops at its first action slower than that, and the
     time check fails. `on_game(done, total, where)` is called before each game. With `complete`
     (and `beliefs`), a "complete beliefs" check compares each note's candidates with the referee's
@@ -212,7 +215,7 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
         try:
             name = f"MAP_{done + 1:02d}.txt"
             first, end = _play(spec, board.island, board.seed, times.setdefault(board.size, []), game_timeout,
-                               level, limits, budget, beliefs, hints, printed, name)
+                               level, limits, budget, beliefs, hints, printed, name, agent_output and keep is not None)
             printed.clear()  # the second play's failure, if any, is the one reported
             second, _ = _play(spec, board.island, board.seed, [], game_timeout, level, limits, None, beliefs, hints,
                               printed, name)
@@ -246,9 +249,11 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
             excess = first_excess(board.island, first) if complete else None
             if excess is not None:
                 loose.append(f"{where}: {excess}" + (replay or " (--keep-logs DIR writes the game, to replay it)"))
-        if first != second:
-            step = next((k for k, (a, b) in enumerate(zip(first, second)) if a != b),
-                        min(len(first), len(second)))
+        # What it printed is kept for its author, not compared: a clock or an address in a print() is no play
+        acted = [e for e in first if not isinstance(e, AgentPrinted)]
+        if acted != second:
+            step = next((k for k, (a, b) in enumerate(zip(acted, second)) if a != b),
+                        min(len(acted), len(second)))
             differs.append(f"{where}: the two plays part at event {step + 1}")
     played = len(outcomes)
     stopped = f"; {len(over)} stopped at an action over the budget" if over else ""

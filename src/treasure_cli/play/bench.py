@@ -60,6 +60,7 @@ class BenchOptions:
     keep: str | None = None              # which games' logs to keep (KEEP), with run_bench's keep_dir
     versus: str | None = None            # keep both logs of each game it won and another lost, or lost and another won
     notes: bool = False                  # kept logs hold the agents' notes (run --notes)
+    agent_output: bool = False           # kept logs hold what the agents printed (run --agent-output)
 
 
 KEEP = ("lost", "failed", "all")  # lost: every game not won (lost or failed)
@@ -327,8 +328,8 @@ def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str |
                                 max_turns=options.max_turns, game_timeout=options.game_timeout,
                                 keep_events=options.keep is not None, isolation=options.isolation,
                                 limits=options.limits, hints=options.hints, notes=options.notes,
-                                failed_events=True, index=task.index, island_seed=task.island_seed,
-                                game_id=gid))
+                                failed_events=True, output=options.agent_output, index=task.index,
+                                island_seed=task.island_seed, game_id=gid))
     # Every agent played this island here, so the head-to-head pairs are known without the others.
     paired = versus_agents([r for r, _ in played], options.versus)
     return [(record, format_log(events) if events is not None and (kept(record, options.keep)

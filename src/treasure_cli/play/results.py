@@ -61,7 +61,7 @@ def bench_json(result, timing: bool = True) -> dict:
         del options["isolation"], options["limits"]  # they apply to agents that are not built in only
     if options.get("style") == "island":
         del options["style"]  # the default islands: the JSON of a run as it was before styles existed
-    for key, unset in (("versus", None), ("notes", False)):
+    for key, unset in (("versus", None), ("notes", False), ("agent_output", False)):
         if options.get(key) == unset:
             del options[key]  # asked for seldom: a run without them has the JSON it had before
     out = {"options": options,
