@@ -100,10 +100,21 @@ def agent_classes(path: Path) -> tuple[list[str], list[str]]:
     except (RecursionError, MemoryError, ValueError) as exc:
         raise AgentLoadError(f"{path.name}: Python cannot parse it ({type(exc).__name__})") from None
     classes = [node for node in parsed.body if isinstance(node, ast.ClassDef)]
-    acting = [c.name for c in classes
-              if any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)]
-    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases else []
+    acting = [c.name for c in classes if _buildable(c)
+              and any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)]
+    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases and _buildable(classes[0]) else []
     return acting, lone
+
+
+def _buildable(node: ast.ClassDef) -> bool:
+    """Whether the referee can make the class with no argument, as it makes an agent: a class whose
+    `__init__` needs one (a protocol program's `Agent(island)`, say) is not the group's agent class."""
+    for f in node.body:
+        if isinstance(f, ast.FunctionDef) and f.name == "__init__":
+            a = f.args
+            needed = len(a.posonlyargs) + len(a.args) - 1 - len(a.defaults)  # (less `self`)
+            return needed <= 0 and all(d is not None for d in a.kw_defaults)
+    return True
 
 
 def _program(path: Path) -> bool:
@@ -159,7 +170,10 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
         listed_text = ", ".join(f"{p}:{c}" for p, c in candidates)
         raise AgentLoadError(f"{len(candidates)} agent classes ({listed_text}); choose one with "
                              f"{MANIFEST}: entry = \"FILE.py\" and class = \"NAME\"")
-    programs = [p for p in paths if p.suffix != ".py" and _program(root / p)]
+    # A Python file that is a program itself (`#!`, executable, no agent class: the plain kit) counts
+    # only where no other program does, so a group's helper scripts do not hide its binary.
+    programs = ([p for p in paths if p.suffix != ".py" and _program(root / p)]
+                or [p for p in python if _program(root / p)])
     if len(programs) == 1:
         return Found(f"{EXEC}{shlex.quote(str(root / programs[0]))}", "program", str(programs[0]), files, size)
     if programs:
