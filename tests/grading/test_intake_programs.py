@@ -59,3 +59,8 @@ def test_the_plain_kit_handed_in_as_a_group_plays_and_wins_in_the_sandbox(tmp_pa
     with Store(db) as store:
         rows = store.rows()
     assert len(rows) == 2 and all(r.outcome == "WIN" for r in rows), [(r.outcome, r.error) for r in rows]
+
+
+def test_run_with_the_kit_as_a_file_says_to_play_it_as_a_program():
+    result = CliRunner().invoke(cli, ["run", str(ROOT / "input" / "MAP_01.txt"), "unused", "--agent", str(KIT)])
+    assert result.exit_code == 2 and f"played as exec:{KIT}" in result.output

@@ -27,6 +27,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from treasure_cli.agents import registry
 from treasure_cli.agents.registry import EXEC
 from treasure_cli.errors import AgentLoadError
 from treasure_cli.sandbox import languages, tree
@@ -100,21 +101,11 @@ def agent_classes(path: Path) -> tuple[list[str], list[str]]:
     except (RecursionError, MemoryError, ValueError) as exc:
         raise AgentLoadError(f"{path.name}: Python cannot parse it ({type(exc).__name__})") from None
     classes = [node for node in parsed.body if isinstance(node, ast.ClassDef)]
-    acting = [c.name for c in classes if _buildable(c)
+    acting = [c.name for c in classes if registry.buildable(c)
               and any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)]
-    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases and _buildable(classes[0]) else []
+    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases and registry.buildable(classes[0]) else []
     return acting, lone
 
-
-def _buildable(node: ast.ClassDef) -> bool:
-    """Whether the referee can make the class with no argument, as it makes an agent: a class whose
-    `__init__` needs one (a protocol program's `Agent(island)`, say) is not the group's agent class."""
-    for f in node.body:
-        if isinstance(f, ast.FunctionDef) and f.name == "__init__":
-            a = f.args
-            needed = len(a.posonlyargs) + len(a.args) - 1 - len(a.defaults)  # (less `self`)
-            return needed <= 0 and all(d is not None for d in a.kw_defaults)
-    return True
 
 
 def _program(path: Path) -> bool:
