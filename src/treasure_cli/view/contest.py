@@ -40,6 +40,7 @@ from treasure_cli.view.palette import agent_colour
 from treasure_cli.view.render import AGENT, MOUNTAIN, PIRATE, PRISON, SEA, TREASURE, region_hues
 from treasure_cli.view.steps import Replay
 from treasure_cli.view.tables import align
+from treasure_cli.view.policy import with_policy
 
 
 def contest_table(contest: Contest) -> str:
@@ -133,7 +134,7 @@ def contest_data(contest: Contest, island: Island, games: dict[str, tuple[list[l
 
 def contest_html(data: dict) -> str:
     template = resources.files("treasure_cli.view").joinpath("contest_template.html").read_text(encoding="utf-8")
-    return _fill(template, TITLE=html.escape(data["title"]), LEGEND="", FRAMES="", DATA=script_json(data))
+    return with_policy(_fill(template, TITLE=html.escape(data["title"]), LEGEND="", FRAMES="", DATA=script_json(data)))
 
 
 def write_contest_page(contest: Contest, folder: str | Path, map_path: str, isolation: str = "auto",
