@@ -13,8 +13,8 @@ import json
 import os
 import secrets
 import socket
-import sys
 import threading
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,9 @@ from security.attacks import CHEATS, write_agents
 # The leave_child agent's sleep: a marker no other process has, not even this suite run from
 # another checkout at the same time.
 SLEEP = f"317.{os.getpid():07d}"
+# In the agents' file names: their processes are this test run's, not those of another worker
+# running the same agents from this checkout at the same time (pytest -n).
+TOKEN = "_attacks_" + uuid.uuid4().hex[:12]
 
 # How each misbehaving agent's games must end (None: played to the end, like `logic`).
 EXPECTED = {
@@ -83,7 +86,8 @@ def digest_tree(folder: Path) -> dict[str, str]:
 
 
 def agent_processes() -> list[str]:
-    """Command lines of the processes that run a hostile agent or what it left behind."""
+    """Command lines of the processes that run one of this test run's hostile agents (their file
+    names carry TOKEN) or what it left behind (SLEEP)."""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -92,8 +96,7 @@ def agent_processes() -> list[str]:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        ours = sys.prefix in cmd  # this checkout's interpreter (another may run the suite too)
-        if SLEEP in cmd or ours and any(f"/agent/{name}.py" in cmd for name in (*EXPECTED, *CHEATS)):
+        if SLEEP in cmd or TOKEN in cmd:
             found.append(f"{pid}: {cmd}")
     return found
 
@@ -122,7 +125,7 @@ def arena(tmp_path, monkeypatch):
               "folders": [str(maps), str(out), str(home)]}
     agents = tmp_path / "submissions"
     agents.mkdir()
-    specs = write_agents(agents, config)
+    specs = write_agents(agents, config, TOKEN)
     yield {"maps": maps, "out": out, "home": home, "store": store, "listener": listener, "specs": specs,
            "tmp": tmp_path}
     listener.close()
