@@ -7,15 +7,10 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT
+from helpers import ROOT, WANDERER
 
 from treasure_cli.cli import cli
 from treasure_cli.grading.store import Store
-
-WANDERER = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
-            "    def reset(self, seed):\n        self.rng = random.Random(seed)\n\n"
-            "    def act(self, obs):\n        return self.rng.choice(legal_actions(obs, teleports=False))\n")
-
 
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT
+from helpers import ROOT, verdicts
 
 from treasure_cli.cli import cli
 from treasure_cli.grading.submissions import Roster, find_submissions
@@ -87,13 +87,6 @@ def klass(tmp_path: Path, binary: bytes) -> Path:
     write(c / "notes.txt", "a README left in the class's folder")
     (c / "g14").symlink_to("/etc")
     return c
-
-
-def verdicts(c: Path) -> dict[str, str]:
-    found, left_out = find_submissions([str(c)])
-    said = {s.name: f"{s.language} {s.entry}" for s in found}
-    said.update({x.name: x.reason.partition(" (build log: ")[0] for x in left_out})
-    return said
 
 
 BUILDS = levels.bwrap_works()  # C++ source is built only in the sandbox

@@ -12,14 +12,13 @@ import hashlib
 import json
 import os
 import secrets
-import socket
-import threading
 import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from helpers import Listener
 
 from treasure_cli.cli import cli
 from treasure_cli.islands.generator import generate_island
@@ -49,35 +48,6 @@ EXPECTED = {
     "close_stdin": {"protocol", "agent-died"},
     "ignore_sigterm": {"game-timeout"},
 }
-
-
-class Listener:
-    """A TCP port on 127.0.0.1 that counts who connects (the network attack's target)."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join()
-        self.sock.close()
 
 
 def digest_tree(folder: Path) -> dict[str, str]:
