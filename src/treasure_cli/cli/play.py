@@ -100,7 +100,7 @@ def _outcome(game: Game) -> str:
 
 def _play_on_page(game: Game, island: Island, path: Path, output_dir: str | None,
                   echo: Callable[..., None]) -> None:
-    """`play --serve`: the same game, its actions from the page (cli/play_page.py)."""
+    """`play --serve`: the same game, its actions from the page (view/play_page.py)."""
     from treasure_cli.view.play_page import PagePerson
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import write_log
