@@ -144,6 +144,23 @@ def test_every_group_gets_a_page_of_its_own():
     assert again["ann!"] != again[clash]
 
 
+def test_an_accented_name_keeps_its_letters_in_its_page_name():
+    """Élise's page is agent-Elise-<digest>.html, not agent-lise-...: accents are folded (NFKD, the
+    combining marks dropped), whichever form the disk gave the name in; case is kept, as for any name."""
+    import unicodedata
+
+    from treasure_cli.view.leaderboard import page_names, slug
+
+    assert slug("Élise") == "Elise" and slug("Zoë Martin") == "Zoe_Martin" and slug("Ærø ﬁle") == "r_file"
+    assert slug(unicodedata.normalize("NFD", "Groupe 01 - Élise & Zoë")) == "Groupe_01_-_Elise_Zoe"
+    assert slug("山田") == "agent"  # nothing left to fold: the name's digest tells such pages apart
+    names = ["Élise", "Elise", "élise", unicodedata.normalize("NFD", "Élise")]
+    pages = page_names(names)
+    assert pages["Elise"] == "agent-Elise.html"  # a name the slug keeps: no digest
+    assert all(pages[n].startswith(("agent-Elise-", "agent-elise-")) for n in names[::2])
+    assert len({p.casefold() for p in pages.values()}) == len(names)  # still one page each
+
+
 def test_two_groups_whose_names_cut_the_same_keep_both_pages(klass):
     students = klass / "students"
     for entry in ("bob", "dora.py", "syntax.py"):
