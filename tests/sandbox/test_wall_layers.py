@@ -18,48 +18,20 @@ import socket
 import subprocess
 import sys
 import textwrap
-import threading
 import uuid
 
 import numpy as np
 import pytest
+from helpers import Listener, refuse_jail
 
 import treasure_cli
 from treasure_cli.play.games import play_game
 from treasure_cli.sandbox import levels, process as agent_process
 from treasure_cli.sandbox.levels import AgentLimits, bwrap_works
 
-pytestmark = pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap")
+pytestmark = [pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap"),
+              pytest.mark.usefixtures("fresh_agent_pool")]
 TOKEN = "wall_" + uuid.uuid4().hex[:12]
-
-
-class Listener:
-    """A TCP port on 127.0.0.1 that counts who connects."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join()
-        self.sock.close()
 
 
 @pytest.fixture
@@ -67,13 +39,6 @@ def listener():
     found = Listener()
     yield found
     found.close()
-
-
-@pytest.fixture(autouse=True)
-def fresh_pool():
-    agent_process.close_all()
-    yield
-    agent_process.close_all()
 
 
 @pytest.fixture
@@ -86,14 +51,7 @@ def route(request, monkeypatch):
     """The two ways a sandboxed agent is launched: a warm host that jails each game, or (where
     it cannot) a bubblewrap sandbox of its own for each game, with no jail inside."""
     if request.param == "a sandbox per game":
-        said = agent_process.AgentProcess._host_hello
-
-        def refused(self):
-            said(self)
-            raise agent_process.NoJail(0, "unshare: Operation not permitted")
-
-        monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
-        monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+        refuse_jail(monkeypatch)
     return request.param
 
 

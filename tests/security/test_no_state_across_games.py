@@ -23,6 +23,7 @@ from treasure_cli.sandbox import process as agent_process
 from treasure_cli.sandbox.levels import bwrap_works
 
 TOKEN = "nostate_" + uuid.uuid4().hex[:12]
+pytestmark = pytest.mark.usefixtures("fresh_agent_pool")
 
 PROBER = textwrap.dedent('''\
     import ctypes
@@ -135,13 +136,6 @@ PROBER = textwrap.dedent('''\
         def act(self, obs):
             return LargeScan()
 ''').replace("MARKTOKEN", TOKEN)
-
-
-@pytest.fixture(autouse=True)
-def fresh_pool():
-    agent_process.close_all()
-    yield
-    agent_process.close_all()
 
 
 def _said(output: str) -> tuple[dict, list[str]]:
