@@ -311,3 +311,28 @@ def test_no_system_v_object_of_the_machine_is_seen(tmp_path, island, route):
     finally:
         libc.shmctl(segment, 0, None)  # IPC_RMID
     assert "segment -1" in record.output, record.output
+
+
+# ---------------------------------------------------------------- the PID namespace, each route alone
+def test_a_game_sees_and_signals_no_process_outside_its_own(tmp_path, island, route):
+    """Bubblewrap's PID namespace alone (a sandbox per game), or the jail's behind it (warm
+    host): the agent neither finds the referee (this process) in /proc nor reaches it with
+    kill(pid, 0), and the processes it sees are only its own few."""
+    referee = os.getpid()
+    spec = _python_agent(tmp_path, f'''\
+        try:
+            os.kill({referee}, 0)
+            signalled = "reached"
+        except OSError as exc:
+            signalled = errno.errorcode[exc.errno]
+        listed = sorted(int(p) for p in os.listdir("/proc") if p.isdigit()) if os.path.isdir("/proc") else []
+        print("pids " + json.dumps({{"me": os.getpid(), "signal": signalled, "proc": listed,
+                                     "referee": os.path.exists("/proc/{referee}")}}), file=sys.stderr)
+        ''')
+    record = _play(island, spec)
+    line = [x for x in record.output.splitlines() if x.startswith("pids ")]
+    assert line, record.output
+    said = json.loads(line[0][5:])
+    # ESRCH: no such process in its namespace (EPERM would mean it is there, only not its to signal).
+    assert said["signal"] == "ESRCH" and not said["referee"], said
+    assert said["me"] <= 3 and all(p <= 3 for p in said["proc"]), said  # bwrap's init, the agent (and its host)
