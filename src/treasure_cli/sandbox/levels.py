@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 from treasure_cli.errors import TreasureError
+from treasure_cli.sandbox import seccomp
 
 LEVELS = ("auto", "none", "process", "sandbox")
 TMP_BYTES = 64 << 20  # a game jail's private /tmp and /dev/shm (memory): what it may write in each, at most
@@ -269,8 +270,6 @@ def set_limits(limits: AgentLimits) -> None:
                 pass  # a limit this OS does not offer, or lower already: the agent gets what there is
     if sys.platform.startswith("linux"):
         import ctypes
-
-        from treasure_cli.sandbox import seccomp
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the referee
         try:

@@ -58,21 +58,24 @@ def program() -> list[tuple[int, int, int, int]]:
     return [x for block in blocks for x in block] + [(_RET_K, 0, 0, _RET_ALLOW)]
 
 
+class _Program(ctypes.Structure):  # struct sock_fprog
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+_CODE = program()
+_BUFFER = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *x) for x in _CODE))
+_PROGRAM = _Program(len(_CODE), ctypes.cast(_BUFFER, ctypes.c_void_p))  # made once, in the referee
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None  # (none on Windows)
+
+
 def install() -> None:
-    """Set the filter on this process and all it starts (a subprocess's preexec_fn). It needs
-    `no_new_privs` (which every sandboxed agent has anyway) or CAP_SYS_ADMIN (root); raises
-    OSError if the kernel refuses it."""
-    if not sys.platform.startswith("linux"):
+    """Set the filter on this process and all it starts (a subprocess's preexec_fn: so the
+    filter is built beforehand, at import). It needs `no_new_privs` (which every sandboxed
+    agent has anyway) or CAP_SYS_ADMIN (root); raises OSError if the kernel refuses it."""
+    if _LIBC is None:
         return
-    code = program()
-    raw = b"".join(struct.pack("=HBBI", *x) for x in code)
-    buffer = ctypes.create_string_buffer(raw, len(raw))
-
-    class _Program(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = _Program(len(code), ctypes.cast(buffer, ctypes.c_void_p))
-    libc = ctypes.CDLL(None, use_errno=True)
+    fprog = _PROGRAM
+    libc = _LIBC
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0:
         return
     if ctypes.get_errno() == errno.EACCES:  # neither no_new_privs nor CAP_SYS_ADMIN: take the first
