@@ -5,7 +5,7 @@ a game is held by the limits of each of its processes. Memory that no address sp
 must then be bounded by those limits too. This agent tries every such store it knows, all at
 once, through both ways a sandboxed game is launched, with the control groups turned off:
 files in its /tmp and /dev/shm (tmpfs: memory), System V segments attached, filled and
-detached one after another, System V queues and semaphores, memfd files held open, memfd
+detached one after another, System V queues and semaphores, BPF maps, memfd files held open, memfd
 files in flight on a Unix socket (closed here, held by the kernel), and memfd files
 registered in an io_uring ring (held without a descriptor). Each store is bounded by the
 limit docs/security.md names for it, and all of them together by `worst_case_memory`.
@@ -33,7 +33,7 @@ LIMITS = AgentLimits(file_size=4 * MIB, open_files=32)
 GOAL = 192 * MIB  # what it tries to hold in each store: past each bound, not much past
 
 HOARDER = textwrap.dedent('''\
-    import array, ctypes, errno, json, os, socket, sys
+    import array, ctypes, errno, json, os, platform, socket, struct, sys
     from treasure_cli import LargeScan
 
     MIB = 1 << 20
@@ -99,6 +99,12 @@ HOARDER = textwrap.dedent('''\
             made.append("semget")
         else:
             made.append("semget " + why())
+        # bpf(BPF_MAP_CREATE): an array map of 1024 entries of 4 KiB (where users may make them)
+        attr = ctypes.create_string_buffer(struct.pack("=IIII", 2, 4, 4096, 1024), 72)
+        if libc.syscall({"x86_64": 321, "aarch64": 280}[platform.machine()], 0, attr, 72) >= 0:
+            made.append("bpf")
+        else:
+            made.append("bpf " + why())
         return 0, made
 
 
@@ -155,7 +161,7 @@ HOARDER = textwrap.dedent('''\
         def __init__(self):
             said = {}
             for name, store in (("/tmp", lambda: tmpfs("/tmp")), ("/dev/shm", lambda: tmpfs("/dev/shm")),
-                                ("System V segments", system_v), ("System V queues", queues_and_semaphores),
+                                ("System V segments", system_v), ("queues, semaphores, BPF maps", queues_and_semaphores),
                                 ("in flight", in_flight), ("io_uring", io_uring), ("memfd", memfds)):
                 try:
                     said[name] = store()
@@ -199,12 +205,12 @@ def test_without_control_groups_memory_outside_the_address_space_is_bounded(tmp_
     line = [x for x in record.output.splitlines() if x.startswith("hoard ")]
     assert line, record.output
     held = {name: tuple(v) for name, v in json.loads(line[0][6:]).items()}
-    bounds = {"/tmp": TMP_BYTES, "/dev/shm": TMP_BYTES, "System V segments": 0, "System V queues": 0,
+    bounds = {"/tmp": TMP_BYTES, "/dev/shm": TMP_BYTES, "System V segments": 0, "queues, semaphores, BPF maps": 0,
               "in flight": (LIMITS.open_files + 1) * LIMITS.file_size, "io_uring": 0,
               "memfd": LIMITS.open_files * LIMITS.file_size}
     over = {name: (held[name], bound) for name, bound in bounds.items() if held[name][0] > bound}
     assert not over, (over, held)
-    assert held["System V queues"][1] == ["msgget ENOSYS", "semget ENOSYS"], held
+    assert held["queues, semaphores, BPF maps"][1] == ["msgget ENOSYS", "semget ENOSYS", "bpf ENOSYS"], held
     assert held["memfd"][0] > 0 and held["in flight"][0] > 0, held  # the stores it may use, it did use
     one_process = dataclasses.replace(LIMITS, processes=1)
     assert sum(v[0] for v in held.values()) <= worst_case_memory(one_process, False) - LIMITS.memory, held

@@ -10,10 +10,13 @@ such limit counts, and an IPC namespace of the game's own does not bound them ei
 * System V message queues and semaphore sets: kernel memory, up to the namespace's
   `msgmni` x `msgmnb` (about 500 MiB) and `semmni` x `semmsl` semaphores (gigabytes);
 * io_uring: a ring's registered files are held without a descriptor, so a process keeps
-  open files past its open-file limit (measured: 320 MiB of memfd pages in one ring).
+  open files past its open-file limit (measured: 320 MiB of memfd pages in one ring);
+* bpf: where a machine lets users without privilege make BPF maps
+  (`kernel.unprivileged_bpf_disabled` 0), their memory is counted by memory control groups
+  only (Linux 5.11 and later), no longer by `RLIMIT_MEMLOCK`.
 
 An agent needs none of them: `shmget`, `msgget`, `semget` (and i386's `ipc` multiplexer,
-through which its programs reach them) and `io_uring_setup` fail with ENOSYS, as on a
+through which its programs reach them), `io_uring_setup` and `bpf` fail with ENOSYS, as on a
 kernel built without them, and programs that can use them fall back (libuv, for one). On an
 architecture whose numbers this module does not know, nothing is filtered.
 """
@@ -30,9 +33,9 @@ _X86_64, _I386, _AARCH64 = 0xC000003E, 0x40000003, 0xC00000B7
 _X32_BIT = 0x40000000  # x86_64's x32 ABI: the same calls with this bit set
 _IO_URING_SETUP = 425  # one number on every architecture (the calls numbered alike since 5.1)
 DENIED: dict[int, tuple[int, ...]] = {
-    _X86_64: (29, 68, 64, _IO_URING_SETUP),                 # shmget, msgget, semget
-    _I386: (117, 395, 399, 393, _IO_URING_SETUP),           # ipc, shmget, msgget, semget
-    _AARCH64: (194, 186, 190, _IO_URING_SETUP),             # shmget, msgget, semget
+    _X86_64: (29, 68, 64, _IO_URING_SETUP, 321),            # shmget, msgget, semget, .., bpf
+    _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357),      # ipc, shmget, msgget, semget, .., bpf
+    _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280),        # shmget, msgget, semget, .., bpf
 }
 
 # linux/filter.h, linux/seccomp.h, linux/prctl.h
