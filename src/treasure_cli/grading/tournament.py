@@ -100,6 +100,7 @@ def play_entry(entry: Entry) -> Row:
     """Play one game; its row for the store. Pure: the same entry gives the same row (but seconds)."""
     from treasure_cli.version import __version__
 
+    began = time.perf_counter()
     island = _island(entry.map_data, entry.map_path)
     record, _ = play_game(island, entry.agent, entry.seed, map_name=entry.map_path,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
@@ -108,7 +109,7 @@ def play_entry(entry: Entry) -> Row:
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
-               play_digest=record.play_digest, actions=record.actions)
+               play_digest=record.play_digest, actions=record.actions, busy=time.perf_counter() - began)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
