@@ -101,6 +101,32 @@ class ProgressLine:
         self.live = False
 
 
+ETA_TRACE = "TREASURE_CLI_ETA_TRACE"  # benchmarks/eta_accuracy.py: a file to log each estimate in
+
+
+def _eta_trace():
+    """With TREASURE_CLI_ETA_TRACE=FILE (benchmarks/eta_accuracy.py, not for users): a function that
+    appends one JSON line per event, each with its time (time.monotonic): a game handed to a worker
+    (`start`: agent, tiles), a game ended (`end`: agent, tiles, seconds, failed, then the games done
+    of total and the ETA the progress line would show then, in seconds; null before any estimate).
+    None without the variable."""
+    import os
+    import time
+
+    path = os.environ.get(ETA_TRACE)
+    if not path:
+        return None
+    out = open(path, "a", encoding="utf-8")  # a benchmark's trace: closed at exit
+
+    def write(event: dict, estimate=None) -> None:
+        event["t"] = time.monotonic()
+        if estimate is not None:
+            event.update(done=estimate.done, total=estimate.total, eta=estimate.remaining())
+        out.write(json.dumps(event) + "\n")
+        out.flush()
+    return write
+
+
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                      no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
                      verdicts: list | None = None, include_secret_seed: bool = False,
@@ -125,6 +151,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
                                "same process): drop --agent-isolation none")
     line: list[ProgressLine] = []
     counts = {"already": 0, "to play": 0, "played": 0}
+    trace = _eta_trace()
 
     def plan(todo, already: int) -> None:
         from treasure_cli.grading.progress import Estimate, Planned
@@ -133,21 +160,31 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         if already:
             click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
                        f"{len(todo)} to play", err=True)
-        line.append(ProgressLine("playing", Estimate(Planned(label(e), e.tiles) for e in todo)))
+        # the worker processes (run_tasks); a Dask cluster's threads are measured as the games end
+        workers = None if scheduler is not None else max(1, min(jobs, len(todo)))
+        line.append(ProgressLine("playing", Estimate((Planned(label(e), e.tiles) for e in todo), workers=workers)))
+        if trace is not None:  # what the estimate was given, to play it again (benchmarks/eta_accuracy.py)
+            trace({"plan": [[label(e), e.tiles] for e in todo], "workers": workers})
 
     def label(entry) -> str:
         return (names or {}).get(entry.agent) or entry.agent
 
     def start(entry) -> None:
         if line:
-            line[0].estimate.started(label(entry), entry.tiles)
+            line[0].estimate.started(label(entry), entry.tiles, entry.key)
+            if trace is not None:
+                trace({"start": label(entry), "tiles": entry.tiles, "key": entry.key})
 
     def progress(rows) -> None:
         from treasure_cli.grading.progress import tiles_of
 
         counts["played"] += len(rows)
         for r in rows:
-            line[0].estimate.finished(r.label, tiles_of(r.size), r.seconds, r.outcome == "failed")
+            line[0].estimate.finished(r.label, tiles_of(r.size), r.seconds, r.outcome == "failed", busy=r.busy,
+                                     key=r.key)
+            if trace is not None:
+                trace({"end": r.label, "tiles": tiles_of(r.size), "seconds": r.seconds, "busy": r.busy,
+                       "failed": r.outcome == "failed", "key": r.key}, line[0].estimate)
         line[0].show()
 
     try:
