@@ -74,6 +74,7 @@ class Estimate:
         self._around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds of each game
         self._handed: list[float] = []            # when each game was handed over, in that order
         self._ends: list[float] = []              # when each game ended, in that order
+        self._busy: list[tuple[float, float]] = []  # (end, busy time) of each game ended, in that order
         self._flight: dict[str, list[int]] = defaultdict(list)  # agent -> its games in flight (in _handed)
         self._keys: dict[object, int] = {}        # a game's key -> its place in _handed, while in flight
         self._memo: dict[tuple, float | None] = {}  # what one `remaining` has worked out already
@@ -117,6 +118,7 @@ class Estimate:
         seconds = max(0.0, seconds)
         busy = seconds if busy is None else max(seconds, busy)
         self.busy += busy
+        self._busy.append((now, busy))
         began = now - busy
         self._began = began if self._began is None else min(self._began, began)
         self._seconds[(agent, tiles)].append(seconds)
@@ -208,19 +210,22 @@ class Estimate:
         return min(keep[0], statistics.median(others)) if others else keep[0]
 
     def _parallel(self, now: float) -> tuple[float, float]:
-        """The workers at play, and each game's wait between two games (from the workers' time that
-        no game used so far: `workers` x the time since the first game began, less the games' busy
-        time, the games in flight counted up to now)."""
+        """The workers at play, and each game's wait between two games: the workers' time that no game
+        used, per game ended, since the later half of the games done began ending (before it, the
+        workers were starting, not waiting between games): `workers` x that time, less the part of
+        it each game ended since used, and the games in flight up to now. Without `workers`, the
+        parallelism is the games' busy time per second since the first began, and no wait."""
         assert self._began is not None
-        span = max(1e-9, now - self._began)
-        workers = self.workers
+        half = self.done // 2 if self.workers is not None and self.done >= 4 else 0
+        since = self._ends[half - 1] if half else self._began
+        span = max(1e-9, now - since)
         starts = [t for flight in self._flight.values() for k in flight
                   for t in [self._began_at(k)] if t is not None]
-        running = sum(now - max(t, self._began) for t in starts)
-        used = self.busy + running
-        if workers is None:  # measured: no wait to add, it is in the parallelism
+        used = sum(min(busy, end - since) for end, busy in self._busy[max(0, half - 1):])
+        used += sum(now - max(t, since) for t in starts)
+        if self.workers is None:  # measured: no wait to add, it is in the parallelism
             return max(1.0, used / span), 0.0
-        return float(workers), max(0.0, (workers * span - used) / self.done)
+        return float(self.workers), max(0.0, (self.workers * span - used) / (self.done - half))
 
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
