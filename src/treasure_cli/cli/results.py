@@ -104,27 +104,35 @@ class ProgressLine:
 ETA_TRACE = "TREASURE_CLI_ETA_TRACE"  # benchmarks/eta_accuracy.py: a file to log each estimate in
 
 
-def _eta_trace():
-    """With TREASURE_CLI_ETA_TRACE=FILE (benchmarks/eta_accuracy.py, not for users): a function that
-    appends one JSON line per event, each with its time (time.monotonic): a game handed to a worker
-    (`start`: agent, tiles), a game ended (`end`: agent, tiles, seconds, failed, then the games done
-    of total and the ETA the progress line would show then, in seconds; null before any estimate).
-    None without the variable."""
-    import os
-    import time
+class EtaTrace:
+    """With TREASURE_CLI_ETA_TRACE=FILE (benchmarks/eta_accuracy.py, not for users): one JSON line
+    appended per event, each with its time (`t`, time.monotonic): the plan (`plan`: [agent, tiles] of
+    each game to play, and `workers`), a game handed over (`start`: agent, `tiles`, `key`), a game
+    ended (`end`: agent, `tiles`, `seconds`, `busy`, `failed`, `key`, then the games `done` of
+    `total` and the `eta` the progress line would show then, in seconds). Enough to play the run
+    again through an estimate (`eta_accuracy.py --replay`)."""
 
-    path = os.environ.get(ETA_TRACE)
-    if not path:
-        return None
-    out = open(path, "a", encoding="utf-8")  # a benchmark's trace: closed at exit
+    def __init__(self, path: str) -> None:
+        self.out = open(path, "a", encoding="utf-8")
 
-    def write(event: dict, estimate=None) -> None:
+    def __call__(self, event: dict, estimate=None) -> None:
+        import time
+
         event["t"] = time.monotonic()
         if estimate is not None:
             event.update(done=estimate.done, total=estimate.total, eta=estimate.remaining())
-        out.write(json.dumps(event) + "\n")
-        out.flush()
-    return write
+        self.out.write(json.dumps(event) + "\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        self.out.close()
+
+
+def _eta_trace() -> EtaTrace | None:
+    import os
+
+    path = os.environ.get(ETA_TRACE)
+    return EtaTrace(path) if path else None
 
 
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
@@ -200,6 +208,8 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
     finally:
         if line:
             line[0].close()
+        if trace is not None:
+            trace.close()
     if options.seed is None and not result.secret_seed:
         click.echo(f"warning: {db_path} holds games of an earlier version, played from the known base seed 1; "
                    "start a new store to grade with a secret seed", err=True)
