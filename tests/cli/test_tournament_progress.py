@@ -62,3 +62,32 @@ def test_progress_counts_games_eta_and_failures_on_a_terminal_only(tmp_path):
 
     quiet = CliRunner().invoke(cli, [*args[:-5], "--db", str(tmp_path / "q.sqlite")], catch_exceptions=False)
     assert " games · ETA" not in quiet.stderr
+
+
+def test_the_eta_trace_logs_every_estimate_with_its_game(tmp_path, monkeypatch):
+    """TREASURE_CLI_ETA_TRACE (benchmarks/eta_accuracy.py): the plan, each game handed over and each
+    game ended, with its worker's busy time (at least its own) and the ETA then, also without a terminal."""
+    import json
+
+    (tmp_path / "maps").mkdir()
+    for name in ("MAP_01.txt", "MAP_02.txt"):
+        shutil.copy(ROOT / "input" / name, tmp_path / "maps")
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("TREASURE_CLI_ETA_TRACE", str(trace))
+    got = CliRunner().invoke(cli, ["tournament", "--with", "greedy,random", "--maps", str(tmp_path / "maps"),
+                                   "--games", "2", "--seed", "1", "--db", str(tmp_path / "r.sqlite"), "--jobs", "1"],
+                             catch_exceptions=False)
+    assert got.exit_code == 0, got.output
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert sorted({a for a, _ in events[0]["plan"]}) == ["greedy", "random"] and len(events[0]["plan"]) == 8
+    assert all(t > 0 for _, t in events[0]["plan"])
+    assert events[0]["workers"] == 1
+    starts = [e for e in events if "start" in e]
+    ends = [e for e in events if "end" in e]
+    assert len(starts) == len(ends) == 8
+    assert [e["done"] for e in ends] == list(range(1, 9)) and {e["total"] for e in ends} == {8}
+    assert all(e["busy"] >= e["seconds"] >= 0 for e in ends)
+    assert sorted(map(tuple, (e["key"] for e in ends))) == sorted(map(tuple, (e["key"] for e in starts)))
+    assert all(e["eta"] >= 0 for e in ends) and ends[-1]["eta"] == 0
+    times = [e["t"] for e in events]
+    assert times == sorted(times)

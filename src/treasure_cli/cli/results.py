@@ -101,6 +101,40 @@ class ProgressLine:
         self.live = False
 
 
+ETA_TRACE = "TREASURE_CLI_ETA_TRACE"  # benchmarks/eta_accuracy.py: a file to log each estimate in
+
+
+class EtaTrace:
+    """With TREASURE_CLI_ETA_TRACE=FILE (benchmarks/eta_accuracy.py, not for users): one JSON line
+    appended per event, each with its time (`t`, time.monotonic): the plan (`plan`: [agent, tiles] of
+    each game to play, and `workers`), a game handed over (`start`: agent, `tiles`, `key`), a game
+    ended (`end`: agent, `tiles`, `seconds`, `busy`, `failed`, `key`, then the games `done` of
+    `total` and the `eta` the progress line would show then, in seconds). Enough to play the run
+    again through an estimate (`eta_accuracy.py --replay`)."""
+
+    def __init__(self, path: str) -> None:
+        self.out = open(path, "a", encoding="utf-8")
+
+    def __call__(self, event: dict, estimate=None) -> None:
+        import time
+
+        event["t"] = time.monotonic()
+        if estimate is not None:
+            event.update(done=estimate.done, total=estimate.total, eta=estimate.remaining())
+        self.out.write(json.dumps(event) + "\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        self.out.close()
+
+
+def _eta_trace() -> EtaTrace | None:
+    import os
+
+    path = os.environ.get(ETA_TRACE)
+    return EtaTrace(path) if path else None
+
+
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                      no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
                      verdicts: list | None = None, include_secret_seed: bool = False,
@@ -125,6 +159,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
                                "same process): drop --agent-isolation none")
     line: list[ProgressLine] = []
     counts = {"already": 0, "to play": 0, "played": 0}
+    trace = _eta_trace()
 
     def plan(todo, already: int) -> None:
         from treasure_cli.grading.progress import Estimate, Planned
@@ -133,21 +168,31 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         if already:
             click.echo(f"{already} game{'s' if already != 1 else ''} already in {db_path}; "
                        f"{len(todo)} to play", err=True)
-        line.append(ProgressLine("playing", Estimate(Planned(label(e), e.tiles) for e in todo)))
+        # the worker processes (run_tasks); a Dask cluster's threads are measured as the games end
+        workers = None if scheduler is not None else max(1, min(jobs, len(todo)))
+        line.append(ProgressLine("playing", Estimate((Planned(label(e), e.tiles) for e in todo), workers=workers)))
+        if trace is not None:  # what the estimate was given, to play it again (benchmarks/eta_accuracy.py)
+            trace({"plan": [[label(e), e.tiles] for e in todo], "workers": workers})
 
     def label(entry) -> str:
         return (names or {}).get(entry.agent) or entry.agent
 
     def start(entry) -> None:
         if line:
-            line[0].estimate.started(label(entry), entry.tiles)
+            line[0].estimate.started(label(entry), entry.tiles, entry.key)
+            if trace is not None:
+                trace({"start": label(entry), "tiles": entry.tiles, "key": entry.key})
 
     def progress(rows) -> None:
         from treasure_cli.grading.progress import tiles_of
 
         counts["played"] += len(rows)
         for r in rows:
-            line[0].estimate.finished(r.label, tiles_of(r.size), r.seconds, r.outcome == "failed")
+            line[0].estimate.finished(r.label, tiles_of(r.size), r.seconds, r.outcome == "failed", busy=r.busy,
+                                     key=r.key)
+            if trace is not None:
+                trace({"end": r.label, "tiles": tiles_of(r.size), "seconds": r.seconds, "busy": r.busy,
+                       "failed": r.outcome == "failed", "key": r.key}, line[0].estimate)
         line[0].show()
 
     try:
@@ -163,6 +208,8 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
     finally:
         if line:
             line[0].close()
+        if trace is not None:
+            trace.close()
     if options.seed is None and not result.secret_seed:
         click.echo(f"warning: {db_path} holds games of an earlier version, played from the known base seed 1; "
                    "start a new store to grade with a secret seed", err=True)

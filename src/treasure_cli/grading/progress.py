@@ -2,27 +2,44 @@
 
 A plain games-per-second rate is wrong as soon as the games are not alike: a
 class mixes agents that take a millisecond a game with one that takes a
-second, and the tournament plays its largest maps first, so the first
-minutes' rate says little about the rest (a 5-minute run once announced
-21 minutes, then 3). The estimate here prices every game still to play:
+second, the first seconds go to starting the workers and each agent's
+process, and the tournament plays its largest maps first. The estimate here
+prices every game still to play, then plays the rest out as the FairShare
+scheduler would (grading/tournament.py):
 
-- a game's cost is its agent's measured seconds per game on maps of its size,
-  else its agent's measured seconds per tile times the map's tiles, else the
-  mean of the other agents on that size, else of every game so far per tile;
-- an agent none of whose games has ended yet costs at least the age of its
-  oldest game in flight, per tile (a slow agent is slow before it has
-  finished a game);
-- the wall-clock time per second of measured game time since the first game
-  ended (below 1 with several workers, above with the work around each game;
-  not from the start, which includes starting the workers) turns that cost
-  into time.
+- a game costs a worker its *busy* time (the agent's start and end included,
+  not only the game's own `seconds`): for an agent, its mean game time on
+  maps of that size plus its usual time around a game, the median of its
+  times but its largest few (the first game of an agent in each worker also
+  starts the agent's host there, ~0.5-1 s once: not a price for every game).
+  A size it has not played yet is priced from its nearest size played, the
+  game time scaled as the other agents' times between the two sizes, else by
+  the square root of the tiles (measured: a game on 64x64 takes 1.3x to 2.8x
+  one on 32x32, 4x the tiles). Its games in flight count as games of at
+  least their age so far; an agent none of whose games has ended is priced
+  as the mean of the others, and at least as the age of its oldest game in
+  flight. (The workers take the games in the order they were handed over,
+  so a game's start is the end that freed its worker, not its hand-over.)
+- each game also costs the time a worker waits between two games (handing
+  a game over and recording it: most of a built-in's 2 ms game), measured as
+  the workers' time so far that no game used, per game;
+- the workers then play the rest: every agent's games progress at one pace
+  (FairShare offers the game furthest back in the order), but an agent holds
+  at most all the workers but one while another has games waiting; once only
+  one agent is left, it has them all. A slow agent's games thus go on alone
+  at the end, which a rate of the whole run does not see.
 
-`clock` is injectable so a test can play a run at a known pace.
+Without `workers` (a Dask cluster shares its threads out itself) the
+parallelism is the one measured so far, with no cap. `clock` is injectable
+so a test can play a run at a known pace; nothing here reads a clock or a
+file of its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -40,63 +57,175 @@ class Estimate:
     """Games done of total, failures per agent, and the time left (`remaining`)."""
 
     def __init__(self, planned: Iterable[Planned], clock: Callable[[], float] = time.monotonic,
-                 noun: bool = True):
+                 noun: bool = True, workers: int | None = None):
         self.clock, self.noun = clock, noun
+        self.workers = workers
         self.start = clock()
-        self.left: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])  # (agent, tiles) -> [games, tiles]
+        self.left: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # agent -> tiles -> games
         self.total = 0
         for p in planned:
-            cell = self.left[(p.agent, p.tiles)]
-            cell[0] += 1
-            cell[1] += p.tiles
+            self.left[p.agent][p.tiles] += 1
             self.total += 1
         self.done = 0
         self.failed: dict[str, int] = defaultdict(int)
-        self.seconds = 0.0                       # measured game time of the games done
-        self._first: tuple[float, float] | None = None  # when the first game ended, and the game time then
-        self._tiles = 0
-        self._by_cell: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0.0])  # [games, seconds]
-        self._by_agent: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])  # [tiles, seconds]
-        self._by_size: dict[int, list[float]] = defaultdict(lambda: [0, 0.0])   # [games, seconds]
-        self._flight: dict[str, list[tuple[float, int]]] = defaultdict(list)  # (start, tiles) of each in flight
+        self.busy = 0.0                          # the workers' time of the games done
+        self._began: float | None = None         # when the first game done began (its end less its busy time)
+        self._seconds: dict[tuple[str, int], list[float]] = defaultdict(list)  # (agent, tiles) -> game seconds
+        self._around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds of each game
+        self._handed: list[float] = []            # when each game was handed over, in that order
+        self._ends: list[float] = []              # when each game ended, in that order
+        self._busy: list[tuple[float, float]] = []  # (end, busy time) of each game ended, in that order
+        self._flight: dict[str, list[int]] = defaultdict(list)  # agent -> its games in flight (in _handed)
+        self._keys: dict[object, int] = {}        # a game's key -> its place in _handed, while in flight
+        self._memo: dict[tuple, float | None] = {}  # what one `remaining` has worked out already
 
-    def started(self, agent: str, tiles: int) -> None:
-        """A game of `agent` on `tiles` tiles was handed to a worker: until one of the agent's games
-        ends, the age of its oldest per tile is what the agent costs at least."""
-        self._flight[agent].append((self.clock(), max(1, tiles)))
+    def started(self, agent: str, tiles: int, key: object = None) -> None:
+        """A game of `agent` on `tiles` tiles was handed over (`key`: the game's, as `finished` will
+        say it; None: the agent's games end in the order they were handed over). Its age counts
+        towards what the agent costs."""
+        if key is not None:
+            self._keys[key] = len(self._handed)
+        self._flight[agent].append(len(self._handed))
+        self._handed.append(self.clock())
 
-    def finished(self, agent: str, tiles: int, seconds: float, failed: bool = False) -> None:
-        """One game ended (and was kept), having taken `seconds` of its own."""
+    def _began_at(self, k: int) -> float | None:
+        """When the k-th game handed over began, as far as is known (None: not yet). The workers take
+        the games in the order handed over, each as the one before ends: with `workers` of them, the
+        k-th begins at the (k - workers + 1)-th end at the earliest."""
+        if self.workers is None or k < self.workers:
+            return self._handed[k]
+        before = k - self.workers
+        return max(self._handed[k], self._ends[before]) if before < len(self._ends) else None
+
+    def finished(self, agent: str, tiles: int, seconds: float, failed: bool = False,
+                 busy: float | None = None, key: object = None) -> None:
+        """One game ended (and was kept), having taken `seconds` of its own and `busy` of its worker's
+        (None: as much as its own); `key` as `started` was given it."""
+        now = self.clock()
         self.done += 1
-        if self._flight.get(agent):
-            self._flight[agent].pop(0)
-        cell = self.left[(agent, tiles)]
-        cell[0] = max(0, cell[0] - 1)
-        cell[1] = max(0, cell[1] - tiles)
+        self._ends.append(now)
+        flight = self._flight.get(agent)
+        if flight:
+            game = self._keys.pop(key, None)
+            if game in flight:
+                flight.remove(game)
+            else:
+                flight.pop(0)
+        cell = self.left[agent]
+        cell[tiles] = max(0, cell[tiles] - 1)
         if failed:
             self.failed[agent] += 1
         seconds = max(0.0, seconds)
-        self.seconds += seconds
-        if self._first is None:
-            self._first = (self.clock(), self.seconds)
-        self._tiles += tiles
-        for entry, amount in ((self._by_cell[(agent, tiles)], 1), (self._by_agent[agent], tiles),
-                              (self._by_size[tiles], 1)):
-            entry[0] += amount
-            entry[1] += seconds
+        busy = seconds if busy is None else max(seconds, busy)
+        self.busy += busy
+        self._busy.append((now, busy))
+        began = now - busy
+        self._began = began if self._began is None else min(self._began, began)
+        self._seconds[(agent, tiles)].append(seconds)
+        self._around[agent].append(busy - seconds)
 
-    def _cost(self, agent: str, size: int, games: int, tiles: int) -> float:
-        """The measured cost of `games` games of `agent` on maps of `size` tiles (`tiles` in all)."""
-        cell = self._by_cell.get((agent, size))
-        if cell and cell[0]:
-            return games * cell[1] / cell[0]
-        mine = self._by_agent.get(agent)
-        if mine and mine[0]:
-            return tiles * mine[1] / mine[0]
-        there = self._by_size.get(size)
-        if there and there[0]:
-            return games * there[1] / there[0]
-        return tiles * self.seconds / self._tiles if self._tiles else 0.0
+    # -- the price of a game ----------------------------------------------------
+    def _game_seconds(self, agent: str, tiles: int) -> float | None:
+        """The agent's mean game time on maps of `tiles` tiles: measured there, else from its nearest
+        size measured, times the ratio of the two sizes' times for the other agents that played both,
+        else the square root of the ratio of their tiles (None: no game of it has ended)."""
+        if ("seconds", agent, tiles) not in self._memo:
+            self._memo[("seconds", agent, tiles)] = self._measured_seconds(agent, tiles)
+        return self._memo[("seconds", agent, tiles)]
+
+    def _measured_seconds(self, agent: str, tiles: int) -> float | None:
+        sizes = [t for (a, t) in self._seconds if a == agent]
+        if not sizes:
+            return None
+        near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+        mean = statistics.fmean(self._seconds[(agent, near)])
+        if near == tiles:
+            return mean
+        ratios = [statistics.fmean(self._seconds[(a, tiles)]) / there
+                  for (a, t) in self._seconds if t == near and a != agent and (a, tiles) in self._seconds
+                  for there in [statistics.fmean(self._seconds[(a, near)])] if there > 0]
+        return mean * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
+
+    def _cost(self, agent: str, tiles: int, now: float) -> float:
+        """What one more game of `agent` on `tiles` tiles costs a worker. Its games in flight count
+        too: each will have cost at least its age so far (its host's start left out, for one of the
+        agent's first games in a worker)."""
+        own = self._game_seconds(agent, tiles)
+        ended = len(self._around.get(agent, ()))
+        if own is not None:
+            cost = own + self._around_of(agent)
+        else:
+            others = [self._cost(a, tiles, now) for a in self._around if a != agent]
+            cost = statistics.fmean(others) if others else 0.0
+        ages = []
+        startup = self._startup()
+        hosts = self._hosts(agent, startup)
+        for game in self._flight.get(agent, ()):
+            began = self._began_at(game)
+            if began is not None and self._began is not None:
+                first = hosts < (self.workers or 1)  # it may be starting the agent's host in its worker
+                hosts += first
+                ages.append(now - max(began, self._began) - (startup if first else 0.0))
+        if not ended:  # slow before it has finished a game: at least as slow as its oldest so far
+            return max([cost] + ages[:1])
+        return (ended * cost + sum(max(cost, age) for age in ages)) / (ended + len(ages))
+
+    def _hosts(self, agent: str, startup: float) -> int:
+        """How many of the agent's games ended have started its host in a worker, as far as one can
+        tell: those that took longer around the game than its usual time by half a start-up."""
+        own = self._around.get(agent)
+        if not own or not startup:
+            return 0
+        usual = self._around_of(agent)
+        return sum(x > usual + startup / 2 for x in own)
+
+    def _startup(self) -> float:
+        """The one-off start of an agent's host in a worker, beyond a game's usual time around it:
+        the median, over the agents with more games than workers, of their largest times around a
+        game less the median of the others (0 until one is known)."""
+        if ("startup",) in self._memo:
+            return self._memo[("startup",)] or 0.0
+        n = self.workers or 1
+        extra = [statistics.median(v[-n:]) - statistics.median(v[:-n])
+                 for v in (sorted(v) for v in self._around.values()) if len(v) > n]
+        self._memo[("startup",)] = max(0.0, statistics.median(extra)) if extra else 0.0
+        return self._memo[("startup",)] or 0.0
+
+    def _around_of(self, agent: str) -> float:
+        """The time around one game of `agent` (its process's start and end). The first game of an
+        agent in each worker also starts the agent's host there, once: of its games, as many as there
+        are workers may be such, so those are left out (the largest times); with no other game of it
+        yet, the least of its own and of the others' median."""
+        if ("around", agent) not in self._memo:
+            self._memo[("around", agent)] = self._usual_around(agent)
+        return self._memo[("around", agent)] or 0.0
+
+    def _usual_around(self, agent: str) -> float:
+        own = sorted(self._around[agent])
+        keep = own[:max(1, len(own) - (self.workers or 1))]
+        if len(own) > (self.workers or 1):
+            return statistics.median(keep)
+        others = [statistics.median(sorted(v)[:max(1, len(v) - (self.workers or 1))])
+                  for a, v in self._around.items() if a != agent and len(v) > (self.workers or 1)]
+        return min(keep[0], statistics.median(others)) if others else keep[0]
+
+    def _parallel(self, now: float) -> tuple[float, float]:
+        """The workers at play, and each game's wait between two games: the workers' time that no game
+        used, per game ended, since the later half of the games done began ending (before it, the
+        workers were starting, not waiting between games): `workers` x that time, less the part of
+        it each game ended since used, and the games in flight up to now. Without `workers`, the
+        parallelism is the games' busy time per second since the first began, and no wait."""
+        assert self._began is not None
+        half = self.done // 2 if self.workers is not None and self.done >= 4 else 0
+        since = self._ends[half - 1] if half else self._began
+        span = max(1e-9, now - since)
+        starts = [t for flight in self._flight.values() for k in flight
+                  for t in [self._began_at(k)] if t is not None]
+        used = sum(min(busy, end - since) for end, busy in self._busy[max(0, half - 1):])
+        used += sum(now - max(t, since) for t in starts)
+        if self.workers is None:  # measured: no wait to add, it is in the parallelism
+            return max(1.0, used / span), 0.0
+        return float(self.workers), max(0.0, (self.workers * span - used) / (self.done - half))
 
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
@@ -105,26 +234,15 @@ class Estimate:
         if self.done >= self.total:
             return 0.0
         now = self.clock()
-        by_agent: dict[str, float] = defaultdict(float)
-        for (agent, size), (games, tiles) in self.left.items():
+        self._memo = {}
+        workers, wait = self._parallel(now)
+        work: dict[str, list[float]] = {}  # agent -> [games left, cost of each]
+        for agent, sizes in self.left.items():
+            games = sum(sizes.values())
             if games:
-                cost = self._cost(agent, size, games, tiles)
-                flight = self._flight.get(agent)
-                if flight and not self._by_agent.get(agent, (0,))[0]:
-                    # Nothing of it has ended yet: it costs at least its oldest game in flight so far, per tile.
-                    # (Counted from the first game's end at the earliest: before it the workers were starting.)
-                    since_start, its_tiles = flight[0]
-                    since_start = max(since_start, self._first[0] if self._first else now)
-                    cost = max(cost, tiles * (now - since_start) / its_tiles)
-                by_agent[agent] += cost
-        left = sum(by_agent.values())
-        assert self._first is not None  # a game has ended
-        since, measured = now - self._first[0], self.seconds - self._first[1]
-        if self.done < 2 or since <= 0 or measured <= 0:  # one game, or games too short to measure
-            since, measured = now - self.start, self.seconds
-        if measured <= 0:  # the plain rate
-            return (now - self.start) * (self.total - self.done) / self.done
-        return left * since / measured
+                cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
+                work[agent] = [float(games), cost / games + wait]
+        return fair_share_time(work, workers, capped=self.workers is not None)
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""
@@ -136,6 +254,41 @@ class Estimate:
             parts.append("failed: " + ", ".join(f"{name} {n}" for name, n in worst))
         text = " · ".join(parts)
         return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True) -> float:
+    """The time `workers` take to play `work` (agent -> [games, seconds a game]) as FairShare offers
+    it: every agent's games at one pace in games a second, except that an agent holds at most
+    `workers - 1` workers (`capped`) while another agent has games left. Played as a fluid: the pace
+    holds until an agent's games are over, then is worked out again for the agents left."""
+    left = {a: [n, c] for a, (n, c) in work.items() if n > 0}
+    elapsed = 0.0
+    while left:
+        cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
+        costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
+        # One pace g (games a second) for all, an agent at most cap / cost: raise g until the workers are full.
+        rates: dict[str, float] = {}
+        free, open_ = workers, set(left)
+        while open_:
+            pace = free / sum(costs[a] for a in open_)
+            held = {a for a in open_ if pace * costs[a] > cap}
+            if not held:
+                rates.update({a: pace for a in open_})
+                break
+            for a in held:
+                rates[a] = cap / costs[a]
+                free -= cap
+            open_ -= held
+            if free <= 0:
+                rates.update({a: 0.0 for a in open_})
+                break
+        step = min(left[a][0] / rates[a] for a in left if rates[a] > 0)
+        elapsed += step
+        for a in list(left):
+            left[a][0] -= rates[a] * step
+            if left[a][0] <= 1e-9:
+                del left[a]
+    return elapsed
 
 
 def clock_text(seconds: float) -> str:

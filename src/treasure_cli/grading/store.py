@@ -137,6 +137,9 @@ class Row:
     play_digest: str | None = None  # the agent's actions, hashed (grading/similarity.py); None: failed, or older
     actions: int | None = None      # the agent's actions, up to its failure; None: older rows, or no game began
     id: int | None = None
+    # Not stored: the worker's wall seconds for the whole game, the agent's start-up and end included
+    # (`seconds` is the game's own time); what a game costs the run, for the progress line's ETA.
+    busy: float = dataclasses.field(default=0.0, compare=False)
 
     def __post_init__(self) -> None:
         if not self.game_id:

@@ -100,6 +100,7 @@ def play_entry(entry: Entry) -> Row:
     """Play one game; its row for the store. Pure: the same entry gives the same row (but seconds)."""
     from treasure_cli.version import __version__
 
+    began = time.perf_counter()
     island = _island(entry.map_data, entry.map_path)
     record, _ = play_game(island, entry.agent, entry.seed, map_name=entry.map_path,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
@@ -108,7 +109,7 @@ def play_entry(entry: Entry) -> Row:
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
-               play_digest=record.play_digest, actions=record.actions)
+               play_digest=record.play_digest, actions=record.actions, busy=time.perf_counter() - began)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
@@ -118,8 +119,11 @@ def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
 
 def _order(todo: list[Entry]) -> list[Entry]:
     """The games in the order they are offered: largest maps first (so no big one is left running
-    alone at the end), then in bench's order (map, game, agent)."""
-    return sorted(todo, key=lambda e: -e.tiles)  # stable: bench's order within a size
+    alone at the end), then game 0 of every map of that size, game 1 of every map, ... (each map's
+    games for every agent in a row, as in bench's order). The first games then sample every map,
+    not the first one or two: maps of one size differ in what their games cost (measured: 2.6 s to
+    4.4 s a tenth of a run of eight maps), and the ETA prices the rest from the first games."""
+    return sorted(todo, key=lambda e: (-e.tiles, e.index))  # stable: bench's order (map, agent) within
 
 
 class FairShare:

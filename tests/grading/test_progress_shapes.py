@@ -1,0 +1,129 @@
+"""The tournament's ETA (grading/progress.py) on runs shaped as real ones were measured to be
+(benchmarks/eta_accuracy.py), played on a fake clock: the tournament's own scheduler (FairShare)
+hands the games to a simulated pool of workers that take them in that order, as run_tasks does.
+
+What the real runs showed, and these runs have: a worker starts (seconds) before its first game; the
+first game of an agent in each worker also starts the agent's host (~0.5-1 s, once); every sandboxed
+game costs its worker ~50 ms around the game's own time (its process's start and end), which the
+game's `seconds` leave out; a built-in game costs ~2 ms, plus a few ms of handing it over; agents
+differ in speed by 30x or more, and a slow agent's games go on alone at the end (FairShare gives it
+all the workers but one while others wait). After a tenth of the games the estimate must be within
+30 % of the time the rest takes."""
+
+from __future__ import annotations
+
+import heapq
+import random
+
+import pytest
+
+from treasure_cli.grading.progress import Estimate, Planned
+from treasure_cli.grading.tournament import Entry, FairShare
+from treasure_cli.play.executor import WAIT
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# agent -> (its game's own mean seconds on a 32x32 map, seconds around a game, host start-up once a worker)
+BUILTIN = (0.004, 0.0005, 0.0)
+FILE = (0.03, 0.05, 0.8)
+SLOW = (0.9, 0.05, 0.8)
+
+
+def play(agents: dict[str, tuple[float, float, float]], sizes: list[int], games: int, workers: int,
+         seed: int = 1, worker_start: float = 2.0, handing: float = 0.003, spread: float = 0.3,
+         ) -> tuple[float, float, float]:
+    """A tournament run on a fake clock, the estimate told of each game as the command tells it:
+    (its estimate after a tenth of the games, the truth then, a plain rate's guess then). Each
+    game's own time is its agent's mean on 32x32 times (tiles / 1024) ** 0.6, give or take `spread`
+    (drawn from `seed`); `handing`: a worker's wait between two games."""
+    rng = random.Random(seed)
+    todo = [Entry(agent, "d", None, f"m{k}", f"m{k}", b"", side * side, i, i)
+            for k, side in enumerate(sizes) for i in range(games) for agent in agents]
+    clock = Clock()
+    start = clock.now
+    estimate = Estimate([Planned(e.agent, e.tiles) for e in todo], clock=clock, workers=workers)
+    share = FairShare(todo, workers, on_start=lambda e: estimate.started(e.agent, e.tiles, e.key))
+    feed = iter(share)
+    queue: list[Entry] = []  # handed over, not begun: the pool's workers take them in that order
+    free = [(start + worker_start, w) for w in range(workers)]  # (when a worker is free, which)
+    running: list[tuple[float, int, int, float, float]] = []  # (end, worker, game, seconds, busy)
+    hosts: set[tuple[int, str]] = set()
+    guess = truth_at = plain = None
+    done = 0
+
+    def top_up() -> None:  # run_tasks keeps up to 4 games a worker handed over
+        while len(queue) + len(running) < 4 * workers:
+            task = next(feed, None)
+            if task is None or task is WAIT:
+                return
+            queue.append(task[0][0])
+
+    top_up()
+    while queue or running:
+        while queue and free:  # the first free worker takes the next game handed over
+            at, w = heapq.heappop(free)
+            entry = queue.pop(0)
+            mean, around, host = agents[entry.agent]
+            seconds = mean * (entry.tiles / 1024) ** 0.6 * rng.uniform(1 - spread, 1 + spread)
+            busy = seconds + around + (host if (w, entry.agent) not in hosts else 0.0)
+            hosts.add((w, entry.agent))
+            heapq.heappush(running, (max(at, clock.now) + busy, w, todo.index(entry), seconds, busy))
+        end, w, k, seconds, busy = heapq.heappop(running)
+        clock.now = end
+        entry = todo[k]
+        share.ended(entry.agent)
+        estimate.finished(entry.agent, entry.tiles, seconds, busy=busy, key=entry.key)
+        done += 1
+        if done == len(todo) // 10:
+            guess, truth_at = estimate.remaining(), end
+            plain = (end - start) * (len(todo) - done) / done
+        heapq.heappush(free, (end + handing, w))
+        top_up()
+    assert guess is not None and truth_at is not None and plain is not None
+    return guess, clock.now - truth_at, plain
+
+
+def within(guess: float, truth: float) -> bool:
+    return abs(guess - truth) <= 0.3 * truth
+
+
+SEEDS = range(1, 6)  # five runs of each shape, each game's time drawn anew: every one within 30 %
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_file_agents_after_their_start_up(workers):
+    """Sandboxed agents: 2 s before the first game, each agent's host started once in each worker,
+    50 ms around each game that the game's own seconds leave out."""
+    agents = {f"group{k}": FILE for k in range(5)}
+    for seed in SEEDS:
+        guess, truth, plain = play(agents, [32] * 8, 8, workers, seed)
+        assert within(guess, truth), (seed, guess, truth)
+        assert not within(plain, truth)  # the start-up throws a plain rate off
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_built_ins_and_file_agents_mixed(workers):
+    """Built-ins' 4 ms games beside file agents' 80 ms ones: one rate of games a second is no price."""
+    agents = {"logic": BUILTIN, "greedy": BUILTIN, "random": BUILTIN, "ann": FILE, "bob": FILE}
+    for seed in SEEDS:
+        guess, truth, plain = play(agents, [32] * 8, 10, workers, seed)
+        assert within(guess, truth), (seed, guess, truth)
+        assert not within(plain, truth)
+
+
+@pytest.mark.parametrize("sizes", [[32] * 6, [48] * 4 + [16] * 6])
+def test_a_slow_agent_left_alone_at_the_end(sizes):
+    """One agent 30x slower than three others, two workers: it holds one worker while the others
+    play on the other, then has both once they are done."""
+    agents = {"ann": FILE, "bob": FILE, "carl": FILE, "slowpoke": SLOW}
+    for seed in SEEDS:
+        guess, truth, plain = play(agents, sizes, 4, 2, seed)
+        assert within(guess, truth), (seed, guess, truth)
+        assert not within(plain, truth)
