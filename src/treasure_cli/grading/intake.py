@@ -27,7 +27,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from treasure_cli.agents.registry import EXEC
+from treasure_cli.agents.registry import EXEC, GROUP_TOP
 from treasure_cli.errors import AgentLoadError
 from treasure_cli.sandbox import languages, tree
 
@@ -154,14 +154,14 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
         candidates = named if len({p for p, _ in named}) == 1 and len(named) == 1 else candidates
     if len(candidates) == 1:
         p, cls = candidates[0]
-        return Found(f"{root / p}:{cls}", "python", str(p), files, size)
+        return Found(f"{marked(root, p)}:{cls}", "python", str(p), files, size)
     if candidates:
         listed_text = ", ".join(f"{p}:{c}" for p, c in candidates)
         raise AgentLoadError(f"{len(candidates)} agent classes ({listed_text}); choose one with "
                              f"{MANIFEST}: entry = \"FILE.py\" and class = \"NAME\"")
     programs = [p for p in paths if p.suffix != ".py" and _program(root / p)]
     if len(programs) == 1:
-        return Found(f"{EXEC}{shlex.quote(str(root / programs[0]))}", "program", str(programs[0]), files, size)
+        return Found(f"{EXEC}{shlex.quote(marked(root, programs[0]))}", "program", str(programs[0]), files, size)
     if programs:
         raise AgentLoadError(f"{len(programs)} programs ({', '.join(map(str, programs))}); choose one with "
                              f"{MANIFEST}: entry = \"PROGRAM\"")
@@ -178,6 +178,12 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
     if node:
         return _started(root, node[0].parent, languages.BY_NAME["node"], "agent.js", files, size)
     raise AgentLoadError("no agent found (a Python file with a class that has act(obs), or one executable program)")
+
+
+def marked(root: Path, rel: Path) -> str:
+    """The path of the group's file `rel` with its group's top folder marked (`class/ann/./src/agent.py`,
+    agents/registry.py: GROUP_TOP): the sandbox shows the agent the group's whole tree."""
+    return f"{root}{GROUP_TOP}{rel.as_posix()}"
 
 
 def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
@@ -206,10 +212,10 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
             raise AgentLoadError(f"{manifest}: {rel} has {len(acting)} agent classes; say which: class = \"NAME\"")
         if not cls.isidentifier():
             raise AgentLoadError(f"{manifest}: class {cls!r} is not a Python name")
-        return Found(f"{entry}:{cls}", "python", rel, files, size)
+        return Found(f"{marked(root, Path(rel))}:{cls}", "python", rel, files, size)
     if not _program(entry):
         raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")
-    return Found(f"{EXEC}{shlex.quote(str(entry))}", language, rel, files, size)
+    return Found(f"{EXEC}{shlex.quote(marked(root, Path(rel)))}", language, rel, files, size)
 
 
 JAVA_MAIN = re.compile(rb"\bstatic\s+(?:final\s+)?void\s+main\s*\(")
@@ -256,12 +262,12 @@ def _started(root: Path, folder: Path, language: languages.Language, main: str, 
         main = main or java_main(root / folder)
         if not all(part.isidentifier() for part in main.split(".")):
             raise AgentLoadError(f"{MANIFEST}: class {main!r} is not a Java class name")
-    built = languages.build(root / folder, language, main=main)
+    built = languages.build(root, language, main=main, inside=folder)
     if built.program is None:
         raise BuildError(f"{built.verdict} (build log: {built.log})")
     entry = (str(folder / main) if language.name == "node"  # a file; a Java class, in the folder built
              else main if folder == Path() else f"{main} (in {folder})")
-    return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))
+    return Found(f"{EXEC}{shlex.quote(_played(built))}", language.name, entry, files, size, str(built.log))
 
 
 def _built(root: Path, marker: Path, files: int, size: int) -> Found:
@@ -270,8 +276,15 @@ def _built(root: Path, marker: Path, files: int, size: int) -> Found:
     language = languages.detect(folder)
     if language is None:  # (a marker's name is one of a language's)
         raise AgentLoadError(f"needs a build ({marker}) of no known kind")
-    built = languages.build(folder, language)
+    built = languages.build(root, language, inside=marker.parent)  # the whole tree, built where its build file is
     if built.program is None:
         raise BuildError(f"{built.verdict} (build log: {built.log})")
-    entry = f"{marker.parent / built.program.relative_to(built.log.with_suffix(''))} (built with {language.name})"
-    return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))
+    entry = f"{built.program.relative_to(built.log.with_suffix(''))} (built with {language.name})"
+    return Found(f"{EXEC}{shlex.quote(_played(built))}", language.name, entry, files, size, str(built.log))
+
+
+def _played(built: languages.Built) -> str:
+    """A built program's path, the build's copy of the group's tree marked as its top (GROUP_TOP)."""
+    assert built.program is not None
+    work = built.log.with_suffix("")
+    return marked(work, built.program.relative_to(work))
