@@ -89,7 +89,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
     maps = []
     if maps_path is not None:
-        paths = [str(p) for p in map_files([maps_path])]
+        paths = [str(p) for p in map_files([maps_path], only_maps=True)]
         if not paths:
             raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
         try:

@@ -152,7 +152,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         raise click.UsageError("an agent is given twice")
     if maps_path is None:
         raise click.UsageError("give the maps to play with --maps DIR")
-    found_maps = map_files([maps_path], recursive)
+    found_maps = map_files([maps_path], recursive, only_maps=True)
     if not found_maps:
         raise click.ClickException(f"no map files (*.txt) found in {maps_path}"
                                    + ("" if recursive else " (not its subfolders: --no-recursive)"))

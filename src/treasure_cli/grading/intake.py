@@ -181,9 +181,10 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
 
 
 def marked(root: Path, rel: Path) -> str:
-    """The path of the group's file `rel` with its group's top folder marked (`class/ann/./src/agent.py`,
-    agents/registry.py: GROUP_TOP): the sandbox shows the agent the group's whole tree."""
-    return f"{root}{GROUP_TOP}{rel.as_posix()}"
+    """The path of the group's file `rel`, its group's top folder marked when the file is below it
+    (`class/ann/./src/agent.py`, agents/registry.py: GROUP_TOP): the sandbox shows the agent the
+    group's whole tree. A file at the top needs no mark: its folder is the group's."""
+    return f"{root}{GROUP_TOP}{rel.as_posix()}" if len(rel.parts) > 1 else str(root / rel)
 
 
 def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
