@@ -60,7 +60,8 @@ from treasure_cli.cli.results import leaderboard, play_tournament
                    "roster does not know and its entries with no folder are listed as warnings.")
 @click.option("--dry-run", is_flag=True,
               help="Play nothing: list every group found (language, entry, files, size), every group left out "
-                   "and why, and the number of games to play.")
+                   "and why, the number of games to play and an estimate of the time (from the store's history "
+                   "of the agents, else a default per map size).")
 @click.option("--public-maps", metavar="GLOB",
               help="With --report --html: the maps whose games may be published (a folder or a quoted glob); "
                    "their games' pages go into DIR/public/ too, and the store remembers them. Every other map "
@@ -162,6 +163,8 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
 
         for line in dry_run_lines(found, left_out, len(specs), len(maps), games):
             click.echo(one_line(line))
+        click.echo(one_line(_estimate_line(db_path, specs, {s.spec: s.name for s in found}, agent_isolation,
+                                           maps, games, jobs or os.cpu_count() or 1)))
         return
     from treasure_cli.grading.publish import published_warnings
 
@@ -177,3 +180,23 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
                      {s.spec: s.name for s in found}, verdicts, include_secret_seed,
                      map_names(maps_path, found_maps))
+
+
+def _estimate_line(db_path: str, specs: list[str], labels: dict[str, str], isolation: str, maps: tuple[str, ...],
+                   games: int, workers: int) -> str:
+    """The dry run's estimate of the time (grading/estimate.py), for the maps a game can be played on."""
+    from treasure_cli.errors import TreasureError
+    from treasure_cli.grading.estimate import estimate
+    from treasure_cli.play.bench import read_playable
+    from treasure_cli.sandbox.levels import effective_level
+
+    try:
+        level = effective_level(isolation)[0]
+    except TreasureError:
+        level = isolation  # (the run itself would refuse it, and say why)
+    try:
+        playable, _ = read_playable(list(maps))
+    except TreasureError:
+        return "estimated time: none (no map could be played)"
+    tiles = [info.width * info.height for info in playable.values()]
+    return estimate(db_path, specs, labels, level, tiles, games, workers).line()
