@@ -183,6 +183,42 @@ def byte_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
     return size
 
 
+def cap_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """A size such as 2M, 500K or 100M (bytes; K, M, G: powers of 1024), at least 1 kB."""
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (text[:-1], text[-1]) if text[-1:] in "KMG" else (text, "")
+    try:
+        size = int(float(number) * SIZE_UNITS[unit])
+    except ValueError:
+        raise click.BadParameter(f"expected a size such as 500K or 2M, got {value!r}") from None
+    if size < 1024:
+        raise click.BadParameter(f"{value} is too small for a cap: give at least 1K")
+    return size
+
+
+def intake_caps_options(command):
+    """--max-source-size, --max-group-size, --max-group-files: the caps a group is held to before
+    anything reads it (sandbox/tree.py: caps; docs/grading.md, "Caps")."""
+    command = click.option(
+        "--max-group-files", type=click.IntRange(min=1), default=2000, show_default=True, metavar="N",
+        help="A group (a folder, or an archive once unpacked) with more files is left out.")(command)
+    command = click.option(
+        "--max-group-size", default="50M", show_default=True, metavar="SIZE", callback=cap_size,
+        help="A group whose files add up to more (or an archive that unpacks to more) is left out.")(command)
+    return click.option(
+        "--max-source-size", default="2M", show_default=True, metavar="SIZE", callback=cap_size,
+        help="A Python source file over SIZE is never parsed: the group it is the agent of is left out "
+             "(parsing takes ~400 bytes of memory a byte of source).")(command)
+
+
+def set_intake_caps(max_files: int, max_size: int, max_source: int) -> None:
+    """The caps given on the command line, for this process and the workers it starts."""
+    from treasure_cli.sandbox import tree
+
+    tree.set_caps(None if max_files == tree.MAX_FILES else max_files, None if max_size == tree.MAX_BYTES else max_size,
+                  None if max_source == tree.MAX_SOURCE_BYTES else max_source)
+
+
 def isolation_options(command):
     """--agent-isolation, --agent-memory and --action-timeout: how agents that are not built in play."""
     from treasure_cli.sandbox.levels import LEVELS

@@ -9,8 +9,8 @@ import click
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.formats.text import one_line
 from treasure_cli.cli.options import (
-    GAME_TIMEOUT, MAPS_HELP, MAPS_RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, isolation_options,
-    isolation_settings, map_files, map_names, split_csv,
+    GAME_TIMEOUT, MAPS_HELP, MAPS_RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, intake_caps_options,
+    isolation_options, isolation_settings, map_files, map_names, set_intake_caps, split_csv,
 )
 from treasure_cli.cli.results import leaderboard, play_tournament
 
@@ -71,13 +71,15 @@ from treasure_cli.cli.results import leaderboard, play_tournament
                    "may be published, and an agent that knows the seed can recompute the games).")
 @isolation_options
 @hint_options
+@intake_caps_options
 def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
                db_path: str, seed: int | None, truth_rate: float | None, max_turns: int | None,
                game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
                report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
                versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                action_timeout: float | None = None, hints=None, include_secret_seed: bool = False,
-               public_maps: str | None = None, roster_path: str | None = None, dry_run: bool = False) -> None:
+               public_maps: str | None = None, roster_path: str | None = None, dry_run: bool = False,
+               max_group_files: int = 2000, max_group_size: int = 50 << 20, max_source_size: int = 2 << 20) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
     SUBMISSIONS is a class's folder (one entry per group) or the groups
@@ -130,6 +132,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     from treasure_cli.play.bench import BenchOptions
     from treasure_cli.grading.submissions import find_submissions
 
+    set_intake_caps(max_group_files, max_group_size, max_source_size)
     try:
         found, left_out = find_submissions(list(submissions))
     except AgentLoadError as exc:

@@ -14,7 +14,7 @@ and archivers:
    the sandbox (sandbox/languages.py) and plays the one program it made.
 
 Two agent files or two programs are named, with how to choose (the manifest).
-Nothing is run and no file is parsed above MAX_SOURCE_BYTES.
+Nothing is run and no file is parsed above the source cap (sandbox/tree.py: caps).
 """
 
 from __future__ import annotations
@@ -86,13 +86,14 @@ def agent_classes(path: Path) -> tuple[list[str], list[str]]:
     """A Python file's top-level classes that define `act`, and its lone subclass (that may
     inherit `act`), by parsing it; AgentLoadError for a file over the cap or that does not parse."""
     size = path.stat().st_size
-    if size > tree.MAX_SOURCE_BYTES:
+    cap = tree.caps().source
+    if size > cap:
         raise AgentLoadError(f"{path.name} is {tree.size_text(size)}, over the "
-                             f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+                             f"{tree.cap_text(cap)} cap for a source file")
     with open(path, "rb") as f:
-        source = f.read(tree.MAX_SOURCE_BYTES + 1)  # (it may have grown since)
-    if len(source) > tree.MAX_SOURCE_BYTES:
-        raise AgentLoadError(f"{path.name} is over the {tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+        source = f.read(cap + 1)  # (it may have grown since)
+    if len(source) > cap:
+        raise AgentLoadError(f"{path.name} is over the {tree.cap_text(cap)} cap for a source file")
     try:
         parsed = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
@@ -119,8 +120,9 @@ def _program(path: Path) -> bool:
     return head.startswith(b"#!") or head == b"\x7fELF"
 
 
-def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tree.MAX_BYTES) -> Found:
-    """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason."""
+def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None = None) -> Found:
+    """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason. The
+    caps: those given, else those in force (sandbox/tree.py: caps)."""
     try:
         listed = tree.files(root, max_files, max_bytes)
     except tree.TooBig as exc:
@@ -133,10 +135,11 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
     if manifests:
         return _from_manifest(root, manifests[0], files, size)
     python = [p for p in paths if p.suffix == ".py"]
-    big = [p for p, n in listed if p.suffix == ".py" and n > tree.MAX_SOURCE_BYTES]
+    cap = tree.caps().source
+    big = [p for p, n in listed if p.suffix == ".py" and n > cap]
     if big:
         raise AgentLoadError(f"{big[0]} is {tree.size_text(dict(listed)[big[0]])}, over the "
-                             f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+                             f"{tree.cap_text(cap)} cap for a source file")
     acting: list[tuple[Path, str]] = []
     lone: list[tuple[Path, str]] = []
     broken: list[str] = []
@@ -229,9 +232,9 @@ def java_main(folder: Path) -> str:
     for rel, size in tree.files(folder):
         if rel.suffix != ".java":
             continue
-        if size > tree.MAX_SOURCE_BYTES:
+        if size > tree.caps().source:
             raise AgentLoadError(f"{rel} is {tree.size_text(size)}, over the "
-                                 f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+                                 f"{tree.cap_text(tree.caps().source)} cap for a source file")
         text = (folder / rel).read_bytes()
         if JAVA_MAIN.search(text):
             package = JAVA_PACKAGE.search(text)
@@ -247,7 +250,7 @@ def java_root(root: Path, source: Path) -> Path:
     """The folder `source` (a `.java` file of the group) is compiled from: its own, or the one its
     package's folders are in (`src/` for `src/bot/Main.java` in `package bot;`)."""
     with open(root / source, "rb") as f:
-        package = JAVA_PACKAGE.search(f.read(tree.MAX_SOURCE_BYTES))
+        package = JAVA_PACKAGE.search(f.read(tree.caps().source))
     folder = source.parent
     if package:
         parts = tuple(package.group(1).decode().split("."))
