@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from playwright.sync_api import expect as expect_that
 from helpers import GOLDEN, ROOT
 
 from treasure_cli.cli import cli
@@ -107,10 +108,10 @@ def test_play_runs_to_the_end(watched, game):
     watched.open(path)
     watched.page.select_option("#speed", "30")
     watched.page.click("#play")
-    watched.page.wait_for_function(f"document.getElementById('status').dataset.step == '{replay.last_step()}'",
-                                   timeout=10_000)
+    # (waited for by locators: a string evaluated in the page is refused by its Content-Security-Policy)
+    expect_that(watched.page.locator("#status")).to_have_attribute("data-step", str(replay.last_step()), timeout=10_000)
     # it stops by itself at the end
-    watched.page.wait_for_function("document.getElementById('play').textContent.includes('play')", timeout=2_000)
+    expect_that(watched.page.locator("#play")).to_contain_text("play", timeout=2_000)
     assert int(watched.status()["step"]) == replay.last_step()
     assert watched.errors == []
 

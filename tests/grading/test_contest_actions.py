@@ -3,15 +3,17 @@ the store since schema 8), and a store of schema 7 keeps its rows, compared per 
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 
 from helpers import ROOT
 
 from treasure_cli.formats.map_file import parse_map
-from treasure_cli.grading.contest import place
+from treasure_cli.grading.contest import contest_json, place
 from treasure_cli.grading.store import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, Row, Store, _statements
 from treasure_cli.play.games import play_game
 from treasure_cli.rules import events as ev
+from treasure_cli.view.contest import contest_table
 
 CRASHES = ("from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass Crashes(GreedyAgent):\n"
            "    def act(self, obs):\n        if obs.turn == 3:\n            raise RuntimeError('crash on turn 3')\n"
@@ -79,3 +81,16 @@ def test_a_game_records_its_agents_actions_and_a_failed_game_those_before_its_fa
                                 isolation="none", failed_events=True)
     assert crashed.failed and crashed.turns == 3 and events is not None
     assert crashed.actions == actions_in(events) >= 2
+
+
+def test_a_group_whose_every_game_failed_is_not_ranked_above_one_that_played_on_its_time():
+    # Neither wins; carl's games all failed at turn 0 (no time measured), dora lost hers: carl's
+    # "0.00 ms" once put him first among the two.
+    failed = [dataclasses.replace(game("c.py:C", i, 0, 0.0, 0), outcome="failed", reason="agent-error")
+              for i in range(3)]
+    lost = [dataclasses.replace(game("d.py:D", i, 20, 0.4, 40), outcome="LOSE", reason="pirate") for i in range(3)]
+    contest = place(failed + lost, {"c.py:C": "carl", "d.py:D": "dora"}, "M.txt", 3)
+    assert [(p.name, p.rank) for p in contest.placings] == [("dora", 1), ("carl", 2)]
+    carl = contest.placings[1]
+    assert carl.ms_text == "-" and contest_json(contest)["placings"][1]["ms_per_action"] is None
+    assert "carl" in contest_table(contest) and contest_table(contest).splitlines()[2].split()[5] == "-"

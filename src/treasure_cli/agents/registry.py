@@ -39,9 +39,12 @@ import sys
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from treasure_cli.errors import AgentLoadError
+
+if TYPE_CHECKING:
+    import ast
 
 PLUGIN_GROUP = "treasure_cli.agents"
 EXEC = "exec:"
@@ -231,9 +234,25 @@ def agent_classes(path: str | Path) -> list[str]:
     except (RecursionError, MemoryError, ValueError) as exc:  # nested too deep for the parser; NUL bytes
         raise AgentLoadError(f"{path}: Python cannot parse it ({type(exc).__name__}: {exc})") from None
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
-    acting = [node.name for node in classes
-              if any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in node.body)]
+    acting = [node.name for node in classes if buildable(node)
+              and any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in node.body)]
+    if not acting and any(not buildable(node) for node in classes):
+        raise AgentLoadError(f"{path}: its class needs arguments to be made, and an agent class is made with none; "
+                             f"a program that speaks the protocol is played as exec:{path}")
     return acting or ([classes[0].name] if len(classes) == 1 and classes[0].bases else [])
+
+
+def buildable(node: ast.ClassDef) -> bool:
+    """Whether a class (parsed) can be made with no argument, as the referee makes an agent: one whose
+    `__init__` needs an argument (the plain kit's `Agent(island)`, a protocol program) cannot."""
+    import ast
+
+    for f in node.body:
+        if isinstance(f, ast.FunctionDef) and f.name == "__init__":
+            a = f.args
+            needed = len(a.posonlyargs) + len(a.args) - 1 - len(a.defaults)  # (less `self`)
+            return needed <= 0 and all(d is not None for d in a.kw_defaults)
+    return True
 
 
 def only_agent_class(path: str | Path) -> str:

@@ -53,9 +53,21 @@ class Placing:
     per_action: bool = False            # whether the score's third part is ms_per_action (else ms_per_turn)
 
     @property
+    def timed(self) -> bool:
+        """Whether a game of its own was played to its end: a failed game's time is not measured."""
+        return any(r.outcome != FAILED for r in self.games)
+
+    @property
     def ms_time(self) -> float:
-        """The score's third part: ms per action, or per turn in a contest with older rows."""
+        """The score's third part: ms per action, or per turn in a contest with older rows; infinite
+        when no game was timed (an agent that fails at once is not the fastest)."""
+        if not self.timed:
+            return math.inf
         return self.ms_per_action if self.per_action and self.ms_per_action is not None else self.ms_per_turn
+
+    @property
+    def ms_text(self) -> str:
+        return f"{self.ms_time:.2f}" if self.timed else "-"
 
     @property
     def score(self) -> tuple[int, float, float]:
@@ -158,8 +170,8 @@ def contest_json(contest: Contest) -> dict:
     return {"map": contest.map_path, "games": contest.games, "time_per": contest.time_unit,
             "placings": [{"rank": p.rank, "rank_text": contest.rank_text(p), "name": p.name, "agent": p.spec,
                           "baseline": p.baseline, "wins": p.wins, "failed": p.failed,
-                          "mean_turns_win": p.mean_turns_win, "ms_per_turn": p.ms_per_turn,
-                          "ms_per_action": p.ms_per_action,
+                          "mean_turns_win": p.mean_turns_win, "ms_per_turn": p.ms_per_turn if p.timed else None,
+                          "ms_per_action": p.ms_per_action if p.timed else None,
                           "games": [{"game_id": r.game_id, "index": r.game_index, "seed": r.seed,
                                      "outcome": r.outcome, "reason": r.reason, "turns": r.turns}
                                     for r in p.games]}

@@ -27,6 +27,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from treasure_cli.agents import registry
 from treasure_cli.agents.registry import EXEC, GROUP_TOP
 from treasure_cli.errors import AgentLoadError
 from treasure_cli.sandbox import languages, tree
@@ -101,10 +102,11 @@ def agent_classes(path: Path) -> tuple[list[str], list[str]]:
     except (RecursionError, MemoryError, ValueError) as exc:
         raise AgentLoadError(f"{path.name}: Python cannot parse it ({type(exc).__name__})") from None
     classes = [node for node in parsed.body if isinstance(node, ast.ClassDef)]
-    acting = [c.name for c in classes
-              if any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)]
-    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases else []
+    acting = [c.name for c in classes if registry.buildable(c)
+              and any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)]
+    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases and registry.buildable(classes[0]) else []
     return acting, lone
+
 
 
 def _program(path: Path) -> bool:
@@ -162,7 +164,10 @@ def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None =
         listed_text = ", ".join(f"{p}:{c}" for p, c in candidates)
         raise AgentLoadError(f"{len(candidates)} agent classes ({listed_text}); choose one with "
                              f"{MANIFEST}: entry = \"FILE.py\" and class = \"NAME\"")
-    programs = [p for p in paths if p.suffix != ".py" and _program(root / p)]
+    # A Python file that is a program itself (`#!`, executable, no agent class: the plain kit) counts
+    # only where no other program does, so a group's helper scripts do not hide its binary.
+    programs = ([p for p in paths if p.suffix != ".py" and _program(root / p)]
+                or [p for p in python if _program(root / p)])
     if len(programs) == 1:
         return Found(f"{EXEC}{shlex.quote(marked(root, programs[0]))}", "program", str(programs[0]), files, size)
     if programs:

@@ -125,14 +125,16 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
         with open(folder / rel, "rb") as f:
             digest.update(hashlib.sha256(f.read()).digest())
     root = Path(tempfile.gettempdir()) / f"treasure-cli-builds-{os.getuid()}"
-    root.mkdir(exist_ok=True)
-    os.chmod(root, 0o755)
+    root.mkdir(mode=0o755, exist_ok=True)
+    if root.is_symlink() or root.lstat().st_uid != os.getuid():  # made by someone else, to swap our programs
+        return Built(None, root, f"{root} is not this user's own folder (a link, or another user's): "
+                                 "groups are not built there; set TMPDIR to a folder of your own")
     work = root / digest.hexdigest()[:16]
     log = work.with_suffix(".log")
     done = work.with_suffix(".built")  # the program's path in `work`, once built
     if done.is_file() and log.is_file():
         kept = work / done.read_text().strip()
-        if kept.is_file() and _runs(kept):  # built already from the same source: the same program
+        if kept.is_file() and _runs(kept) and _sealed(work):  # built already from the same source: the same program
             return Built(kept, log, "")
     done.unlink(missing_ok=True)
     if work.exists():
@@ -174,10 +176,36 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     if len(made) != 1:
         what = "no program" if not made else f"{len(made)} programs ({', '.join(map(str, made))})"
         return Built(None, log, f"the build made {what}; name the program with agent.toml: entry = \"PATH\"")
+    _seal(work)
     tmp = done.with_suffix(".tmp")
     tmp.write_text(str(made[0]))
     os.replace(tmp, done)
     return Built(work / made[0], log, "")
+
+
+def _seal(work: Path) -> None:
+    """The build's copy made the referee's and writable by no one else. It was open to the build's
+    own user (`/build` in the sandbox); left so, any local user could swap the program that this
+    run, and every rerun that finds the build kept, plays."""
+    me, group = os.geteuid(), os.getegid()
+    for top, folders, files in os.walk(work):  # (links are not followed)
+        for path in [top, *(os.path.join(top, name) for name in folders + files)]:
+            st = os.lstat(path)
+            if st.st_uid != me:
+                os.lchown(path, me, group)  # (only root gets here: a user's build writes as that user)
+            if not os.path.islink(path):  # readable by the game's user; executable where its owner could run it
+                os.chmod(path, (st.st_mode | 0o444 | (0o111 if st.st_mode & 0o100 else 0)) & 0o755)
+
+
+def _sealed(work: Path) -> bool:
+    """Whether a kept build is still as `_seal` left it: the referee's, writable by no one else."""
+    me = os.geteuid()
+    for top, folders, files in os.walk(work):
+        for path in [top, *(os.path.join(top, name) for name in folders + files)]:
+            st = os.lstat(path)
+            if st.st_uid != me or (not os.path.islink(path) and st.st_mode & 0o022):
+                return False
+    return True
 
 
 def _launcher(work: Path, inside: Path, done: Path, log: Path, language: Language, main: str) -> Built:
@@ -194,6 +222,7 @@ def _launcher(work: Path, inside: Path, done: Path, log: Path, language: Languag
     script = work / inside / LAUNCHER
     script.write_text(f'#!/bin/sh\ncd "$(dirname "$0")" || exit 1\n{env}{language.sizing}exec {command}\n')
     os.chmod(script, 0o755)
+    _seal(work)
     tmp = done.with_suffix(".tmp")
     tmp.write_text((inside / LAUNCHER).as_posix())
     os.replace(tmp, done)

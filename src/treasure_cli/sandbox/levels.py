@@ -145,8 +145,13 @@ def unforked(launch: Launch) -> Launch:
     end = at + 2 if argv[at + 1] == "--jail" else at + 1
     if argv[end:end + 1] == ["--exec"]:
         del argv[at - 3:end + 1]  # the interpreter, -I, -m, the module, its options: the program is left
-    else:
-        argv[at:end] = ["treasure_cli.sandbox.agent_host"]
+        # The program starts in its own folder, as the warm host would have started it.
+        home = os.path.dirname(argv[at - 3]) or "."
+        if "--chdir" in argv[:at - 3]:
+            argv[argv.index("--chdir") + 1] = home
+            return dataclasses.replace(launch, argv=tuple(argv), forks=False)
+        return dataclasses.replace(launch, argv=tuple(argv), forks=False, cwd=home)
+    argv[at:end] = ["treasure_cli.sandbox.agent_host"]
     return dataclasses.replace(launch, argv=tuple(argv), forks=False)
 
 

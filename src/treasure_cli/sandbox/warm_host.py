@@ -418,7 +418,9 @@ def _init(program: list[str], told: int) -> int:
     # `told` is close-on-exec; the signals Python ignores are the program's defaults again.
     defaults = [sig for sig in (getattr(signal, "SIGXFSZ", None), signal.SIGPIPE) if sig is not None]
     try:
-        os.chdir(os.path.dirname(program[0]) or ".")  # its own folder, as out of a jail (_exec)
+        # In its own folder, beside its files (read-only: nothing written there by a relative
+        # path can reach the next game), as outside the sandbox; the jail left it in /tmp.
+        os.chdir(os.path.dirname(program[0]) or ".")
         program_pid = os.posix_spawn(program[0], program, os.environ, setsigdef=defaults)
     except OSError as exc:
         os.write(2, f"cannot start the agent ({program[0]}): {exc.strerror}\n".encode(errors="replace"))

@@ -40,6 +40,7 @@ from treasure_cli.view.palette import agent_colour
 from treasure_cli.view.render import AGENT, MOUNTAIN, PIRATE, PRISON, SEA, TREASURE, region_hues
 from treasure_cli.view.steps import Replay
 from treasure_cli.view.tables import align
+from treasure_cli.view.policy import with_policy
 
 
 def contest_table(contest: Contest) -> str:
@@ -49,7 +50,7 @@ def contest_table(contest: Contest) -> str:
     for p in contest.placings:
         rows.append([contest.rank_text(p), p.name + (" (baseline)" if p.baseline else ""),
                      f"{p.wins}/{len(p.games)}", str(p.failed),
-                     "-" if p.mean_turns_win is None else f"{p.mean_turns_win:.1f}", f"{p.ms_time:.2f}",
+                     "-" if p.mean_turns_win is None else f"{p.mean_turns_win:.1f}", p.ms_text,
                      " ".join(_short(r) for r in p.games)])
     return (align(rows, 2) + f"\n\n{Path(contest.map_path).name}: {len(contest.groups)} groups, "
             f"{contest.games} game{'s' if contest.games != 1 else ''} each (the same seeds for all); ranked by "
@@ -114,7 +115,7 @@ def contest_data(contest: Contest, island: Island, games: dict[str, tuple[list[l
             "name": p.name, "baseline": p.baseline, "rank": contest.rank_text(p), "colour": agent_colour(k),
             "score": (f"{p.wins}/{len(p.games)} won, "
                       + ("no win" if p.mean_turns_win is None else f"{p.mean_turns_win:.1f} turns to win")
-                      + f", {p.ms_time:.2f} ms/{contest.time_unit}"),
+                      + (f", {p.ms_text} ms/{contest.time_unit}" if p.timed else ", no game played to its end")),
             "games": [{"id": r.game_id, "turns": r.turns, "outcome": r.outcome, "ending": _ending(r),
                        "frames": games.get(r.game_id, ([], None))[0],
                        "why": games.get(r.game_id, ([], "not played again"))[1]} for r in p.games]})
@@ -133,7 +134,7 @@ def contest_data(contest: Contest, island: Island, games: dict[str, tuple[list[l
 
 def contest_html(data: dict) -> str:
     template = resources.files("treasure_cli.view").joinpath("contest_template.html").read_text(encoding="utf-8")
-    return _fill(template, TITLE=html.escape(data["title"]), LEGEND="", FRAMES="", DATA=script_json(data))
+    return with_policy(_fill(template, TITLE=html.escape(data["title"]), LEGEND="", FRAMES="", DATA=script_json(data)))
 
 
 def write_contest_page(contest: Contest, folder: str | Path, map_path: str, isolation: str = "auto",

@@ -47,6 +47,7 @@ from treasure_cli.grading.store import Row
 from treasure_cli.grading.tournament import ALPHA, Leaderboard, Standing, as_record, rank_text, settings_options
 from treasure_cli.grading.verdicts import Verdict
 from treasure_cli.view.palette import agent_colour
+from treasure_cli.view.policy import with_policy
 
 _STYLE = """
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:18px auto;max-width:1180px;color:#222;padding:0 12px}
@@ -106,9 +107,10 @@ _OUR_PAGE = re.compile(r"(agent-[A-Za-z0-9._-]+|game-[0-9a-f]+|index)\.html")
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_STYLE}</style></head>'
-            f'<body data-ready="1">{body}</body></html>\n')
+    return with_policy(
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_STYLE}</style></head>'
+        f'<body data-ready="1">{body}</body></html>\n')
 
 
 def _pct(x: float) -> str:

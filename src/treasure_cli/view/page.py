@@ -38,6 +38,7 @@ from treasure_cli.rules.actions import scan_square
 from treasure_cli.view.render import (AGENT, LAND, MOUNTAIN, OUT, PIRATE, PRISON, SEA, TREASURE,
                                       HINT_MARK, SCAN_MARK, Renderer, Viewport, region_hues, truth_word)
 from treasure_cli.view.steps import FrameState, Replay
+from treasure_cli.view.policy import with_policy
 
 # The colours of the page and of the SVG frames (one table for both).
 HUE_COLOURS = ("#3f9e4d", "#d1b53a", "#2fa3a8", "#93d07f", "#ecdc8c", "#93dcdc")
@@ -213,7 +214,7 @@ def _legend_html() -> str:
 
 def page_html(replay: Replay) -> str:
     """The whole page as one string."""
-    return _filled(page_data(replay))
+    return with_policy(_filled(page_data(replay)))
 
 
 _SLOTS = re.compile(r"\{\{(TITLE|LEGEND|FRAMES)\}\}|/\*\{\{(DATA)\}\}\*/null")
@@ -286,10 +287,11 @@ def compare_html(a: Replay, b: Replay) -> str:
     pairs = aligned(da["steps"]["turn"], db["steps"]["turn"])
     title = f"{da['title']} — against {b.events[0].agent}"  # type: ignore[union-attr]  # a log starts with GameStarted
     template = resources.files("treasure_cli.view").joinpath("compare_template.html").read_text(encoding="utf-8")
-    frames = "".join(f'<iframe id="board{k}" title="{html.escape(d["title"])}" srcdoc="{html.escape(_filled(d))}">'
+    frames = "".join(f'<iframe id="board{k}" title="{html.escape(d["title"])}" srcdoc="{html.escape(with_policy(_filled(d)))}">'
                       "</iframe>" for k, d in enumerate((da, db)))
     turns = [min(da["steps"]["turn"][i], db["steps"]["turn"][j]) for i, j in pairs]  # for "a turn, then Enter"
-    return _fill(template, TITLE=html.escape(title), FRAMES=frames, DATA=script_json({"pairs": pairs, "turns": turns}))
+    return with_policy(_fill(template, TITLE=html.escape(title), FRAMES=frames,
+                             DATA=script_json({"pairs": pairs, "turns": turns})))
 
 
 def write_compare(a: Replay, b: Replay, path: str | Path) -> Path:

@@ -26,6 +26,7 @@ from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.formats.text import counted
 from treasure_cli.view.tables import bench_rows
 from treasure_cli.view.palette import agent_colour
+from treasure_cli.view.policy import with_policy
 
 PLOT_MISSING = ("the bench report draws its charts with matplotlib, which is not installed: "
                 "pip install 'treasure-cli[plot]'")
@@ -199,11 +200,11 @@ def report_html(data: dict, base: Path | None = None) -> str:
     else:
         parts.append(f'<figure id="chart-time" class="chart"><h2>Time per game</h2>{time_svg}</figure>')
     seconds = f" in {data['seconds']:.1f} s" if "seconds" in data else ""
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>treasure bench</title>'
-            f"<style>{_STYLE}</style></head><body><h1>treasure bench</h1>"
-            f'<p class="note">{counted(len(data["games"]), "game")}{seconds}</p>' + _options_html(opts)
-            + "".join(parts) + "<h2>Table</h2>" + _table_html(data, timing)
-            + _versus_html(data.get("versus"), base) + "</body></html>\n")
+    return with_policy(f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>treasure bench</title>'
+                       f"<style>{_STYLE}</style></head><body><h1>treasure bench</h1>"
+                       f'<p class="note">{counted(len(data["games"]), "game")}{seconds}</p>' + _options_html(opts)
+                       + "".join(parts) + "<h2>Table</h2>" + _table_html(data, timing)
+                       + _versus_html(data.get("versus"), base) + "</body></html>\n")
 
 
 def write_report(data: dict, path: str | Path) -> Path:

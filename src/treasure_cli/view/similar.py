@@ -15,6 +15,7 @@ from pathlib import Path
 
 from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.grading.tokens import MAX_SOURCE_BYTES, SimilarPair, read_capped
+from treasure_cli.view.policy import with_policy
 
 _STYLE = """
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:14px;color:#222}
@@ -72,9 +73,10 @@ def similar_html(pair: SimilarPair, back: str = "index.html") -> str:
             f"The highlighted lines ({left_count} and {right_count}) are in shared runs of tokens. A flag for you "
             "to look at, not a verdict: code written from the same starter or the same docs shares some.</p>"
             f'<div class="sides">{left}{right}</div>')
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_STYLE}</style></head>'
-            f'<body data-ready="1">{body}</body></html>\n')
+    return with_policy(
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_STYLE}</style></head>'
+        f'<body data-ready="1">{body}</body></html>\n')
 
 
 def write_similar_pages(pairs: tuple[SimilarPair, ...], folder: Path, slug) -> dict[frozenset[str], str]:
