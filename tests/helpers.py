@@ -186,3 +186,102 @@ def gated_agent(folder: Path) -> tuple[str, Path, Path]:
         "                time.sleep(0.01)\n"
         "        return super().act(obs)\n")
     return f"{path}:Agent", gate, markers
+
+
+class Listener:
+    """A TCP port on 127.0.0.1 that counts who connects (the target of an agent's network attempt)."""
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+def refuse_jail(monkeypatch) -> None:
+    """The warm host says at its start that it cannot jail a game (a kernel without user namespaces
+    inside the sandbox): a sandboxed agent then gets a bubblewrap sandbox of its own for each game."""
+    from treasure_cli.sandbox import process as agent_process
+
+    said = agent_process.AgentProcess._host_hello
+
+    def refused(self):
+        said(self)
+        raise agent_process.NoJail(0, "unshare: Operation not permitted")
+
+    monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
+    monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+
+
+# A group's agent file: the greedy baseline under a class name of the group's ({name}).
+GREEDY_GROUP = "from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass {name}(GreedyAgent):\n    pass\n"
+# A group that plays random legal moves, teleports left out (it loses games).
+WANDERER = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
+            "    def reset(self, seed):\n        self.rng = random.Random(seed)\n\n"
+            "    def act(self, obs):\n        return self.rng.choice(legal_actions(obs, teleports=False))\n")
+
+
+def invoke(*args: str):
+    """`treasure ARGS...` run in this process (click's CliRunner): its result."""
+    from click.testing import CliRunner
+
+    from treasure_cli.cli import cli
+
+    return CliRunner().invoke(cli, list(args))
+
+
+def class_folder(tmp_path: Path, monkeypatch, students: dict[str, str]) -> Path:
+    """A class to grade in `tmp_path`, the working directory now: students/ with each file of
+    `students` (its path there -> its text), and two of the shipped maps in hidden/ (16x16, 32x32)."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    for name, text in students.items():
+        path = tmp_path / "students" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tmp_path / "hidden").mkdir()
+    for name in ("MAP_01.txt", "MAP_02.txt"):
+        shutil.copy(ROOT / "input" / name, tmp_path / "hidden")
+    return tmp_path
+
+
+def verdicts(klass: Path) -> dict[str, str]:
+    """What the intake says of each group of a class folder: its language and entry, or why it is
+    left out (a build log's path cut off)."""
+    from treasure_cli.grading.submissions import find_submissions
+
+    found, left_out = find_submissions([str(klass)])
+    said = {s.name: f"{s.language} {s.entry}" for s in found}
+    said.update({x.name: x.reason.partition(" (build log: ")[0] for x in left_out})
+    return said
+
+
+def agents_file(tmp_path_factory, token: str, text: str) -> Path:
+    """A module's agents written to a file named by its token (`token`.py, in a folder of its own):
+    their processes carry the token in their command line, where /proc finds them."""
+    path = tmp_path_factory.mktemp("agents") / f"{token}.py"
+    path.write_text(text)
+    return path

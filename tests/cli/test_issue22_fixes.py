@@ -51,7 +51,8 @@ def test_maps_take_subfolders_with_recursive_or_a_glob(tmp_path, monkeypatch):
     for how in (["--maps", "maps", "--recursive"], ["--maps", "maps/**/*.txt"]):
         r = invoke("bench", "--agents", "random", *how, "--games", "1", "--json")
         assert r.exit_code == 0, r.output
-        assert sorted(g["map"] for g in json.loads(r.stdout)["games"]) == ["MAP_01.txt", "MAP_02.txt"]
+        # each named by its path under --maps, as a tournament names it
+        assert sorted(g["map"] for g in json.loads(r.stdout)["games"]) == ["week1/MAP_01.txt", "week2/MAP_02.txt"]
     none = invoke("bench", "--agents", "random", "--maps", "maps/*.txt", "--games", "1")
     assert none.exit_code == 1 and "maps/*.txt: no file matches" in none.output
     t = invoke("tournament", "--with", "random", "--maps", "maps", "--recursive", "--games", "1", "--db", "r.sqlite")

@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT
+from helpers import GREEDY_GROUP as GREEDY, WANDERER, class_folder, invoke
 
 from treasure_cli.cli import cli
 from treasure_cli.errors import AgentLoadError, TreasureError
@@ -19,31 +19,11 @@ from treasure_cli.grading.store import Store
 from treasure_cli.grading.submissions import find_submissions
 from treasure_cli.rules.events import GameFailed
 
-GREEDY = "from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass {name}(GreedyAgent):\n    pass\n"
-RANDOM = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
-          "    def reset(self, seed):\n        self.rng = random.Random(seed)\n\n"
-          "    def act(self, obs):\n        return self.rng.choice(legal_actions(obs, teleports=False))\n")
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args))
-
-
 @pytest.fixture
 def klass(tmp_path, monkeypatch):
     """A class folder (a file, a student's folder, notes), and two small maps in hidden/."""
-    monkeypatch.chdir(tmp_path)
-    students = tmp_path / "students"
-    (students / "bob").mkdir(parents=True)
-    (students / "ann.py").write_text(GREEDY.format(name="Ann"))
-    (students / "bob" / "agent.py").write_text(RANDOM)
-    (students / "bob" / "notes.md").write_text("my notes")
-    (students / "README.txt").write_text("to grade by Friday")
-    hidden = tmp_path / "hidden"
-    hidden.mkdir()
-    for name in ("MAP_01.txt", "MAP_02.txt"):  # 16x16 and 32x32
-        shutil.copy(ROOT / "input" / name, hidden)
-    return tmp_path
+    return class_folder(tmp_path, monkeypatch, {"ann.py": GREEDY.format(name="Ann"), "bob/agent.py": WANDERER,
+                                                "bob/notes.md": "my notes", "README.txt": "to grade by Friday"})
 
 
 def test_a_class_folder_becomes_named_agents_found_without_running_them(tmp_path):

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT
+from helpers import ROOT, verdicts
 
 from treasure_cli.cli import cli
-from treasure_cli.grading.submissions import find_submissions
 from treasure_cli.sandbox import levels
 
 SANDBOX = levels.bwrap_works()
@@ -103,13 +102,6 @@ def java_group(folder: Path) -> Path:
     write(folder / "TP" / "src" / "bot" / "Main.java", JAVA_MAIN)
     write(folder / "TP" / "src" / "util" / "Replies.java", JAVA_REPLIES)  # another package: built from src/
     return folder
-
-
-def verdicts(klass: Path) -> dict[str, str]:
-    found, left_out = find_submissions([str(klass)])
-    said = {s.name: f"{s.language} {s.entry}" for s in found}
-    said.update({x.name: x.reason.partition(" (build log: ")[0] for x in left_out})
-    return said
 
 
 def play(klass: Path, tmp_path: Path, level: str, memory: str = "1G") -> dict[str, list[dict[str, object]]]:

@@ -10,41 +10,23 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT
+from helpers import GREEDY_GROUP as GREEDY, WANDERER, class_folder, invoke
 
-from treasure_cli.cli import cli
 from treasure_cli.grading.store import Store
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
 
-GREEDY = "from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass {name}(GreedyAgent):\n    pass\n"
 RAISES = "class Broken:\n    def act(self, obs):\n        raise ValueError('not today')\n"
-WANDERER = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
-            "    def reset(self, seed):\n        self.rng = random.Random(seed)\n\n"
-            "    def act(self, obs):\n        return self.rng.choice(legal_actions(obs, teleports=False))\n")
 TWO = "class A:\n    def act(self, obs):\n        pass\n\n\nclass B:\n    def act(self, obs):\n        pass\n"
 FORGED = "eve\n=1    forged  file:0000000000000000    100   100  100.0"  # a file name that would forge a row
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
 @pytest.fixture
 def klass(tmp_path, monkeypatch):
     """ann plays, bob fails every game, dora holds two agent classes, syntax does not parse; two maps."""
-    monkeypatch.chdir(tmp_path)
-    students = tmp_path / "students"
-    (students / "bob").mkdir(parents=True)
-    (students / "ann.py").write_text(GREEDY.format(name="Ann"))
-    (students / "bob" / "agent.py").write_text(RAISES)
-    (students / "dora.py").write_text(TWO)
-    (students / "syntax.py").write_text("class Agent:\n    def act(self, obs)\n        pass\n")
-    (tmp_path / "hidden").mkdir()
-    for name in ("MAP_01.txt", "MAP_02.txt"):
-        shutil.copy(ROOT / "input" / name, tmp_path / "hidden")
-    return tmp_path
+    return class_folder(tmp_path, monkeypatch, {"ann.py": GREEDY.format(name="Ann"), "bob/agent.py": RAISES,
+                                                "dora.py": TWO,
+                                                "syntax.py": "class Agent:\n    def act(self, obs)\n        pass\n"})
 
 
 def play(*extra: str, students: str = "students"):
@@ -160,6 +142,23 @@ def test_every_group_gets_a_page_of_its_own():
     clash = pages["ann!"][len("agent-"):-len(".html")]
     again = page_names(["ann!", clash])
     assert again["ann!"] != again[clash]
+
+
+def test_an_accented_name_keeps_its_letters_in_its_page_name():
+    """Élise's page is agent-Elise-<digest>.html, not agent-lise-...: accents are folded (NFKD, the
+    combining marks dropped), whichever form the disk gave the name in; case is kept, as for any name."""
+    import unicodedata
+
+    from treasure_cli.view.leaderboard import page_names, slug
+
+    assert slug("Élise") == "Elise" and slug("Zoë Martin") == "Zoe_Martin" and slug("Ærø ﬁle") == "r_file"
+    assert slug(unicodedata.normalize("NFD", "Groupe 01 - Élise & Zoë")) == "Groupe_01_-_Elise_Zoe"
+    assert slug("山田") == "agent"  # nothing left to fold: the name's digest tells such pages apart
+    names = ["Élise", "Elise", "élise", unicodedata.normalize("NFD", "Élise")]
+    pages = page_names(names)
+    assert pages["Elise"] == "agent-Elise.html"  # a name the slug keeps: no digest
+    assert all(pages[n].startswith(("agent-Elise-", "agent-elise-")) for n in names[::2])
+    assert len({p.casefold() for p in pages.values()}) == len(names)  # still one page each
 
 
 def test_two_groups_whose_names_cut_the_same_keep_both_pages(klass):

@@ -225,3 +225,30 @@ def test_the_plan_counts_only_the_maps_that_can_be_played_and_progress_reaches_i
     assert plans == [2 * 3 * 2] == [bench.total_games(result.options)]
     assert sum(progress) == plans[0] == len(result.records)
     assert len(result.skipped) == 1
+
+
+def test_maps_of_subfolders_are_named_by_their_path_under_maps_as_the_tournament_names_them(tmp_path, monkeypatch):
+    """Two maps with one file name, in two subfolders: bench --json names each by its path under
+    --maps (as a tournament's rows do), in its games and its --versus pairs, not both MAP_01.txt."""
+    import shutil
+
+    from helpers import ROOT
+
+    monkeypatch.chdir(tmp_path)
+    for sub, source in (("s16", "MAP_01.txt"), ("s32", "MAP_02.txt")):
+        (tmp_path / "hidden" / sub).mkdir(parents=True)
+        shutil.copy(ROOT / "input" / source, tmp_path / "hidden" / sub / "MAP_01.txt")
+    for how in (["--maps", "hidden", "--recursive"], ["--maps", "hidden/**/*.txt"]):
+        played = CliRunner().invoke(cli, ["bench", "--agents", "greedy,random", *how, "--games", "3", "--jobs", "1",
+                                          "--json", "--keep-logs", "kept", "--versus", "greedy"])
+        assert played.exit_code == 0, played.output
+        data = json.loads(played.stdout)
+        assert sorted({g["map"] for g in data["games"]}) == ["s16/MAP_01.txt", "s32/MAP_01.txt"], how
+        assert {(g["map"], g["size"]) for g in data["games"]} == {("s16/MAP_01.txt", "16x16"),
+                                                                   ("s32/MAP_01.txt", "32x32")}
+        # the head-to-head pairs name their map the same way (bench's default seed: greedy and random part ways)
+        assert data["versus"] and all(p["map"] in ("s16/MAP_01.txt", "s32/MAP_01.txt") for p in data["versus"])
+    tournament = CliRunner().invoke(cli, ["tournament", "--with", "greedy", "--maps", "hidden", "--games", "1",
+                                          "--seed", "3", "--db", "r.sqlite", "--json"])
+    assert tournament.exit_code == 0, tournament.output
+    assert sorted(g["map"] for g in json.loads(tournament.stdout)["games"]) == ["s16/MAP_01.txt", "s32/MAP_01.txt"]

@@ -36,5 +36,7 @@ def test_doctor_without_control_groups_gives_the_multiple(monkeypatch):
     assert result.exit_code == 0, result.output
     rows = _rows(result.output)
     assert rows["memory per game"].startswith("no ") and rows["CPU set per game"].startswith("no ")
-    # 64 processes x (1 GiB + 32 x 16 MiB) + 2 x 64 MiB
-    assert rows["worst case of a game"].startswith("96.1 GiB of memory (96.1 x --agent-memory): 64 processes x")
+    # 64 processes x (1 GiB + 32 x 16 MiB) + 33 x 16 MiB in flight + 2 x 64 MiB
+    assert rows["worst case of a game"] == ("96.6 GiB of memory (96.6 x --agent-memory): 64 processes x (1 GiB + "
+                                            "32 memfd files x 16 MiB) + 33 memfd files in flight + its /tmp and /dev/shm")
+    assert rows["system calls refused"].split()[:3] == ["yes", "System", "V"]

@@ -19,7 +19,7 @@ import uuid
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, SMALL_MAP
+from helpers import ROOT, SMALL_MAP, agents_file, refuse_jail
 
 import treasure_cli
 from treasure_cli.agents import registry
@@ -31,6 +31,7 @@ from treasure_cli.sandbox.levels import AgentLimits
 
 ISOLATED = ["process", "sandbox"]
 TOKEN = "isolation_" + uuid.uuid4().hex[:12]  # in the agents' file name: finds their processes in /proc
+pytestmark = pytest.mark.usefixtures("fresh_agent_pool")
 
 AGENTS = textwrap.dedent("""\
     import signal
@@ -129,18 +130,9 @@ INIT_LINE = AGENTS.splitlines().index('        raise RuntimeError("no model file
 CRASH_LINE = AGENTS.splitlines().index('        return ctypes.string_at(0)') + 1
 
 
-@pytest.fixture(autouse=True)
-def fresh_pool():
-    agent_process.close_all()
-    yield
-    agent_process.close_all()
-
-
 @pytest.fixture(scope="module")
 def agents(tmp_path_factory):
-    path = tmp_path_factory.mktemp("agents") / f"{TOKEN}.py"
-    path.write_text(AGENTS)
-    return path
+    return agents_file(tmp_path_factory, TOKEN, AGENTS)
 
 
 @pytest.fixture(scope="module")
@@ -401,14 +393,7 @@ def test_a_game_jail_keeps_what_the_sandbox_shows_under_tmp(tmp_path):
 def no_jail(monkeypatch):
     """The warm host says at its start that it cannot jail a game (a kernel without user
     namespaces inside the sandbox)."""
-    said = agent_process.AgentProcess._host_hello
-
-    def refused(self):
-        said(self)
-        raise agent_process.NoJail(0, "unshare: Operation not permitted")
-
-    monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
-    monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+    refuse_jail(monkeypatch)
 
 
 def test_where_the_warm_host_cannot_jail_a_game_each_game_gets_a_fresh_sandbox(agents, island, no_jail):

@@ -18,48 +18,20 @@ import socket
 import subprocess
 import sys
 import textwrap
-import threading
 import uuid
 
 import numpy as np
 import pytest
+from helpers import Listener, refuse_jail
 
 import treasure_cli
 from treasure_cli.play.games import play_game
 from treasure_cli.sandbox import levels, process as agent_process
 from treasure_cli.sandbox.levels import AgentLimits, bwrap_works
 
-pytestmark = pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap")
+pytestmark = [pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap"),
+              pytest.mark.usefixtures("fresh_agent_pool")]
 TOKEN = "wall_" + uuid.uuid4().hex[:12]
-
-
-class Listener:
-    """A TCP port on 127.0.0.1 that counts who connects."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join()
-        self.sock.close()
 
 
 @pytest.fixture
@@ -67,13 +39,6 @@ def listener():
     found = Listener()
     yield found
     found.close()
-
-
-@pytest.fixture(autouse=True)
-def fresh_pool():
-    agent_process.close_all()
-    yield
-    agent_process.close_all()
 
 
 @pytest.fixture
@@ -86,14 +51,7 @@ def route(request, monkeypatch):
     """The two ways a sandboxed agent is launched: a warm host that jails each game, or (where
     it cannot) a bubblewrap sandbox of its own for each game, with no jail inside."""
     if request.param == "a sandbox per game":
-        said = agent_process.AgentProcess._host_hello
-
-        def refused(self):
-            said(self)
-            raise agent_process.NoJail(0, "unshare: Operation not permitted")
-
-        monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
-        monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+        refuse_jail(monkeypatch)
     return request.param
 
 
@@ -295,19 +253,55 @@ def test_a_sandbox_made_without_root_leaves_its_root_and_dev_read_only(monkeypat
 
 
 def test_no_system_v_object_of_the_machine_is_seen(tmp_path, island, route):
-    """Each route alone: bubblewrap's IPC namespace (a sandbox per game) or the jail's."""
+    """Each route alone: bubblewrap's IPC namespace (a sandbox per game) or the jail's. A POSIX
+    message queue lives in the IPC namespace too, and is what a game can still make: System V
+    segments, queues and semaphores are refused to it (sandbox/seccomp.py), which would hide a
+    missing namespace."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     key = int(uuid.uuid4().hex[:7], 16)
     segment = libc.shmget(key, 4096, 0o1666)  # IPC_CREAT, readable and writable by all
-    assert segment >= 0
+    queue_name = f"/{TOKEN}".encode()
+    queue = libc.mq_open(queue_name, os.O_CREAT | os.O_RDWR, 0o666, None)
+    assert segment >= 0 and queue >= 0
     try:
         spec = _python_agent(tmp_path, f'''\
             import ctypes
-            print("segment", ctypes.CDLL(None).shmget({key}, 0, 0), file=sys.stderr)
+            libc = ctypes.CDLL(None, use_errno=True)
+            print("segment", libc.shmget({key}, 0, 0), file=sys.stderr)
+            found = libc.mq_open({queue_name!r}, os.O_RDONLY, 0, None)
+            print("queue", found if found < 0 else "found", errno.errorcode.get(ctypes.get_errno()), file=sys.stderr)
             ''')
         record = _play(island, spec)
     finally:
         libc.shmctl(segment, 0, None)  # IPC_RMID
+        libc.mq_close(queue)
+        libc.mq_unlink(queue_name)
     assert "segment -1" in record.output, record.output
+    assert "queue -1 ENOENT" in record.output, record.output
+
+
+# ---------------------------------------------------------------- the PID namespace, each route alone
+def test_a_game_sees_and_signals_no_process_outside_its_own(tmp_path, island, route):
+    """Bubblewrap's PID namespace alone (a sandbox per game), or the jail's behind it (warm
+    host): the agent neither finds the referee (this process) in /proc nor reaches it with
+    kill(pid, 0), and the processes it sees are only its own few."""
+    referee = os.getpid()
+    spec = _python_agent(tmp_path, f'''\
+        try:
+            os.kill({referee}, 0)
+            signalled = "reached"
+        except OSError as exc:
+            signalled = errno.errorcode[exc.errno]
+        listed = sorted(int(p) for p in os.listdir("/proc") if p.isdigit()) if os.path.isdir("/proc") else []
+        print("pids " + json.dumps({{"me": os.getpid(), "signal": signalled, "proc": listed,
+                                     "referee": os.path.exists("/proc/{referee}")}}), file=sys.stderr)
+        ''')
+    record = _play(island, spec)
+    line = [x for x in record.output.splitlines() if x.startswith("pids ")]
+    assert line, record.output
+    said = json.loads(line[0][5:])
+    # ESRCH: no such process in its namespace (EPERM would mean it is there, only not its to signal).
+    assert said["signal"] == "ESRCH" and not said["referee"], said
+    assert said["me"] <= 3 and all(p <= 3 for p in said["proc"]), said  # bwrap's init, the agent (and its host)

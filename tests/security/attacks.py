@@ -215,6 +215,8 @@ def write_agent(path, attack: str, config: dict) -> str:
     return f"{path}:Agent"
 
 
-def write_agents(folder, config: dict) -> dict[str, str]:
-    """Write every hostile agent into `folder`; name -> its spec."""
-    return {name: write_agent(folder / f"{name}.py", body, config) for name, body in {**CHEATS, **VANDALS}.items()}
+def write_agents(folder, config: dict, tag: str = "") -> dict[str, str]:
+    """Write every hostile agent into `folder` (as NAME{tag}.py: a tag of the test's own finds its
+    processes by their command line); name -> its spec."""
+    return {name: write_agent(folder / f"{name}{tag}.py", body, config)
+            for name, body in {**CHEATS, **VANDALS}.items()}

@@ -10,6 +10,7 @@ import uuid
 
 import numpy as np
 import pytest
+from helpers import agents_file
 
 import treasure_cli
 from treasure_cli.play.games import play_game
@@ -19,6 +20,7 @@ from treasure_cli.sandbox.levels import AgentLimits, bwrap_works
 TOKEN = "groups_" + uuid.uuid4().hex[:12]
 LEVELS = ["process", pytest.param("sandbox", marks=pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap"))]
 MEMORY = 256 << 20  # the games' --agent-memory here
+pytestmark = pytest.mark.usefixtures("fresh_agent_pool")
 
 AGENTS = textwrap.dedent('''\
     import os
@@ -110,18 +112,9 @@ needs_memory = pytest.mark.skipif("memory" not in cgroups.available(), reason="n
 needs_cpuset = pytest.mark.skipif("cpuset" not in cgroups.available(), reason="no cpuset control group here")
 
 
-@pytest.fixture(autouse=True)
-def fresh_pool():
-    agent_process.close_all()
-    yield
-    agent_process.close_all()
-
-
 @pytest.fixture(scope="module")
 def agents(tmp_path_factory):
-    path = tmp_path_factory.mktemp("agents") / f"{TOKEN}.py"
-    path.write_text(AGENTS)
-    return path
+    return agents_file(tmp_path_factory, TOKEN, AGENTS)
 
 
 @pytest.fixture(scope="module")

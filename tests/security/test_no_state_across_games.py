@@ -23,6 +23,7 @@ from treasure_cli.sandbox import process as agent_process
 from treasure_cli.sandbox.levels import bwrap_works
 
 TOKEN = "nostate_" + uuid.uuid4().hex[:12]
+pytestmark = pytest.mark.usefixtures("fresh_agent_pool")
 
 PROBER = textwrap.dedent('''\
     import ctypes
@@ -79,6 +80,7 @@ PROBER = textwrap.dedent('''\
             seen["keys"] = [name for name, ring in KEYRINGS.items()
                             if libc.syscall(KEYCTL, 10, ring, b"user", MARK.encode(), 0) >= 0]  # KEYCTL_SEARCH
             seen["shared memory"] = libc.shmget(SHM_KEY, 0, 0) >= 0
+            seen["message queue"] = libc.mq_open(("/" + MARK).encode(), os.O_RDONLY, 0, None) >= 0
             seen["host name"] = socket.gethostname()
         return seen
 
@@ -122,7 +124,8 @@ PROBER = textwrap.dedent('''\
             attempt("abstract socket", lambda: KEEP.bind("\\0" + MARK))
             for name, ring in KEYRINGS.items():
                 attempt("key in " + name, lambda: libc.syscall(ADD_KEY, b"user", MARK.encode(), b"7", 1, ring) >= 0)
-            attempt("shared memory", lambda: libc.shmget(SHM_KEY, 4096, 0o1666) >= 0)
+            attempt("shared memory", lambda: libc.shmget(SHM_KEY, 4096, 0o1666) >= 0)  # refused: seccomp.py
+            attempt("message queue", lambda: libc.mq_open(("/" + MARK).encode(), os.O_CREAT | os.O_RDWR, 0o600, None) >= 0)
             attempt("host name", lambda: libc.sethostname(b"mark", 4) == 0)
         return wrote
 
@@ -135,13 +138,6 @@ PROBER = textwrap.dedent('''\
         def act(self, obs):
             return LargeScan()
 ''').replace("MARKTOKEN", TOKEN)
-
-
-@pytest.fixture(autouse=True)
-def fresh_pool():
-    agent_process.close_all()
-    yield
-    agent_process.close_all()
 
 
 def _said(output: str) -> tuple[dict, list[str]]:
@@ -179,12 +175,13 @@ def test_a_second_game_sees_nothing_the_first_wrote(tmp_path, level):
     # The channels the attack of issue 41 used were written...
     assert {"fd 2 flags", "fd 2 signal", "fd 2 size", "environment", "umask", "nice"} <= set(wrote), wrote
     if level == "sandbox":
-        assert {"file in /tmp", "file in /dev/shm", "abstract socket", "key in session"} <= set(wrote), wrote
+        assert {"file in /tmp", "file in /dev/shm", "abstract socket", "key in session", "message queue"} <= set(wrote), wrote
     # ... and the next games see what the first saw before it wrote.
     for later in (second, third):
         differ = {k: (first[k], later.get(k)) for k in first if first[k] != later.get(k)}
         assert not differ, differ
     if level == "sandbox":
         assert first["files"] == [] and first["keys"] == [] and not first["shared memory"], first
+        assert not first["message queue"], first
         # its pipes (the host keeps the protocol's output on 3 and points 1 at standard error), nothing else
         assert first["open fds"] == [0, 1, 2, 3], first["open fds"]

@@ -148,10 +148,11 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
                            style=style, max_turns=max_turns, game_timeout=game_timeout, isolation=level, limits=limits,
                            keep=keep if keep_dir is not None else None, hints=hints, versus=versus, notes=notes,
                            agent_output=agent_output)
+    # A map is named by its path under --maps (`s16/MAP_01.txt`), in bench's games as in a tournament's.
+    named = map_names(maps_path, [Path(m) for m in maps]) if maps_path is not None else None
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:
             raise click.UsageError("--keep-logs goes with a plain bench")
-        named = map_names(maps_path, [Path(m) for m in maps]) if maps_path is not None else None
         play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path,
                         map_names=named)
         return
@@ -161,7 +162,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
         try:
             result = run_bench(options, jobs=jobs or os.cpu_count() or 1, on_progress=bar.update,
                                on_plan=lambda games: setattr(bar, "length", games),  # maps left out
-                               keep_dir=None if keep_dir is None else Path(keep_dir))
+                               keep_dir=None if keep_dir is None else Path(keep_dir), map_names=named)
         except TreasureError as exc:
             raise click.ClickException(str(exc)) from None
     if keep_dir is not None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from treasure_cli.cli.person import KEYS, GaveUp, Person
+from treasure_cli.view.person import KEYS, GaveUp, Person
 from treasure_cli.formats.text import printable
 
 if TYPE_CHECKING:
@@ -100,8 +100,8 @@ def _outcome(game: Game) -> str:
 
 def _play_on_page(game: Game, island: Island, path: Path, output_dir: str | None,
                   echo: Callable[..., None]) -> None:
-    """`play --serve`: the same game, its actions from the page (cli/play_page.py)."""
-    from treasure_cli.cli.play_page import PagePerson
+    """`play --serve`: the same game, its actions from the page (view/play_page.py)."""
+    from treasure_cli.view.play_page import PagePerson
     from treasure_cli.play.loop import play_agent
     from treasure_cli.play.runner import write_log
     from treasure_cli.view.page import frame_svg

@@ -81,6 +81,7 @@ class Task:
     game_seed: int
     island_seed: int | None = None  # generated islands
     map_path: str | None = None     # map files
+    map_name: str | None = None     # a map file's name in the records (its path under --maps); None: its file name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,15 +222,18 @@ def read_playable(paths: Sequence[str], keep: Callable[[str], bytes] | None = No
     return maps, skipped
 
 
-def make_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) -> list[Task]:
+def make_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None,
+               map_names: dict[str, str] | None = None) -> list[Task]:
     """The islands to play, in record order (size by size, then index; or map by map).
 
-    `maps` holds the island of every map file in `options.maps` (read once by the caller).
+    `maps` holds the island of every map file in `options.maps` (read once by the caller),
+    `map_names` the name a map path is recorded under (by default its file name).
     """
-    return [task for _, task in sorted(iter_tasks(options, maps), key=lambda pt: pt[0])]
+    return [task for _, task in sorted(iter_tasks(options, maps, map_names), key=lambda pt: pt[0])]
 
 
-def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) -> Iterator[tuple[int, Task]]:
+def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None,
+               map_names: dict[str, str] | None = None) -> Iterator[tuple[int, Task]]:
     """(position in record order, task), made as they are needed, largest islands first
     so no big one is left running alone at the end."""
     games, seed = options.games, options.seed
@@ -239,9 +243,11 @@ def iter_tasks(options: BenchOptions, maps: dict[str, MapInfo] | None = None) ->
         groups = [(maps[p].width * maps[p].height, rank, p) for rank, p in enumerate(options.maps)]
         for _, rank, path in sorted(groups, key=lambda g: -g[0]):
             island = maps[path]
+            name = (map_names or {}).get(path)
             for i in range(games):
                 yield rank * games + i, Task(i, island.width, island.height,
-                                             seeds.bench_map_game_seed(seed, island.digest, i), map_path=path)
+                                             seeds.bench_map_game_seed(seed, island.digest, i), map_path=path,
+                                             map_name=name)
         return
     sizes = sorted(set(options.sizes))
     for rank in reversed(range(len(sizes))):
@@ -317,7 +323,7 @@ def play_task(task: Task, options: BenchOptions) -> list[tuple[GameRecord, str |
     from treasure_cli.play.records import settings_key
 
     island = task_island(task, options)
-    name = Path(task.map_path).name if task.map_path is not None else None
+    name = (task.map_name or Path(task.map_path).name) if task.map_path is not None else None
     label = name or f"bench-{island.width}x{island.height}-{task.index}"
     # The kinds decide the game, so they are part of its id (as in a tournament's store)
     settings = settings_key(options.truth_rate, options.max_turns, options.game_timeout, hints_key(options.hints))
@@ -423,10 +429,13 @@ def keep_game(record: GameRecord, text: str | None, folder: Path) -> GameRecord:
 
 def run_bench(options: BenchOptions, jobs: int = 1,
               on_progress: Callable[[int], None] | None = None,
-              on_plan: Callable[[int], None] | None = None, keep_dir: Path | None = None) -> BenchResult:
+              on_plan: Callable[[int], None] | None = None, keep_dir: Path | None = None,
+              map_names: dict[str, str] | None = None) -> BenchResult:
     """Play every task; `on_plan(games)` is called once with the number of games to play
     (the maps that cannot be played left out), `on_progress(games)` as games finish.
-    With `keep_dir` the games `options.keep` chooses are written there as they finish."""
+    With `keep_dir` the games `options.keep` chooses are written there as they finish.
+    `map_names` gives a map path the name its games are recorded under (`cli.options.map_names`:
+    its path under --maps, as a tournament names it); by default a map is named by its file name."""
     start = time.perf_counter()
     skipped: list[str] = []
     if keep_dir is not None:
@@ -438,7 +447,7 @@ def run_bench(options: BenchOptions, jobs: int = 1,
         # the sizes let the pool start the largest maps first.
         islands, skipped = read_playable(options.maps)
         options = dataclasses.replace(options, maps=tuple(p for p in options.maps if p in islands))
-        tasks = iter_tasks(options, islands)
+        tasks = iter_tasks(options, islands, map_names)
     else:
         tasks = iter_tasks(options)
     count = _task_count(options)

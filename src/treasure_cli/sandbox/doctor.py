@@ -37,6 +37,21 @@ def _jail_in_sandbox() -> str | None:
     return None if said == "ok" else (said or done.stderr.strip()[-200:] or f"exit status {done.returncode}")
 
 
+def _filter_works() -> str | None:
+    """Why an agent's process can still make System V objects here (the seccomp filter,
+    sandbox/seccomp.py, not set), or None if it cannot: tried in a child started with the
+    agents' limits."""
+    code = ("import ctypes, errno; libc = ctypes.CDLL(None, use_errno=True); "
+            "print('refused' if libc.shmget(0, 4096, 0o1600) < 0 and ctypes.get_errno() == errno.ENOSYS else 'made')")
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60,
+                              preexec_fn=lambda: set_limits(AgentLimits()))
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    said = done.stdout.strip()
+    return None if said == "refused" else "the kernel did not take the seccomp filter"
+
+
 def _group_works() -> dict[str, str | None]:
     """Controller -> None if a game's group of it could be made and used here, else why not."""
     found: dict[str, str | None] = {name: "no writable cgroup v1 hierarchy of it" for name in cgroups.CONTROLLERS}
@@ -91,9 +106,15 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
     rows.append(("limits per process", "yes" if os.name == "posix" else "no",
                  f"address space {_size(limits.memory)}, CPU {limits.cpu_seconds} s, file size "
                  f"{_size(limits.file_size)}, {limits.processes} processes, {limits.open_files} open files"))
+    refused = _filter_works() if linux else "not Linux"
+    rows.append(("system calls refused", "yes" if refused is None else "no",
+                 "System V shared memory, queues and semaphores, io_uring, bpf: memory no limit counts"
+                 if refused is None else f"{refused}: a game may hold memory past every limit here"))
     worst = worst_case_memory(limits, groups["memory"] is None)
     rows.append(("worst case of a game", "", f"{_size(worst)} of memory ({worst / memory:.3g} x --agent-memory)"
                  + ("" if groups["memory"] is None else
                     f": {limits.processes} processes x ({_size(limits.memory)} + {limits.open_files} memfd files"
-                    f" x {_size(limits.file_size)}) + its /tmp and /dev/shm")))
+                    f" x {_size(limits.file_size)}) + {limits.open_files + 1} memfd files in flight"
+                    " + its /tmp and /dev/shm")
+                 + ("" if refused is None or groups["memory"] is None else ", and no bound")))
     return rows

@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 from treasure_cli.errors import TreasureError
+from treasure_cli.sandbox import seccomp
 
 LEVELS = ("auto", "none", "process", "sandbox")
 TMP_BYTES = 64 << 20  # a game jail's private /tmp and /dev/shm (memory): what it may write in each, at most
@@ -116,6 +117,19 @@ def _mounts(paths: list[str]) -> list[str]:
     for p in kept:
         args += ["--ro-bind", p, p]
     return args
+
+
+@functools.cache
+def _sized() -> tuple[str, ...]:
+    """bwrap's option that caps its next tmpfs at TMP_BYTES, where it has one (0.8 and later):
+    a sandbox for each game (no jail) writes into the sandbox's own /tmp and /dev/shm, which
+    are memory; without it, as many files of the file-size limit as it likes."""
+    exe = shutil.which("bwrap")
+    try:
+        said = subprocess.run([exe or "bwrap", "--help"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return ("--size", str(TMP_BYTES)) if "--size" in said else ()
 
 
 def host_command(spec: str) -> list[str]:
@@ -223,14 +237,14 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv",
             *[x for k, v in env.items() for x in ("--setenv", k, v)],
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            "--proc", "/proc", "--dev", "/dev", *_sized(), "--tmpfs", "/tmp",
             *_mounts(binds), *mine,
             *[x for d in ("bin", "lib", "lib64", "sbin") if os.path.islink("/" + d)
               for x in ("--symlink", os.readlink("/" + d), "/" + d)],
             # The sandbox's root and /dev are tmpfs that bwrap makes; without root they belong to
             # the agent's own user, and every game of a warm host shares them: a file written
             # there in one game would be read in the next. Read-only, but for /dev/shm.
-            "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
+            "--perms", "1777", *_sized(), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", home.replace(own, AGENT_FOLDER) if home and own else "/tmp"]
     uid = None
     if os.geteuid() == 0:
@@ -263,6 +277,10 @@ def set_limits(limits: AgentLimits) -> None:
         import ctypes
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the referee
+        try:
+            seccomp.install()  # no System V IPC, no io_uring: memory no limit above counts
+        except OSError:
+            pass  # a kernel without seccomp: `treasure doctor` says so
 
 
 
@@ -270,7 +288,10 @@ def set_limits(limits: AgentLimits) -> None:
 def worst_case_memory(limits: AgentLimits, per_game_group: bool) -> int:
     """The most memory one game can hold: its control group's limit where it has one; else each
     of its processes at its address-space limit, plus memfd files (not address space) at the
-    open-file and file-size limits, plus a game jail's two tmpfs (/tmp and /dev/shm)."""
+    open-file and file-size limits, plus as many again in flight on a Unix socket (the kernel
+    lets a user have one more than its open-file limit there), plus its two tmpfs (/tmp and
+    /dev/shm). (System V IPC and io_uring, which no limit here counts, are refused: seccomp.py.)"""
     if per_game_group:
         return limits.memory
-    return limits.processes * (limits.memory + limits.open_files * limits.file_size) + 2 * TMP_BYTES
+    in_flight = (limits.open_files + 1) * limits.file_size
+    return limits.processes * (limits.memory + limits.open_files * limits.file_size) + in_flight + 2 * TMP_BYTES

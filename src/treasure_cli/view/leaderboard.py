@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -74,8 +75,12 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:16em}
 
 
 def slug(name: str) -> str:
-    """A file-name-safe form of an agent's name (its page is agent-<slug>.html, made unique by `page_names`)."""
-    text = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_.") or "agent"
+    """A file-name-safe form of an agent's name (its page is agent-<slug>.html, made unique by `page_names`).
+
+    Accented letters keep their base letter (NFKD, then the combining marks dropped: `Élise` gives
+    `Elise`, `ﬁ` gives `fi`); what is still not ASCII, and any other character, becomes `_`."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", folded).strip("_.") or "agent"
     return text[:60]
 
 

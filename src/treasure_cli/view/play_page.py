@@ -23,7 +23,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from treasure_cli.cli.person import GaveUp, Person, parse_action
+from treasure_cli.view.person import GaveUp, Person, parse_action
 from treasure_cli.errors import TreasureError
 
 if TYPE_CHECKING:
