@@ -79,4 +79,5 @@ def test_the_caps_are_in_the_help_with_their_defaults():
     for option, default in (("--max-group-files N", "2000"), ("--max-group-size SIZE", "50M"),
                             ("--max-source-size SIZE", "2M")):
         assert option in said and f"[default: {default}" in said
-    assert "--max-group-files" in CliRunner().invoke(cli, ["check-agent", "--help"]).output
+    for command in ("check-agent", "contest"):
+        assert "--max-group-files" in CliRunner().invoke(cli, [command, "--help"]).output
