@@ -10,8 +10,9 @@ run: $(STAMP)
 	$(BIN)/treasure run input/ output/
 
 # The tests need Debian's chromium (the browser tests, never a downloaded browser build),
-# bubblewrap (the agent sandbox) and g++ (the C++ example agent): installed when missing.
-SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++ node:nodejs javac:default-jdk-headless
+# bubblewrap (the agent sandbox), g++ (the C++ example agent) and rustc (the Rust group's agent,
+# tests/grading/test_rust_agent.py): installed when missing.
+SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++ node:nodejs javac:default-jdk-headless rustc:rustc
 
 # The suite on every supported Python the machine has, through nox (noxfile.py): the whole
 # suite in .venv, then in a fresh environment per other version (a missing one is reported in

@@ -128,3 +128,89 @@ def test_a_file_beside_other_groups_folders_gets_its_file_alone(tmp_path):
     (group / "src" / "baseline.py").write_text(agent.format("Baseline"))
     copy = Path(agent_launch(f"{group / 'src' / 'bot.py'}:Bot", "process").argv[-1].rpartition(":")[0])
     assert sorted(p.name for p in copy.parent.iterdir()) == ["baseline.py", "bot.py"]
+
+
+def nested_group(group: Path) -> Path:
+    """A group whose agent is one folder down (`src/agent.py`), opening `../data/weights.json` and
+    importing a package from the group's top folder (`tools/`), as it runs at home from an IDE."""
+    for folder in ("src", "data", "tools"):
+        (group / folder).mkdir(parents=True)
+    (group / "src" / "agent.py").write_text(
+        "import json\n\nfrom tools import scan\n\n\n"
+        "class Agent:\n    def __init__(self):\n        with open('../data/weights.json') as f:\n"
+        "            self.scale = json.load(f)['scale']\n\n"
+        "    def act(self, obs):\n        assert self.scale == 3, self.scale\n        return scan()\n")
+    (group / "tools" / "__init__.py").write_text("from .moves import scan\n")
+    (group / "tools" / "moves.py").write_text("from treasure_cli import LargeScan\n\n\ndef scan():\n    return LargeScan()\n")
+    (group / "data" / "weights.json").write_text('{"scale": 3}\n')
+    return group
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_group_agent_one_folder_down_gets_its_whole_tree_at_every_level(tmp_path, level):
+    group = nested_group(tmp_path / "class" / "Groupe 01")
+    said = check(str(group), level)
+    assert "ok    legal actions: 1 of 1 game played to the end" in said
+
+
+@pytest.mark.parametrize("level", ["process", "sandbox"])
+def test_a_group_program_one_folder_down_starts_in_its_folder_with_the_whole_tree(tmp_path, level):
+    group = nested_group(tmp_path / "class" / "carl")
+    (group / "bin").mkdir()
+    run = group / "bin" / "run.sh"
+    # The launcher starts in its own folder, bin/: the agent is in ../src, its data in ../data, and
+    # `python -m` from the top puts the top folder (tools/) on the import path.
+    run.write_text(f'#!/bin/sh\ncd .. && test -f bin/run.sh || exit 1\nexec {sys.executable} -m '
+                   'treasure_cli.sandbox.agent_host src/agent.py:Agent\n')
+    run.chmod(0o755)
+    (group / "agent.toml").write_text('entry = "bin/run.sh"\n')
+    said = check(str(group), level)
+    assert "1 of 1 game played to the end" in said
+
+
+def test_a_group_tree_copy_holds_the_group_s_files_only(tmp_path):
+    """The copy holds the group's tree (no litter, no link, nothing of the class folder around it);
+    a path that climbs out of its group (`top/./../x`) is not taken for a group's."""
+    from treasure_cli.agents.registry import group_top
+    from treasure_cli.sandbox.launch import agent_launch
+
+    group = nested_group(tmp_path / "class" / "ann")
+    (tmp_path / "class" / "bob.py").write_text("class Bob:\n    def act(self, obs):\n        pass\n")
+    (group / "__pycache__").mkdir()
+    (group / "__pycache__" / "x.pyc").write_bytes(b"x")
+    (group / "secret").symlink_to("/etc/passwd")
+    argv = agent_launch(f"{group}/./src/agent.py:Agent", "process").argv
+    copy, _, rest = argv[-1].rpartition(":")[0].rpartition("/./")
+    assert rest == "src/agent.py"
+    assert sorted(p.relative_to(copy).as_posix() for p in Path(copy).rglob("*") if p.is_file()) == [
+        "data/weights.json", "src/agent.py", "tools/__init__.py", "tools/moves.py"]
+    assert group_top(f"{group}/./../bob.py") is None and group_top(f"{group}/./src/agent.py") == str(group)
+
+
+SH_AGENT = """#!/bin/sh
+# Plays from its own folder (src/), with the group's data one folder up, or not at all.
+test -f ../data/weights.json || exit 3
+while IFS= read -r line; do
+  case "$line" in
+    *'"type":"hello"'*|*'"type": "hello"'*) echo '{"type": "hello", "protocol": 1, "agent": "sh"}' ;;
+    *'"type":"act"'*|*'"type": "act"'*) echo '{"type": "action", "action": "scan"}' ;;
+    *'"type":"end"'*|*'"type": "end"'*) echo '{"type": "ready"}' ;;
+    *'"type":"bye"'*|*'"type": "bye"'*) exit 0 ;;
+  esac
+done
+"""
+
+
+@pytest.mark.skipif(not levels.bwrap_works(), reason="builds run only in the sandbox")
+@pytest.mark.parametrize("level", ["process", "sandbox"])
+def test_a_group_built_one_folder_down_plays_with_its_whole_tree(tmp_path, level):
+    """src/Makefile builds src/bot: the build sees the group's tree, and so does the program it made."""
+    group = tmp_path / "class" / "dora"
+    (group / "src").mkdir(parents=True)
+    (group / "data").mkdir()
+    (group / "data" / "weights.json").write_text("{}\n")
+    (group / "src" / "bot.sh").write_text(SH_AGENT)  # (not executable: the build makes the program)
+    (group / "src" / "Makefile").write_text("bot: bot.sh\n\ttest -f ../data/weights.json\n\tcp bot.sh bot\n"
+                                            "\tchmod +x bot\n")
+    said = check(str(group), level)
+    assert "1 of 1 game played to the end" in said

@@ -446,28 +446,57 @@ def _load_file(path: str, spec: str) -> types.ModuleType:
     return _run_as_module(module, lambda: loader.exec_module(module), spec, path)
 
 
+GROUP_TOP = "/./"
+"""In a file agent's or a program's path, what marks its group's top folder, as rsync's
+`--relative` reads it: `class/ann/./src/agent.py` is `src/agent.py` of the group whose folder is
+`class/ann` (grading/intake.py writes it). The path is the file's all the same; the sandbox shows
+the agent the whole tree from that folder (sandbox/launch.py), and the folder is on its import path."""
+
+
+def group_top(where: str) -> str | None:
+    """The group's top folder that `where` (a file's path) marks with GROUP_TOP, else None."""
+    top, mark, rest = where.rpartition(GROUP_TOP)
+    inside = rest and not rest.startswith("/") and ".." not in rest.split("/")  # (a path in the group)
+    return top if mark and top and inside else None
+
+
+def import_folders(where: str) -> list[str]:
+    """Where an agent file's imports are looked for, first first: its own folder, then its group's
+    top folder when its path marks one (a helper package beside `src/`)."""
+    folder = os.path.dirname(os.path.abspath(os.path.expanduser(where)))
+    top = group_top(where)
+    above = os.path.abspath(os.path.expanduser(top)) if top else None
+    return [folder] + ([above] if above and above != folder else [])
+
+
 @contextlib.contextmanager
 def at_home(where: str) -> Iterator[None]:
     """While an agent file's code runs in this process (`--agent-isolation none`): as `python
-    agent.py` would at home, its folder first on the import path and the working folder. The
-    modules it imported from its folder are then forgotten by name (its own code keeps them), so
-    another group's `helpers` is not taken for this one's."""
-    folder = os.path.dirname(os.path.abspath(os.path.expanduser(where)))
-    # A module of this process named like one of the folder's (`helpers`, `utils`) is put aside
+    agent.py` would at home, its folder first on the import path and the working folder (its
+    group's top folder next on the path, see GROUP_TOP). The modules it imported from them are
+    then forgotten by name (its own code keeps them), so another group's `helpers` is not taken
+    for this one's."""
+    folders = import_folders(where)
+    folder = folders[0]
+    # A module of this process named like one of the folders' (`helpers`, `utils`) is put aside
     # while the agent loads: at home its own would be found first.
-    try:
-        own = {n[:-3] if n.endswith(".py") else n for n in os.listdir(folder)
-               if n.endswith(".py") or os.path.isfile(os.path.join(folder, n, "__init__.py"))}
-    except OSError:
-        own = set()
+    own: set[str] = set()
+    for place in folders:
+        try:
+            own |= {n[:-3] if n.endswith(".py") else n for n in os.listdir(place)
+                    if n.endswith(".py") or os.path.isfile(os.path.join(place, n, "__init__.py"))}
+        except OSError:
+            pass
+    mine = tuple(place + os.sep for place in folders)
     aside = {name: module for name, module in sys.modules.items()
-             if name.partition(".")[0] in own and not (getattr(module, "__file__", None) or "").startswith(folder + os.sep)}
+             if name.partition(".")[0] in own and not (getattr(module, "__file__", None) or "").startswith(mine)}
     for name in aside:
         del sys.modules[name]
     before = set(sys.modules)
     here = os.getcwd()
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+    for place in reversed(folders):
+        if place not in sys.path:
+            sys.path.insert(0, place)
     try:
         os.chdir(folder)
     except OSError:
@@ -478,7 +507,7 @@ def at_home(where: str) -> Iterator[None]:
         os.chdir(here)
         for name in set(sys.modules) - before:
             file = getattr(sys.modules[name], "__file__", None) or ""
-            if file.startswith(folder + os.sep):
+            if file.startswith(mine):
                 del sys.modules[name]
         sys.modules.update(aside)
 

@@ -128,7 +128,7 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
         if sizes is not None or reveal_turn is not None or free_turn is not None or style != "island":
             raise click.UsageError("--maps plays the given maps: do not combine it with "
                                    "--sizes, --reveal-turn, --free-turn or --style")
-        maps = tuple(str(p) for p in map_files([maps_path], recursive))
+        maps = tuple(str(p) for p in map_files([maps_path], recursive, only_maps=True))
         if not maps:
             raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
     elif recursive:

@@ -38,7 +38,7 @@ def check(inputs: tuple[str, ...], recursive: bool = False) -> None:
     entries: list[Path | str] = []
     for item in inputs:
         try:
-            entries.extend(map_files([item], recursive))
+            entries.extend(map_files([item], recursive, only_maps=True))
         except click.ClickException as exc:
             entries.append(exc.message)
     if not entries:

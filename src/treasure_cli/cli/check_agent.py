@@ -11,8 +11,8 @@ import click
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.text import printable
 from treasure_cli.cli.options import (
-    hint_options, isolation_options,
-    isolation_settings, map_files, split_csv,
+    hint_options, intake_caps_options, isolation_options,
+    isolation_settings, map_files, set_intake_caps, split_csv,
 )
 
 
@@ -48,11 +48,13 @@ from treasure_cli.cli.options import (
                    "line per group.")
 @isolation_options
 @hint_options
+@intake_caps_options
 def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str | None,
                         max_action_ms: float | None, seed: int, game_timeout: float, beliefs: bool = False,
                         keep_dir: str | None = None, whole_class: bool = False, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                         action_timeout: float | None = None, hints=None, complete: bool = False,
-                        agent_output: bool = False) -> None:
+                        agent_output: bool = False, max_group_files: int = 2000, max_group_size: int = 50 << 20,
+                        max_source_size: int = 2 << 20) -> None:
     """Check that an agent keeps the contract, before running it on real maps.
 
     SPEC is what --agent takes: a built-in name, package.module:Class,
@@ -84,12 +86,13 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
     from treasure_cli.islands.generator import MAX_SIDE, MIN_SIDE
     from treasure_cli.grading.conformance import SIZES, check_agent, read_maps
 
+    set_intake_caps(max_group_files, max_group_size, max_source_size)
     size_list = SIZES if sizes is None else split_csv(sizes, "--sizes", int)
     if any(not MIN_SIDE <= s <= MAX_SIDE for s in size_list):
         raise click.BadParameter(f"sizes must be between {MIN_SIDE} and {MAX_SIDE}", param_hint="--sizes")
     maps = []
     if maps_path is not None:
-        paths = [str(p) for p in map_files([maps_path])]
+        paths = [str(p) for p in map_files([maps_path], only_maps=True)]
         if not paths:
             raise click.ClickException(f"no map files (*.txt) found in {maps_path}")
         try:

@@ -11,7 +11,8 @@ import click
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.formats.text import printable
 from treasure_cli.cli.options import (
-    GAME_TIMEOUT, SCHEDULER, agent_spec, finite, hint_options, isolation_options, isolation_settings, split_csv,
+    GAME_TIMEOUT, SCHEDULER, agent_spec, finite, hint_options, intake_caps_options, isolation_options,
+    isolation_settings, set_intake_caps, split_csv,
 )
 
 
@@ -43,11 +44,13 @@ from treasure_cli.cli.options import (
 @click.option("--json", "as_json", is_flag=True, help="Print the ranking and every game as JSON.")
 @isolation_options
 @hint_options
+@intake_caps_options
 def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, games: int, db_path: str,
             seed: int | None, truth_rate: float, max_turns: int | None, game_timeout: float | None,
             jobs: int | None, scheduler: str | None, html_dir: str | None, as_json: bool,
             agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None,
-            hints=None) -> None:
+            hints=None, max_group_files: int = 2000, max_group_size: int = 50 << 20,
+            max_source_size: int = 2 << 20) -> None:
     """The contest: every group's agent on one MAP, the same games for all, ranked for the class.
 
     SUBMISSIONS are as for `treasure tournament` (a folder of submissions,
@@ -70,6 +73,7 @@ def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, game
     from treasure_cli.grading.submissions import find_submissions
     from treasure_cli.view.contest import contest_table
 
+    set_intake_caps(max_group_files, max_group_size, max_source_size)
     try:
         found, left_out = find_submissions(list(submissions))
     except AgentLoadError as exc:

@@ -22,9 +22,14 @@ class Refusal(click.ClickException):
     exit_code = 2
 
 
-def map_files(inputs: tuple[str, ...] | list[str], recursive: bool = False) -> list[Path]:
+def map_files(inputs: tuple[str, ...] | list[str], recursive: bool = False, only_maps: bool = False) -> list[Path]:
     """Expand files, folders (every *.txt in name order; with `recursive`, in subfolders too) and
-    glob patterns (`hidden/**/*.txt`, quoted so the program expands them) into map paths."""
+    glob patterns (`hidden/**/*.txt`, quoted so the program expands them) into map paths.
+
+    `only_maps`: of the files a folder or a pattern finds, those that do not start as a map
+    does (formats/map_file.py: looks_like_map; a game log, a README) are left out, said in one
+    line on standard error. A file named by itself is always a map to read (and an error if it
+    is not one); so is a file that starts as a map and is broken further on."""
     import glob
 
     paths: list[Path] = []
@@ -32,17 +37,44 @@ def map_files(inputs: tuple[str, ...] | list[str], recursive: bool = False) -> l
         p = Path(item)
         if p.is_dir():
             found = p.rglob("*.txt") if recursive else p.iterdir()
-            paths.extend(sorted(q for q in found if q.suffix == ".txt" and q.is_file()))
+            paths.extend(_maps_only(sorted(q for q in found if q.suffix == ".txt" and q.is_file()), p, only_maps))
         elif p.exists():
             paths.append(p)
         elif glob.has_magic(item):
             matched = sorted(Path(q) for q in glob.glob(item, recursive=True) if Path(q).is_file())
             if not matched:
                 raise click.ClickException(f"{item}: no file matches")
-            paths.extend(matched)
+            paths.extend(_maps_only(matched, _glob_base(item), only_maps))
         else:
             raise click.ClickException(f"{item}: no such file or folder")
     return paths
+
+
+NOT_MAPS_SHOWN = 5  # files named in the line that says which were not maps
+
+
+def _maps_only(found: list[Path], base: Path, only_maps: bool) -> list[Path]:
+    """`found` without the files that are not maps (when `only_maps`), and one line that says so."""
+    if not only_maps:
+        return found
+    from treasure_cli.formats.map_file import looks_like_map
+
+    kept: list[Path] = []
+    others: list[Path] = []
+    for path in found:
+        (kept if looks_like_map(path) else others).append(path)
+    if others:
+        def shown(path: Path) -> str:
+            try:
+                return path.relative_to(base).as_posix()
+            except ValueError:
+                return str(path)
+        names = ", ".join(shown(q) for q in others[:NOT_MAPS_SHOWN]) + (", ..." if len(others) > NOT_MAPS_SHOWN else "")
+        where = base.as_posix().rstrip("/") + "/"
+        click.echo(one_line(f"skipped {counted(len(others), 'file')} under {where} that "
+                            f"{'is' if len(others) == 1 else 'are'} not {'a map' if len(others) == 1 else 'maps'}: "
+                            f"{names}"), err=True)
+    return kept
 
 
 MAPS_HELP = "a folder (its *.txt), one map file, or a quoted glob such as 'hidden/**/*.txt'"
@@ -149,6 +181,42 @@ def byte_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
     if size < 64 << 20:
         raise click.BadParameter(f"{value} is too little for an agent's process: give at least 64M")
     return size
+
+
+def cap_size(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """A size such as 2M, 500K or 100M (bytes; K, M, G: powers of 1024), at least 1 kB."""
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (text[:-1], text[-1]) if text[-1:] in "KMG" else (text, "")
+    try:
+        size = int(float(number) * SIZE_UNITS[unit])
+    except ValueError:
+        raise click.BadParameter(f"expected a size such as 500K or 2M, got {value!r}") from None
+    if size < 1024:
+        raise click.BadParameter(f"{value} is too small for a cap: give at least 1K")
+    return size
+
+
+def intake_caps_options(command):
+    """--max-source-size, --max-group-size, --max-group-files: the caps a group is held to before
+    anything reads it (sandbox/tree.py: caps; docs/grading.md, "Caps")."""
+    command = click.option(
+        "--max-group-files", type=click.IntRange(min=1), default=2000, show_default=True, metavar="N",
+        help="A group (a folder, or an archive once unpacked) with more files is left out.")(command)
+    command = click.option(
+        "--max-group-size", default="50M", show_default=True, metavar="SIZE", callback=cap_size,
+        help="A group whose files add up to more (or an archive that unpacks to more) is left out.")(command)
+    return click.option(
+        "--max-source-size", default="2M", show_default=True, metavar="SIZE", callback=cap_size,
+        help="A Python source file over SIZE is never parsed: the group it is the agent of is left out "
+             "(parsing takes ~400 bytes of memory a byte of source).")(command)
+
+
+def set_intake_caps(max_files: int, max_size: int, max_source: int) -> None:
+    """The caps given on the command line, for this process and the workers it starts."""
+    from treasure_cli.sandbox import tree
+
+    tree.set_caps(None if max_files == tree.MAX_FILES else max_files, None if max_size == tree.MAX_BYTES else max_size,
+                  None if max_source == tree.MAX_SOURCE_BYTES else max_source)
 
 
 def isolation_options(command):

@@ -132,7 +132,7 @@ def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: b
         raise click.UsageError("--db plays the game again on its map: give the tournament's maps with --maps")
     row = find_game(db_path, game_id)
     level, limits = isolation_settings(agent_isolation, agent_memory, action_timeout, [row.agent])
-    paths = map_files([maps_path], recursive)
+    paths = map_files([maps_path], recursive, only_maps=True)
     maps = maps_by_digest(paths)
     island, record, events = rebuild_game(row, maps, level, limits, maps_searched(maps_path, recursive, len(paths)))
     if events is None:

@@ -266,7 +266,7 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
         from treasure_cli.view.leaderboard import write_leaderboard
 
         maps_path, recursive = maps
-        map_paths = [str(p) for p in map_files([maps_path], recursive)] if maps_path is not None else []
+        map_paths = [str(p) for p in map_files([maps_path], recursive, only_maps=True)] if maps_path is not None else []
         searched = None
         if maps_path is None:
             click.echo("warning: without --maps the games have no replay page (give the tournament's maps)",

@@ -9,8 +9,8 @@ import click
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.formats.text import one_line
 from treasure_cli.cli.options import (
-    GAME_TIMEOUT, MAPS_HELP, MAPS_RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, isolation_options,
-    isolation_settings, map_files, map_names, split_csv,
+    GAME_TIMEOUT, MAPS_HELP, MAPS_RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, intake_caps_options,
+    isolation_options, isolation_settings, map_files, map_names, set_intake_caps, split_csv,
 )
 from treasure_cli.cli.results import leaderboard, play_tournament
 
@@ -60,7 +60,8 @@ from treasure_cli.cli.results import leaderboard, play_tournament
                    "roster does not know and its entries with no folder are listed as warnings.")
 @click.option("--dry-run", is_flag=True,
               help="Play nothing: list every group found (language, entry, files, size), every group left out "
-                   "and why, and the number of games to play.")
+                   "and why, the number of games to play and an estimate of the time (from the store's history "
+                   "of the agents, else a default per map size).")
 @click.option("--public-maps", metavar="GLOB",
               help="With --report --html: the maps whose games may be published (a folder or a quoted glob); "
                    "their games' pages go into DIR/public/ too, and the store remembers them. Every other map "
@@ -70,13 +71,15 @@ from treasure_cli.cli.results import leaderboard, play_tournament
                    "may be published, and an agent that knows the seed can recompute the games).")
 @isolation_options
 @hint_options
+@intake_caps_options
 def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str | None, recursive: bool, games: int,
                db_path: str, seed: int | None, truth_rate: float | None, max_turns: int | None,
                game_timeout: float | None, jobs: int | None, scheduler: str | None, as_json: bool, no_timing: bool,
                report: bool, all_versions: bool, html_dir: str | None, csv_path: str | None,
                versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                action_timeout: float | None = None, hints=None, include_secret_seed: bool = False,
-               public_maps: str | None = None, roster_path: str | None = None, dry_run: bool = False) -> None:
+               public_maps: str | None = None, roster_path: str | None = None, dry_run: bool = False,
+               max_group_files: int = 2000, max_group_size: int = 50 << 20, max_source_size: int = 2 << 20) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
     SUBMISSIONS is a class's folder (one entry per group) or the groups
@@ -129,6 +132,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     from treasure_cli.play.bench import BenchOptions
     from treasure_cli.grading.submissions import find_submissions
 
+    set_intake_caps(max_group_files, max_group_size, max_source_size)
     try:
         found, left_out = find_submissions(list(submissions))
     except AgentLoadError as exc:
@@ -152,7 +156,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         raise click.UsageError("an agent is given twice")
     if maps_path is None:
         raise click.UsageError("give the maps to play with --maps DIR")
-    found_maps = map_files([maps_path], recursive)
+    found_maps = map_files([maps_path], recursive, only_maps=True)
     if not found_maps:
         raise click.ClickException(f"no map files (*.txt) found in {maps_path}"
                                    + ("" if recursive else " (not its subfolders: --no-recursive)"))
@@ -162,6 +166,8 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
 
         for line in dry_run_lines(found, left_out, len(specs), len(maps), games):
             click.echo(one_line(line))
+        click.echo(one_line(_estimate_line(db_path, specs, {s.spec: s.name for s in found}, agent_isolation,
+                                           maps, games, jobs or os.cpu_count() or 1)))
         return
     from treasure_cli.grading.publish import published_warnings
 
@@ -177,3 +183,23 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
                      {s.spec: s.name for s in found}, verdicts, include_secret_seed,
                      map_names(maps_path, found_maps))
+
+
+def _estimate_line(db_path: str, specs: list[str], labels: dict[str, str], isolation: str, maps: tuple[str, ...],
+                   games: int, workers: int) -> str:
+    """The dry run's estimate of the time (grading/estimate.py), for the maps a game can be played on."""
+    from treasure_cli.errors import TreasureError
+    from treasure_cli.grading.estimate import estimate
+    from treasure_cli.play.bench import read_playable
+    from treasure_cli.sandbox.levels import effective_level
+
+    try:
+        level = effective_level(isolation)[0]
+    except TreasureError:
+        level = isolation  # (the run itself would refuse it, and say why)
+    try:
+        playable, _ = read_playable(list(maps))
+    except TreasureError:
+        return "estimated time: none (no map could be played)"
+    tiles = [info.width * info.height for info in playable.values()]
+    return estimate(db_path, specs, labels, level, tiles, games, workers).line()

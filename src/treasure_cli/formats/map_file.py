@@ -472,6 +472,26 @@ def _first_line_dims(head: bytes) -> tuple[int, int] | None:
     return None
 
 
+def looks_like_map(path: str | Path) -> bool:
+    """Whether a file starts as a map does, read from its first bytes only: its first non-blank
+    line is a map's first header line, its width and height (two whole numbers, as the reader
+    takes them). A game log (docs/log-format.md: its first line is one count), a README or a
+    binary file does not; a map broken further on (a header cut short, a wrong cell, a missing
+    row) does, and is a map to check."""
+    try:
+        with open(path, "rb", buffering=0, opener=opener_without_waiting) as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return False
+            head = fh.read(_HEAD_BYTES)
+    except OSError:
+        return False
+    for line in head.replace(b"\r", b"\n").split(b"\n"):
+        if line.strip():
+            words = re.split(rb"[\s,]+", line.strip().removeprefix(b"\xef\xbb\xbf"))
+            return len(words) == _HEADER_FIELDS[0][1] and all(re.fullmatch(rb"[+-]?\d+", w) for w in words)
+    return False
+
+
 def read_map(path: str | Path, warnings: list[str] | None = None) -> Island:
     """Read a map file (never modifies it)."""
     return parse_map(read_map_text(path), str(path), warnings)

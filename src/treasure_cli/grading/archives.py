@@ -55,11 +55,14 @@ def _member_path(name: str) -> PurePosixPath | None:
     return PurePosixPath(*parts)
 
 
-def unpack(archive: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tree.MAX_BYTES) -> Path:
-    """The folder `archive` unpacks to (made again on each call); AgentLoadError saying why it is refused."""
+def unpack(archive: Path, max_files: int | None = None, max_bytes: int | None = None) -> Path:
+    """The folder `archive` unpacks to (made again on each call); AgentLoadError saying why it is
+    refused. The caps: those given, else those in force (sandbox/tree.py: caps)."""
+    max_files = tree.caps().files if max_files is None else max_files
+    max_bytes = tree.caps().bytes if max_bytes is None else max_bytes
     size = archive.stat().st_size
     if size > max_bytes:
-        raise AgentLoadError(f"the archive is {tree.size_text(size)}, over the {max_bytes >> 20} MB cap")
+        raise AgentLoadError(f"the archive is {tree.size_text(size)}, over the {tree.cap_text(max_bytes)} cap")
     digest = hashlib.sha256()
     with open(archive, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -121,7 +124,7 @@ def _unzip(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
     with zipfile.ZipFile(archive) as z:
         members = z.infolist()
         if sum(m.file_size for m in members) > max_bytes:
-            raise AgentLoadError(f"the archive unpacks to more than {max_bytes >> 20} MB (the cap)")
+            raise AgentLoadError(f"the archive unpacks to more than {tree.cap_text(max_bytes)} (the cap)")
         for member in members:
             mode = member.external_attr >> 16
             if stat.S_ISLNK(mode):

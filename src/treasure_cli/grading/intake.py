@@ -14,7 +14,7 @@ and archivers:
    the sandbox (sandbox/languages.py) and plays the one program it made.
 
 Two agent files or two programs are named, with how to choose (the manifest).
-Nothing is run and no file is parsed above MAX_SOURCE_BYTES.
+Nothing is run and no file is parsed above the source cap (sandbox/tree.py: caps).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from treasure_cli.agents import registry
-from treasure_cli.agents.registry import EXEC
+from treasure_cli.agents.registry import EXEC, GROUP_TOP
 from treasure_cli.errors import AgentLoadError
 from treasure_cli.sandbox import languages, tree
 
@@ -87,13 +87,14 @@ def agent_classes(path: Path) -> tuple[list[str], list[str]]:
     """A Python file's top-level classes that define `act`, and its lone subclass (that may
     inherit `act`), by parsing it; AgentLoadError for a file over the cap or that does not parse."""
     size = path.stat().st_size
-    if size > tree.MAX_SOURCE_BYTES:
+    cap = tree.caps().source
+    if size > cap:
         raise AgentLoadError(f"{path.name} is {tree.size_text(size)}, over the "
-                             f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+                             f"{tree.cap_text(cap)} cap for a source file")
     with open(path, "rb") as f:
-        source = f.read(tree.MAX_SOURCE_BYTES + 1)  # (it may have grown since)
-    if len(source) > tree.MAX_SOURCE_BYTES:
-        raise AgentLoadError(f"{path.name} is over the {tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+        source = f.read(cap + 1)  # (it may have grown since)
+    if len(source) > cap:
+        raise AgentLoadError(f"{path.name} is over the {tree.cap_text(cap)} cap for a source file")
     try:
         parsed = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
@@ -121,8 +122,9 @@ def _program(path: Path) -> bool:
     return head.startswith(b"#!") or head == b"\x7fELF"
 
 
-def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tree.MAX_BYTES) -> Found:
-    """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason."""
+def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None = None) -> Found:
+    """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason. The
+    caps: those given, else those in force (sandbox/tree.py: caps)."""
     try:
         listed = tree.files(root, max_files, max_bytes)
     except tree.TooBig as exc:
@@ -135,10 +137,11 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
     if manifests:
         return _from_manifest(root, manifests[0], files, size)
     python = [p for p in paths if p.suffix == ".py"]
-    big = [p for p, n in listed if p.suffix == ".py" and n > tree.MAX_SOURCE_BYTES]
+    cap = tree.caps().source
+    big = [p for p, n in listed if p.suffix == ".py" and n > cap]
     if big:
         raise AgentLoadError(f"{big[0]} is {tree.size_text(dict(listed)[big[0]])}, over the "
-                             f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+                             f"{tree.cap_text(cap)} cap for a source file")
     acting: list[tuple[Path, str]] = []
     lone: list[tuple[Path, str]] = []
     broken: list[str] = []
@@ -156,7 +159,7 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
         candidates = named if len({p for p, _ in named}) == 1 and len(named) == 1 else candidates
     if len(candidates) == 1:
         p, cls = candidates[0]
-        return Found(f"{root / p}:{cls}", "python", str(p), files, size)
+        return Found(f"{marked(root, p)}:{cls}", "python", str(p), files, size)
     if candidates:
         listed_text = ", ".join(f"{p}:{c}" for p, c in candidates)
         raise AgentLoadError(f"{len(candidates)} agent classes ({listed_text}); choose one with "
@@ -166,7 +169,7 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
     programs = ([p for p in paths if p.suffix != ".py" and _program(root / p)]
                 or [p for p in python if _program(root / p)])
     if len(programs) == 1:
-        return Found(f"{EXEC}{shlex.quote(str(root / programs[0]))}", "program", str(programs[0]), files, size)
+        return Found(f"{EXEC}{shlex.quote(marked(root, programs[0]))}", "program", str(programs[0]), files, size)
     if programs:
         raise AgentLoadError(f"{len(programs)} programs ({', '.join(map(str, programs))}); choose one with "
                              f"{MANIFEST}: entry = \"PROGRAM\"")
@@ -183,6 +186,13 @@ def find_agent(root: Path, max_files: int = tree.MAX_FILES, max_bytes: int = tre
     if node:
         return _started(root, node[0].parent, languages.BY_NAME["node"], "agent.js", files, size)
     raise AgentLoadError("no agent found (a Python file with a class that has act(obs), or one executable program)")
+
+
+def marked(root: Path, rel: Path) -> str:
+    """The path of the group's file `rel`, its group's top folder marked when the file is below it
+    (`class/ann/./src/agent.py`, agents/registry.py: GROUP_TOP): the sandbox shows the agent the
+    group's whole tree. A file at the top needs no mark: its folder is the group's."""
+    return f"{root}{GROUP_TOP}{rel.as_posix()}" if len(rel.parts) > 1 else str(root / rel)
 
 
 def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
@@ -211,10 +221,10 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
             raise AgentLoadError(f"{manifest}: {rel} has {len(acting)} agent classes; say which: class = \"NAME\"")
         if not cls.isidentifier():
             raise AgentLoadError(f"{manifest}: class {cls!r} is not a Python name")
-        return Found(f"{entry}:{cls}", "python", rel, files, size)
+        return Found(f"{marked(root, Path(rel))}:{cls}", "python", rel, files, size)
     if not _program(entry):
         raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")
-    return Found(f"{EXEC}{shlex.quote(str(entry))}", language, rel, files, size)
+    return Found(f"{EXEC}{shlex.quote(marked(root, Path(rel)))}", language, rel, files, size)
 
 
 JAVA_MAIN = re.compile(rb"\bstatic\s+(?:final\s+)?void\s+main\s*\(")
@@ -227,9 +237,9 @@ def java_main(folder: Path) -> str:
     for rel, size in tree.files(folder):
         if rel.suffix != ".java":
             continue
-        if size > tree.MAX_SOURCE_BYTES:
+        if size > tree.caps().source:
             raise AgentLoadError(f"{rel} is {tree.size_text(size)}, over the "
-                                 f"{tree.MAX_SOURCE_BYTES >> 20} MB cap for a source file")
+                                 f"{tree.cap_text(tree.caps().source)} cap for a source file")
         text = (folder / rel).read_bytes()
         if JAVA_MAIN.search(text):
             package = JAVA_PACKAGE.search(text)
@@ -245,7 +255,7 @@ def java_root(root: Path, source: Path) -> Path:
     """The folder `source` (a `.java` file of the group) is compiled from: its own, or the one its
     package's folders are in (`src/` for `src/bot/Main.java` in `package bot;`)."""
     with open(root / source, "rb") as f:
-        package = JAVA_PACKAGE.search(f.read(tree.MAX_SOURCE_BYTES))
+        package = JAVA_PACKAGE.search(f.read(tree.caps().source))
     folder = source.parent
     if package:
         parts = tuple(package.group(1).decode().split("."))
@@ -261,12 +271,12 @@ def _started(root: Path, folder: Path, language: languages.Language, main: str, 
         main = main or java_main(root / folder)
         if not all(part.isidentifier() for part in main.split(".")):
             raise AgentLoadError(f"{MANIFEST}: class {main!r} is not a Java class name")
-    built = languages.build(root / folder, language, main=main)
+    built = languages.build(root, language, main=main, inside=folder)
     if built.program is None:
         raise BuildError(f"{built.verdict} (build log: {built.log})")
     entry = (str(folder / main) if language.name == "node"  # a file; a Java class, in the folder built
              else main if folder == Path() else f"{main} (in {folder})")
-    return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))
+    return Found(f"{EXEC}{shlex.quote(_played(built))}", language.name, entry, files, size, str(built.log))
 
 
 def _built(root: Path, marker: Path, files: int, size: int) -> Found:
@@ -275,8 +285,15 @@ def _built(root: Path, marker: Path, files: int, size: int) -> Found:
     language = languages.detect(folder)
     if language is None:  # (a marker's name is one of a language's)
         raise AgentLoadError(f"needs a build ({marker}) of no known kind")
-    built = languages.build(folder, language)
+    built = languages.build(root, language, inside=marker.parent)  # the whole tree, built where its build file is
     if built.program is None:
         raise BuildError(f"{built.verdict} (build log: {built.log})")
-    entry = f"{marker.parent / built.program.relative_to(built.log.with_suffix(''))} (built with {language.name})"
-    return Found(f"{EXEC}{shlex.quote(str(built.program))}", language.name, entry, files, size, str(built.log))
+    entry = f"{built.program.relative_to(built.log.with_suffix(''))} (built with {language.name})"
+    return Found(f"{EXEC}{shlex.quote(_played(built))}", language.name, entry, files, size, str(built.log))
+
+
+def _played(built: languages.Built) -> str:
+    """A built program's path, the build's copy of the group's tree marked as its top (GROUP_TOP)."""
+    assert built.program is not None
+    work = built.log.with_suffix("")
+    return marked(work, built.program.relative_to(work))

@@ -69,7 +69,7 @@ class _Host:
         if compile_error is not None:
             self.load_error = compile_error
             return
-        beside_its_file(self.spec_text)
+        self.spec_text = beside_its_file(self.spec_text)
         try:
             self.spec = load_code(self.spec_text, code) if code is not None else resolve(self.spec_text)
         except TreasureError as exc:
@@ -144,20 +144,27 @@ class _Host:
         self.send(reply)
 
 
-def beside_its_file(spec: str) -> None:
+def beside_its_file(spec: str) -> str:
     """A file agent's process works as `python agent.py` would at home: its file's folder first on
-    the import path (helpers, packages) and its working folder (data files opened by name)."""
-    from treasure_cli.agents.registry import is_file_spec
+    the import path (helpers, packages) and its working folder (data files opened by name). The
+    spec, its file's path made absolute (a launcher's `src/agent.py:Agent` from the group's top
+    folder names no file once in src/)."""
+    from treasure_cli.agents.registry import import_folders, is_file_spec
 
     if not is_file_spec(spec):
-        return
-    folder = os.path.dirname(os.path.abspath(spec.strip().rpartition(":")[0]))
+        return spec
+    where, _, attr = spec.strip().rpartition(":")
+    if not os.path.isabs(where):
+        where = os.path.join(os.getcwd(), where)  # (not abspath: a GROUP_TOP mark stays)
+    folders = import_folders(where)  # its own, then its group's top (GROUP_TOP)
     try:
-        os.chdir(folder)
+        os.chdir(folders[0])
     except OSError:
-        return
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+        return spec
+    for folder in reversed(folders):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+    return f"{where}:{attr}"
 
 
 MAX_POLL = 0.002  # seconds: the most of the referee's `poll` option the host takes

@@ -113,12 +113,13 @@ class Built:
 
 
 def build(folder: Path, language: Language, limits: AgentLimits | None = None,
-          seconds: float = BUILD_SECONDS, main: str = "") -> Built:
-    """`folder` (a group's, never written to) copied and built in the sandbox. A language with a
-    start command gets a launcher script (LAUNCHER) that runs it in the copy's folder, `main`
-    (the class or file to start) in place of `{main}`."""
+          seconds: float = BUILD_SECONDS, main: str = "", inside: Path = Path()) -> Built:
+    """`folder` (a group's, never written to) copied whole and built in the sandbox, in its
+    subfolder `inside` (where the build file is: the rest of the group's tree is beside it, as at
+    home). A language with a start command gets a launcher script (LAUNCHER) that runs it in that
+    folder of the copy, `main` (the class or file to start) in place of `{main}`."""
     listed = tree.files(folder)
-    digest = hashlib.sha256(f"{language!r}\0{main}\0{LAUNCHER_FORMAT}".encode())  # its row and launcher too
+    digest = hashlib.sha256(f"{language!r}\0{main}\0{LAUNCHER_FORMAT}\0{inside.as_posix()}".encode())
     for rel, size in listed:
         digest.update(f"\0{rel}\0{size}\0".encode())
         with open(folder / rel, "rb") as f:
@@ -148,7 +149,7 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     before = {rel for rel, _ in listed}
     if not language.steps:  # nothing to build: started as it is
         _write_log(log, b"nothing to build\n")
-        return _launcher(work, done, log, language, main)
+        return _launcher(work, inside, done, log, language, main)
     if not bwrap_works():
         log.write_text("not built: builds run only in the sandbox (bubblewrap), which cannot run here\n")
         return Built(None, log, "needs a build, and builds run only in the sandbox (bubblewrap), which cannot run here")
@@ -156,7 +157,7 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     output = b""
     for step in language.steps:
         try:
-            ran = subprocess.run(_sandboxed(work, step), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            ran = subprocess.run(_sandboxed(work, step, inside), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, timeout=seconds, preexec_fn=lambda: set_limits(limits))
         except subprocess.TimeoutExpired as exc:
             output += (exc.output or b"")[:BUILD_LOG]
@@ -168,8 +169,9 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
             return Built(None, log, f"the build failed: {first_error(output.decode('utf-8', 'replace'))}")
     _write_log(log, output)
     if language.start:
-        return _launcher(work, done, log, language, main)
+        return _launcher(work, inside, done, log, language, main)
     made = [rel for rel, _ in tree.files(work) if rel not in before and _runs(work / rel)]
+    made = [rel for rel in made if rel.is_relative_to(inside)]  # (what it made in its own folder)
     made = [rel for rel in made if "CMakeFiles" not in rel.parts]
     if len(made) != 1:
         what = "no program" if not made else f"{len(made)} programs ({', '.join(map(str, made))})"
@@ -206,8 +208,8 @@ def _sealed(work: Path) -> bool:
     return True
 
 
-def _launcher(work: Path, done: Path, log: Path, language: Language, main: str) -> Built:
-    """A `#!/bin/sh` script in `work` that starts `language`'s command there: the program to play."""
+def _launcher(work: Path, inside: Path, done: Path, log: Path, language: Language, main: str) -> Built:
+    """A `#!/bin/sh` script in `work`'s folder `inside` that starts `language`'s command there: the program to play."""
     words = [word.replace("{main}", main) for word in language.start]
     found = shutil.which(words[0])
     env = ""
@@ -217,12 +219,12 @@ def _launcher(work: Path, done: Path, log: Path, language: Language, main: str) 
         words[0] = os.path.realpath(found)
         env = f"LD_LIBRARY_PATH={shlex.quote(str(Path(words[0]).parent.parent / 'lib'))}\nexport LD_LIBRARY_PATH\n"
     command = " ".join("$sized" if word == "{sized}" else shlex.quote(word) for word in words)  # (split: 0 or 1 word)
-    script = work / LAUNCHER
+    script = work / inside / LAUNCHER
     script.write_text(f'#!/bin/sh\ncd "$(dirname "$0")" || exit 1\n{env}{language.sizing}exec {command}\n')
     os.chmod(script, 0o755)
     _seal(work)
     tmp = done.with_suffix(".tmp")
-    tmp.write_text(LAUNCHER)
+    tmp.write_text((inside / LAUNCHER).as_posix())
     os.replace(tmp, done)
     return Built(script, log, "")
 
@@ -253,8 +255,9 @@ def _write_log(log: Path, output: bytes) -> None:
     os.replace(tmp, log)
 
 
-def _sandboxed(work: Path, command: tuple[str, ...]) -> list[str]:
-    """`command` in bubblewrap: no network, read-only /usr and /etc's linker files, `work` writable at /build."""
+def _sandboxed(work: Path, command: tuple[str, ...], inside: Path = Path()) -> list[str]:
+    """`command` in bubblewrap: no network, read-only /usr and /etc's linker files, `work` writable
+    at /build, run in its folder `inside`."""
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv",
             "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
@@ -263,7 +266,7 @@ def _sandboxed(work: Path, command: tuple[str, ...]) -> list[str]:
     for d in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink("/" + d):
             argv += ["--symlink", os.readlink("/" + d), "/" + d]
-    argv += ["--bind", str(work), "/build", "--chdir", "/build"]
+    argv += ["--bind", str(work), "/build", "--chdir", ("/build" / inside).as_posix()]
     if os.geteuid() == 0:  # as in sandbox/levels.py: a user of its own, no capability
         uid = 1_900_000_000 + os.getpid() % 100_000_000
         argv += ["--", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",

@@ -9,9 +9,13 @@ an `exec:` agent each forked process becomes the program.
 A file agent or a program plays from a copy of its folder (sandbox/tree.py says
 which files count): helpers it imports, packages and data files beside it are
 there, read-only in the sandbox, and the agent's working folder is its own file's
-folder. A folder over the caps (a file agent run from a home folder, say), or one
-that holds other submissions too (a class's folder of single files: tree.shared),
-is not copied: the agent gets its own file alone, as before.
+folder. A group's agent, whose path marks its group's top folder
+(`class/ann/./src/agent.py`, agents/registry.py: GROUP_TOP), plays from a copy of
+the group's whole tree instead (`../data/weights.json` opens, a package at the
+top imports), still in its own file's folder. A folder over the caps (a file
+agent run from a home folder, say), or one that holds other submissions too (a
+class's folder of single files: tree.shared), is not copied: the agent gets its
+own file alone, as before.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import tempfile
 from pathlib import Path
 
 from treasure_cli.agents.registry import (
+    GROUP_TOP,
     exec_command,
+    group_top,
     is_builtin,
     is_exec_spec,
     is_file_spec,
@@ -73,45 +79,46 @@ def python_command(spec: str, level: str) -> list[str]:
 def _shipped(name: str, data: bytes, executable: bool) -> tuple[str, str]:
     """A private copy of the folder of `name` (the files sandbox/tree.py counts, `name` itself as
     `data`), readable by the sandbox's user, in a folder named by a digest of it all: the copy's
-    folder and the path of `name` in it. Without a folder to copy (over the caps, unreadable),
-    `name` alone. Made again if a file there is no longer what was copied (an agent without a
-    sandbox runs as this user and could have changed it)."""
+    folder and the path of `name` in it. The folder is the group's top one where `name` marks it
+    (GROUP_TOP; the path in the copy marks it too). Without a folder to copy (over the caps,
+    unreadable), `name` alone. Made again if a file there is no longer what was copied (an agent
+    without a sandbox runs as this user and could have changed it)."""
     original = Path(name).expanduser()
-    beside = _beside(original)
-    digest = hashlib.sha256(data)
+    top = group_top(name)
+    entry = Path(name.rpartition(GROUP_TOP)[2]) if top else Path(original.name)  # its path in the copy
+    beside = _beside(original, top)
+    digest = hashlib.sha256(f"{entry.as_posix()}\0".encode() + data)
     for rel, size, when in beside:
         digest.update(f"\0{rel}\0{size}\0{when}".encode())
     key = digest.hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}"
     folder = root / key
-    target = folder / original.name
+    told = f"{folder}{GROUP_TOP}{entry.as_posix()}" if top else str(folder / entry)  # (the group's top marked)
     seen = _VERIFIED.get(folder)
     if seen is not None and seen == _identities(folder, seen):
-        return str(folder), str(target)  # the copy this process checked or wrote, untouched since
+        return str(folder), told  # the copy this process checked or wrote, untouched since
     root.mkdir(parents=True, exist_ok=True)
     if root.lstat().st_uid != os.getuid() or root.is_symlink():
         raise TreasureError(f"{root} belongs to another user: agents' copies cannot go there")
     os.chmod(root, 0o755)
-    expected = {original.name: hashlib.sha256(data).hexdigest()}
-    if folder.is_dir() and _intact(folder, target, expected[original.name], beside):
+    if folder.is_dir() and _intact(folder, entry, hashlib.sha256(data).hexdigest(), beside):
         _VERIFIED[folder] = _identities(folder, None)
-        return str(folder), str(target)
+        return str(folder), told
     fresh = Path(tempfile.mkdtemp(dir=root, prefix=f".{key}-"))
     os.chmod(fresh, 0o755)
+    home = Path(top).expanduser() if top else original.parent
     for rel, _, _ in beside:
-        if rel.as_posix() == original.name:
+        if rel == entry:
             continue
-        copy = fresh / rel
-        for parent in reversed(copy.relative_to(fresh).parents[:-1]):
-            (fresh / parent).mkdir(mode=0o755, exist_ok=True)
-            os.chmod(fresh / parent, 0o755)
+        _folders(fresh, rel)
         try:
-            _copy_file(original.parent / rel, copy)
+            _copy_file(home / rel, fresh / rel)
         except OSError:
             continue  # gone or unreadable since it was listed: the agent plays without it
-    with open(target := fresh / original.name, "wb") as f:
+    _folders(fresh, entry)
+    with open(fresh / entry, "wb") as f:
         f.write(data)
-    os.chmod(target, 0o755 if executable else 0o644)
+    os.chmod(fresh / entry, 0o755 if executable else 0o644)
     if folder.exists():  # a copy that is not what it was: out of the way, then replaced
         stale = Path(tempfile.mkdtemp(dir=root, prefix=".stale-"))
         os.replace(folder, stale / "old")
@@ -121,27 +128,40 @@ def _shipped(name: str, data: bytes, executable: bool) -> tuple[str, str]:
     except OSError:  # another referee process made it at the same moment: its copy is as good
         shutil.rmtree(fresh, ignore_errors=True)
     _VERIFIED[folder] = _identities(folder, None)
-    return str(folder), str(folder / original.name)
+    return str(folder), told
 
 
-def _beside(original: Path) -> list[tuple[Path, int, int]]:
-    """The files of `original`'s folder to copy with it (paths relative to the folder), or none
-    when the folder is over the caps or cannot be read: listed once per process (a tournament's
-    games all play the folder as it was at its first game; walking it again cost ~0.15 ms a game)."""
-    key = str(original.absolute())
+def _folders(copy: Path, rel: Path) -> None:
+    """The folders of `rel` under `copy`, open to the sandbox's user."""
+    for parent in reversed(rel.parents[:-1]):
+        (copy / parent).mkdir(mode=0o755, exist_ok=True)
+        os.chmod(copy / parent, 0o755)
+
+
+def _beside(original: Path, top: str | None = None) -> list[tuple[Path, int, int]]:
+    """The files of `original`'s folder (of its group's `top` folder when given) to copy with it
+    (paths relative to that folder), or none when the folder is over the caps or cannot be read:
+    listed once per process (a tournament's games all play the folder as it was at its first game;
+    walking it again cost ~0.15 ms a game)."""
+    key = f"{original.absolute()}\0{top}"
     listed = _LISTED.get(key)
     if listed is None:
-        listed = _LISTED[key] = _list_beside(original)
+        listed = _LISTED[key] = _list_beside(original, top)
     return listed
 
 
 _LISTED: dict[str, list[tuple[Path, int, int]]] = {}
 
 
-def _list_beside(original: Path) -> list[tuple[Path, int, int]]:
-    home = original.resolve().parent
-    if str(home) in _NOT_A_SUBMISSION or str(home) == str(Path.home()) or tree.shared(home, original.name):
-        return []  # a file put straight in /tmp or a home folder, or among others': the folder is not the agent's
+def _list_beside(original: Path, top: str | None = None) -> list[tuple[Path, int, int]]:
+    if top is not None:  # a group's whole tree: the intake found it the group's own
+        home = Path(top).expanduser().resolve()
+        if str(home) in _NOT_A_SUBMISSION or str(home) == str(Path.home()):
+            return []
+    else:
+        home = original.resolve().parent
+        if str(home) in _NOT_A_SUBMISSION or str(home) == str(Path.home()) or tree.shared(home, original.name):
+            return []  # a file put straight in /tmp or a home folder, or among others': the folder is not the agent's
     try:
         listed = tree.files(home)
     except (tree.TooBig, OSError):
@@ -171,12 +191,12 @@ def _copy_file(source: Path, copy: Path) -> None:
     os.chmod(copy, 0o755 if st.st_mode & 0o111 else 0o644)
 
 
-def _intact(folder: Path, target: Path, entry_digest: str, beside: list[tuple[Path, int, int]]) -> bool:
-    """Whether an existing copy holds the entry's bytes and, by size, the files beside it."""
+def _intact(folder: Path, entry: Path, entry_digest: str, beside: list[tuple[Path, int, int]]) -> bool:
+    """Whether an existing copy holds the entry's bytes (at `entry` in it) and, by size, the files beside it."""
     try:
-        if hashlib.sha256(target.read_bytes()).hexdigest() != entry_digest:
+        if hashlib.sha256((folder / entry).read_bytes()).hexdigest() != entry_digest:
             return False
-        return all((folder / rel).stat().st_size == size for rel, size, _ in beside if rel.as_posix() != target.name)
+        return all((folder / rel).stat().st_size == size for rel, size, _ in beside if rel != entry)
     except OSError:
         return False
 

@@ -15,6 +15,7 @@ ways that name no cause.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import os
 import stat
@@ -25,6 +26,36 @@ from treasure_cli.agents import registry
 MAX_FILES = 2_000            # files of one submission's folder
 MAX_BYTES = 50 << 20         # bytes of one submission's folder
 MAX_SOURCE_BYTES = registry.MAX_SOURCE_BYTES  # bytes of one source file the referee parses (ast)
+
+# The caps a command sets (`tournament --max-group-files ...`: set_caps) are kept in the
+# environment, so the worker processes it starts (spawned: they share no module state) hold a
+# group to the same caps when they copy its folder for a game (sandbox/launch.py).
+CAP_VARIABLES = ("TREASURE_CLI_MAX_GROUP_FILES", "TREASURE_CLI_MAX_GROUP_BYTES", "TREASURE_CLI_MAX_SOURCE_BYTES")
+
+
+@dataclasses.dataclass(frozen=True)
+class Caps:
+    files: int = MAX_FILES          # files of a group
+    bytes: int = MAX_BYTES          # bytes of a group
+    source: int = MAX_SOURCE_BYTES  # bytes of one source file parsed to find the agent
+
+
+def caps() -> Caps:
+    """The caps in force: those a command set, else the defaults."""
+    values = []
+    for name, default in zip(CAP_VARIABLES, (MAX_FILES, MAX_BYTES, MAX_SOURCE_BYTES)):
+        text = os.environ.get(name, "")
+        values.append(int(text) if text.isdigit() and int(text) > 0 else default)
+    return Caps(*values)
+
+
+def set_caps(files: int | None = None, size: int | None = None, source: int | None = None) -> None:
+    """The caps of this process and of the processes it starts (None: the default)."""
+    for name, value in zip(CAP_VARIABLES, (files, size, source)):
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = str(value)
 
 SKIPPED = frozenset({"__MACOSX", "__pycache__", "node_modules", ".DS_Store", "Thumbs.db", "desktop.ini"})
 
@@ -38,10 +69,14 @@ def skipped(name: str) -> bool:
     return name.startswith(".") or name in SKIPPED or name.endswith((".pyc", "~"))
 
 
-def files(root: Path, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> list[tuple[Path, int]]:
-    """The regular files under `root` (paths relative to it, sorted) with their sizes; TooBig past a cap.
+def files(root: Path, max_files: int | None = None, max_bytes: int | None = None) -> list[tuple[Path, int]]:
+    """The regular files under `root` (paths relative to it, sorted) with their sizes; TooBig past a
+    cap (None: the cap in force, `caps()`).
 
     Walks without following links and without reading a byte of any file."""
+    now = caps()
+    max_files = now.files if max_files is None else max_files
+    max_bytes = now.bytes if max_bytes is None else max_bytes
     found: list[tuple[Path, int]] = []
     total = 0
     pending = [Path()]
@@ -125,7 +160,12 @@ def _acts(path: str, size: int, mtime: int) -> bool:
 
 
 def _size(n: int) -> str:
-    return f"{n >> 20} MB" if n >= 1 << 20 else f"{n} bytes"
+    return f"{n >> 20} MB" if n >= 1 << 20 and not n % (1 << 20) else f"{n} bytes"
+
+
+def cap_text(n: int) -> str:
+    """A cap in bytes as the docs and --help give it: 2 MB, 50 MB, 1500 bytes."""
+    return _size(n)
 
 
 def size_text(n: int) -> str:
