@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,15 @@ def test_a_builds_folder_made_by_someone_else_is_refused(tmp_path, own_tmp):
     built = languages.build(group(tmp_path / "g"), languages.BY_NAME["make"])
     assert built.program is None and "not this user's own folder" in built.verdict
     assert list(elsewhere.iterdir()) == []
+
+
+def test_two_runs_building_the_same_source_at_once_both_get_the_one_build(tmp_path, own_tmp):
+    # A build that takes a while: a second run that removed the first's copy under it broke both.
+    slow = "treasure-agent: agent.cpp\n\tsleep 1\n\tg++ -o treasure-agent agent.cpp\n\techo built >> builds.txt\n"
+    folder = group(tmp_path / "g")
+    (folder / "Makefile").write_text(slow)
+    with ThreadPoolExecutor(2) as pool:
+        built = list(pool.map(lambda _: languages.build(folder, languages.BY_NAME["make"]), range(2)))
+    assert [b.verdict for b in built] == ["", ""], [b.verdict for b in built]
+    assert built[0].program == built[1].program and built[0].program is not None
+    assert (built[0].program.parent / "builds.txt").read_text() == "built\n"  # made once

@@ -31,6 +31,7 @@ held to the agent's address-space limit by its options (JVM_OPTIONS).
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import os
 import shlex
@@ -130,6 +131,16 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
         return Built(None, root, f"{root} is not this user's own folder (a link, or another user's): "
                                  "groups are not built there; set TMPDIR to a folder of your own")
     work = root / digest.hexdigest()[:16]
+    # One build of a source at a time, across a run's workers and other runs: a second would remove
+    # the first's copy under it. The second waits for the lock, then finds the build kept.
+    with open(work.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_in(work, folder, listed, language, limits, seconds, main, inside)
+
+
+def _build_in(work: Path, folder: Path, listed: list[tuple[Path, int]], language: Language,
+              limits: AgentLimits | None, seconds: float, main: str, inside: Path) -> Built:
+    """`build`'s work, in `work` (its lock held)."""
     log = work.with_suffix(".log")
     done = work.with_suffix(".built")  # the program's path in `work`, once built
     if done.is_file() and log.is_file():
