@@ -5,7 +5,8 @@ file it opens), so the referee copies its folder, not only its file, into the
 agent's private folder (sandbox/launch.py). Only regular files count: links
 are never followed (a link to /etc/shadow or to the teacher's home would
 show what it points at), and what editors, archivers and Python leave behind
-(hidden files and folders, `__MACOSX/`, `__pycache__/`) is left out.
+(hidden files and folders, `__MACOSX/`, `__pycache__/`, a virtual environment)
+is left out.
 
 The caps hold before anything reads the files: a folder with more files or
 bytes than allowed is refused, not cut, since a partial copy would fail in
@@ -60,6 +61,12 @@ def set_caps(files: int | None = None, size: int | None = None, source: int | No
 SKIPPED = frozenset({"__MACOSX", "__pycache__", "node_modules", ".DS_Store", "Thumbs.db", "desktop.ini"})
 
 
+def virtual_env(folder: Path) -> bool:
+    """Whether `folder` is a Python virtual environment (it has `pyvenv.cfg`): a group that hands one
+    in beside its agent (`venv/`, thousands of files) plays with the referee's Python anyway."""
+    return os.path.isfile(folder / "pyvenv.cfg") and not os.path.islink(folder / "pyvenv.cfg")
+
+
 class TooBig(Exception):
     """A folder over a cap; the message says which cap and by how much."""
 
@@ -94,7 +101,8 @@ def files(root: Path, max_files: int | None = None, max_bytes: int | None = None
             except OSError:
                 continue
             if stat.S_ISDIR(st.st_mode):
-                pending.append(rel / entry.name)
+                if not virtual_env(root / rel / entry.name):
+                    pending.append(rel / entry.name)
             elif stat.S_ISREG(st.st_mode):
                 total += st.st_size
                 found.append((rel / entry.name, st.st_size))
@@ -118,7 +126,7 @@ def shared(folder: Path, entry: str) -> bool:
     except OSError:
         return True
     for e in entries:
-        if e.name == entry or skipped(e.name):
+        if e.name == entry or skipped(e.name) or virtual_env(Path(e.path)):
             continue
         if e.is_dir(follow_symlinks=False):
             try:
