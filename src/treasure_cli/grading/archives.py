@@ -26,7 +26,15 @@ from pathlib import Path, PurePosixPath
 from treasure_cli.errors import AgentLoadError
 from treasure_cli.sandbox import tree
 
-SUFFIXES = (".zip", ".tar.gz", ".tgz")
+SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")  # (tarfile reads every tar)
+# Archives that would need a program the referee does not run on strangers' files: named as such.
+FOREIGN = (".rar", ".7z", ".zst", ".tar.zst", ".xz", ".bz2", ".gz", ".lzma", ".cab", ".arj")
+
+
+def foreign_archive(path: Path) -> str | None:
+    """The suffix of an archive of a kind this program does not unpack, else None."""
+    lower = path.name.lower()
+    return next((s for s in sorted(FOREIGN, key=len, reverse=True) if lower.endswith(s)), None)
 
 
 def is_archive(path: Path) -> bool:

@@ -122,6 +122,21 @@ def _program(path: Path) -> bool:
     return head.startswith(b"#!") or head == b"\x7fELF"
 
 
+def startable(path: Path, shown: str) -> None:
+    """AgentLoadError when a `#!` script cannot start because its first line ends with a carriage
+    return (saved with Windows line endings): the system would look for an interpreter whose name
+    ends with that character, and say only "No such file or directory", at every game."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(512)
+    except OSError:
+        return
+    if first.startswith(b"#!") and first.endswith(b"\r\n"):
+        line = first[:-2].decode("utf-8", "replace")
+        raise AgentLoadError(f"{shown}: its first line ({line}) ends with a carriage return: saved with Windows line "
+                             "endings, it cannot start; save it with Unix (LF) line endings")
+
+
 def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None = None) -> Found:
     """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason. The
     caps: those given, else those in force (sandbox/tree.py: caps)."""
@@ -169,6 +184,7 @@ def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None =
     programs = ([p for p in paths if p.suffix != ".py" and _program(root / p)]
                 or [p for p in python if _program(root / p)])
     if len(programs) == 1:
+        startable(root / programs[0], str(programs[0]))
         return Found(f"{EXEC}{shlex.quote(marked(root, programs[0]))}", "program", str(programs[0]), files, size)
     if programs:
         raise AgentLoadError(f"{len(programs)} programs ({', '.join(map(str, programs))}); choose one with "
@@ -224,6 +240,7 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
         return Found(f"{marked(root, Path(rel))}:{cls}", "python", rel, files, size)
     if not _program(entry):
         raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")
+    startable(entry, rel)
     return Found(f"{EXEC}{shlex.quote(marked(root, Path(rel)))}", language, rel, files, size)
 
 

@@ -106,10 +106,15 @@ def submission(path: Path) -> Submission:
         name = group_name(path.stem)
         return Submission(name, f"{path}:{(acting or lone)[0]}", name, "python", path.name, 1, path.stat().st_size)
     if _executable(path):
+        intake.startable(path, str(path))
         # Quoted: the spec is a command line, and a file name ("bob smith", "dan --help") is one word.
         name = group_name(path.name)
         return Submission(name, check_spec(f"{EXEC}{shlex.quote(str(path))}"), name, "program", path.name, 1,
                           path.stat().st_size)
+    foreign = archives.foreign_archive(path)
+    if foreign is not None:
+        raise AgentLoadError(f"{path}: a {foreign} archive, which is not unpacked (only .zip and .tar archives "
+                             "are); unpack it into a folder of its own and grade that")
     raise AgentLoadError(f"{path}: not a submission (a .py file with an agent class, a folder, an archive, or an "
                          "executable program)")
 
