@@ -38,6 +38,7 @@ from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
+from treasure_cli.play import shipping
 from treasure_cli.play.executor import WAIT, run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
@@ -73,6 +74,7 @@ class Entry:
     limits: AgentLimits = AgentLimits()
     name: str = ""        # the student the agent stands for ("" for a spec given as it is)
     hints: HintSet | None = None  # the pirate's kinds (None: the built-ins); crosses to a worker as its files' bytes
+    bundle: str | None = None  # on a cluster: the digest of the agent's files sent to the workers (play/shipping.py)
 
     @cached_property  # read for every game's key, several times a run: one JSON text per entry
     def settings(self) -> str:
@@ -101,10 +103,19 @@ def play_entry(entry: Entry) -> Row:
     from treasure_cli.version import __version__
 
     island = _island(entry.map_data, entry.map_path)
-    record, _ = play_game(island, entry.agent, entry.seed, map_name=entry.map_path,
+    spec, here = entry.agent, ""
+    if entry.bundle is not None:  # a worker: the agent's folder as it was sent, not the one on this disk
+        spec, here = shipping.local_spec(entry.agent, entry.bundle)
+    record, _ = play_game(island, spec, entry.seed, map_name=entry.map_path,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
                           game_timeout=entry.game_timeout, keep_events=False, isolation=entry.isolation,
                           limits=entry.limits, source=entry.source, index=entry.index, hints=entry.hints)
+    if here:  # its paths said as the referee's machine knows them
+        name = shipping.entry_path(entry.agent)
+        assert name is not None
+        there = str(Path(name).expanduser().parent)
+        record = dataclasses.replace(record, error=record.error and record.error.replace(here, there),
+                                     traceback=record.traceback and record.traceback.replace(here, there))
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
@@ -242,13 +253,16 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         already = len({e.key for e in entries} & done)
         todo = [e for e in entries if e.key not in done]
         todo = list({e.key: e for e in todo}.values())  # a map given twice is one game
+        shipped: dict[str, bytes] = {}
+        if scheduler is not None:  # the workers may not see the agents' folders: their files go with the games
+            todo, shipped = _with_bundles(todo)
         if on_plan is not None:
             on_plan(todo, already)
         played = 0
         # On a Dask cluster the cluster shares its threads out: the tasks go in the same order, unheld.
         share = FairShare(todo, jobs if scheduler is None else len(todo) + 1, on_start)
-        for _, rows in run_tasks(play_entries, share, jobs, count=len(todo),
-                                 scheduler=scheduler):
+        for _, rows in run_tasks(play_entries, share, jobs, count=len(todo), scheduler=scheduler,
+                                 shipped=shipped, needs=_bundles_of):
             for r in rows:
                 share.ended(r.agent)
             # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
@@ -262,6 +276,25 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         by_key = {r.key: r for r in store.rows(settings)}
     ordered = tuple(by_key[e.key] for e in entries)
     return TournamentResult(options, ordered, played, already, time.perf_counter() - start, tuple(skipped), secret)
+
+
+def _with_bundles(todo: list[Entry]) -> tuple[list[Entry], dict[str, bytes]]:
+    """The entries, each file agent's and program's naming the bundle of its files (packed once
+    per agent, play/shipping.py), and the bundles by digest."""
+    made: dict[tuple[str, bytes | None], str | None] = {}
+    shipped: dict[str, bytes] = {}
+    for e in todo:
+        if e.source is not None and (e.agent, e.source) not in made:
+            bundle = shipping.pack(e.agent, e.source)
+            made[e.agent, e.source] = bundle.digest if bundle is not None else None
+            if bundle is not None:
+                shipped[bundle.digest] = bundle.data
+    return [dataclasses.replace(e, bundle=made.get((e.agent, e.source))) for e in todo], shipped
+
+
+def _bundles_of(task: tuple) -> list[str]:
+    """The bundles a task of FairShare (`((entry,),)`) needs on its worker."""
+    return [e.bundle for e in task[0] if e.bundle is not None]
 
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:

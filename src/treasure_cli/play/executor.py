@@ -33,7 +33,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from treasure_cli.errors import TreasureError
@@ -137,7 +137,9 @@ def choose_start_method(asked: str | None = None) -> str:
 
 
 def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, start_method: str | None = None,
-              count: int | None = None, scheduler: str | None = None) -> Iterator[tuple[int, T]]:
+              count: int | None = None, scheduler: str | None = None, shipped: Mapping[str, bytes] | None = None,
+              needs: Callable[[tuple], Iterable[str]] | None = None,
+              on_workers: Callable[[int], None] | None = None) -> Iterator[tuple[int, T]]:
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
@@ -147,14 +149,22 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     while tasks are in flight, and is asked again when one ends. `scheduler`
     ("tcp://host:8786") sends the tasks to that Dask cluster instead (`jobs`
     is then ignored: the cluster's threads decide); `fn` must be importable there.
+
+    On a cluster, `shipped` (a digest -> bytes, e.g. an agent's files: play/shipping.py) goes
+    once to each worker, and a task's digests (`needs(task)`) are received there
+    (`shipping.receive`) before it runs; here, where the files are, neither is needed.
+    `on_workers(n)` is told, before the first task is asked for, how many tasks can run at
+    once (`jobs`, or the cluster's threads).
     """
     if scheduler is not None:
-        yield from _dask_tasks(fn, _numbered(tasks), scheduler)
+        yield from _dask_tasks(fn, _numbered(tasks), scheduler, shipped or {}, needs, on_workers)
         return
     if count is None:
         tasks = list(tasks)
         count = len(tasks)
     workers = min(jobs, count)
+    if on_workers is not None:
+        on_workers(max(1, workers))
     feed = _numbered(tasks)
     if workers <= 1:
         for i, task in feed:
@@ -294,13 +304,20 @@ def _restore_malloc_thresholds() -> None:
         libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
 
 
-def _on_dask_worker(fn: Callable[..., T], *args: Any) -> T:
-    """A task as a Dask worker runs it."""
+def _on_dask_worker(fn: Callable[..., T], shipped: dict[str, bytes], *args: Any) -> T:
+    """A task as a Dask worker runs it, the files it needs (digest -> bytes) received first."""
     _restore_malloc_thresholds()
+    if shipped:
+        from treasure_cli.play import shipping
+
+        for digest, data in shipped.items():
+            shipping.receive(digest, data)
     return fn(*args)
 
 
-def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address: str) -> Iterator[tuple[int, T]]:
+def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address: str,
+                shipped: Mapping[str, bytes], needs: Callable[[tuple], Iterable[str]] | None,
+                on_workers: Callable[[int], None] | None) -> Iterator[tuple[int, T]]:
     """run_tasks on a Dask cluster: bounded in flight, results as they finish."""
     try:
         from distributed import Client, as_completed
@@ -312,8 +329,17 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
         raise TreasureError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     with client:
         threads = sum(client.nthreads().values()) or 1
+        if on_workers is not None:
+            on_workers(threads)
         high, low = 4 * threads + 4, 2 * threads + 2
         pending: dict[Any, int] = {}
+        # Sent once to every worker (each keeps its copy while this client holds the futures), so
+        # any worker may play any task: a task's data would otherwise tie it to the worker holding
+        # it. The bytes go once per worker, not once per task.
+        sent = client.scatter(dict(shipped), broadcast=True) if shipped else {}
+
+        def wanted(task: tuple) -> dict[str, Any]:
+            return {digest: sent[digest] for digest in needs(task)} if needs is not None and sent else {}
 
         def refill() -> list:
             # In batches: one client.map is one graph update on the scheduler, which costs
@@ -321,7 +347,8 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
             batch = list(itertools.takewhile(lambda t: t[1] is not WAIT, itertools.islice(feed, high - len(pending))))
             if not batch:
                 return []
-            futures = client.map(_on_dask_worker, [fn] * len(batch), *zip(*(task for _, task in batch)), pure=False)
+            futures = client.map(_on_dask_worker, [fn] * len(batch), [wanted(task) for _, task in batch],
+                                 *zip(*(task for _, task in batch)), pure=False)
             pending.update(zip(futures, (i for i, _ in batch)))
             return futures
 
