@@ -262,7 +262,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         # On a Dask cluster the cluster shares its threads out: the tasks go in the same order, unheld.
         share = FairShare(todo, jobs if scheduler is None else len(todo) + 1, on_start)
         for _, rows in run_tasks(play_entries, share, jobs, count=len(todo), scheduler=scheduler,
-                                 shipped=shipped, needs=_bundles_of):
+                                 shipped=shipped):
             for r in rows:
                 share.ended(r.agent)
             # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
@@ -290,11 +290,6 @@ def _with_bundles(todo: list[Entry]) -> tuple[list[Entry], dict[str, bytes]]:
             if bundle is not None:
                 shipped[bundle.digest] = bundle.data
     return [dataclasses.replace(e, bundle=made.get((e.agent, e.source))) for e in todo], shipped
-
-
-def _bundles_of(task: tuple) -> list[str]:
-    """The bundles a task of FairShare (`((entry,),)`) needs on its worker."""
-    return [e.bundle for e in task[0] if e.bundle is not None]
 
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:

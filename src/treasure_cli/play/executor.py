@@ -138,7 +138,6 @@ def choose_start_method(asked: str | None = None) -> str:
 
 def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, start_method: str | None = None,
               count: int | None = None, scheduler: str | None = None, shipped: Mapping[str, bytes] | None = None,
-              needs: Callable[[tuple], Iterable[str]] | None = None,
               on_workers: Callable[[int], None] | None = None) -> Iterator[tuple[int, T]]:
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
@@ -150,14 +149,14 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     ("tcp://host:8786") sends the tasks to that Dask cluster instead (`jobs`
     is then ignored: the cluster's threads decide); `fn` must be importable there.
 
-    On a cluster, `shipped` (a digest -> bytes, e.g. an agent's files: play/shipping.py) goes
-    once to each worker, and a task's digests (`needs(task)`) are received there
-    (`shipping.receive`) before it runs; here, where the files are, neither is needed.
+    On a cluster, `shipped` (digest -> bytes: agents' files, play/shipping.py) goes once to
+    each worker, which receives it (`shipping.receive`) before its first task; here, where the
+    files are, it is not needed.
     `on_workers(n)` is told, before the first task is asked for, how many tasks can run at
     once (`jobs`, or the cluster's threads).
     """
     if scheduler is not None:
-        yield from _dask_tasks(fn, _numbered(tasks), scheduler, shipped or {}, needs, on_workers)
+        yield from _dask_tasks(fn, _numbered(tasks), scheduler, shipped or {}, on_workers)
         return
     if count is None:
         tasks = list(tasks)
@@ -304,20 +303,14 @@ def _restore_malloc_thresholds() -> None:
         libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
 
 
-def _on_dask_worker(fn: Callable[..., T], shipped: dict[str, bytes], *args: Any) -> T:
-    """A task as a Dask worker runs it, the files it needs (digest -> bytes) received first."""
+def _on_dask_worker(fn: Callable[..., T], *args: Any) -> T:
+    """A task as a Dask worker runs it."""
     _restore_malloc_thresholds()
-    if shipped:
-        from treasure_cli.play import shipping
-
-        for digest, data in shipped.items():
-            shipping.receive(digest, data)
     return fn(*args)
 
 
 def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address: str,
-                shipped: Mapping[str, bytes], needs: Callable[[tuple], Iterable[str]] | None,
-                on_workers: Callable[[int], None] | None) -> Iterator[tuple[int, T]]:
+                shipped: Mapping[str, bytes], on_workers: Callable[[int], None] | None) -> Iterator[tuple[int, T]]:
     """run_tasks on a Dask cluster: bounded in flight, results as they finish."""
     try:
         from distributed import Client, as_completed
@@ -333,13 +326,12 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
             on_workers(threads)
         high, low = 4 * threads + 4, 2 * threads + 2
         pending: dict[Any, int] = {}
-        # Sent once to every worker (each keeps its copy while this client holds the futures), so
-        # any worker may play any task: a task's data would otherwise tie it to the worker holding
-        # it. The bytes go once per worker, not once per task.
-        sent = client.scatter(dict(shipped), broadcast=True) if shipped else {}
+        files = None
+        if shipped:  # once to each worker, before its first task (play/dask_files.py), not with every task
+            from treasure_cli.play.dask_files import Files
 
-        def wanted(task: tuple) -> dict[str, Any]:
-            return {digest: sent[digest] for digest in needs(task)} if needs is not None and sent else {}
+            files = Files(dict(shipped))
+            client.register_plugin(files, name=files.name)
 
         def refill() -> list:
             # In batches: one client.map is one graph update on the scheduler, which costs
@@ -347,17 +339,21 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
             batch = list(itertools.takewhile(lambda t: t[1] is not WAIT, itertools.islice(feed, high - len(pending))))
             if not batch:
                 return []
-            futures = client.map(_on_dask_worker, [fn] * len(batch), [wanted(task) for _, task in batch],
-                                 *zip(*(task for _, task in batch)), pure=False)
+            futures = client.map(_on_dask_worker, [fn] * len(batch), *zip(*(task for _, task in batch)), pure=False)
             pending.update(zip(futures, (i for i, _ in batch)))
             return futures
 
-        running = as_completed(refill(), loop=client.loop, with_results=True)
-        for future, result in running:
-            if future.status != "finished":
-                result = future.result()  # a cancelled task raises here (errors raise in `running`)
-            i = pending.pop(future)
-            future.release()
-            yield i, result
-            if len(pending) <= low:
-                running.update(refill())
+        try:
+            running = as_completed(refill(), loop=client.loop, with_results=True)
+            for future, result in running:
+                if future.status != "finished":
+                    result = future.result()  # a cancelled task raises here (errors raise in `running`)
+                i = pending.pop(future)
+                future.release()
+                yield i, result
+                if len(pending) <= low:
+                    running.update(refill())
+        finally:
+            if files is not None:  # workers started from now on need none of it
+                with contextlib.suppress(Exception):
+                    client.unregister_worker_plugin(files.name)
