@@ -175,6 +175,10 @@ class FairShare:
     def ended(self, agent: str) -> None:
         self.running[agent] -= 1
 
+    def workers_are(self, workers: int) -> None:
+        """How many games can be played at once, once known (a Dask cluster's threads)."""
+        self.workers, self.cap = workers, max(1, workers - 1)
+
 
 @dataclasses.dataclass(frozen=True)
 class TournamentResult:
@@ -259,10 +263,11 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         if on_plan is not None:
             on_plan(todo, already)
         played = 0
-        # On a Dask cluster the cluster shares its threads out: the tasks go in the same order, unheld.
-        share = FairShare(todo, jobs if scheduler is None else len(todo) + 1, on_start)
+        # On a Dask cluster too: no more games in flight than its threads (the executor says how
+        # many), so a slow agent's games cannot queue on every worker ahead of the others'.
+        share = FairShare(todo, jobs, on_start)
         for _, rows in run_tasks(play_entries, share, jobs, count=len(todo), scheduler=scheduler,
-                                 shipped=shipped):
+                                 shipped=shipped, on_workers=share.workers_are):
             for r in rows:
                 share.ended(r.agent)
             # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
