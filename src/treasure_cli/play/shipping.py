@@ -57,7 +57,7 @@ def pack(spec: str, source: bytes) -> Bundle | None:
     entry = Path(name).name
     listed: list[list] = [[entry, len(source), is_exec_spec(spec)]]
     blobs = [source]
-    total = len(source)
+    total = 0  # the files beside it, under the cap of a folder (the entry travels in any case)
     for rel in beside:
         data, executable = _read(folder / rel)
         if data is None:
