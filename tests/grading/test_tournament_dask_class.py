@@ -87,6 +87,10 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
         os.rename(klass, hidden / "class")
         os.rename(referee, hidden / "referee")
 
+    def back() -> None:
+        os.rename(hidden / "class", klass)
+        os.rename(hidden / "referee", referee)
+
     remote = run_tournament(options, tmp_path / "dask.sqlite", scheduler=c.scheduler_address, on_plan=out_of_sight)
     assert remote.played == len(remote.rows) == 3 * len(MAPS) * 4
     assert [(r.agent, r.error) for r in remote.rows if r.outcome == "failed"] == []
@@ -97,12 +101,20 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
         # Each group's files arrived once, as one bundle unpacked once: the program, the package.
         received = sorted(home.glob(f"treasure-cli-received-{UID}/*/*"))
         assert {p.name for p in received} == {program.name, "agent.py", "tools", "weights.json"}, home
-        # Each worker played the C++ group from its own copy of the program the referee built.
+    back()
+
+    # The C++ group's games alone: with nothing else to play, both workers play them (the fair
+    # share leaves no worker idle), each from its own copy of the program built here.
+    cpp = dataclasses.replace(options, agents=options.agents[:1], games=2)
+    assert "exec:" in cpp.agents[0]
+    alone = run_tournament(cpp, tmp_path / "cpp.sqlite", scheduler=c.scheduler_address, on_plan=out_of_sight)
+    assert alone.played == 2 * len(MAPS) and not [r for r in alone.rows if r.outcome == "failed"]
+    for home in homes:
         copies = list(home.glob(f"treasure-cli-agents-{UID}/*/{program.name}"))
         assert copies and all(p.read_bytes() == built for p in copies), home
+    assert len(list((hidden / "referee" / f"treasure-cli-builds-{UID}").glob("*.log"))) == 1
+    back()
 
-    os.rename(hidden / "class", klass)
-    os.rename(hidden / "referee", referee)
     local = run_tournament(options, tmp_path / "local.sqlite", jobs=1)
     assert local.played == remote.played
     assert untimed(tmp_path / "dask.sqlite") == untimed(tmp_path / "local.sqlite")
