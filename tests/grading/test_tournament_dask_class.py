@@ -1,6 +1,6 @@
 """A class on a Dask cluster of two workers that cannot see its folder: a C++ group handed in as
-source (built once, by the referee, in the sandbox), a Python package with a data file, and a
-built-in. Each worker has a temporary folder of its own (TMPDIR), so what reached it and what
+source (built once, by the referee, in the sandbox), a Python package with a data file, a group
+whose helper raises, and a built-in. Each worker has a temporary folder of its own (TMPDIR), so what reached it and what
 it built can be told apart from the referee's."""
 
 from __future__ import annotations
@@ -74,8 +74,13 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
     write(klass / "cpp" / "src" / "Makefile", (ROOT / "examples" / "cpp" / "Makefile").read_text())
     for rel, text in PACKAGE.items():
         write(klass / "pkg" / rel, text)
+    # A group whose helper raises: its error and traceback name the class's files, as on one machine.
+    write(klass / "zcrash" / "agent.py", "from oops import fail\n\n\nclass Agent:\n    def act(self, obs):\n"
+                                         "        fail()\n")
+    write(klass / "zcrash" / "oops.py", "def fail():\n    raise RuntimeError('a helper gave up')\n")
     found, left_out = find_submissions([str(klass)])
-    assert not left_out and {s.name: s.language for s in found} == {"cpp": "make", "pkg": "python"}
+    assert not left_out and {s.name: s.language for s in found} == {"cpp": "make", "pkg": "python",
+                                                                    "zcrash": "python"}
     options = BenchOptions(agents=(*(s.spec for s in found), "greedy"), maps=MAPS, games=4, seed=11)
     program = Path(next(s.spec for s in found if s.name == "cpp").removeprefix("exec:"))
     built = program.read_bytes()
@@ -92,15 +97,17 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
         os.rename(hidden / "referee", referee)
 
     remote = run_tournament(options, tmp_path / "dask.sqlite", scheduler=c.scheduler_address, on_plan=out_of_sight)
-    assert remote.played == len(remote.rows) == 3 * len(MAPS) * 4
-    assert [(r.agent, r.error) for r in remote.rows if r.outcome == "failed"] == []
+    assert remote.played == len(remote.rows) == 4 * len(MAPS) * 4
+    failed = [r for r in remote.rows if r.outcome == "failed"]
+    assert [(r.agent, r.error) for r in failed if "zcrash" not in r.agent] == []
+    assert len(failed) == len(MAPS) * 4 and all(str(klass / "zcrash") in (r.traceback or "") for r in failed)
     # Built once, by the referee: one build's log, and no worker built anything.
     assert len(list((hidden / "referee" / f"treasure-cli-builds-{UID}").glob("*.log"))) == 1
     for home in homes:
         assert not list(home.glob("treasure-cli-builds-*"))
         # Each group's files arrived once, as one bundle unpacked once: the program, the package.
         received = sorted(home.glob(f"treasure-cli-received-{UID}/*/*"))
-        assert {p.name for p in received} == {program.name, "agent.py", "tools", "weights.json"}, home
+        assert {p.name for p in received} == {program.name, "agent.py", "tools", "weights.json", "oops.py"}, home
     back()
 
     # The C++ group's games alone: with nothing else to play, both workers play them (the fair
