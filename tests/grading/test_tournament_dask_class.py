@@ -81,7 +81,7 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
     found, left_out = find_submissions([str(klass)])
     assert not left_out and {s.name: s.language for s in found} == {"cpp": "make", "pkg": "python",
                                                                     "zcrash": "python"}
-    options = BenchOptions(agents=(*(s.spec for s in found), "greedy"), maps=MAPS, games=4, seed=11)
+    options = BenchOptions(agents=(*(s.spec for s in found), "greedy"), maps=MAPS, games=2, seed=11)
     program = Path(next(s.spec for s in found if s.name == "cpp").removeprefix("exec:"))
     built = program.read_bytes()
 
@@ -97,10 +97,10 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
         os.rename(hidden / "referee", referee)
 
     remote = run_tournament(options, tmp_path / "dask.sqlite", scheduler=c.scheduler_address, on_plan=out_of_sight)
-    assert remote.played == len(remote.rows) == 4 * len(MAPS) * 4
+    assert remote.played == len(remote.rows) == 4 * len(MAPS) * 2
     failed = [r for r in remote.rows if r.outcome == "failed"]
     assert [(r.agent, r.error) for r in failed if "zcrash" not in r.agent] == []
-    assert len(failed) == len(MAPS) * 4 and all(str(klass / "zcrash") in (r.traceback or "") for r in failed)
+    assert len(failed) == len(MAPS) * 2 and all(str(klass / "zcrash") in (r.traceback or "") for r in failed)
     # Built once, by the referee: one build's log, and no worker built anything.
     assert len(list((hidden / "referee" / f"treasure-cli-builds-{UID}").glob("*.log"))) == 1
     for home in homes:

@@ -31,7 +31,7 @@ def stored(db) -> list[str]:
 def test_a_slow_agent_holds_one_worker_of_two_while_the_others_play_on(tmp_path):
     (tmp_path / "slow").mkdir()
     spec, gate, markers = gated_agent(tmp_path / "slow")
-    games = 3
+    games = 2
     fast = 2 * games * len(MAPS)  # greedy's and random's
     options = BenchOptions(agents=(spec, "greedy", "random"), maps=MAPS, games=games, seed=3, isolation="process")
     db = tmp_path / "r.sqlite"
