@@ -160,6 +160,9 @@ def _holds(folder: Path, files: list[tuple[str, bytes, bool]]) -> bool:
         return False
 
 
+_ANNOUNCED: set[tuple[str, str]] = set()
+
+
 def local_spec(spec: str, digest: str) -> tuple[str, str]:
     """`spec` as it plays on this machine from its received bundle `digest` (`receive`), and the
     folder it names in place of the original's (to say paths in errors as the original's)."""
@@ -170,7 +173,9 @@ def local_spec(spec: str, digest: str) -> tuple[str, str]:
     name = entry_path(spec)
     assert name is not None  # a bundle is made for a file agent or a program only
     here = str(folder / Path(name).name)
-    launch.received(here)
+    if (digest, here) not in _ANNOUNCED:  # its folder listed once per process, not walked each game
+        launch.received(here)
+        _ANNOUNCED.add((digest, here))
     if is_exec_spec(spec):
         words = exec_command(spec)
         return EXEC + shlex.join([here, *words[1:]]), str(folder)
