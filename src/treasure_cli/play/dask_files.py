@@ -12,6 +12,7 @@ alone, and lost that copy's worker, could not run at all.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from typing import Any
 
 from distributed import WorkerPlugin
@@ -22,7 +23,9 @@ class Files(WorkerPlugin):
 
     def __init__(self, shipped: dict[str, bytes]):
         self.shipped = shipped
-        self.name = "treasure-cli-files-" + hashlib.sha256("\0".join(sorted(shipped)).encode()).hexdigest()[:16]
+        # One run's own (two runs on one cluster each unregister only theirs at the end).
+        self.name = f"treasure-cli-files-{hashlib.sha256(chr(0).join(sorted(shipped)).encode()).hexdigest()[:12]}-" \
+                    + secrets.token_hex(4)
 
     def setup(self, worker: Any) -> None:
         from treasure_cli.play import shipping
