@@ -52,3 +52,17 @@ def test_a_bundle_that_is_not_what_its_digest_says_or_leaves_its_folder_is_refus
     with pytest.raises(TreasureError, match="out of its folder"):
         shipping.receive(hashlib.sha256(escaping).hexdigest(), escaping)
     assert not (Path(tempfile.gettempdir()).parent / "out.py").exists()
+
+
+def test_files_a_worker_cannot_take_stop_the_run_with_an_error_not_a_traceback():
+    import operator
+
+    from treasure_cli.play.executor import run_tasks
+
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=":0", worker_dashboard_address=None) as cluster:
+        # Bytes that are not what their digest says: the worker refuses them as it is set up.
+        with pytest.raises(TreasureError, match="could not take the agents' files: TreasureError: .*not what was sent"):
+            list(run_tasks(operator.add, [(1, 2)], scheduler=cluster.scheduler_address, shipped={"0" * 64: b"x"}))
+        assert list(run_tasks(operator.add, [(1, 2)], scheduler=cluster.scheduler_address)) == [(0, 3)]

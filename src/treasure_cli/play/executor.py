@@ -331,7 +331,11 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
             from treasure_cli.play.dask_files import Files
 
             files = Files(dict(shipped))
-            client.register_plugin(files, name=files.name)
+            try:
+                client.register_plugin(files, name=files.name)
+            except Exception as exc:  # a worker without this treasure-cli, say
+                raise TreasureError(f"the Dask workers at {address} could not take the agents' files: "
+                                    f"{type(exc).__name__}: {exc} (is the same treasure-cli installed there?)") from None
 
         def refill() -> list:
             # In batches: one client.map is one graph update on the scheduler, which costs
