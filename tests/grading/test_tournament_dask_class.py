@@ -96,8 +96,13 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
         os.rename(hidden / "class", klass)
         os.rename(hidden / "referee", referee)
 
-    remote = run_tournament(options, tmp_path / "dask.sqlite", scheduler=c.scheduler_address, on_plan=out_of_sight)
+    sent: list = []
+    remote = run_tournament(options, tmp_path / "dask.sqlite", scheduler=c.scheduler_address, on_plan=out_of_sight,
+                            on_start=sent.append)
     assert remote.played == len(remote.rows) == 4 * len(MAPS) * 2
+    # A game's task names its agent's files by digest; no task carries them (the program's bytes included).
+    assert {e.agent for e in sent if e.bundle is not None} == set(options.agents[:3])
+    assert all(e.source is None for e in sent)
     failed = [r for r in remote.rows if r.outcome == "failed"]
     assert [(r.agent, r.error) for r in failed if "zcrash" not in r.agent] == []
     assert len(failed) == len(MAPS) * 2 and all(str(klass / "zcrash") in (r.traceback or "") for r in failed)

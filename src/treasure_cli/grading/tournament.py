@@ -104,7 +104,7 @@ def play_entry(entry: Entry) -> Row:
 
     island = _island(entry.map_data, entry.map_path)
     spec, here = entry.agent, ""
-    if entry.bundle is not None:  # a worker: the agent's folder as it was sent, not the one on this disk
+    if entry.bundle is not None:  # a worker: the agent's folder as it was sent (its entry too), not this disk's
         spec, here = shipping.local_spec(entry.agent, entry.bundle)
     record, _ = play_game(island, spec, entry.seed, map_name=entry.map_path,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
@@ -285,7 +285,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
 
 def _with_bundles(todo: list[Entry]) -> tuple[list[Entry], dict[str, bytes]]:
     """The entries, each file agent's and program's naming the bundle of its files (packed once
-    per agent, play/shipping.py), and the bundles by digest."""
+    per agent, play/shipping.py) in place of its entry's bytes (in the bundle: a program's bytes
+    go once to each worker, not with every game), and the bundles by digest."""
     made: dict[tuple[str, bytes | None], str | None] = {}
     shipped: dict[str, bytes] = {}
     for e in todo:
@@ -294,7 +295,11 @@ def _with_bundles(todo: list[Entry]) -> tuple[list[Entry], dict[str, bytes]]:
             made[e.agent, e.source] = bundle.digest if bundle is not None else None
             if bundle is not None:
                 shipped[bundle.digest] = bundle.data
-    return [dataclasses.replace(e, bundle=made.get((e.agent, e.source))) for e in todo], shipped
+    bundled = []
+    for e in todo:
+        digest = made.get((e.agent, e.source))
+        bundled.append(dataclasses.replace(e, bundle=digest, source=None) if digest is not None else e)
+    return bundled, shipped
 
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:
