@@ -38,6 +38,7 @@ from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
+from treasure_cli.play import shipping
 from treasure_cli.play.executor import WAIT, run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
@@ -73,6 +74,7 @@ class Entry:
     limits: AgentLimits = AgentLimits()
     name: str = ""        # the student the agent stands for ("" for a spec given as it is)
     hints: HintSet | None = None  # the pirate's kinds (None: the built-ins); crosses to a worker as its files' bytes
+    bundle: str | None = None  # on a cluster: the digest of the agent's files sent to the workers (play/shipping.py)
 
     @cached_property  # read for every game's key, several times a run: one JSON text per entry
     def settings(self) -> str:
@@ -102,10 +104,19 @@ def play_entry(entry: Entry) -> Row:
 
     began = time.perf_counter()
     island = _island(entry.map_data, entry.map_path)
-    record, _ = play_game(island, entry.agent, entry.seed, map_name=entry.map_path,
+    spec, here = entry.agent, ""
+    if entry.bundle is not None:  # a worker: the agent's folder as it was sent (its entry too), not this disk's
+        spec, here = shipping.local_spec(entry.agent, entry.bundle)
+    record, _ = play_game(island, spec, entry.seed, map_name=entry.map_path,
                           truth_rate=entry.truth_rate, max_turns=entry.max_turns,
                           game_timeout=entry.game_timeout, keep_events=False, isolation=entry.isolation,
                           limits=entry.limits, source=entry.source, index=entry.index, hints=entry.hints)
+    if here:  # its paths said as the referee's machine knows them
+        name = shipping.entry_path(entry.agent)
+        assert name is not None
+        there = str(Path(name).expanduser().parent)
+        record = dataclasses.replace(record, error=record.error and record.error.replace(here, there),
+                                     traceback=record.traceback and record.traceback.replace(here, there))
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
@@ -167,6 +178,10 @@ class FairShare:
 
     def ended(self, agent: str) -> None:
         self.running[agent] -= 1
+
+    def workers_are(self, workers: int) -> None:
+        """How many games can be played at once, once known (a Dask cluster's threads)."""
+        self.workers, self.cap = workers, max(1, workers - 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,13 +261,17 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         already = len({e.key for e in entries} & done)
         todo = [e for e in entries if e.key not in done]
         todo = list({e.key: e for e in todo}.values())  # a map given twice is one game
+        shipped: dict[str, bytes] = {}
+        if scheduler is not None:  # the workers may not see the agents' folders: their files go with the games
+            todo, shipped = _with_bundles(todo)
         if on_plan is not None:
             on_plan(todo, already)
         played = 0
-        # On a Dask cluster the cluster shares its threads out: the tasks go in the same order, unheld.
-        share = FairShare(todo, jobs if scheduler is None else len(todo) + 1, on_start)
-        for _, rows in run_tasks(play_entries, share, jobs, count=len(todo),
-                                 scheduler=scheduler):
+        # On a Dask cluster too: no more games in flight than its threads (the executor says how
+        # many), so a slow agent's games cannot queue on every worker ahead of the others'.
+        share = FairShare(todo, jobs, on_start)
+        for _, rows in run_tasks(play_entries, share, jobs, count=len(todo), scheduler=scheduler,
+                                 shipped=shipped, on_workers=share.workers_are):
             for r in rows:
                 share.ended(r.agent)
             # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
@@ -266,6 +285,25 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         by_key = {r.key: r for r in store.rows(settings)}
     ordered = tuple(by_key[e.key] for e in entries)
     return TournamentResult(options, ordered, played, already, time.perf_counter() - start, tuple(skipped), secret)
+
+
+def _with_bundles(todo: list[Entry]) -> tuple[list[Entry], dict[str, bytes]]:
+    """The entries, each file agent's and program's naming the bundle of its files (packed once
+    per agent, play/shipping.py) in place of its entry's bytes (in the bundle: a program's bytes
+    go once to each worker, not with every game), and the bundles by digest."""
+    made: dict[tuple[str, bytes | None], str | None] = {}
+    shipped: dict[str, bytes] = {}
+    for e in todo:
+        if e.source is not None and (e.agent, e.source) not in made:
+            bundle = shipping.pack(e.agent, e.source)
+            made[e.agent, e.source] = bundle.digest if bundle is not None else None
+            if bundle is not None:
+                shipped[bundle.digest] = bundle.data
+    bundled = []
+    for e in todo:
+        digest = made.get((e.agent, e.source))
+        bundled.append(dataclasses.replace(e, bundle=digest, source=None) if digest is not None else e)
+    return bundled, shipped
 
 
 def as_record(row: Row, label: str | None = None) -> GameRecord:

@@ -33,7 +33,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from treasure_cli.errors import TreasureError
@@ -137,7 +137,8 @@ def choose_start_method(asked: str | None = None) -> str:
 
 
 def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, start_method: str | None = None,
-              count: int | None = None, scheduler: str | None = None) -> Iterator[tuple[int, T]]:
+              count: int | None = None, scheduler: str | None = None, shipped: Mapping[str, bytes] | None = None,
+              on_workers: Callable[[int], None] | None = None) -> Iterator[tuple[int, T]]:
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
@@ -147,14 +148,22 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     while tasks are in flight, and is asked again when one ends. `scheduler`
     ("tcp://host:8786") sends the tasks to that Dask cluster instead (`jobs`
     is then ignored: the cluster's threads decide); `fn` must be importable there.
+
+    On a cluster, `shipped` (digest -> bytes: agents' files, play/shipping.py) goes once to
+    each worker, which receives it (`shipping.receive`) before its first task; here, where the
+    files are, it is not needed.
+    `on_workers(n)` is told, before the first task is asked for, how many tasks can run at
+    once (`jobs`, or the cluster's threads).
     """
     if scheduler is not None:
-        yield from _dask_tasks(fn, _numbered(tasks), scheduler)
+        yield from _dask_tasks(fn, _numbered(tasks), scheduler, shipped or {}, on_workers)
         return
     if count is None:
         tasks = list(tasks)
         count = len(tasks)
     workers = min(jobs, count)
+    if on_workers is not None:
+        on_workers(max(1, workers))
     feed = _numbered(tasks)
     if workers <= 1:
         for i, task in feed:
@@ -300,7 +309,8 @@ def _on_dask_worker(fn: Callable[..., T], *args: Any) -> T:
     return fn(*args)
 
 
-def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address: str) -> Iterator[tuple[int, T]]:
+def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address: str,
+                shipped: Mapping[str, bytes], on_workers: Callable[[int], None] | None) -> Iterator[tuple[int, T]]:
     """run_tasks on a Dask cluster: bounded in flight, results as they finish."""
     try:
         from distributed import Client, as_completed
@@ -312,8 +322,20 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
         raise TreasureError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     with client:
         threads = sum(client.nthreads().values()) or 1
+        if on_workers is not None:
+            on_workers(threads)
         high, low = 4 * threads + 4, 2 * threads + 2
         pending: dict[Any, int] = {}
+        files = None
+        if shipped:  # once to each worker, before its first task (play/dask_files.py), not with every task
+            from treasure_cli.play.dask_files import Files
+
+            files = Files(dict(shipped))
+            try:
+                client.register_plugin(files, name=files.name)
+            except Exception as exc:  # a worker without this treasure-cli, say
+                raise TreasureError(f"the Dask workers at {address} could not take the agents' files: "
+                                    f"{type(exc).__name__}: {exc} (is the same treasure-cli installed there?)") from None
 
         def refill() -> list:
             # In batches: one client.map is one graph update on the scheduler, which costs
@@ -325,12 +347,17 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
             pending.update(zip(futures, (i for i, _ in batch)))
             return futures
 
-        running = as_completed(refill(), loop=client.loop, with_results=True)
-        for future, result in running:
-            if future.status != "finished":
-                result = future.result()  # a cancelled task raises here (errors raise in `running`)
-            i = pending.pop(future)
-            future.release()
-            yield i, result
-            if len(pending) <= low:
-                running.update(refill())
+        try:
+            running = as_completed(refill(), loop=client.loop, with_results=True)
+            for future, result in running:
+                if future.status != "finished":
+                    result = future.result()  # a cancelled task raises here (errors raise in `running`)
+                i = pending.pop(future)
+                future.release()
+                yield i, result
+                if len(pending) <= low:
+                    running.update(refill())
+        finally:
+            if files is not None:  # workers started from now on need none of it
+                with contextlib.suppress(Exception):
+                    client.unregister_worker_plugin(files.name)

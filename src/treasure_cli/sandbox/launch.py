@@ -20,6 +20,7 @@ own file alone, as before.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -219,3 +220,24 @@ def _identities(folder: Path, known: dict[str, tuple[int, int, int, int]] | None
             continue
         found[rel] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     return found
+
+
+def folder_files(name: str) -> tuple[Path, list[Path]]:
+    """The folder a file agent or program at `name` plays from a copy of, and the files of it that
+    the copy holds besides `name` itself (relative to the folder; none: `name` plays alone). What
+    a machine without the folder is sent (play/shipping.py), chosen as the copy is, caps included."""
+    original = Path(name).expanduser()
+    return original.parent, [rel for rel, _, _ in _beside(original) if rel.as_posix() != original.name]
+
+
+def received(name: str) -> None:
+    """`name`'s folder was sent from the referee's machine (play/shipping.py) holding exactly the
+    files its copy is to hold: they are listed as they are, not judged again (whether the folder
+    was the agent's to see was decided where it was sent from, with its surroundings)."""
+    original = Path(name).expanduser()
+    home = original.parent
+    listed = []
+    for rel, size in tree.files(home):
+        with contextlib.suppress(OSError):
+            listed.append((rel, size, os.lstat(home / rel).st_mtime_ns))
+    _LISTED[str(original.absolute())] = listed
