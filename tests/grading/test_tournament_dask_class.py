@@ -25,15 +25,15 @@ pytestmark = pytest.mark.skipif(not levels.bwrap_works(), reason="C++ source is 
 MAPS = tuple(str(p) for p in sorted((ROOT / "input").glob("MAP_*.txt"))[:2])  # 16x16, 32x32
 UID = os.getuid()
 
-PACKAGE = {
-    "agent.py": "import json\nfrom tools.base import Base\n\n\nclass Agent(Base):\n"
-                "    def __init__(self):\n        super().__init__(json.load(open('weights.json'))['rule'])\n",
+PACKAGE = {  # its entry below the group's top, beside which its package and data are (the whole tree travels)
+    "src/agent.py": "import json\nfrom tools.base import Base\n\n\nclass Agent(Base):\n"
+                    "    def __init__(self):\n        super().__init__(json.load(open('../data/weights.json'))['rule'])\n",
     "tools/__init__.py": "",
     "tools/base.py": "from treasure_cli.agents.greedy import GreedyAgent\n\nfrom .names import RULE\n\n\n"
                      "class Base(GreedyAgent):\n    def __init__(self, rule):\n"
                      "        assert rule == RULE, rule\n        super().__init__()\n",
     "tools/names.py": "RULE = 'densest'\n",
-    "weights.json": '{"rule": "densest"}\n',
+    "data/weights.json": '{"rule": "densest"}\n',
 }
 
 
@@ -112,7 +112,8 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
         assert not list(home.glob("treasure-cli-builds-*"))
         # Each group's files arrived once, as one bundle unpacked once: the program, the package.
         received = sorted(home.glob(f"treasure-cli-received-{UID}/*/*"))
-        assert {p.name for p in received} == {program.name, "agent.py", "tools", "weights.json", "oops.py"}, home
+        assert {p.name for p in received} == {"src", "tools", "data", "agent.py", "oops.py"}, home
+        assert [p.read_bytes() == built for p in home.glob(f"treasure-cli-received-{UID}/*/**/{program.name}")] == [True]
     back()
 
     # The C++ group's games alone: with nothing else to play, both workers play them (the fair
@@ -122,7 +123,7 @@ def test_a_class_plays_on_workers_that_cannot_see_its_folder(tmp_path, monkeypat
     alone = run_tournament(cpp, tmp_path / "cpp.sqlite", scheduler=c.scheduler_address, on_plan=out_of_sight)
     assert alone.played == 2 * len(MAPS) and not [r for r in alone.rows if r.outcome == "failed"]
     for home in homes:
-        copies = list(home.glob(f"treasure-cli-agents-{UID}/*/{program.name}"))
+        copies = list(home.glob(f"treasure-cli-agents-{UID}/*/**/{program.name}"))
         assert copies and all(p.read_bytes() == built for p in copies), home
     assert len(list((hidden / "referee" / f"treasure-cli-builds-{UID}").glob("*.log"))) == 1
     back()

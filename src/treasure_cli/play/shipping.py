@@ -27,7 +27,7 @@ import tempfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from treasure_cli.agents.registry import EXEC, exec_command, is_exec_spec, is_file_spec
+from treasure_cli.agents.registry import EXEC, GROUP_TOP, exec_command, group_top, is_exec_spec, is_file_spec
 from treasure_cli.errors import TreasureError
 from treasure_cli.sandbox import launch, tree
 
@@ -54,7 +54,7 @@ def pack(spec: str, source: bytes) -> Bundle | None:
     if name is None:
         return None
     folder, beside = launch.folder_files(name)
-    entry = Path(name).name
+    entry = name.rpartition(GROUP_TOP)[2] if group_top(name) else Path(name).name  # its path in the folder
     listed: list[list] = [[entry, len(source), is_exec_spec(spec)]]
     blobs = [source]
     total = 0  # the files beside it, under the cap of a folder (the entry travels in any case)
@@ -172,7 +172,8 @@ def local_spec(spec: str, digest: str) -> tuple[str, str]:
     folder = known[0]
     name = entry_path(spec)
     assert name is not None  # a bundle is made for a file agent or a program only
-    here = str(folder / Path(name).name)
+    # The entry where the bundle put it; a group's top folder marked as the original's was.
+    here = f"{folder}{GROUP_TOP}{name.rpartition(GROUP_TOP)[2]}" if group_top(name) else str(folder / Path(name).name)
     if (digest, here) not in _ANNOUNCED:  # its folder listed once per process, not walked each game
         launch.received(here)
         _ANNOUNCED.add((digest, here))

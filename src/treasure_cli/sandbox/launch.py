@@ -144,7 +144,7 @@ def _beside(original: Path, top: str | None = None) -> list[tuple[Path, int, int
     (paths relative to that folder), or none when the folder is over the caps or cannot be read:
     listed once per process (a tournament's games all play the folder as it was at its first game;
     walking it again cost ~0.15 ms a game)."""
-    key = f"{original.absolute()}\0{top}"
+    key = _listing_key(original, top)
     listed = _LISTED.get(key)
     if listed is None:
         listed = _LISTED[key] = _list_beside(original, top)
@@ -152,6 +152,10 @@ def _beside(original: Path, top: str | None = None) -> list[tuple[Path, int, int
 
 
 _LISTED: dict[str, list[tuple[Path, int, int]]] = {}
+
+
+def _listing_key(original: Path, top: str | None) -> str:
+    return f"{original.absolute()}\0{top}"
 
 
 def _list_beside(original: Path, top: str | None = None) -> list[tuple[Path, int, int]]:
@@ -227,6 +231,10 @@ def folder_files(name: str) -> tuple[Path, list[Path]]:
     the copy holds besides `name` itself (relative to the folder; none: `name` plays alone). What
     a machine without the folder is sent (play/shipping.py), chosen as the copy is, caps included."""
     original = Path(name).expanduser()
+    top = group_top(name)
+    if top:  # the group's whole tree, its paths relative to its top folder
+        entry = name.rpartition(GROUP_TOP)[2]
+        return Path(top).expanduser(), [rel for rel, _, _ in _beside(original, top) if rel.as_posix() != entry]
     return original.parent, [rel for rel, _, _ in _beside(original) if rel.as_posix() != original.name]
 
 
@@ -235,9 +243,10 @@ def received(name: str) -> None:
     files its copy is to hold: they are listed as they are, not judged again (whether the folder
     was the agent's to see was decided where it was sent from, with its surroundings)."""
     original = Path(name).expanduser()
-    home = original.parent
+    top = group_top(name)
+    home = Path(top).expanduser() if top else original.parent
     listed = []
     for rel, size in tree.files(home):
         with contextlib.suppress(OSError):
             listed.append((rel, size, os.lstat(home / rel).st_mtime_ns))
-    _LISTED[str(original.absolute())] = listed
+    _LISTED[_listing_key(original, top)] = listed
