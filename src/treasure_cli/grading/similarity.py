@@ -32,9 +32,10 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from treasure_cli.agents.registry import agent_code, exec_command, is_exec_spec, is_file_spec
+from treasure_cli.agents.registry import exec_command, is_exec_spec, is_file_spec
 from treasure_cli.grading import tokens
 from treasure_cli.grading.normalise import CodePrint, code_print
+from treasure_cli.sandbox.launch import agent_code
 
 if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
     from treasure_cli.grading.store import Row

@@ -31,7 +31,6 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from treasure_cli.agents.registry import agent_code
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.hint_plugins import BUILTIN_KEY, describe_key, hint_set_of_key, hints_key
 from treasure_cli.formats.map_file import parse_map
@@ -50,6 +49,7 @@ from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules import seeds
 from treasure_cli.rules.island import Island
+from treasure_cli.sandbox.launch import agent_code
 
 ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
 

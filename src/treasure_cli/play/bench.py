@@ -25,7 +25,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treasure_cli.agents.registry import agent_code
 from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.executor import run_tasks
@@ -37,6 +36,7 @@ from treasure_cli.rules import seeds
 from treasure_cli.rules.game import unplayable
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.hint_draw import HintSet
+from treasure_cli.sandbox.launch import agent_code
 
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
 

@@ -21,14 +21,17 @@ own file alone, as before.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from treasure_cli.agents import registry
 from treasure_cli.agents.registry import (
     GROUP_TOP,
+    AgentCode,
     exec_command,
     group_top,
     is_builtin,
@@ -250,3 +253,30 @@ def received(name: str) -> None:
         with contextlib.suppress(OSError):
             listed.append((rel, size, os.lstat(home / rel).st_mtime_ns))
     _LISTED[_listing_key(original, top)] = listed
+
+
+def agent_code(spec: str) -> AgentCode:
+    """`registry.agent_code(spec)`, its digest covering every file the agent plays with: the files
+    its copy holds beside its entry (a group's helpers, packages, data), not the entry alone, so a
+    group that changed only a helper is a new version, played again and not taken for the old one.
+    An agent that plays its file alone keeps the entry's digest (stores made before keep its games)."""
+    code = registry.agent_code(spec)
+    if is_exec_spec(spec):
+        name = exec_command(spec)[0]
+    elif is_file_spec(spec):
+        name = spec.strip().rpartition(":")[0]
+    else:
+        return code  # installed code: named by its package's version or module
+    folder, beside = folder_files(name)
+    if not beside:
+        return code
+    digest = hashlib.sha256(code.digest.encode())
+    for rel in sorted(beside):
+        try:
+            with open(folder / rel, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue  # gone since it was listed: the copy goes without it too
+        digest.update(f"\0{rel.as_posix()}\0".encode() + hashlib.sha256(data).digest())
+    kind = code.digest.partition(":")[0]
+    return dataclasses.replace(code, digest=f"{kind}:{digest.hexdigest()[:16]}")
