@@ -41,6 +41,7 @@ from treasure_cli.play import shipping
 from treasure_cli.play.executor import WAIT, run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
+from treasure_cli.sandbox import tree
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row, Store, now
 from treasure_cli.grading.tokens import SimilarPair
@@ -241,6 +242,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
     if not options.maps:
         raise TreasureError("a tournament plays map files: give --maps")
     start = time.perf_counter()
+    tree.protect(db, *options.maps)  # out of every agent's copy, even one whose folder holds them
     maps, skipped = read_playable(options.maps, keep=pack_map)
     secret = False
     with Store(db) as store:

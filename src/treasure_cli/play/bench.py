@@ -29,6 +29,7 @@ from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
+from treasure_cli.sandbox import tree
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.play.records import LOSE, GameRecord, game_id
 from treasure_cli.errors import TreasureError
@@ -437,6 +438,7 @@ def run_bench(options: BenchOptions, jobs: int = 1,
     `map_names` gives a map path the name its games are recorded under (`cli.options.map_names`:
     its path under --maps, as a tournament names it); by default a map is named by its file name."""
     start = time.perf_counter()
+    tree.protect(*options.maps, keep_dir)  # out of every agent's copy, even one whose folder holds them
     skipped: list[str] = []
     if keep_dir is not None:
         from treasure_cli.formats.atomic import ensure_folder

@@ -23,6 +23,7 @@ from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import read_map
 from treasure_cli.play.executor import run_tasks, signals_held
 from treasure_cli.play.games import failed, play_game
+from treasure_cli.sandbox import tree
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.play.records import FAILED, GameRecord
 from treasure_cli.rules import seeds
@@ -128,6 +129,7 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
     Refuses before playing anything if two maps would write the same log.
     """
     names = plan_logs(maps, naming)
+    tree.protect(out_dir, *maps)  # out of every agent's copy, even one whose folder holds them
     records: dict[int, GameRecord] = {}
     with output_lock(out_dir):
         remove_stale_temp_files(out_dir)

@@ -174,6 +174,8 @@ def _list_beside(original: Path, top: str | None = None) -> list[tuple[Path, int
         listed = tree.files(home)
     except (tree.TooBig, OSError):
         return []
+    if tree.protected():  # the store, the maps, the logs of this command: never in an agent's copy
+        listed = [(rel, size) for rel, size in listed if not tree.is_protected(home / rel)]
     stamped = []
     for rel, size in listed:
         try:

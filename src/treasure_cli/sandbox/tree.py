@@ -58,6 +58,33 @@ def set_caps(files: int | None = None, size: int | None = None, source: int | No
         else:
             os.environ[name] = str(value)
 
+# What no agent's copy may hold, whatever folder it shares with an agent's file: the results
+# store, the maps being played, the logs being written (`protect`). Kept in the environment, as
+# the caps are, for the worker processes a command starts.
+PROTECTED_VARIABLE = "TREASURE_CLI_PROTECTED"
+_SQLITE_SIDES = ("", "-wal", "-shm", "-journal")
+
+
+def protect(*paths: str | os.PathLike[str] | None) -> None:
+    """Keep `paths` (files or folders; a store with its -wal, -shm and -journal files) out of every
+    agent's copy made by this process and the processes it starts."""
+    known = set(protected()) | {os.path.realpath(p) for p in paths if p}
+    os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(known))
+
+
+def protected() -> tuple[str, ...]:
+    return tuple(p for p in os.environ.get(PROTECTED_VARIABLE, "").split(os.pathsep) if p)
+
+
+def is_protected(path: Path) -> bool:
+    """Whether `path` is, or is under, a path given to `protect`."""
+    real = os.path.realpath(path)
+    for p in protected():
+        if real.startswith(p + os.sep) or any(real == p + side for side in _SQLITE_SIDES):
+            return True
+    return False
+
+
 SKIPPED = frozenset({"__MACOSX", "__pycache__", "node_modules", ".DS_Store", "Thumbs.db", "desktop.ini"})
 
 
