@@ -174,7 +174,10 @@ def gated_agent(folder: Path) -> tuple[str, Path, Path]:
     not the bubblewrap sandbox, which does not see `folder`), the gate and the markers' folder."""
     gate, markers = folder / "gate", folder / "markers"
     markers.mkdir()
-    path = folder / "gated.py"
+    # In a folder of its own: the gate and the markers beside it would be files of its copy, and
+    # of its code's digest, which would then change when the gate opens.
+    (folder / "gated").mkdir()
+    path = folder / "gated" / "gated.py"
     path.write_text(
         "import os, tempfile, time\n"
         "from treasure_cli.agents.greedy import GreedyAgent\n\n\n"
