@@ -19,7 +19,6 @@ Nothing is run and no file is parsed above the source cap (sandbox/tree.py: caps
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import os
 import re
@@ -27,9 +26,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from treasure_cli.agents import registry
 from treasure_cli.agents.registry import EXEC, GROUP_TOP
 from treasure_cli.errors import AgentLoadError
+from treasure_cli.grading import class_parse
 from treasure_cli.sandbox import languages, tree
 
 MANIFEST = "agent.toml"
@@ -86,26 +85,25 @@ def _small_toml(text: str) -> dict[str, str]:
 def agent_classes(path: Path) -> tuple[list[str], list[str]]:
     """A Python file's top-level classes that define `act`, and its lone subclass (that may
     inherit `act`), by parsing it; AgentLoadError for a file over the cap or that does not parse."""
-    size = path.stat().st_size
+    found = agent_classes_of([path])[path]
+    if isinstance(found, AgentLoadError):
+        raise found
+    return found
+
+
+def agent_classes_of(paths: list[Path]) -> dict[Path, tuple[list[str], list[str]] | AgentLoadError]:
+    """`agent_classes` of several files: those under the source cap parsed together, in one child
+    process under a memory limit (grading/class_parse.py)."""
     cap = tree.caps().source
-    if size > cap:
-        raise AgentLoadError(f"{path.name} is {tree.size_text(size)}, over the "
-                             f"{tree.cap_text(cap)} cap for a source file")
-    with open(path, "rb") as f:
-        source = f.read(cap + 1)  # (it may have grown since)
-    if len(source) > cap:
-        raise AgentLoadError(f"{path.name} is over the {tree.cap_text(cap)} cap for a source file")
-    try:
-        parsed = ast.parse(source, filename=str(path))
-    except SyntaxError as exc:
-        raise AgentLoadError(f"{path.name}:{exc.lineno}: {exc.msg}") from None
-    except (RecursionError, MemoryError, ValueError) as exc:
-        raise AgentLoadError(f"{path.name}: Python cannot parse it ({type(exc).__name__})") from None
-    classes = [node for node in parsed.body if isinstance(node, ast.ClassDef)]
-    acting = [c.name for c in classes if registry.buildable(c)
-              and any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)]
-    lone = [classes[0].name] if len(classes) == 1 and classes[0].bases and registry.buildable(classes[0]) else []
-    return acting, lone
+    out: dict[Path, tuple[list[str], list[str]] | AgentLoadError] = {}
+    for path in paths:
+        size = path.stat().st_size
+        if size > cap:
+            out[path] = AgentLoadError(f"{path.name} is {tree.size_text(size)}, over the "
+                                       f"{tree.cap_text(cap)} cap for a source file")
+    for path, found in class_parse.classes_of([p for p in paths if p not in out], cap).items():
+        out[path] = AgentLoadError(found) if isinstance(found, str) else found
+    return out
 
 
 
@@ -160,12 +158,13 @@ def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None =
     acting: list[tuple[Path, str]] = []
     lone: list[tuple[Path, str]] = []
     broken: list[str] = []
+    parsed = agent_classes_of([root / p for p in python])  # in one child, under a memory limit
     for p in python:
-        try:
-            found, single = agent_classes(root / p)
-        except AgentLoadError as exc:
-            broken.append(f"{p.parent / str(exc)}" if p.parent != Path() else str(exc))
+        result = parsed[root / p]
+        if isinstance(result, AgentLoadError):
+            broken.append(f"{p.parent / str(result)}" if p.parent != Path() else str(result))
             continue
+        found, single = result
         acting += [(p, c) for c in found]
         lone += [(p, c) for c in single]
     candidates = acting or lone
