@@ -1,5 +1,5 @@
 """A submission's Python files are parsed in a child process under a memory limit, not in the
-referee: a file under the source cap can still cost a parse gigabytes (grading/class_parse.py)."""
+referee: a file under the source cap can still cost a parse gigabytes (sandbox/class_parse.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from treasure_cli.grading import class_parse
+from treasure_cli.sandbox import class_parse
 
 COSTLY = "x = [" + "a," * 950_000 + "]\n"  # 1.9 MB, under the 2 MB cap; ~1.3 GB to parse
 
@@ -41,3 +41,24 @@ def test_a_group_of_files_is_parsed_in_one_child_each_file_with_its_own_answer(t
     broken.write_text("def f(:\n")
     found = class_parse.classes_of([good, broken], 1 << 20)
     assert found[good] == (["A"], []) and found[broken] == "b.py:1: invalid syntax"
+
+
+SHARED = """
+import json, resource, sys
+from pathlib import Path
+from treasure_cli.sandbox import tree
+shared = tree.shared(Path(sys.argv[1]), "ann.py")
+print(json.dumps({"shared": shared, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def test_whether_a_folder_holds_other_submissions_is_told_without_parsing_them_here(tmp_path):
+    # An agent's copy takes its folder unless the folder holds other groups' files: finding out
+    # parses them, in the child too.
+    (tmp_path / "ann.py").write_text("class Ann:\n    def act(self, obs):\n        return None\n")
+    (tmp_path / "costly.py").write_text(COSTLY)
+    (tmp_path / "bob.py").write_text("from x import Base\n\n\nclass Bob(Base):\n    pass\n")
+    done = subprocess.run([sys.executable, "-c", SHARED, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    assert said["shared"] is True and said["peak_mb"] < 300, said  # bob's lone subclass is another agent

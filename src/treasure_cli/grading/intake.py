@@ -28,7 +28,7 @@ from pathlib import Path
 
 from treasure_cli.agents.registry import EXEC, GROUP_TOP
 from treasure_cli.errors import AgentLoadError
-from treasure_cli.grading import class_parse
+from treasure_cli.sandbox import class_parse
 from treasure_cli.sandbox import languages, tree
 
 MANIFEST = "agent.toml"
@@ -93,7 +93,7 @@ def agent_classes(path: Path) -> tuple[list[str], list[str]]:
 
 def agent_classes_of(paths: list[Path]) -> dict[Path, tuple[list[str], list[str]] | AgentLoadError]:
     """`agent_classes` of several files: those under the source cap parsed together, in one child
-    process under a memory limit (grading/class_parse.py)."""
+    process under a memory limit (sandbox/class_parse.py)."""
     cap = tree.caps().source
     out: dict[Path, tuple[list[str], list[str]] | AgentLoadError] = {}
     for path in paths:

@@ -15,14 +15,13 @@ ways that name no cause.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import functools
 import os
 import stat
 from pathlib import Path
 
 from treasure_cli.agents import registry
+from treasure_cli.sandbox import class_parse
 
 MAX_FILES = 2_000            # files of one submission's folder
 MAX_BYTES = 50 << 20         # bytes of one submission's folder
@@ -152,6 +151,7 @@ def shared(folder: Path, entry: str) -> bool:
         entries = list(os.scandir(folder))
     except OSError:
         return True
+    python: list[Path] = []  # parsed together, in a child, once nothing else has decided
     for e in entries:
         if e.name == entry or skipped(e.name) or virtual_env(Path(e.path)):
             continue
@@ -160,38 +160,51 @@ def shared(folder: Path, entry: str) -> bool:
                 inside = files(Path(e.path))
             except TooBig:
                 return True
-            if any(_other_agent(Path(e.path) / rel) for rel, _ in inside):
+            paths = [Path(e.path) / rel for rel, _ in inside]
+        elif e.is_file(follow_symlinks=False):
+            if e.name.lower().endswith((".zip", ".tar.gz", ".tgz")):
                 return True
-        elif e.is_file(follow_symlinks=False) and (_other_agent(Path(e.path)) or
-                                                   e.name.lower().endswith((".zip", ".tar.gz", ".tgz"))):
-            return True
-    return False
+            paths = [Path(e.path)]
+        else:
+            continue
+        for path in paths:
+            if path.suffix == ".py":
+                python.append(path)
+            elif _executable(path):
+                return True
+    return any(_acts(python))
 
 
-def _other_agent(path: Path) -> bool:
-    """A Python file with a class that has `act`, or an executable file."""
+def _executable(path: Path) -> bool:
     try:
-        st = path.lstat()
+        return bool(path.lstat().st_mode & 0o111)
     except OSError:
         return False
-    if path.suffix == ".py":
-        return _acts(str(path), st.st_size, st.st_mtime_ns)
-    return bool(st.st_mode & 0o111)
 
 
-@functools.lru_cache(maxsize=1024)
-def _acts(path: str, size: int, mtime: int) -> bool:
-    """Whether a Python file (not over MAX_SOURCE_BYTES) has a top-level class with `act` (parsed, never run)."""
-    if size > MAX_SOURCE_BYTES:
-        return False
-    try:
-        with open(path, "rb") as f:
-            parsed = ast.parse(f.read())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return any(isinstance(c, ast.ClassDef) and any(
-        isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "act" for f in c.body)
-        for c in parsed.body)
+_ACTS: dict[tuple[str, int, int], bool] = {}  # (path, size, mtime): whether it has a class with `act`
+
+
+def _acts(paths: list[Path]) -> list[bool]:
+    """Whether each Python file (not over the source cap) has a top-level class with an agent's
+    `act`: parsed, never run, in a child process under a memory limit (sandbox/class_parse.py),
+    the referee never parses a stranger's file itself; each file once per process."""
+    keys: list[tuple[str, int, int] | None] = []
+    for path in paths:
+        try:
+            st = path.lstat()
+        except OSError:
+            keys.append(None)
+            continue
+        keys.append((str(path), st.st_size, st.st_mtime_ns) if st.st_size <= caps().source else None)
+    todo = [Path(k[0]) for k in keys if k is not None and k not in _ACTS]
+    if todo:
+        found = class_parse.classes_of(todo, caps().source)
+        for k in keys:
+            if k is not None and k not in _ACTS:
+                result = found.get(Path(k[0]), "")
+                _ACTS[k] = not isinstance(result, str) and bool(result[0] or result[1])
+    return [k is not None and _ACTS[k] for k in keys]
 
 
 def _size(n: int) -> str:

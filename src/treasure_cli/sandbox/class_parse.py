@@ -6,7 +6,7 @@ takes about 420 bytes of memory a byte of source, more for a file made to be cos
 referee, which holds every group's results, does not take that risk itself. A child that runs
 out of memory or time leaves out only the files it was given, each with its reason.
 
-    python -I -S -c "...; from treasure_cli.grading.class_parse import child; child()"
+    python -I -S -c "...; from treasure_cli.sandbox.class_parse import child; child()"
 
 reads a JSON list of [path, cap] on standard input and writes {path: [acting, lone] | why}.
 """
@@ -74,7 +74,7 @@ def classes_of(paths: list[Path], cap: int) -> dict[Path, tuple[list[str], list[
                 out[p] = classes_in(f.read(cap + 1), p.name)
         return out
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    code = f"import sys; sys.path.insert(0, {package!r}); from treasure_cli.grading.class_parse import child; child()"
+    code = f"import sys; sys.path.insert(0, {package!r}); from treasure_cli.sandbox.class_parse import child; child()"
     request = json.dumps([[str(p), cap] for p in paths])
     why = ""
     try:
