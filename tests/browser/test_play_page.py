@@ -122,3 +122,40 @@ def test_ctrl_c_and_giving_up_stop_the_server_and_write_no_log(browser, tmp_path
             if proc.poll() is None:
                 proc.kill()
         assert not (out / "LOG_01.txt").exists()
+
+
+def test_a_page_that_loads_before_the_game_asks_its_first_action_shows_it_when_it_does(browser, tmp_path):
+    # The server is up (and its address printed) before the game starts: a quick browser on a
+    # busy machine fetched an empty state and showed nothing, ever.
+    import contextlib
+    import threading
+
+    from treasure_cli.formats.map_file import read_map
+    from treasure_cli.play.loop import play_agent
+    from treasure_cli.rules.game import Game
+    from treasure_cli.view.person import GaveUp
+    from treasure_cli.view.play_page import PagePerson
+    from treasure_cli.view.render import Renderer
+
+    island = read_map(ROOT / "input" / "MAP_01.txt", [])
+    game = Game(island, 7, agent_name="person", map_name="MAP_01.txt")
+    person = PagePerson(game, Renderer(island.public(), color=False), lambda *a, **k: None)
+    context = browser.new_context()
+    playing: threading.Thread | None = None
+    try:
+        page = context.new_page()
+        page.goto(person.url)
+        page.wait_for_timeout(500)  # the page has asked for the state: there is none yet
+        def play() -> None:
+            with contextlib.suppress(GaveUp):  # how the test ends it
+                list(play_agent(game, person))
+
+        playing = threading.Thread(target=play, daemon=True)
+        playing.start()
+        page.wait_for_function("document.querySelector('#status').textContent.startsWith('turn 1')", timeout=10_000)
+    finally:
+        person.choose("q")  # the game ends (given up) and the thread with it
+        if playing is not None:
+            playing.join(timeout=10)
+        context.close()
+        person.close()

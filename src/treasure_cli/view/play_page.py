@@ -223,8 +223,14 @@ function show(state) {
     b.disabled = over;
 }
 async function refresh() {
-  const r = await fetch("/state");
-  show(await r.json());
+  // The page can load before the game asks for its first action (the server is up first):
+  // until there is a state to show, or while the server does not answer, ask again.
+  try {
+    const r = await fetch("/state");
+    const state = await r.json();
+    if (state.frame !== undefined) { show(state); return; }
+  } catch (e) { /* not answering yet */ }
+  setTimeout(refresh, 200);
 }
 async function act(line) {
   if (over || busy) return;
