@@ -20,6 +20,7 @@ import uuid
 
 import numpy as np
 import pytest
+from helpers import refuse_jail
 
 import treasure_cli
 from treasure_cli.play.games import play_game
@@ -181,14 +182,7 @@ def route(request, monkeypatch):
     monkeypatch.setenv("TREASURE_NO_CGROUPS", "1")
     cgroups._bases.cache_clear()
     if request.param == "a sandbox per game":
-        said = agent_process.AgentProcess._host_hello
-
-        def refused(self):
-            said(self)
-            raise agent_process.NoJail(0, "unshare: Operation not permitted")
-
-        monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
-        monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+        refuse_jail(monkeypatch)
     agent_process.close_all()
     yield request.param
     agent_process.close_all()
