@@ -360,12 +360,12 @@ def _games_table(rows: Sequence[Row], heading: str) -> str:
             inner = f'<a href="game-{r.game_id}.html">{text}</a>'
             cells.append(f'<td class="{cls}" data-game="{r.game_id}" title="{title}">{inner}</td>')
         body.append(f'<tr><td class="name">{shown(map_path)}</td><td>{html.escape(rs[0].size)}</td>'
-                    + "".join(cells) + "</tr>")
+                    f'<td class="style">{html.escape(rs[0].map_style or "-")}</td>' + "".join(cells) + "</tr>")
     if not body:
         return f'<h2>{heading}</h2><p class="note" id="games">None.</p>'
     heads = "".join(f"<th>game {i}</th>" for i in range(most))
     return (f'<h2>{heading}</h2><table class="games" id="games"><thead><tr>'
-            f'<th class="name">map</th><th>size</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+            f'<th class="name">map</th><th>size</th><th>style</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
 
 
 def _agent_intro(name: str, colour: str, standing: Standing, board: Leaderboard, verdict: Verdict) -> str:
@@ -396,6 +396,11 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
     return _page(one_line(name), intro + _games_table(board.rows_of(name), "Games by map") + _agent_flags(board, name))
 
 
+def _size_style(row: Row) -> str:
+    """`24x24 maze`: a stored game's map size, and its style where the row holds it."""
+    return f"{row.size} {row.map_style}" if row.map_style else row.size
+
+
 def failure_html(row: Row, label: str, db: str, why: str | None = None, page: str = "index.html",
                  turns_page: str | None = None) -> str:
     """The page of a game with no replay: a failed game (its cause, and with `turns_page` a link to
@@ -403,7 +408,7 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None, page: st
     parts = [f'<p><a href="{html.escape(page)}">← {shown(label)}</a></p>',
              f"<h1>Game {row.game_id}</h1>",
              f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
-             f"{shown(label)} on {shown(row.map_path)} ({html.escape(row.size)}), game "
+             f"{shown(label)} on {shown(row.map_path)} ({html.escape(_size_style(row))}), game "
              f"{row.game_index}, seed {row.seed}: <b>{html.escape(row.outcome)}</b> ({html.escape(row.reason)}) on "
              f"turn {row.turns}.</p>"]
     if turns_page:

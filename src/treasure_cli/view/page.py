@@ -33,6 +33,7 @@ import numpy as np
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
+from treasure_cli.islands.style import map_style
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import scan_square
 from treasure_cli.view.render import (AGENT, LAND, MOUNTAIN, OUT, PIRATE, PRISON, SEA, TREASURE,
@@ -168,7 +169,7 @@ def page_data(replay: Replay) -> dict:
     game = first.game if first else None
     outcome = final.outcome if final else None
     return {
-        "title": (f"{game.map_name} ({w}x{island.height}), seed {game.seed}, agent {game.agent}"
+        "title": (f"{game.map_name} ({w}x{island.height} {map_style(island)}), seed {game.seed}, agent {game.agent}"
                   if game else f"{w}x{island.height}"),
         "width": w, "height": island.height,
         "terrain": value_runs(terrain), "regions": value_runs(island.regions),
