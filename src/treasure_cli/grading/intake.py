@@ -32,7 +32,7 @@ from treasure_cli.sandbox import class_parse
 from treasure_cli.sandbox import languages, tree
 
 MANIFEST = "agent.toml"
-BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt")
+BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "Cargo.toml")
 
 
 class BuildError(AgentLoadError):
