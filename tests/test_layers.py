@@ -112,3 +112,22 @@ def test_no_modules_import_each_other_in_a_circle():
     reach = {m: reaches(m) for m in graph}
     circles = sorted({tuple(sorted(o for o in reach[m] if m in reach[o])) for m in graph if m in reach[m]})
     assert circles == []
+
+
+def test_every_folder_says_what_it_holds_then_what_it_may_import():
+    """Each folder's `__init__` docstring is read first: its first line says what the folder holds, and
+    its "May import ...; never ..." sentence names, as `folder/`, exactly the folders before it in the
+    documented order and the folders after it (the top one, which nothing imports, has no "never")."""
+    folders = [name for name in ORDER if (PACKAGE / name / "__init__.py").is_file()]
+    wrong = []
+    for i, folder in enumerate(folders):
+        doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text())) or ""
+        said = re.search(r"May import (.*?)(?:; never (.*?))?\.(?:\s|$)", " ".join(doc.split()))
+        if not doc or doc.startswith("May import") or said is None:
+            wrong.append(f"{folder}/: no line on what it holds followed by 'May import ...'")
+            continue
+        may = set(re.findall(r"`([a-z_]+)/`", said[1]))
+        never = set(re.findall(r"`([a-z_]+)/`", said[2] or ""))
+        if may != set(folders[:i]) or never != set(folders[i + 1:]):
+            wrong.append(f"{folder}/ says it may import {sorted(may)} and never {sorted(never)}")
+    assert wrong == []
