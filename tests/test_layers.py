@@ -131,3 +131,13 @@ def test_every_folder_says_what_it_holds_then_what_it_may_import():
         if may != set(folders[:i]) or never != set(folders[i + 1:]):
             wrong.append(f"{folder}/ says it may import {sorted(may)} and never {sorted(never)}")
     assert wrong == []
+
+
+def test_the_layer_table_names_every_module_of_each_folder():
+    """docs/architecture.md draws the layout as it is: a folder's row names (as `module`) each of
+    its modules, so a module added to a folder is described where a reader looks for it."""
+    table = (ROOT / "docs" / "architecture.md").read_text().split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = {m[1]: m[2] for line in table.splitlines() if (m := re.match(r"\| `([a-z_]+)/` \|(.*)", line))}
+    missing = [f"{folder}/{p.stem}" for folder in rows for p in sorted((PACKAGE / folder).glob("*.py"))
+               if p.stem != "__init__" and f"`{p.stem}`" not in rows[folder]]
+    assert missing == []
