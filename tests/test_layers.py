@@ -141,3 +141,18 @@ def test_the_layer_table_names_every_module_of_each_folder():
     missing = [f"{folder}/{p.stem}" for folder in rows for p in sorted((PACKAGE / folder).glob("*.py"))
                if p.stem != "__init__" and f"`{p.stem}`" not in rows[folder]]
     assert missing == []
+
+
+def test_only_the_sandbox_limits_a_process():
+    """A limit on a child process (`resource.setrlimit`, a `preexec_fn`) is set in `sandbox/` only:
+    grading and the rest ask it for a limited child and never set a limit themselves."""
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).parts[0] == "sandbox":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(a.name == "resource" for a in node.names):
+                wrong.append(f"{path.relative_to(PACKAGE)} imports resource")
+            elif isinstance(node, ast.keyword) and node.arg == "preexec_fn":
+                wrong.append(f"{path.relative_to(PACKAGE)} passes preexec_fn")
+    assert wrong == []
