@@ -156,3 +156,12 @@ def test_only_the_sandbox_limits_a_process():
             elif isinstance(node, ast.keyword) and node.arg == "preexec_fn":
                 wrong.append(f"{path.relative_to(PACKAGE)} passes preexec_fn")
     assert wrong == []
+
+
+def test_no_module_of_the_command_line_grows_past_about_300_lines():
+    """cli/ is one module per command plus a few shared ones, each short enough to read whole
+    (CONTRIBUTING.md: "about 300 lines"); one that grows well past it is split, as pip splits
+    its commands' shared pieces into helper modules."""
+    long = {p.name: n for p in sorted((PACKAGE / "cli").glob("*.py"))
+            if (n := len(p.read_text().splitlines())) > 350}
+    assert long == {}
