@@ -36,6 +36,7 @@ from treasure_cli.agents.registry import exec_command, is_exec_spec, is_file_spe
 from treasure_cli.grading import tokens
 from treasure_cli.grading.normalise import CodePrint, code_print
 from treasure_cli.sandbox.launch import agent_code
+from treasure_cli.play.records import ACTION_EVENTS as ACTION_EVENTS, play_digest as play_digest  # for their old name, treasure_cli.play.similarity, until 0.5.0
 
 if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
     from treasure_cli.grading.store import Row

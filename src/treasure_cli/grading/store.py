@@ -27,6 +27,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.play.records import game_id
+from treasure_cli.play.records import settings_key as settings_key  # for its old name, treasure_cli.play.store, until 0.5.0
 
 SCHEMA_VERSION = 9
 APPLICATION_ID = 0x54524553  # "TRES"
