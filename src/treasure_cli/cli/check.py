@@ -9,6 +9,7 @@ import click
 
 from treasure_cli.errors import MapFormatError
 from treasure_cli.formats.text import counted, printable
+from treasure_cli.islands.style import map_style
 from treasure_cli.cli.options import (
     map_files,
 )
@@ -68,7 +69,8 @@ def check(inputs: tuple[str, ...], recursive: bool = False) -> None:
             click.echo(printable(f"{quote_name(str(path))}: {problem}"))
             continue
         click.echo(printable(
-            f"{quote_name(str(path))}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
+            f"{quote_name(str(path))}: ok, {island.width}x{island.height} {map_style(island)}, "
+            f"{len(island.land_regions)} land regions, "
             f"{len(island.prisons)} prisons, {int(island.mountain.sum())} mountain tiles, "
             f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
         ))
