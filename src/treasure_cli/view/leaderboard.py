@@ -342,7 +342,7 @@ def _agent_flags(board: Leaderboard, name: str) -> str:
 
 
 def _games_table(rows: Sequence[Row], heading: str) -> str:
-    """A group's games map by map, each game not won linked to its page."""
+    """A group's games map by map, each game linked to its page."""
     by_map: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         by_map[r.map_path].append(r)
