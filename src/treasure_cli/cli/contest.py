@@ -57,7 +57,7 @@ def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, game
     or the submissions themselves). Every agent plays the same N games of
     MAP (the same seeds), recorded in a results store as a tournament's are.
     The groups are ranked by wins, then mean turns to a win, then time per
-    turn; they share a rank only when all three are equal. Built-ins given
+    action; they share a rank only when all three are equal. Built-ins given
     with --with are baselines: listed, marked, never ranked among the
     groups. --html DIR writes the contest page for the projector: a board
     per agent, all playing in step, and a podium. The exit status is 1 if

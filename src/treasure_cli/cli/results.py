@@ -223,7 +223,7 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
             from treasure_cli.grading.progress import Estimate, Planned
 
             if not replays:
-                replays.append(ProgressLine("replaying the games not won", Estimate(
+                replays.append(ProgressLine("replaying the games", Estimate(
                     [Planned("", 1)] * total, noun=False)))
                 replays.append(replays[0].estimate.start)
             now = time.monotonic()

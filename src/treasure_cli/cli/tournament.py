@@ -46,13 +46,13 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game (or the ranking) as JSON.")
 @click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
 @click.option("--report", is_flag=True,
-              help="Play nothing: rank the agents of --db by win % with paired sign tests (a table; "
+              help="Play nothing: rank the agents of --db by wins, then turns to a win, with paired sign tests (a table; "
                    "--json, --html DIR, --csv FILE).")
 @click.option("--all-versions", is_flag=True,
               help="With --report: one row per version of an agent's code, not only its latest.")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="With --report: write the leaderboard into DIR/teacher (everything: a page per agent, a replay "
-                   "page per lost or failed game; needs --maps to replay the losses) and DIR/public (to publish: "
+                   "page per game, wins included; needs --maps to replay them) and DIR/public (to publish: "
                    "ranks, verdicts, win rates, and only the games of --public-maps).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
               help="With --report: write the gradebook (one row per student) as CSV.")

@@ -1,0 +1,27 @@
+"""The teacher's index says how many games it ranks, from which store, with which options: in words,
+not as the source's unformatted placeholders."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from treasure_cli.grading.store import Row
+from treasure_cli.grading.tournament import leaderboard
+from treasure_cli.play.records import settings_key
+from treasure_cli.view.leaderboard import index_html, page_names
+
+
+def row(agent: str, seed: int, outcome: str, id_: int) -> Row:
+    return Row(agent, f"file:{agent}", "{}", "M.txt", "d", seed, seed, "32x32", outcome,
+               "found" if outcome == "WIN" else "pirate", None, 7, 0.01, "0", "", id_, name=agent)
+
+
+def test_the_index_counts_its_games_and_names_its_store():
+    rows = [row(agent, seed, "WIN" if (seed + k) % 3 else "LOSE", 1 + 10 * k + seed)
+            for k, agent in enumerate(["ann", "bob"]) for seed in range(7)]
+    board = leaderboard(rows, settings=settings_key(0.5, None, None))
+    page = index_html(board, "class/results.sqlite", set(), page_names([s.agent for s in board.standings]))
+    text = html.unescape(re.sub(r"<[^>]+>", "", page.split("<body", 1)[1].split("<script", 1)[0]))
+    assert "14 games in results.sqlite, played with --truth-rate 0.5." in text
+    assert "{" not in text and "counted(" not in text
