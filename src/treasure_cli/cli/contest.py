@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -106,6 +107,8 @@ def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, game
     finally:
         if bar_box:
             bar_box[0].__exit__(None, None, None)
+    # Every group has its line: those that never played are listed under the ranking, scoring zero.
+    result = dataclasses.replace(result, left_out=tuple((x.name, x.status, x.reason) for x in left_out))
     if html_dir is not None:
         from treasure_cli.view.contest import write_contest_page
 
