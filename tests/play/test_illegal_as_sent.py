@@ -34,3 +34,17 @@ def test_an_illegal_action_of_a_program_is_quoted_as_sent(tmp_path, monkeypatch)
     sent = '{"type": "action", "action": "move", "direction": "N", "steps": 9}'
     assert f"illegal action {sent} from the agent" in game["error"], game["error"]
     assert "Direction" not in game["error"]
+
+
+def test_check_agent_quotes_a_programs_illegal_action_as_sent(tmp_path, monkeypatch):
+    """check-agent times each action through a wrapper of its own: the quote must pass through it."""
+    program = tmp_path / "far.py"
+    program.write_text(PROGRAM)
+    program.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["check-agent", f"exec:{program}", "--games", "1", "--sizes", "10",
+                                      "--agent-isolation", "process"])
+    assert result.exit_code == 1, result.output
+    sent = '{"type": "action", "action": "move", "direction": "N", "steps": 9}'
+    assert f"illegal action {sent} from the agent" in result.output, result.output
+    assert "Direction" not in result.output

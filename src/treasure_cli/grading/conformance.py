@@ -74,6 +74,8 @@ class Timed:
             self.explain = agent.explain
         if hasattr(agent, "printed"):  # what it printed at each turn (play_agent's `output`)
             self.printed = agent.printed
+        if hasattr(agent, "quoted"):  # a program's action as it sent it, for an illegal one's message
+            self.quoted = agent.quoted
 
     def act(self, obs):
         start = time.perf_counter()
