@@ -433,7 +433,7 @@ class PlanningAgent(LogicAgent):
         chose = self._chose
         if self._jumped and type(chose) is Teleport:
             text = (f"{self._count} candidates; {_describe(chose)}: the rules' jump to the richest window, "
-                    f"far and worth it; plans weighed, in turns: {listed}")
+                    f"far, worth the walk it saves; plans weighed, in turns: {listed}")
             return Note(text, self._candidate_tiles())
         (_, best), rest = weighed[0], weighed[1:]
         against = f"saves {rest[0][1] - best:.2f} on {rest[0][0]}" if rest else "saves 0.00: no other plan"
