@@ -135,11 +135,8 @@ def test_a_verification_is_priced_by_its_two_answers_in_turns():
         assert text.split("; ", 1)[1].startswith(f"{label}: ") and f"expected turns: {label} " in text, text
         assert text.endswith(f"hint {number} is true with chance {chance:.2f} and splits them {inside}/{n - inside}"), text
         listed = float(re.search(rf"expected turns: {label} (\d+\.\d\d)", text).group(1))
-
-        def turns(k):
-            return max(1.0, now + math.log2(k / n))
-
-        both = 1.0 + chance * turns(inside) + (1 - chance) * turns(n - inside)
+        turns_in, turns_out = (max(1.0, now + math.log2(k / n)) for k in (inside, n - inside))
+        both = 1.0 + chance * turns_in + (1 - chance) * turns_out
         if left == 1:
             assert abs(listed - both) < 0.006, (text, both)
         else:
