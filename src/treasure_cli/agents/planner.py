@@ -1,15 +1,15 @@
-"""The planning agent (`logic`, issue 44): its search chosen by the turns each plan is expected to leave.
+"""The planning agent (`logic`, issue 44): each action chosen by the turns its plan is expected to leave.
 
 `LogicAgent` (now `logic-greedy`) picks its action by a fixed order of rules.
-This agent keeps its knowledge (the candidate tiles) and asks the same
-question first: is a verification, or the teleport, worth more than any scan?
-(`LogicAgent._rules`: the value of a hint's answer in actions of search saved,
-its teleport rules, and its race against the free pirate.) When the answer is
-a search action, the agent plans the turn instead of following the rules'
-walk: every plan of the turn's remaining actions (a large scan, each legal
-move, then the best second scan from where it lands; or the teleport to the
-richest window and its scans there) is scored by the turns it is expected to
-leave, in the game's own currency:
+This agent keeps its knowledge (the candidate tiles) and two of its rules: a
+plan of the turn that finds the treasure for sure, and the teleport (its jumps
+and its race against the free pirate; `LogicAgent._rules`, asked with its own
+test of a verification switched off). Everything else is planned: every plan
+of the turn's remaining actions (a large scan, each legal move, then the best
+second scan from where it lands; the teleport to the richest window and its
+scans there; or a hint's verification, then the best second action on each of
+its answers) is scored by the turns it is expected to leave, in the game's
+own currency:
 
 * the belief: the candidates weighted by what the unverified hints say about
   how the pirate draws (`belief.py`; verified hints, scans, the prison and the
@@ -21,11 +21,15 @@ leave, in the game's own currency:
   candidates still takes, measured on played games (a new hint comes each
   turn, so about one turn less each time n halves), plus, once the teleport
   is spent, what it was worth (`TELEPORT_VALUE`) and the walk to the
-  candidates that a turn's spare action cannot cover (`_walk_turns`).
+  candidates that a turn's spare action cannot cover (`_walk_turns`);
+* a verification is true with the chance the belief gives its set, and each
+  answer leaves its side's candidates: a turn a halving of them, counted from
+  the turns the game takes now (`_verify_options`, VERIFY_SLOPE).
 
-So the agent scans here when that is worth more than walking, walks toward
-candidates only as far as the walk saves turns, and keeps its teleport while
-a jump would leave far candidates to walk to.
+So the agent verifies when an answer saves more turns than a scan finds,
+scans here when that is worth more than walking, walks toward candidates only
+as far as the walk saves turns, and keeps its teleport while a jump would
+leave far candidates to walk to.
 """
 
 from __future__ import annotations
