@@ -9,7 +9,6 @@ import click
 
 from treasure_cli.errors import MapFormatError
 from treasure_cli.formats.text import counted, printable
-from treasure_cli.islands.style import map_style
 from treasure_cli.cli.options import (
     map_files,
 )
@@ -68,6 +67,8 @@ def check(inputs: tuple[str, ...], recursive: bool = False) -> None:
             failed += 1
             click.echo(printable(f"{quote_name(str(path))}: {problem}"))
             continue
+        from treasure_cli.islands.style import map_style  # (numpy: not on the CLI's start-up)
+
         click.echo(printable(
             f"{quote_name(str(path))}: ok, {island.width}x{island.height} {map_style(island)}, "
             f"{len(island.land_regions)} land regions, "
