@@ -39,11 +39,14 @@ def test_messages_rows_and_pages_name_the_map_s_style(tmp_path, monkeypatch):
                                                                              "m20/MAP_01.txt": "maze"}
     report = invoke("tournament", "--db", "r.sqlite", "--report", "--maps", "maps/", "--html", "pages")
     assert report.exit_code == 0, report.output
+    index = (tmp_path / "pages" / "teacher" / "index.html").read_text()
+    assert re.search(r"</a>: (m20|s16)/MAP_01\.txt \((maze|island)\): agent .*crash\.py:Crash failed", index)
     group = (tmp_path / "pages" / "teacher" / "agent-crash.html").read_text()
     assert re.search(r'm20/MAP_01\.txt</td><td>20x20</td><td class="style">maze</td>', group)
     assert re.search(r's16/MAP_01\.txt</td><td>16x16</td><td class="style">island</td>', group)
     failed = [p.read_text() for p in (tmp_path / "pages" / "teacher").glob("game-*.html")
               if "-turns" not in p.name]
     assert any("on m20/MAP_01.txt (20x20 maze), game 0" in text for text in failed)
+    assert any("<pre>m20/MAP_01.txt (maze): agent" in text for text in failed)
     turns = [p.read_text() for p in (tmp_path / "pages" / "teacher").glob("game-*-turns.html")]
     assert any("m20/MAP_01.txt (20x20 maze), seed" in text for text in turns)
