@@ -68,7 +68,7 @@ def test_a_closed_pipe_is_not_an_error(place):
     shell = f"{sys.executable} -m treasure_cli replay out/LOG_05.txt --no-pause | head -1; echo \"${{PIPESTATUS[0]}}\""
     r = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=place)
     first, status = r.stdout.splitlines()
-    assert first.startswith("MAP_05.txt (128x128)") and status == "141"
+    assert first.startswith("MAP_05.txt (128x128 island)") and status == "141"
     assert r.stderr == ""
 
 
