@@ -209,7 +209,8 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
     colour = _colours(board)
     parts = [f"<h1>Leaderboard</h1>{_counts_html(board)}<p class=\"note\" id=\"private\"><b>For you, not to "
              "publish</b>: these pages show every game's island, treasure and seed. The pages to publish are "
-             "in <a href=\"../public/index.html\">../public/</a>.</p><p class=\"note\">{counted(len(board.rows), 'game')} in {html.escape(Path(db).name)}, "
+             "in <a href=\"../public/index.html\">../public/</a>.</p>"
+             f"<p class=\"note\">{counted(len(board.rows), 'game')} in {html.escape(Path(db).name)}, "
              f"played with {html.escape(settings_options(board.settings))}"
              + ("" if board.hint_kinds_text is None else f" and the hint kinds {html.escape(board.hint_kinds_text)}")
              + f". Rank = 1 + the agents "
