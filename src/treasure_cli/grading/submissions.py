@@ -28,7 +28,7 @@ import shlex
 import unicodedata
 from pathlib import Path
 
-from treasure_cli.agents.registry import EXEC, check_spec
+from treasure_cli.agents.registry import EXEC, agent_names, check_spec
 from treasure_cli.formats.text import counted
 from treasure_cli.errors import AgentLoadError, TreasureError
 from treasure_cli.grading import archives, intake
@@ -164,12 +164,36 @@ def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]
                     left_out.append(LeftOut(name, str(entry), reason, status=status))
         else:
             found.append(submission(path))
+    found, left_out = apart(found, left_out, set(agent_names()))
     seen: dict[str, str] = {}
     for s in found:
         if s.name in seen:
             raise TreasureError(f"two submissions are both named {s.name!r}: {seen[s.name]} and {s.spec}; "
                                 "rename one")
         seen[s.name] = s.spec
+    return found, left_out
+
+
+def apart(found: list[Submission], left_out: list[LeftOut], taken: set[str]
+          ) -> tuple[list[Submission], list[LeftOut]]:
+    """`found` and `left_out` with every group named as an agent that is not a group (`taken`: the
+    built-in agents, the plugins, the agents of `--with`) renamed `NAME (group)`. The results store
+    ranks a group by its name and any other agent by its spec: a group handed in as `logic.zip`
+    shared the built-in `logic`'s row, and its wins."""
+    used = taken | {s.name for s in found} | {x.name for x in left_out}
+
+    def free(name: str) -> str:
+        if name not in taken:
+            return name
+        n, new = 1, f"{name} (group)"
+        while new in used:
+            n += 1
+            new = f"{name} (group {n})"
+        used.add(new)
+        return new
+
+    found = [dataclasses.replace(s, name=free(s.name)) for s in found]
+    left_out = [LeftOut(free(x.name), x.where, x.reason, x.folder, x.student_id, x.status) for x in left_out]
     return found, left_out
 
 
