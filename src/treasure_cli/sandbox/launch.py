@@ -123,6 +123,13 @@ def _shipped(name: str, data: bytes, executable: bool) -> tuple[str, str]:
     with open(fresh / entry, "wb") as f:
         f.write(data)
     os.chmod(fresh / entry, 0o755 if executable else 0o644)
+    if folder.is_dir() and _intact(folder, entry, hashlib.sha256(data).hexdigest(), beside):
+        # Another worker of the run made it while this one copied (two workers start an agent's
+        # first games at once): its copy is as good, and one of its games may be starting on it
+        # (bubblewrap then finds no folder) or playing from it (its files would be removed).
+        shutil.rmtree(fresh, ignore_errors=True)
+        _VERIFIED[folder] = _identities(folder, None)
+        return str(folder), told
     if folder.exists():  # a copy that is not what it was: out of the way, then replaced
         stale = Path(tempfile.mkdtemp(dir=root, prefix=".stale-"))
         os.replace(folder, stale / "old")
