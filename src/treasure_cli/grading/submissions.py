@@ -29,7 +29,7 @@ import unicodedata
 from pathlib import Path
 
 from treasure_cli.agents.registry import EXEC, agent_names, check_spec
-from treasure_cli.formats.text import counted
+from treasure_cli.formats.text import counted, one_line
 from treasure_cli.errors import AgentLoadError, TreasureError
 from treasure_cli.grading import archives, intake
 from treasure_cli.sandbox import tree
@@ -246,7 +246,8 @@ class Roster:
 
 def dry_run_lines(found: list[Submission], left_out: list[LeftOut], agents: int, maps: int, games: int) -> list[str]:
     """What `tournament --dry-run` prints: the groups to play, those left out and why, the games."""
-    rows = [(s.name, s.language, s.entry, f"{s.files} file{'s' if s.files != 1 else ''}", tree.size_text(s.size)) for s in found]
+    rows = [(one_line(s.name), s.language, one_line(s.entry), f"{s.files} file{'s' if s.files != 1 else ''}",
+             tree.size_text(s.size)) for s in found]  # (escaped before measured: as printed)
     widths = [max((_width(r[i]) for r in rows), default=0) for i in range(5)]
     lines = [f"{counted(len(found), 'group')} to play, {len(left_out)} left out"]
     for row in rows:
