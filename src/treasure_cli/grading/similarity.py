@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from treasure_cli.agents.registry import exec_command, is_exec_spec, is_file_spec
 from treasure_cli.grading import tokens
 from treasure_cli.grading.normalise import CodePrint, code_print
+from treasure_cli.sandbox.languages import LAUNCHER
 from treasure_cli.sandbox.launch import agent_code
 
 if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
@@ -162,7 +163,9 @@ def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = N
         spec = r.agent
         if is_exec_spec(spec):
             path = Path(exec_command(spec)[0]).expanduser()
-            if path.parent.name == name and _has_sources(path.parent):  # a group's folder: its sources
+            # a group's folder, or the build's copy of it that a launcher starts a program in (the
+            # plain kit as `python3 FILE`): its sources, not the launcher's few bytes
+            if (path.parent.name == name or path.name == LAUNCHER) and _has_sources(path.parent):
                 if agent_code(spec).digest == r.agent_digest:
                     found[name] = path.parent
                     continue
