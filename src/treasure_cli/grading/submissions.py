@@ -233,12 +233,25 @@ class Roster:
               ) -> tuple[list[Submission], list[LeftOut], list[str]]:
         """`found` and `left_out` under the roster's display names (with student ids), and a
         warning for each folder the roster does not know and each roster entry with no folder."""
-        named = [dataclasses.replace(s, name=self.names[s.folder][1], student_id=self.names[s.folder][0])
-                 if s.folder in self.names else s for s in found]
-        out = [LeftOut(self.names[x.folder][1], x.where, x.reason, x.folder, self.names[x.folder][0], x.status)
-               if x.folder in self.names else x for x in left_out]
         folders = {s.folder for s in found if s.folder} | {x.folder for x in left_out}
-        warnings = [f"the roster does not know the folder {f!r}" for f in sorted(folders - set(self.names))]
+        shown: dict[str, list[str]] = {}  # display name -> the folders here the roster gives it
+        for f in sorted(folders & set(self.names)):
+            shown.setdefault(self.names[f][1], []).append(f)
+        # Two folders the roster names alike are told apart by their folders (one row each in the
+        # store, which ranks a group by its name).
+        display = {f: name if len(fs) == 1 else f"{name} ({f})" for name, fs in shown.items() for f in fs}
+        named = [dataclasses.replace(s, name=display[s.folder], student_id=self.names[s.folder][0])
+                 if s.folder in self.names else s for s in found]
+        out = [LeftOut(display[x.folder], x.where, x.reason, x.folder, self.names[x.folder][0], x.status)
+               if x.folder in self.names else x for x in left_out]
+        # A name the roster gives is its group's: a folder or archive that a student named after a
+        # classmate's display name is renamed, not ranked in the classmate's row.
+        given = set(display.values())
+        named = [s if s.folder in self.names else apart([s], [], given)[0][0] for s in named]
+        out = [x if x.folder in self.names else apart([], [x], given)[1][0] for x in out]
+        warnings = [f"the roster gives {name!r} to {len(fs)} folders ({', '.join(fs)}): each is shown with its folder"
+                    for name, fs in sorted(shown.items()) if len(fs) > 1]
+        warnings += [f"the roster does not know the folder {f!r}" for f in sorted(folders - set(self.names))]
         warnings += [f"no folder for the roster's {name!r} ({sid})" for f, (sid, name) in sorted(self.names.items())
                      if f not in folders]
         return named, out, warnings
