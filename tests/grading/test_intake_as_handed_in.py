@@ -44,6 +44,8 @@ def handed_in(c: Path) -> None:
     write(c / "two-zips" / "v1.zip", zipped({"agent.py": AGENT}))
     write(c / "two-zips" / "v2.zip", zipped({"agent.py": AGENT}))
     write(c / "rar" / "rendu.rar", b"Rar!\x1a\x07\x00" + b"\0" * 40)
+    write(c / "nested-slip.zip", zipped({"in.zip": zipped({"agent.py": AGENT, "../../escaped.py": "x = 1\n"})}))
+    write(c / "nested-bomb.zip", zipped({"in.zip": zipped({"agent.py": AGENT, **{f"f{i}": "" for i in range(2001)}})}))
     write(c / "wrong-class" / "agent.toml", 'entry = "agent.py"\nclass = "MonAgent"\n')
     write(c / "wrong-class" / "agent.py", AGENT)
     write(c / "kit-manifest" / "agent.toml", 'entry = "src/kit.py"\n')
@@ -57,6 +59,7 @@ def test_every_shape_of_hand_in_gets_the_verdict_a_teacher_would_give(tmp_path):
     c = tmp_path / "class"
     handed_in(c)
     said = verdicts(c)
+    assert not (tmp_path / "escaped.py").exists() and not any(c.parent.parent.glob("*/escaped.py"))
     said["helper-script"] = said["helper-script"].partition(" (built")[0]
     none = "no agent found (a Python file with a class that has act(obs), or one executable program)"
     assert said == {
@@ -69,6 +72,8 @@ def test_every_shape_of_hand_in_gets_the_verdict_a_teacher_would_give(tmp_path):
         "two-zips": f"{none}; it holds 2 archives (v1.zip, v2.zip): unpack the one to grade into a folder of its own",
         "rar": f"{none}; it holds rendu.rar, an archive of a kind that is not unpacked (only .zip and .tar are): "
                "unpack it into a folder of its own and grade that",
+        "nested-slip": "in.zip: the archive has a path outside its folder ('../../escaped.py'): refused",
+        "nested-bomb": "in.zip: the archive has more files than the cap",
         "wrong-class": 'agent.toml: class = "MonAgent", but agent.py has no MonAgent (its agent classes: Agent)',
         "kit-manifest": "python-program src/kit.py",
         "helper-script": "make agent",  # a build's program, not the helper script beside it
