@@ -59,7 +59,7 @@ def test_every_shape_of_hand_in_gets_the_verdict_a_teacher_would_give(tmp_path):
     c = tmp_path / "class"
     handed_in(c)
     said = verdicts(c)
-    assert not (tmp_path / "escaped.py").exists() and not any(c.parent.parent.glob("*/escaped.py"))
+    assert not (tmp_path / "escaped.py").exists() and not (c / "escaped.py").exists()
     said["helper-script"] = said["helper-script"].partition(" (built")[0]
     none = "no agent found (a Python file with a class that has act(obs), or one executable program)"
     assert said == {
@@ -99,3 +99,15 @@ def test_the_kit_without_its_execute_bit_and_a_zip_in_a_zip_play_and_have_their_
     assert {name: (row["verdict"], row["games"]) for name, row in rows.items()} == {
         "kit": ("played", "2"), "nested": ("played", "2"), "wrong-class": ("left out", "0")}
     assert rows["kit"]["wins"] == "2"  # the kit wins both games on this map with this seed
+
+
+def test_a_requirements_file_asking_for_what_is_not_installed_is_said_before_any_game(tmp_path):
+    c = tmp_path / "class"
+    write(c / "reqs" / "agent.py", "import treasure_no_such_package\n" + AGENT)
+    write(c / "reqs" / "requirements.txt", "numpy>=1.20  # installed\n-r more.txt\ntreasure-no-such-package==3.2\n\n")
+    dry = CliRunner().invoke(cli, ["tournament", str(c), "--maps", str(ROOT / "input" / "MAP_01.txt"), "--db",
+                                   str(tmp_path / "r.sqlite"), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert ("note: reqs: its requirements.txt asks for treasure-no-such-package, which this Python does not have"
+            in dry.output)
+    assert "numpy" not in dry.output.partition("note:")[2]

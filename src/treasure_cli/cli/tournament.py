@@ -153,8 +153,12 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
 
     verdicts = intake_verdicts(list(submissions), left_out)
     if not dry_run:
+        from treasure_cli.grading.submissions import requirement_notes
+
         for why in left_out:
             click.echo(one_line(f"left out: {why}"), err=True)
+        for note in requirement_notes(found):
+            click.echo(one_line(f"warning: {note}"), err=True)
     specs = [s.spec for s in found] + extras
     if not specs:
         raise click.UsageError("no agent to play: give submissions (files or folders) or --with logic,greedy")

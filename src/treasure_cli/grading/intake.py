@@ -47,6 +47,7 @@ BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt")
 SCRIPT = languages.Language("python-program", (), (), ("python3", "{main}"))
 MAIN_GUARD = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
 READS_INPUT = re.compile(rb"\bsys\.stdin\b|\binput\s*\(|\bfileinput\b")
+REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a requirement line's distribution name
 NESTED = 1  # archives unpacked inside a group's tree: a zip in a zip, not a zip in a zip in a zip
 
 
@@ -64,6 +65,7 @@ class Found:
     files: int      # files in the group's folder (as the sandbox gets them)
     size: int       # their bytes
     build_log: str = ""  # the build's log, for a group built from source
+    missing: tuple[str, ...] = ()  # what its requirements.txt asks for that the referee's Python lacks
 
 
 def read_manifest(path: Path) -> dict[str, str]:
@@ -154,6 +156,38 @@ def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None =
     """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason. The
     caps: those given, else those in force (sandbox/tree.py: caps). `depth`: how many archives deep
     `root` is inside the group's own tree (NESTED at most)."""
+    found = _find_agent(root, max_files, max_bytes, depth)
+    if found.language in ("python", SCRIPT.name) and not found.missing:
+        found = dataclasses.replace(found, missing=missing_requirements(root))
+    return found
+
+
+def missing_requirements(root: Path) -> tuple[str, ...]:
+    """The packages the group's `requirements.txt` (the shallowest) names that the referee's Python
+    does not have: an agent that imports one fails every game, and the teacher is told before.
+    Looked up by distribution name, never imported; a file over 64 kB is not read."""
+    from importlib import metadata
+
+    try:
+        listed = sorted((p for p, n in tree.files(root) if p.name == "requirements.txt" and n <= 64 << 10),
+                        key=lambda p: (len(p.parts), str(p)))
+    except tree.TooBig:
+        return ()
+    if not listed:
+        return ()
+    missing = []
+    for line in (root / listed[0]).read_bytes().decode("utf-8", "replace").splitlines():
+        name = REQUIREMENT.match(line.split("#", 1)[0].strip())
+        if name is None:
+            continue
+        try:
+            metadata.distribution(name[0])
+        except (metadata.PackageNotFoundError, ValueError):
+            missing.append(name[0])
+    return tuple(dict.fromkeys(missing))
+
+
+def _find_agent(root: Path, max_files: int | None, max_bytes: int | None, depth: int) -> Found:
     try:
         listed = tree.files(root, max_files, max_bytes)
     except tree.TooBig as exc:

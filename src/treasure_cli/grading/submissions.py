@@ -46,6 +46,7 @@ class Submission:
     size: int = 0        # their bytes
     student_id: str = ""  # from the roster
     build_log: str = ""  # the build's log, for a group built from source (sandbox/languages.py)
+    missing: tuple[str, ...] = ()  # what its requirements.txt asks for that the referee's Python lacks
 
 
 class LeftOut(str):
@@ -121,7 +122,13 @@ def submission(path: Path) -> Submission:
 
 def _made(name: str, found: intake.Found) -> Submission:
     return Submission(name, found.spec, name, found.language, found.entry, found.files, found.size,
-                      build_log=found.build_log)
+                      build_log=found.build_log, missing=found.missing)
+
+
+def requirement_notes(found: list[Submission]) -> list[str]:
+    """One line for each group whose requirements.txt names packages the referee's Python lacks."""
+    return [f"{s.name}: its requirements.txt asks for {', '.join(s.missing)}, which this Python does not have "
+            "(an agent that imports it fails every game; install it, or tell the group)" for s in found if s.missing]
 
 
 def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]:
@@ -267,6 +274,7 @@ def dry_run_lines(found: list[Submission], left_out: list[LeftOut], agents: int,
         lines.append("  " + "  ".join(cell + " " * (widths[i] - _width(cell)) for i, cell in enumerate(row)).rstrip())
     for why in left_out:
         lines.append(f"  left out: {why.name}: {why.reason}")
+    lines += [f"  note: {note}" for note in requirement_notes(found)]
     lines.append(f"games to play: {agents * maps * games} ({counted(agents, 'agent')} x {counted(maps, 'map')} x "
                  f"{counted(games, 'game')})")
     return lines
