@@ -69,8 +69,20 @@ class LeftOut(str):
 
 
 def group_name(text: str) -> str:
-    """A file or folder name as a group's name: NFC, so both spellings of an accent are one."""
-    return unicodedata.normalize("NFC", text)
+    """A file or folder name as a group's name: NFC, so both spellings of an accent are one. A name
+    that is not UTF-8 on disk (a Latin-1 archiver's `Z\\xe9lie`) is shown with its bytes escaped."""
+    name = unicodedata.normalize("NFC", text)
+    return name if utf8(name) else name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def utf8(text: str) -> bool:
+    """Whether `text` (a path as Python reads it) is UTF-8 on disk: else it holds surrogates, which
+    neither the results store nor a page can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _executable(path: Path) -> bool:
@@ -79,6 +91,14 @@ def _executable(path: Path) -> bool:
 
 def submission(path: Path) -> Submission:
     """One submission (a folder, an archive, a file); AgentLoadError saying what is wrong with it."""
+    found = _submission(path)
+    if not utf8(found.spec):  # its path goes into the store, which holds UTF-8 text only
+        shown = group_name(found.spec.partition(EXEC)[2] or found.spec)
+        raise AgentLoadError(f"{path}: its path is not UTF-8 ({shown}): rename the file or folder in UTF-8")
+    return found
+
+
+def _submission(path: Path) -> Submission:
     if path.is_dir():
         found = intake.find_agent(path)
         return _made(group_name(path.name), found)

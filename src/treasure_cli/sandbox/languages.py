@@ -120,9 +120,11 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     home). A language with a start command gets a launcher script (LAUNCHER) that runs it in that
     folder of the copy, `main` (the class or file to start) in place of `{main}`."""
     listed = tree.files(folder)
-    digest = hashlib.sha256(f"{language!r}\0{main}\0{LAUNCHER_FORMAT}\0{inside.as_posix()}".encode())
+    # (file names as the file system has them: a name that is not UTF-8, résumé.txt from a Latin-1
+    # archiver, is hashed by its bytes, not refused with a UnicodeEncodeError that stopped the run)
+    digest = hashlib.sha256(f"{language!r}\0{main}\0{LAUNCHER_FORMAT}\0{inside.as_posix()}".encode("utf-8", "surrogateescape"))
     for rel, size in listed:
-        digest.update(f"\0{rel}\0{size}\0".encode())
+        digest.update(f"\0{rel}\0{size}\0".encode("utf-8", "surrogateescape"))
         with open(folder / rel, "rb") as f:
             digest.update(hashlib.sha256(f.read()).digest())
     root = Path(tempfile.gettempdir()) / f"treasure-cli-builds-{os.getuid()}"

@@ -91,9 +91,9 @@ def _shipped(name: str, data: bytes, executable: bool) -> tuple[str, str]:
     top = group_top(name)
     entry = Path(name.rpartition(GROUP_TOP)[2]) if top else Path(original.name)  # its path in the copy
     beside = _beside(original, top)
-    digest = hashlib.sha256(f"{entry.as_posix()}\0".encode() + data)
+    digest = hashlib.sha256(f"{entry.as_posix()}\0".encode("utf-8", "surrogateescape") + data)  # (names as bytes)
     for rel, size, when in beside:
-        digest.update(f"\0{rel}\0{size}\0{when}".encode())
+        digest.update(f"\0{rel}\0{size}\0{when}".encode("utf-8", "surrogateescape"))
     key = digest.hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}"
     folder = root / key
@@ -286,6 +286,6 @@ def agent_code(spec: str) -> AgentCode:
                 data = f.read()
         except OSError:
             continue  # gone since it was listed: the copy goes without it too
-        digest.update(f"\0{rel.as_posix()}\0".encode() + hashlib.sha256(data).digest())
+        digest.update(f"\0{rel.as_posix()}\0".encode("utf-8", "surrogateescape") + hashlib.sha256(data).digest())
     kind = code.digest.partition(":")[0]
     return dataclasses.replace(code, digest=f"{kind}:{digest.hexdigest()[:16]}")
