@@ -40,3 +40,16 @@ def test_names_that_are_not_utf8_leave_no_group_without_its_row(tmp_path):
     played = runner.invoke(cli, ["tournament", *args, "--games", "1", "--seed", "1", "--jobs", "1"])
     assert "Traceback" not in played.output and "py " in played.output, played.output
     assert "py: " not in played.output  # its data file named in Latin-1 was copied for it: no game failed
+
+
+def test_a_reason_naming_a_file_that_is_not_utf8_shows_its_bytes(tmp_path):
+    from treasure_cli.grading.submissions import find_submissions
+
+    folder = os.path.join(os.fsencode(tmp_path / "class"), b"two")
+    os.makedirs(folder)
+    for name, cls in ((b"a\xe9.py", b"Agent"), (b"b.py", b"Other")):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(b"class " + cls + b":\n    def act(self, obs):\n        return None\n")
+    _, (left,) = find_submissions([str(tmp_path / "class")])
+    assert left.reason.startswith("2 agent classes (a\\xe9.py:Agent, b.py:Other)")
+    left.reason.encode("utf-8")  # what the store keeps

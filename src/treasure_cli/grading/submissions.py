@@ -62,8 +62,9 @@ class LeftOut(str):
 
     def __new__(cls, name: str, where: str, reason: str, folder: str | None = None, student_id: str = "",
                 status: str = "left out") -> LeftOut:
+        reason = reason if utf8(reason) else reason.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         made = super().__new__(cls, f"{where}: {reason}")
-        made.name, made.where, made.reason = name, where, reason
+        made.name, made.where, made.reason = name, where, reason  # (the reason goes into the store: UTF-8)
         made.folder, made.student_id, made.status = (name if folder is None else folder), student_id, status
         return made
 
