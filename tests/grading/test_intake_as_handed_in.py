@@ -111,3 +111,12 @@ def test_a_requirements_file_asking_for_what_is_not_installed_is_said_before_any
     assert ("note: reqs: its requirements.txt asks for treasure-no-such-package, which this Python does not have"
             in dry.output)
     assert "numpy" not in dry.output.partition("note:")[2]
+
+
+def test_an_archive_with_a_path_too_long_is_refused_in_one_short_line(tmp_path):
+    c = tmp_path / "class"
+    write(c / "long.zip", zipped({"agent.py": AGENT, "/".join(["e" * 200] * 25) + "/y.txt": "x"}))
+    reason = verdicts(c)["long"]
+    assert reason.startswith("the archive has a path too long to unpack ('eeee") and reason.endswith(
+        "...', 5030 characters): refused"), reason
+    assert "treasure-cli-unpacked" not in reason
