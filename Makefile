@@ -10,9 +10,9 @@ run: $(STAMP)
 	$(BIN)/treasure run input/ output/
 
 # The tests need Debian's chromium (the browser tests, never a downloaded browser build),
-# bubblewrap (the agent sandbox), g++ (the C++ example agent) and rustc (the Rust group's agent,
+# bubblewrap (the agent sandbox), g++ (the C++ example agent), rustc and cargo (the Rust groups' agents,
 # tests/grading/test_rust_agent.py): installed when missing.
-SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++ node:nodejs javac:default-jdk-headless rustc:rustc
+SYSTEM_TOOLS := chromium:chromium bwrap:bubblewrap g++:g++ node:nodejs javac:default-jdk-headless rustc:rustc cargo:cargo
 
 # The suite on every supported Python the machine has, through nox (noxfile.py): the whole
 # suite in .venv, then in a fresh environment per other version (a missing one is reported in

@@ -7,7 +7,7 @@
 
 Each shape is a small class played by the real command (`python -m treasure_cli tournament`, a fresh
 store, --seed 1) in a temporary folder. The command logs every estimate it makes, after each game,
-with its time (TREASURE_CLI_ETA_TRACE, cli/results.py): the ETA the progress line would show. The
+with its time (TREASURE_CLI_ETA_TRACE, cli/progress.py): the ETA the progress line would show. The
 truth is the time from that estimate to the end of the last game. For a tenth, a quarter and half of
 the games, the script prints the error of the ETA, (ETA - truth) / truth, and, beside it, the error
 of a plain rate (the time since the command started per game done, times the games left).

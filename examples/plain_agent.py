@@ -9,7 +9,11 @@ as a program:
 
 What it does, each action: keep the set of tiles where the treasure can still be (the
 candidates), scan when a 5x5 scan would cover one, verify a hint that splits the candidates,
-teleport once next to the most candidates, else walk towards the nearest one.
+teleport once next to the most candidates, else walk towards the nearest one. When the
+referee records notes (`run --notes`, `check-agent --beliefs`), each action carries its
+candidates as a note. It leaves the prison and the pirate's moves out of them:
+`check-agent exec:examples/plain_agent.py --beliefs --complete` names the first turn they
+would have ruled tiles out, a first thing to add.
 """
 
 import json
@@ -72,6 +76,17 @@ class Agent:
         self.verified.add(number)
         tiles = self.hints[number]
         self.candidates = self.candidates & tiles if truthful else self.candidates - tiles
+
+    def note(self):
+        """Its word on an action when the referee records notes (`run --notes`, `check-agent
+        --beliefs`): its candidates, as [start, length, ...] runs over the row-major tile index."""
+        runs = []
+        for index in sorted(r * self.width + c for r, c in self.candidates):
+            if runs and runs[-2] + runs[-1] == index:
+                runs[-1] += 1
+            else:
+                runs += [index, 1]
+        return {"text": f"{len(self.candidates)} candidates", "tiles": runs, "candidates": True}
 
     # -- what it does ------------------------------------------------------------------
     def act(self, message):
@@ -143,7 +158,7 @@ class Agent:
 
 
 def main():
-    agent = None
+    agent, notes = None, False
     for line in sys.stdin:
         message = json.loads(line)
         kind = message["type"]
@@ -151,8 +166,12 @@ def main():
             say({"type": "hello", "protocol": 1, "agent": "plain-python"})
         elif kind == "start":
             agent = Agent(message["island"])
+            notes = message["options"].get("notes", False)
         elif kind == "act":
-            say({"type": "action", **agent.act(message)})
+            action = agent.act(message)
+            if notes:
+                action["note"] = agent.note()
+            say({"type": "action", **action})
         elif kind == "end":
             say({"type": "ready"})
         elif kind == "bye":

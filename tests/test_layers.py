@@ -112,3 +112,56 @@ def test_no_modules_import_each_other_in_a_circle():
     reach = {m: reaches(m) for m in graph}
     circles = sorted({tuple(sorted(o for o in reach[m] if m in reach[o])) for m in graph if m in reach[m]})
     assert circles == []
+
+
+def test_every_folder_says_what_it_holds_then_what_it_may_import():
+    """Each folder's `__init__` docstring is read first: its first line says what the folder holds, and
+    its "May import ...; never ..." sentence names, as `folder/`, exactly the folders before it in the
+    documented order and the folders after it (the top one, which nothing imports, has no "never")."""
+    folders = [name for name in ORDER if (PACKAGE / name / "__init__.py").is_file()]
+    wrong = []
+    for i, folder in enumerate(folders):
+        doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text())) or ""
+        said = re.search(r"May import (.*?)(?:; never (.*?))?\.(?:\s|$)", " ".join(doc.split()))
+        if not doc or doc.startswith("May import") or said is None:
+            wrong.append(f"{folder}/: no line on what it holds followed by 'May import ...'")
+            continue
+        may = set(re.findall(r"`([a-z_]+)/`", said[1]))
+        never = set(re.findall(r"`([a-z_]+)/`", said[2] or ""))
+        if may != set(folders[:i]) or never != set(folders[i + 1:]):
+            wrong.append(f"{folder}/ says it may import {sorted(may)} and never {sorted(never)}")
+    assert wrong == []
+
+
+def test_the_layer_table_names_every_module_of_each_folder():
+    """docs/architecture.md draws the layout as it is: a folder's row names (as `module`) each of
+    its modules, so a module added to a folder is described where a reader looks for it."""
+    table = (ROOT / "docs" / "architecture.md").read_text().split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = {m[1]: m[2] for line in table.splitlines() if (m := re.match(r"\| `([a-z_]+)/` \|(.*)", line))}
+    missing = [f"{folder}/{p.stem}" for folder in rows for p in sorted((PACKAGE / folder).glob("*.py"))
+               if p.stem != "__init__" and f"`{p.stem}`" not in rows[folder]]
+    assert missing == []
+
+
+def test_only_the_sandbox_limits_a_process():
+    """A limit on a child process (`resource.setrlimit`, a `preexec_fn`) is set in `sandbox/` only:
+    grading and the rest ask it for a limited child and never set a limit themselves."""
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).parts[0] == "sandbox":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(a.name == "resource" for a in node.names):
+                wrong.append(f"{path.relative_to(PACKAGE)} imports resource")
+            elif isinstance(node, ast.keyword) and node.arg == "preexec_fn":
+                wrong.append(f"{path.relative_to(PACKAGE)} passes preexec_fn")
+    assert wrong == []
+
+
+def test_no_module_of_the_command_line_grows_past_about_300_lines():
+    """cli/ is one module per command plus a few shared ones, each short enough to read whole
+    (CONTRIBUTING.md: "about 300 lines"); one that grows well past it is split, as pip splits
+    its commands' shared pieces into helper modules."""
+    long = {p.name: n for p in sorted((PACKAGE / "cli").glob("*.py"))
+            if (n := len(p.read_text().splitlines())) > 350}
+    assert long == {}

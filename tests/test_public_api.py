@@ -113,3 +113,21 @@ def test_the_old_module_names_under_play_still_import_for_one_release_with_a_war
     done = subprocess.run([sys.executable, "-W", "always::DeprecationWarning", "-m", "treasure_cli.play.agent_host"], capture_output=True, text=True)
     assert "usage: python -m treasure_cli.sandbox.agent_host SPEC" in done.stderr  # runs as the new module
     assert "DeprecationWarning" in done.stderr
+
+
+def test_the_names_that_left_a_moved_module_still_import_from_its_old_name():
+    """Three names moved into play/records.py when play/ was split (settings_key from play/store,
+    play_digest and ACTION_EVENTS from play/similarity): through the old module names they are
+    the same objects still, for one release, as every other name of those modules is."""
+    import importlib
+    import warnings
+
+    from treasure_cli.play import records
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        store = importlib.import_module("treasure_cli.play.store")
+        similarity = importlib.import_module("treasure_cli.play.similarity")
+    assert getattr(store, "settings_key", None) is records.settings_key
+    assert getattr(similarity, "play_digest", None) is records.play_digest
+    assert getattr(similarity, "ACTION_EVENTS", None) is records.ACTION_EVENTS

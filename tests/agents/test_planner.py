@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 
@@ -14,7 +15,7 @@ from treasure_cli.agents.planner import PlanningAgent, future_turns
 from treasure_cli.islands.generator import generate_island
 from treasure_cli.play.games import build_game
 from treasure_cli.play.loop import play_agent
-from treasure_cli.rules.actions import legal_actions
+from treasure_cli.rules.actions import Verify, legal_actions
 
 BUDGET_S = 0.5  # per action: generous (the benchmark checks 2 ms at 64x64, benchmarks/planner_time.py)
 
@@ -83,3 +84,79 @@ def test_its_notes_give_the_expected_turns_of_the_plans_it_weighed():
 
 def test_logic_greedy_is_the_rules_and_logic_asks_them_first():
     assert not issubclass(LogicAgent, PlanningAgent) and issubclass(PlanningAgent, LogicAgent)
+
+
+class Recorded:
+    """The planner, each verification it chose kept with what it knew then and its note."""
+
+    def __init__(self, agent: PlanningAgent):
+        self.agent, self.chosen = agent, []
+
+    def act(self, obs):
+        action = self.agent.act(obs)
+        agent = self.agent
+        if type(action) is Verify:
+            cand = agent.know.candidates.copy()
+            rows, cols = agent._cand_box
+            weights = np.zeros(cand.shape)
+            weights[rows, cols] = agent._weights[rows, cols] * cand[rows, cols]
+            mask = agent.know.hint_mask(action.number)
+            n = int(cand.sum())
+            inside = int((cand & mask).sum())
+            chance = float(weights[mask].sum() / weights.sum())
+            now = agent._future(float(n), not obs.teleport_used, obs.position)
+            note = agent.explain()
+            self.chosen.append((action.number, obs.actions_left, n, inside, chance, now, note.text))
+        return action
+
+
+def _verifications(sizes=(24, 32), games=6):
+    chosen = []
+    for size in sizes:
+        for i in range(games):
+            island = generate_island(size, size, rng=np.random.default_rng([44, size, i]))
+            game, agent = build_game(island, "logic", 100 + i)
+            recorded = Recorded(agent)
+            list(play_agent(game, recorded))
+            chosen += recorded.chosen
+    return chosen
+
+
+def test_a_verification_is_priced_by_its_two_answers_in_turns():
+    """Verifying hint k: true with the chance m (the belief's weight inside its set), leaving
+    the candidates inside or those outside. With one action left the note's expected turns are
+    1 + m·T(inside) + (1 − m)·T(outside), T(k) = max(1, T(n) + log2(k / n)) (a turn a halving
+    from the turns the game takes now); with two, the second action can only lower that."""
+    chosen = _verifications()
+    assert any(left == 1 for _, left, *_ in chosen) and any(left == 2 for _, left, *_ in chosen), chosen
+    for number, left, n, inside, chance, now, text in chosen:
+        assert 0 < inside < n and 0.0 < chance < 1.0
+        label = f"verify {number}"
+        assert text.split("; ", 1)[1].startswith(f"{label}: ") and f"expected turns: {label} " in text, text
+        assert text.endswith(f"hint {number} is true with chance {chance:.2f} and splits them {inside}/{n - inside}"), text
+        listed = float(re.search(rf"expected turns: {label} (\d+\.\d\d)", text).group(1))
+        turns_in, turns_out = (max(1.0, now + math.log2(k / n)) for k in (inside, n - inside))
+        both = 1.0 + chance * turns_in + (1 - chance) * turns_out
+        if left == 1:
+            assert abs(listed - both) < 0.006, (text, both)
+        else:
+            assert listed <= both + 0.006, (text, both)
+
+
+
+def test_a_teleport_by_the_rules_says_so_and_what_the_plans_were_worth():
+    """The rules keep the teleport (its jumps are theirs): the note says the rules jumped, and
+    gives the expected turns of the plans weighed, the best first (it may be another plan)."""
+    jumps = []
+    for i in range(8):
+        island = generate_island(32, 32, rng=np.random.default_rng([46, i]))
+        game, agent = build_game(island, "logic", 200 + i)
+        jumps += [e.text for e in play_agent(game, agent, notes=True)
+                  if type(e).__name__ == "AgentNoted" and "; teleport to (" in e.text]
+    assert jumps
+    for text in jumps:
+        assert "the rules' jump to the richest window" in text or "expected turns: teleport to (" in text, text
+        if "the rules' jump" in text:
+            listed = text.split("plans weighed, in turns: ")[1]
+            values = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|$)", listed)]
+            assert values and values == sorted(values) and all(v >= 1.0 for v in values), text

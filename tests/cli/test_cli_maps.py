@@ -13,6 +13,7 @@ from helpers import ROOT, SMALL_MAP
 from treasure_cli import __version__
 from treasure_cli.cli import cli
 from treasure_cli.islands.generator import generate_island
+from treasure_cli.islands.style import map_style
 from treasure_cli.rules.island import Island
 from treasure_cli.formats.map_file import format_map, parse_map, read_map
 
@@ -27,7 +28,7 @@ def expected_text(size: int, seed: int) -> str:
 
 def ok_line(path: Path | str, island: Island) -> str:
     return (
-        f"{path}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
+        f"{path}: ok, {island.width}x{island.height} {map_style(island)}, {len(island.land_regions)} land regions, "
         f"{len(island.prisons)} prisons, {int(island.mountain.sum())} mountain tiles, "
         f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
     )
@@ -144,7 +145,7 @@ def test_generate_malformed_options(args):
 
 # -- check ----------------------------------------------------------------------
 GOOD = SMALL_MAP
-GOOD_OK = f"ok, 6x5, 2 land regions, 2 prisons, 1 mountain tiles, r=2 f=5, digest {parse_map(SMALL_MAP).digest}"
+GOOD_OK = f"ok, 6x5 island, 2 land regions, 2 prisons, 1 mountain tiles, r=2 f=5, digest {parse_map(SMALL_MAP).digest}"
 
 
 def test_check_valid_files(tmp_path):
@@ -238,7 +239,7 @@ def test_generate_style_maze_writes_a_maze_that_check_accepts(tmp_path):
     island = read_map(path)
     assert island.mountain[1:-1, 1:-1].mean() > 0.3  # walls everywhere
     checked = run("check", str(path))
-    assert checked.exit_code == 0 and "ok, 21x21" in checked.stdout
+    assert checked.exit_code == 0 and "ok, 21x21 " in checked.stdout
     again = run("generate", "--size", "21", "--style", "maze", "--seed", "3")
     assert again.stdout == path.read_text()
     bad = run("generate", "--size", "21", "--style", "maze", "--mountains", "4")
@@ -259,6 +260,6 @@ def test_bench_style_maze_plays_mazes_and_says_so_in_its_json():
 def test_check_reports_a_missing_path_and_still_checks_the_others(tmp_path):
     result = CliRunner().invoke(cli, ["check", str(ROOT / "input" / "MAP_01.txt"), str(tmp_path / "nonexist.txt")])
     assert result.exit_code == 1
-    assert f"{ROOT / 'input' / 'MAP_01.txt'}: ok, 16x16" in result.stdout
+    assert f"{ROOT / 'input' / 'MAP_01.txt'}: ok, 16x16 island" in result.stdout
     assert f"{tmp_path / 'nonexist.txt'}: no such file or folder" in result.stdout
     assert "1 of 2 maps invalid" in result.stderr

@@ -2,10 +2,10 @@
 this machine offers (issue 42): a student's first try of any command with their own agent works.
 
 One game each on a tiny map. The kinds: a built-in, a Python file, a Python file with a helper
-module beside it, a module spec, a C++ program (examples/cpp, built here with g++), a program
-in another language speaking the protocol (examples/plain_agent.py, run as exec:), and a trained
-policy (a gym PolicyAgent behind a factory). The commands: run (--step, --html, --notes,
---json), check-agent, bench, tournament then replay --db, and contest (with its page). The
+module beside it, a module spec, a C++ program (examples/cpp, built here with g++), a Python
+program speaking the protocol (examples/plain_agent.py, run as exec:), a script in another
+language (POSIX sh, run as exec:), and a trained policy (a gym PolicyAgent behind a factory).
+The commands: run (--step, --html, --notes, --json), check-agent, bench, tournament then replay --db, and contest (with its page). The
 Gymnasium env has no opponent or policy slot that takes an agent: a trained policy plays
 through --agent, which this covers.
 """
@@ -43,10 +43,21 @@ def first_scan():
     return LargeScan()
 '''
 
-KINDS = ["builtin", "file", "package", "module", "cpp", "script", "policy"]
+# A script in another language than Python: POSIX sh, which every machine and sandbox has. It
+# scans where it stands at every action (a message's type is its first field).
+SHELL_AGENT = """#!/bin/sh
+while IFS= read -r line; do
+  case "$line" in
+    '{"type":"hello"'*|'{"type": "hello"'*) echo '{"type": "hello", "protocol": 1, "tiles": false}' ;;
+    '{"type":"act"'*|'{"type": "act"'*) echo '{"type": "action", "action": "scan"}' ;;
+    '{"type":"end"'*|'{"type": "end"'*) echo '{"type": "ready"}' ;;
+    '{"type":"bye"'*|'{"type": "bye"'*) exit 0 ;;
+  esac
+done
+"""
 
-# A file agent whose helper module sits beside it: the file's folder is not on its import path
-# yet (multi-file Python agents are issue 40's work).
+KINDS = ["builtin", "file", "package", "module", "cpp", "script", "shell", "policy"]
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """The tiny map in maps/, and every kind of agent's spec."""
@@ -56,6 +67,9 @@ def world(tmp_path_factory):
     (where / "pkg").mkdir()
     (where / "pkg" / "agent.py").write_text(HELPER_AGENT)
     (where / "pkg" / "tactics.py").write_text(HELPER)
+    (where / "sh").mkdir()
+    (where / "sh" / "agent.sh").write_text(SHELL_AGENT)
+    (where / "sh" / "agent.sh").chmod(0o755)
     if shutil.which("g++") is None or shutil.which("make") is None:
         pytest.fail("g++ and make are needed to build the C++ example agent (apt-get install g++ make)")
     build = where / "cpp"
@@ -69,6 +83,7 @@ def world(tmp_path_factory):
         "module": "treasure_cli.agents.greedy:GreedyAgent",
         "cpp": f"exec:{build / 'treasure-agent'}",
         "script": f"exec:{ROOT / 'examples' / 'plain_agent.py'}",
+        "shell": f"exec:{where / 'sh' / 'agent.sh'}",
         "policy": f"{ROOT / 'tests' / 'gym' / 'policy_example.py'}:make_agent",
     }
     return where, specs

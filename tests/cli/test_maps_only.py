@@ -59,7 +59,7 @@ def test_tournament_and_check_skip_them_too_but_a_log_named_by_itself_is_no_map(
     assert NOT_MAPS.format(hidden) in said and "greedy" in said
     code, said = invoke("check", "--recursive", str(hidden))
     assert code == 0, said
-    assert NOT_MAPS.format(hidden) in said and said.count(": ok, 16x16") == 2
+    assert NOT_MAPS.format(hidden) in said and said.count(": ok, 16x16 island") == 2
     code, said = invoke("check", str(hidden / "logs" / "LOG_01.txt"))
     assert code == 1 and "LOG_01.txt:1:3: expected the width and height" in said, said
 

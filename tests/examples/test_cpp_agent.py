@@ -185,3 +185,28 @@ def test_the_docs_hello_by_hand_gets_its_answer(folder):
     done = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True, timeout=10)
     assert done.returncode == 0, done.stderr
     assert done.stdout == shown
+
+
+def test_the_json_section_is_reusable_alone(tmp_path):
+    """The README says the JSON section of agent.cpp needs nothing else in the file: it compiles
+    alone, with a main of another agent's, and reads and writes a line as the README shows."""
+    source = (CPP / "agent.cpp").read_text()
+    head, marker, _ = source.partition("// ---------------------------------------------------------------- game ----")
+    assert marker and "JsonParser(line).parseDocument()" in README
+    main = '''
+int main() {
+    std::string line = R"({"type": "act", "turn": 3, "news": [true, null, "x\\n"]})";
+    Json m = JsonParser(line).parseDocument();
+    sendLine("{\\"type\\": " + jsonQuote(m["type"].str) + "}");
+    return m["news"].at(0).b && m["news"].at(2).str == "x\\n" ? 0 : 1;
+}
+'''
+    (tmp_path / "mine.cpp").write_text(head + main)
+    compiler = os.environ.get("CXX", "g++")
+    if shutil.which(compiler) is None:
+        pytest.fail(f"{compiler} is needed (apt-get install g++)")
+    built = subprocess.run([compiler, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o", str(tmp_path / "mine"),
+                            str(tmp_path / "mine.cpp")], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "mine")], capture_output=True, text=True, timeout=10)
+    assert ran.returncode == 0 and ran.stdout == '{"type": "act"}\n', (ran.returncode, ran.stdout)

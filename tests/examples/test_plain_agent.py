@@ -32,3 +32,14 @@ def test_it_plays_and_wins_as_a_program(tmp_path, monkeypatch):
     games = json.loads(result.stdout)
     assert [g["outcome"] for g in games] == ["WIN"], games
     assert (tmp_path / "LOG_01.txt").is_file()
+
+
+def test_it_declares_its_candidates_and_check_agent_beliefs_checks_them(monkeypatch):
+    """With notes on, each action carries its candidates (the protocol's note), so the kit shows
+    how a program in any language is checked with --beliefs; they always hold the treasure."""
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(cli, ["check-agent", "exec:examples/plain_agent.py", "--beliefs", "--games", "3",
+                                      "--agent-isolation", "process"])
+    assert result.exit_code == 0, result.output
+    assert "ok    beliefs: in 3 of 3 games the agent declared its candidates, and they always held the treasure" \
+        in result.output, result.output

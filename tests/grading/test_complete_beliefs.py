@@ -80,3 +80,15 @@ def test_an_exact_agent_passes(tmp_path):
     result = CliRunner().invoke(cli, ["check-agent", "logic", "--beliefs", "--complete", "--games", "3"])
     assert result.exit_code == 0, result.output
     assert "ok    complete beliefs: in 3 of 3 games the agent declared its candidates" in result.output
+
+
+def test_an_agent_that_declares_no_candidates_gets_no_ok_for_beliefs():
+    """greedy has no explain(): the games are played, but the belief checks see nothing to check,
+    and a check that saw nothing says so, not "ok" (issue 42)."""
+    result = CliRunner().invoke(cli, ["check-agent", "greedy", "--beliefs", "--complete", "--games", "2"])
+    assert result.exit_code == 1, result.output
+    assert "ok    legal actions: 2 of 2 games played to the end" in result.output, result.output
+    assert not re.search(r"^ok\s+(complete )?beliefs", result.output, flags=re.M), result.output
+    for name in ("beliefs", "complete beliefs"):
+        assert re.search(rf"^FAIL  {name}: the agent declared no candidates in 2 games .*nothing to check$",
+                         result.output, flags=re.M), result.output

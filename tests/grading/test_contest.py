@@ -4,6 +4,7 @@ three are equal; built-ins are baselines, never ranked; every agent plays the sa
 from __future__ import annotations
 
 import json
+import re
 
 from click.testing import CliRunner
 from helpers import ROOT
@@ -56,3 +57,24 @@ def test_the_contest_command_plays_the_same_seeds_for_every_agent(tmp_path):
     random = next(p for p in data["placings"] if p["name"] == "random")
     assert random["baseline"] and random["rank"] is None and random["rank_text"] == "-"
     assert {p["rank"] for p in data["placings"] if not p["baseline"]} <= {1, 2}
+
+
+def test_a_group_left_out_of_the_contest_has_its_line_and_a_group_with_no_win_no_podium(tmp_path):
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "ann.py").write_text(
+        "from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass Group(GreedyAgent):\n    pass\n")
+    (tmp_path / "class" / "bob.py").write_text(
+        "from treasure_cli import Agent\n\n\nclass Group(Agent):\n    def act(self, obs):\n        raise ValueError\n")
+    (tmp_path / "class" / "cat.py").write_text("class Broken(:\n")
+    args = ["contest", str(ROOT / "input" / "MAP_01.txt"), str(tmp_path / "class"), "--games", "2", "--seed", "4",
+            "--db", str(tmp_path / "c.sqlite"), "--jobs", "1", "--agent-isolation", "process"]
+    table = CliRunner().invoke(cli, args + ["--html", str(tmp_path / "page")])
+    assert table.exit_code == 1, table.output  # (bob's games failed)
+    assert re.search(r"^left out: cat: .*syntax", table.stdout, re.M | re.I), table.stdout
+    data = json.loads(CliRunner().invoke(cli, args + ["--json"]).stdout)
+    assert [g["name"] for g in data["left_out"]] == ["cat"] and data["left_out"][0]["verdict"] == "left out"
+    page = (tmp_path / "page" / "index.html").read_text()
+    shown = json.loads(re.search(r"const D = (\{.*?\});\n", page, re.S).group(1))
+    assert [g["name"] for g in shown["left_out"]] == ["cat"]
+    assert "bob" not in [p["name"] for p in shown["podium"]]  # ranked 2nd of 2, but it won nothing
+    assert [p["name"] for p in shown["podium"]] == ["ann"]

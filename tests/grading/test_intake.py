@@ -126,7 +126,8 @@ def test_a_class_plays_in_one_command_and_dry_run_plays_nothing(klass, tmp_path)
                               str(tmp_path / "r.sqlite"), "--dry-run", "--roster", str(roster)])
     assert dry.exit_code == 0, dry.output
     assert ("7 groups to play, 8 left out" if BUILDS else "6 groups to play, 9 left out") in dry.output
-    rows = {line.split("  ")[1]: line for line in dry.output.splitlines() if line.startswith("  ") and
+    groups = dry.output.partition("games to play")[0]  # (the maps are listed after, indented too)
+    rows = {line.split("  ")[1]: line for line in groups.splitlines() if line.startswith("  ") and
             not line.startswith("  left out")}
     assert re.fullmatch(r"  Élise D\. & Zoë M\.  python +TP_Treasure/agent\.py +2 files  106 B", rows["Élise D. & Zoë M."])
     assert re.fullmatch(r"  g05 +program +build/treasure-agent +2 files +[0-9.]+ kB", rows["g05"])

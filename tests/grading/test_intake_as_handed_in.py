@@ -1,7 +1,7 @@
 """Shapes of hand-in met when a class made apart from the project went through `treasure tournament`
 (issue 40's check): the plain kit as a Windows zip leaves it (no `#!`, no execute bit), a zip inside
-the group's zip or folder (as a course site's "download all" gives it), and a manifest that names a
-class its file does not have. Each gets the verdict a teacher would give, before any game."""
+the group's zip or folder (as a course site's "download all" gives it). Each gets the verdict a
+teacher would give."""
 
 from __future__ import annotations
 
@@ -46,8 +46,6 @@ def handed_in(c: Path) -> None:
     write(c / "rar" / "rendu.rar", b"Rar!\x1a\x07\x00" + b"\0" * 40)
     write(c / "nested-slip.zip", zipped({"in.zip": zipped({"agent.py": AGENT, "../../escaped.py": "x = 1\n"})}))
     write(c / "nested-bomb.zip", zipped({"in.zip": zipped({"agent.py": AGENT, **{f"f{i}": "" for i in range(2001)}})}))
-    write(c / "wrong-class" / "agent.toml", 'entry = "agent.py"\nclass = "MonAgent"\n')
-    write(c / "wrong-class" / "agent.py", AGENT)
     write(c / "kit-manifest" / "agent.toml", 'entry = "src/kit.py"\n')
     write(c / "kit-manifest" / "src" / "kit.py", KIT)
     write(c / "helper-script" / "Makefile", "all:\n\tcp run.sh agent && chmod +x agent\n")
@@ -74,7 +72,6 @@ def test_every_shape_of_hand_in_gets_the_verdict_a_teacher_would_give(tmp_path):
                "unpack it into a folder of its own and grade that",
         "nested-slip": "in.zip: the archive has a path outside its folder ('../../escaped.py'): refused",
         "nested-bomb": "in.zip: the archive has more files than the cap",
-        "wrong-class": 'agent.toml: class = "MonAgent", but agent.py has no MonAgent (its agent classes: Agent)',
         "kit-manifest": "python-program src/kit.py",
         "helper-script": "make agent",  # a build's program, not the helper script beside it
     }
@@ -84,8 +81,6 @@ def test_the_kit_without_its_execute_bit_and_a_zip_in_a_zip_play_and_have_their_
     c = tmp_path / "class"
     write(c / "kit" / "bot.py", KIT.replace("#!/usr/bin/env python3\n", ""))
     write(c / "nested.zip", zipped({"rendu/final.zip": zipped({"agent.py": AGENT})}))
-    write(c / "wrong-class" / "agent.toml", 'entry = "agent.py"\nclass = "MonAgent"\n')
-    write(c / "wrong-class" / "agent.py", AGENT)
     shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
     db, grades = tmp_path / "r.sqlite", tmp_path / "grades.csv"
     runner = CliRunner()
@@ -97,7 +92,7 @@ def test_the_kit_without_its_execute_bit_and_a_zip_in_a_zip_play_and_have_their_
     with open(grades, newline="", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert {name: (row["verdict"], row["games"]) for name, row in rows.items()} == {
-        "kit": ("played", "2"), "nested": ("played", "2"), "wrong-class": ("left out", "0")}
+        "kit": ("played", "2"), "nested": ("played", "2")}
     assert rows["kit"]["wins"] == "2"  # the kit wins both games on this map with this seed
 
 

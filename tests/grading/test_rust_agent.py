@@ -61,3 +61,33 @@ def test_a_rust_group_plays_a_tournament_and_has_its_row(tmp_path, binary, level
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert rows["rusty"]["verdict"] == "played" and rows["ann"]["verdict"] == "played"
     assert rows["rusty"]["games"] == "2", rows["rusty"]
+
+
+def test_a_cargo_group_is_built_in_the_sandbox_and_plays(tmp_path):
+    """Issue 40's language table: source with a Cargo.toml is built with cargo in the sandbox (no
+    network, the toolchain read-only), and the one program in target/release/ plays."""
+    rustc()
+    if shutil.which("cargo") is None and not (Path.home() / ".cargo" / "bin" / "cargo").is_file():
+        pytest.fail("cargo is not installed, so the crate cannot be built: `make test` installs it, "
+                    "or apt-get install cargo")
+    if not levels.bwrap_works():
+        pytest.fail("bubblewrap cannot run here: `make test` installs it")
+    klass = tmp_path / "class"
+    crate = klass / "crab" / "agent"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "crab-agent"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                                      "[dependencies]\n")
+    shutil.copy(SOURCE, crate / "src" / "main.rs")
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
+    db = tmp_path / "r.sqlite"
+    played = CliRunner().invoke(cli, ["tournament", str(klass), "--maps", str(tmp_path / "MAP_01.txt"), "--games", "2",
+                                      "--seed", "1", "--db", str(db), "--no-timing", "--agent-isolation", "sandbox",
+                                      "--jobs", "1"])
+    assert played.exit_code == 0, played.output
+    report = CliRunner().invoke(cli, ["tournament", "--db", str(db), "--report", "--csv", str(tmp_path / "g.csv")])
+    with open(tmp_path / "g.csv", newline="", encoding="utf-8") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert rows["crab"]["verdict"] == "played" and rows["crab"]["games"] == "2", (rows, report.output)
+    dry = CliRunner().invoke(cli, ["tournament", str(klass), "--maps", str(tmp_path / "MAP_01.txt"), "--db",
+                                   str(tmp_path / "d.sqlite"), "--dry-run"])
+    assert "crab  cargo  agent/target/release/crab-agent (built with cargo)" in dry.output, dry.output

@@ -501,12 +501,12 @@ def _program(tmp_path, name: str, body: str) -> str:
         read hello
         echo '{"type": "hello", "protocol": true}'
         read more
-     """, "protocol", "turn 0: the agent speaks protocol True, this program 1"),
+     """, "protocol", "turn 0: the agent speaks protocol true, this program 1"),
     ("""\
         read hello
         echo '{"type": "hello", "protocol": 1, "tiles": "no"}'
         read more
-     """, "protocol", 'turn 0: the agent\'s hello has "tiles": \'no\'; it is true or false'),
+     """, "protocol", 'turn 0: the agent\'s hello has "tiles": "no"; it is true or false'),
     ("""\
         read hello
         echo '{"type": "hello", "protocol": 1, "agent": "sh"}'
@@ -514,7 +514,7 @@ def _program(tmp_path, name: str, body: str) -> str:
         read act
         echo 'I scan now'
         read more
-     """, "protocol", "turn 1: the agent wrote a line that is not JSON: b'I scan now'"),
+     """, "protocol", 'turn 1: the agent wrote a line that is not JSON: "I scan now"'),
     ("""\
         read hello
         echo '{"type": "hello", "protocol": 1}'
@@ -522,7 +522,7 @@ def _program(tmp_path, name: str, body: str) -> str:
         read act
         echo '[1, 2]'
         read more
-     """, "protocol", "turn 1: the agent wrote b'[1, 2]', not a JSON object"),
+     """, "protocol", "turn 1: the agent wrote [1, 2], not a JSON object"),
     ("""\
         read hello
         echo '{"type": "hello", "protocol": 1}'
@@ -530,7 +530,7 @@ def _program(tmp_path, name: str, body: str) -> str:
         read act
         echo '{"type": "action", "action": "move", "direction": "X", "steps": 1}'
         read more
-     """, "protocol", "turn 1: a move's direction must be N, E, S or W, got 'X'"),
+     """, "protocol", 'turn 1: a move\'s direction must be N, E, S or W, got "X"'),
     ("""\
         read hello
         echo '{"type": "hello", "protocol": 1}'

@@ -163,12 +163,12 @@ def test_the_pace_is_measured_with_the_kinds_in_play(island, tmp_path, monkeypat
     assert asked and asked[0][3] is slow and pace_for(*asked[0]) is pace
     delays = sorted(float(x) for x in record.output.split())
     assert delays and delays[0] >= pace.turn
-    # inside the pace: a turn whose work overran it would be held to a multiple of it (play/pacing.hold)
+    # inside the pace: a turn whose work overran it would be held to a multiple of it (sandbox/pacing.hold)
     assert delays[len(delays) // 2] < 2 * pace.turn
 
 
 class FakeClock:
-    """time for play/pacing.hold: each reading moves it by `tick`, and a sleep lasts `overshoot` longer than asked."""
+    """time for sandbox/pacing.hold: each reading moves it by `tick`, and a sleep lasts `overshoot` longer than asked."""
 
     def __init__(self, now: float, overshoot: float = 0.0, tick: float = 1e-6):
         self.now, self.overshoot, self.tick = now, overshoot, tick

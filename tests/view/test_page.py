@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
+import unicodedata
 
 import numpy as np
 import pytest
@@ -130,9 +132,11 @@ def test_an_agents_name_cannot_put_markup_on_the_page():
         assert "&lt;img src=x onerror=alert(1)&gt;" in text  # the title, as text
 
 
-def test_svg_text_fits_however_long_the_agent_name(tmp_path, monkeypatch):
-    """The heading names the agent as given: a long path is not cut at the map's width."""
-    folder = tmp_path / ("a_long_folder_name_" * 6) / "mine"
+@pytest.mark.parametrize("name", ["a_long_folder_name_" * 6, "学生的文件夹" * 8], ids=["ascii", "wide"])
+def test_svg_text_fits_however_long_the_agent_name(tmp_path, monkeypatch, name):
+    """The heading names the agent as given: a long path is not cut at the map's width, nor one of
+    wide (East Asian) characters, which a monospace font draws two columns wide."""
+    folder = tmp_path / name / "mine"
     folder.mkdir(parents=True)
     shutil.copy(ROOT / "examples" / "densest_scan.py", folder / "student_agent.py")
     shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "MAP_01.txt")
@@ -148,6 +152,8 @@ def test_svg_text_fits_however_long_the_agent_name(tmp_path, monkeypatch):
     lines = re.findall(r'<text x="4" [^>]*font-family="monospace"[^>]*>([^<]*)</text>', text)
     named = [line for line in lines if spec in line]
     assert named, lines
-    # A 12 px monospace character is 0.6 em = 7.2 px wide: the longest line, from x=4, fits.
-    longest = max(len(line.replace("&quot;", '"').replace("&#x27;", "'").replace("&amp;", "&")) for line in lines)
+    # A 12 px monospace column is 0.6 em = 7.2 px wide (a wide character takes two): the longest
+    # line, from x=4, fits.
+    longest = max(sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in html.unescape(line))
+                  for line in lines)
     assert 4 + 7.2 * longest <= width, (longest, width)

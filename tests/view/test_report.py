@@ -89,3 +89,13 @@ def test_the_table_keeps_a_name_with_spaces_in_one_cell(saved):
     page = report_html(data)
     table = page[page.index('<table id="bench-table">'):]
     assert table.count("<td>students/my  agent.py:Agent</td>") == len(data["stats"])
+
+
+def test_the_header_gives_every_size_with_its_unit():
+    """The bench report's header reads as a person would write it: 1024 MiB, 64 KiB, 600 s (the
+    agents' output cap read 'output = 65536')."""
+    from treasure_cli.view.report import _options_html
+
+    header = _options_html({"limits": {"memory": 1 << 30, "cpu_seconds": 600, "file_size": 16 << 20,
+                                       "output": 64 << 10, "open_files": 32}})
+    assert "memory = 1024 MiB; cpu_seconds = 600 s; file_size = 16 MiB; output = 64 KiB; open_files = 32" in header

@@ -252,8 +252,9 @@ class LogicAgent:
             self._cand_box = self._cand_mass = None
             self._split_counts.clear()
 
-    def _rules(self, obs: Observation) -> Action:
-        """The action by logic's fixed order of rules, the knowledge up to date."""
+    def _rules(self, obs: Observation, verify_ok: bool = True) -> Action:
+        """The action by logic's fixed order of rules, the knowledge up to date; with
+        `verify_ok` False never a verification (the hints are still counted and settled)."""
         know = self.know
         n = self._count
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
@@ -273,6 +274,8 @@ class LogicAgent:
             box = self._cand_box
             n_eff = float(n)
             verify, gain_verify = self._best_split(box, n)
+        if not verify_ok:
+            verify, gain_verify = None, 0.0
         j_now = n_eff / SCAN_RATE
         racing = self.features.race and know.pirate_free
         if verify is not None and not racing and not self.belief.soft_hints:

@@ -1,15 +1,15 @@
-"""The planning agent (`logic`, issue 44): its search chosen by the turns each plan is expected to leave.
+"""The planning agent (`logic`, issue 44): each action chosen by the turns its plan is expected to leave.
 
 `LogicAgent` (now `logic-greedy`) picks its action by a fixed order of rules.
-This agent keeps its knowledge (the candidate tiles) and asks the same
-question first: is a verification, or the teleport, worth more than any scan?
-(`LogicAgent._rules`: the value of a hint's answer in actions of search saved,
-its teleport rules, and its race against the free pirate.) When the answer is
-a search action, the agent plans the turn instead of following the rules'
-walk: every plan of the turn's remaining actions (a large scan, each legal
-move, then the best second scan from where it lands; or the teleport to the
-richest window and its scans there) is scored by the turns it is expected to
-leave, in the game's own currency:
+This agent keeps its knowledge (the candidate tiles) and two of its rules: a
+plan of the turn that finds the treasure for sure, and the teleport (its jumps
+and its race against the free pirate; `LogicAgent._rules`, asked with its own
+test of a verification switched off). Everything else is planned: every plan
+of the turn's remaining actions (a large scan, each legal move, then the best
+second scan from where it lands; the teleport to the richest window and its
+scans there; or a hint's verification, then the best second action on each of
+its answers) is scored by the turns it is expected to leave, in the game's
+own currency:
 
 * the belief: the candidates weighted by what the unverified hints say about
   how the pirate draws (`belief.py`; verified hints, scans, the prison and the
@@ -21,11 +21,15 @@ leave, in the game's own currency:
   candidates still takes, measured on played games (a new hint comes each
   turn, so about one turn less each time n halves), plus, once the teleport
   is spent, what it was worth (`TELEPORT_VALUE`) and the walk to the
-  candidates that a turn's spare action cannot cover (`_walk_turns`).
+  candidates that a turn's spare action cannot cover (`_walk_turns`);
+* a verification is true with the chance the belief gives its set, and each
+  answer leaves its side's candidates: a turn a halving of them, counted from
+  the turns the game takes now (`_verify_options`, VERIFY_SLOPE).
 
-So the agent scans here when that is worth more than walking, walks toward
-candidates only as far as the walk saves turns, and keeps its teleport while
-a jump would leave far candidates to walk to.
+So the agent verifies when an answer saves more turns than a scan finds,
+scans here when that is worth more than walking, walks toward candidates only
+as far as the walk saves turns, and keeps its teleport while a jump would
+leave far candidates to walk to.
 """
 
 from __future__ import annotations
@@ -51,6 +55,9 @@ PLAN_MAX_CANDIDATES = 1 << 14  # more candidates than this (only on maps over 12
 FIELD_AREA = 1 << 18   # tiles a walking search may cover (~12 ms at most)
 FIELD_MARGIN = 16      # tiles around the candidates' box that a search on a big map may use
 SPARE_WALK = 4.0       # tiles a turn's spare action walks while hints are verified
+VERIFY_PLANS = True    # verifications priced in expected turns, as plans (False: the rules' test, as before)
+VERIFY_PAIRS = 16      # the most hints whose verifications are priced in one action (the least certain)
+VERIFY_SLOPE = 1.0     # turns a halving of the candidates by a hint's answer is worth (a new hint a turn)
 
 
 def future_turns(n: float) -> float:
@@ -84,24 +91,32 @@ class PlanningAgent(LogicAgent):
         self._spread = 0.0                           # mean walk from that window to the candidates
         self._field: np.ndarray | None = None        # walking distances from it (a part of the map, or none)
         self._field_origin: Pos = (0, 0)             # the map tile of the field's first row and column
+        self._tp_free = True                         # the teleport is kept (this action's)
+        self._jumped = False                         # the last action was the rules' teleport, the plans weighed
+        self._verify_splits: dict[int, int] = {}     # hint number -> candidates in its set (this action's)
+        self._verify_chance: dict[int, float] = {}   # hint number -> the chance it is true (this action's)
 
     # ------------------------------------------------------------------ act
     def _act(self, obs: Observation) -> Action:
         self._why = None
-        self._planned = False
+        self._planned = self._jumped = False
         self._observe(obs)
         n = self._count
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
             self._why = ("no candidate left", 0.0, 0.0)
             return LargeScan()
-        # The rules first: a verification, or the teleport, when they are worth more than any scan.
-        ruled = self._rules(obs)
-        if type(ruled) is Verify or type(ruled) is Teleport:
+        if n > PLAN_MAX_CANDIDATES:
+            # A scan finds it with a chance under 1/600: where to look hardly matters yet.
+            return self._rules(obs)
+        # The rules first, for the sure cases: a plan that finds the treasure for sure, and
+        # the teleport (its jumps, and the race against the free pirate). Verifications are
+        # priced below, in the plans' own currency.
+        ruled = self._rules(obs, verify_ok=not VERIFY_PLANS)
+        if type(ruled) is Verify:  # (only without VERIFY_PLANS: the rules' own test)
             return ruled
         if self._why is not None and self._why[0] == "this plan finds the treasure for sure":
             return ruled
-        if n > PLAN_MAX_CANDIDATES:
-            return ruled  # a scan finds it with a chance under 1/600: where to look hardly matters yet
+        rules_teleport = ruled if type(ruled) is Teleport else None
         self._why = None
         self._planned = True
         if self._cand is not self._dist_cand:
@@ -128,7 +143,7 @@ class PlanningAgent(LogicAgent):
                 self._weights_mass = _Mass(weights, walk, box)
             mass = self._weights_mass
 
-        tp_free = not obs.teleport_used
+        tp_free = self._tp_free = not obs.teleport_used
         options: list[tuple[float, str, Action, int]] = []  # (expected turns after this one, label, action, order)
         for value, label, action in self._scan_options(walk, pos, mass, n, tp_free, obs.actions_left >= 2):
             options.append((value, label, action, 0))
@@ -137,10 +152,16 @@ class PlanningAgent(LogicAgent):
             if target != pos:
                 options.append((self._teleport_value(walk, target, mass, n, obs.actions_left >= 2),
                                 f"teleport to ({target[0]}, {target[1]})", Teleport(target), 1))
+        if VERIFY_PLANS:
+            for value, label, action in self._verify_options(pos, weights, box, n, obs.actions_left >= 2):
+                options.append((value, label, action, 2))
         options.sort(key=lambda o: (o[0], o[3]))  # stable: the first of equals in move order
         best_value, _, best, _ = options[0]
         self._weighed = [(label, 1.0 + value) for value, label, _, _ in options[:4]]
         self._why = ("", 1.0 + best_value, 0.0)
+        if rules_teleport is not None and type(best) is not Verify:
+            self._jumped = True  # the rules' jump, not the best plan's first action
+            return rules_teleport
         return best
 
     # ------------------------------------------------------------ belief
@@ -194,6 +215,10 @@ class PlanningAgent(LogicAgent):
     def _walk_turns(self, pos: Pos, f: float) -> float:
         """Turns of walking from `pos` to the candidates beyond what `f` turns' spare actions walk:
         the walk to the candidates' richest window, and on from there (their mean walk from it)."""
+        return max(0.0, self._walk_distance(pos) - SPARE_WALK * (f - 1.0)) / WALK_PER_TURN
+
+    def _walk_distance(self, pos: Pos) -> float:
+        """Tiles from `pos` to the candidates' richest window, and on to the candidates (their mean)."""
         target = self._walk_goal()
         far = float(abs(pos[0] - target[0]) + abs(pos[1] - target[1]))
         field, (r0, c0) = self._field, self._field_origin
@@ -204,8 +229,7 @@ class PlanningAgent(LogicAgent):
                 d = 2.0 * far
         if d < 0:  # no walking field here (see _walk_goal): the straight line
             d = far
-        d += self._spread
-        return max(0.0, d - SPARE_WALK * (f - 1.0)) / WALK_PER_TURN
+        return d + self._spread
 
     def _walk_goal(self) -> Pos:
         """The richest 5x5 window of the candidates, and (kept with them) the walking distances
@@ -282,6 +306,120 @@ class PlanningAgent(LogicAgent):
                 value = min(value, (1 - c2) * self._future(n * (1 - c2), False, (r, c)))
         return value
 
+    def _verify_options(self, pos: Pos, weights: np.ndarray, box: tuple[slice, slice],
+                        n: int, two: bool) -> list[tuple[float, str, Action]]:
+        """Each open hint's verification, with the expected turns it leaves after this one.
+
+        Its answer is "inside" with the chance m, the share of the belief's weight in its
+        set, and leaves the candidates of that side, their weights kept. With two actions
+        left, the second is the best on that side: a scan here or a small move's (its share
+        c of the side's weight found now, the rest left), another verification, or nothing
+        found (a move). All over the candidates only (a vector of them), every hint and
+        every pair of hints at once."""
+        know = self.know
+        hints = know.open_hints()
+        if not hints:
+            return []
+        cand = self.know.candidates
+        rows, cols = box
+        w_map = cand.shape[1]
+        sub = cand[box]
+        flat_r, flat_c = np.nonzero(sub)
+        flat_r += rows.start
+        flat_c += cols.start
+        idx = flat_r * w_map + flat_c
+        kept, sets = [], []
+        for number in hints:
+            mask = know.open_mask(number)
+            if mask is None:
+                continue
+            s = mask.ravel()[idx]
+            inside = int(np.count_nonzero(s))
+            if inside == 0 or inside == n:
+                know.settle(number)
+                continue
+            kept.append(number)
+            sets.append(s)
+        if not kept:
+            return []
+        wc = weights.ravel()[idx]                       # the belief's weights (chance of each side)
+        if len(kept) > VERIFY_PAIRS:
+            # Only the hints whose answer is least certain are priced (a 1024x1024 game may
+            # hold hundreds open, and pairs cost their square): an answer near 50/50 teaches
+            # the most, so these are nearly always the best (not always: the sizes of the
+            # sides count too).
+            total = float(wc.sum())
+            doubt = [abs(float(wc[s].sum()) / total - 0.5) for s in sets]
+            chosen = sorted(range(len(kept)), key=lambda i: (doubt[i], i))[:VERIFY_PAIRS]
+            chosen.sort()
+            kept, sets = [kept[i] for i in chosen], [sets[i] for i in chosen]
+        S = np.array(sets, dtype=np.float64)           # hints x candidates
+        counts = S.sum(axis=1)                          # candidates inside each set
+        both = S @ S.T                                  # candidates inside two sets
+        total = float(wc.sum())
+        win = S @ wc                                    # weight inside each set
+        wboth = (S * wc) @ S.T
+        m = win / total                                 # chance each hint is true
+        # What an answer teaches, in turns: VERIFY_SLOPE a halving of the candidates, from the
+        # turns the game takes with them all now. (The measured table's slope, a third of a turn
+        # to a turn a halving, is an average over games that verified as they went: priced with
+        # it, an answer was worth too little and the agent verified too late.)
+        f0 = self._future(float(n), self._tp_free, pos)
+        l0 = math.log2(n)
+
+        def here(k: np.ndarray) -> np.ndarray:
+            """Turns after this one with `k` candidates (an array) left by an answer: never
+            fewer than one (the turn that scans the last of them)."""
+            return np.maximum(f0 + VERIFY_SLOPE * (np.log2(np.maximum(k, 1.0)) - l0), 1.0)  # type: ignore[no-any-return]
+
+        if not two:
+            values = m * here(counts) + (1 - m) * here(n - counts)
+        else:
+            # Second action a verification j: four sides (k in/out, j in/out).
+            cin, cout = counts[:, None], (n - counts)[:, None]
+            cjj = np.diag(both)[None, :]
+            wkk, wjj = win[:, None], win[None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pj_in = np.where(wkk > 0, wboth / wkk, 0.0)
+                pj_out = np.where(total - wkk > 0, (wjj - wboth) / (total - wkk), 0.0)
+            n_ii, n_io = both, cin - both
+            n_oi, n_oo = cjj - both, cout - cjj + both
+            v_in = pj_in * here(n_ii) + (1 - pj_in) * here(n_io)
+            v_out = pj_out * here(n_oi) + (1 - pj_out) * here(n_oo)
+            np.fill_diagonal(v_in, np.inf)
+            np.fill_diagonal(v_out, np.inf)
+            best_in = np.minimum(v_in.min(axis=1), here(counts))  # (a move: nothing found)
+            best_out = np.minimum(v_out.min(axis=1), here(n - counts))
+            # Second action a scan: the scan's mass (the search's weights) on each side.
+            searched = self._search_weights(weights)
+            pv = wc if searched is weights else searched.ravel()[idx]
+            pin = S @ pv
+            ptotal = float(pv.sum())
+            squares = [(pos, 2)] + [((r, c), 1) for _, r, c in self._moves(self._walk, pos).small]
+            qr = np.array([q[0][0] for q in squares])[:, None]
+            qc = np.array([q[0][1] for q in squares])[:, None]
+            qk = np.array([q[1] for q in squares])[:, None]
+            inq = ((np.abs(flat_r[None, :] - qr) <= qk) & (np.abs(flat_c[None, :] - qc) <= qk)).astype(np.float64)
+            q_all = (inq @ pv)[:, None]                 # squares x 1: the weight each scan sees
+            q_in = inq @ (S * pv).T                     # squares x hints: of it, inside each set
+            with np.errstate(divide="ignore", invalid="ignore"):
+                c_in = np.where(pin > 0, q_in / pin, 0.0)
+                c_out = np.where(ptotal - pin > 0, (q_all - q_in) / (ptotal - pin), 0.0)
+            c_in, c_out = np.clip(c_in, 0.0, 1.0), np.clip(c_out, 0.0, 1.0)
+            best_in = np.minimum(best_in, ((1 - c_in) * here(counts * (1 - c_in))).min(axis=0))
+            best_out = np.minimum(best_out, ((1 - c_out) * here((n - counts) * (1 - c_out))).min(axis=0))
+            values = m * best_in + (1 - m) * best_out
+        self._verify_splits = {number: int(c) for number, c in zip(kept, counts)}
+        self._verify_chance = {number: float(c) for number, c in zip(kept, m)}
+        return [(float(v), f"verify {number}", Verify(number)) for number, v in zip(kept, values)]
+
+    def _search_weights(self, weights: np.ndarray) -> np.ndarray:
+        """The weights the scans are priced with: the urgency's while racing (as `_act` left
+        them over the candidates' box), else the belief's."""
+        if self.features.race and self.know.pirate_free and self._urgency_out is not None:
+            return self._urgency_out
+        return weights
+
     # ------------------------------------------------------------ notes
     def explain(self) -> Note | None:
         """The rules' note when they chose (a verification, the teleport, a sure scan); else the
@@ -295,8 +433,17 @@ class PlanningAgent(LogicAgent):
         if self._why is None or self.know is None:
             return None
         weighed = self._weighed
+        listed = ", ".join(f"{label} {turns:.2f}" for label, turns in weighed)
+        chose = self._chose
+        if self._jumped and type(chose) is Teleport:
+            text = (f"{self._count} candidates; {_describe(chose)}: the rules' jump to the richest window, "
+                    f"far, worth the walk it saves; plans weighed, in turns: {listed}")
+            return Note(text, self._candidate_tiles())
         (_, best), rest = weighed[0], weighed[1:]
         against = f"saves {rest[0][1] - best:.2f} on {rest[0][0]}" if rest else "saves 0.00: no other plan"
-        listed = ", ".join(f"{label} {turns:.2f}" for label, turns in weighed)
-        text = f"{self._count} candidates; {_describe(self._chose)}: {best:.2f} turns, {against}; expected turns: {listed}"
+        text = f"{self._count} candidates; {_describe(chose)}: {best:.2f} turns, {against}; expected turns: {listed}"
+        if type(chose) is Verify and chose.number in self._verify_splits:
+            inside = self._verify_splits[chose.number]
+            text += (f"; hint {chose.number} is true with chance {self._verify_chance[chose.number]:.2f}"
+                     f" and splits them {inside}/{self._count - inside}")
         return Note(text, self._candidate_tiles())

@@ -93,7 +93,7 @@ BUILTIN: dict[str, _Builtin] = {
                        "a typical-student baseline: verify, scan, walk to the densest spot, chase the pirate"),
     "random": _Builtin("treasure_cli.agents.random_agent:RandomAgent",
                        "uniformly random legal actions, never teleports (a floor)"),
-    # Ablations: logic-greedy (the rules the planner asks first) with one idea switched,
+    # Ablations: logic-greedy (the rules the planner keeps for sure scans and the teleport) with one idea switched,
     # to measure what each adds (docs/agent.md).
     "logic-no-tie-break": _ablation(tie_break=False),
     "logic-plan-two": _ablation(plan_two=True),
@@ -530,8 +530,14 @@ def _callable(module: types.ModuleType, attr: str, spec: str) -> Callable[..., A
         raise AgentLoadError(f"agent {spec!r}: {attr!r} is not a Python name (expected FILE_OR_MODULE:Class)")
     target = getattr(module, attr, None)
     if target is None:
+        import difflib
+
         where = getattr(module, "__file__", None) or module.__name__
-        raise AgentLoadError(f"agent {spec!r}: {where} has no {attr!r}")
+        # (in the agent's own process, its module loaded: a class named in a group's agent.toml)
+        offered = [name for name, value in vars(module).items() if not name.startswith("_") and callable(value)
+                   and getattr(value, "__module__", None) == module.__name__]
+        close = difflib.get_close_matches(attr, offered, n=1)
+        raise AgentLoadError(f"agent {spec!r}: {where} has no {attr!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
     if not callable(target):
         raise AgentLoadError(f"agent {spec!r}: {attr!r} is not a class or a function")
     return target  # type: ignore[no-any-return]

@@ -1,4 +1,6 @@
 """The `treasure` command line: parse options, call the library, print.
+May import every layer below it: the top modules (`errors`, `version`, `compiled`), `rules/`, `islands/`,
+`agents/`, `formats/`, `sandbox/`, `play/`, `grading/`, `view/`, `gym/`; nothing imports it.
 
 One module per command (`cli/run.py` is `treasure run`, ...); what several share is in
 `cli/options.py`, and how every command ends (errors, Ctrl-C, SIGTERM) in `cli/group.py`.

@@ -67,8 +67,11 @@ def check(inputs: tuple[str, ...], recursive: bool = False) -> None:
             failed += 1
             click.echo(printable(f"{quote_name(str(path))}: {problem}"))
             continue
+        from treasure_cli.islands.style import map_style  # (numpy: not on the CLI's start-up)
+
         click.echo(printable(
-            f"{quote_name(str(path))}: ok, {island.width}x{island.height}, {len(island.land_regions)} land regions, "
+            f"{quote_name(str(path))}: ok, {island.width}x{island.height} {map_style(island)}, "
+            f"{len(island.land_regions)} land regions, "
             f"{len(island.prisons)} prisons, {int(island.mountain.sum())} mountain tiles, "
             f"r={island.reveal_turn} f={island.free_turn}, digest {island.digest}"
         ))

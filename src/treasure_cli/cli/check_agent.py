@@ -33,7 +33,8 @@ from treasure_cli.cli.options import (
               metavar="SECONDS", help="A game still running after SECONDS fails the check.")
 @click.option("--beliefs", is_flag=True,
               help="Ask for the agent's notes (its explain()) and fail a game at the first turn its "
-                   "declared candidates leave out the treasure's tile.")
+                   "declared candidates leave out the treasure's tile. An agent that declares none fails it: "
+                   "there is nothing to check.")
 @click.option("--complete", is_flag=True,
               help="With --beliefs: also fail a game at the first turn its declared candidates keep tiles the "
                    "facts so far rule out (the referee's exact candidates), naming how many and which fact.")

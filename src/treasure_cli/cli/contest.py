@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -57,7 +58,7 @@ def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, game
     or the submissions themselves). Every agent plays the same N games of
     MAP (the same seeds), recorded in a results store as a tournament's are.
     The groups are ranked by wins, then mean turns to a win, then time per
-    turn; they share a rank only when all three are equal. Built-ins given
+    action; they share a rank only when all three are equal. Built-ins given
     with --with are baselines: listed, marked, never ranked among the
     groups. --html DIR writes the contest page for the projector: a board
     per agent, all playing in step, and a podium. The exit status is 1 if
@@ -106,6 +107,8 @@ def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, game
     finally:
         if bar_box:
             bar_box[0].__exit__(None, None, None)
+    # Every group has its line: those that never played are listed under the ranking, scoring zero.
+    result = dataclasses.replace(result, left_out=tuple((x.name, x.status, x.reason) for x in left_out))
     if html_dir is not None:
         from treasure_cli.view.contest import write_contest_page
 

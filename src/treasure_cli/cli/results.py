@@ -14,6 +14,7 @@ from treasure_cli.cli.group import Terminated
 from treasure_cli.cli.options import (
     isolation_settings, map_files, maps_searched,
 )
+from treasure_cli.cli.progress import ProgressLine, eta_trace
 
 
 def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, footer: str,
@@ -65,76 +66,6 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
         sys.exit(1)
 
 
-class ProgressLine:
-    """One line on stderr, redrawn in place (at most 5 times a second): games done of total, the
-    ETA and the failures per agent (grading/progress.py). Nothing at all when stderr is not a
-    terminal (a log file or a pipe gets the results, not a stream of redraws)."""
-
-    def __init__(self, label: str, estimate, stream=None) -> None:
-        self.label, self.estimate = label, estimate
-        self.stream = stream if stream is not None else sys.stderr
-        self.live = self.stream.isatty()
-        self.shown = 0.0
-        self.width = 0
-        self.show(force=True)
-
-    def show(self, force: bool = False) -> None:
-        import shutil
-        import time
-
-        if not self.live or (not force and time.monotonic() - self.shown < 0.2
-                             and self.estimate.done < self.estimate.total):
-            return
-        self.shown = time.monotonic()
-        columns = shutil.get_terminal_size((100, 20)).columns
-        text = printable(f"{self.label} {self.estimate.line(columns - len(self.label) - 2)}")
-        self.stream.write("\r" + text + " " * max(0, self.width - len(text)))
-        self.stream.flush()
-        self.width = len(text)
-
-    def close(self) -> None:
-        """End the line (once), leaving its last state on screen."""
-        if self.live and self.width:
-            self.show(force=True)
-            self.stream.write("\n")
-            self.stream.flush()
-        self.live = False
-
-
-ETA_TRACE = "TREASURE_CLI_ETA_TRACE"  # benchmarks/eta_accuracy.py: a file to log each estimate in
-
-
-class EtaTrace:
-    """With TREASURE_CLI_ETA_TRACE=FILE (benchmarks/eta_accuracy.py, not for users): one JSON line
-    appended per event, each with its time (`t`, time.monotonic): the plan (`plan`: [agent, tiles] of
-    each game to play, and `workers`), a game handed over (`start`: agent, `tiles`, `key`), a game
-    ended (`end`: agent, `tiles`, `seconds`, `busy`, `failed`, `key`, then the games `done` of
-    `total` and the `eta` the progress line would show then, in seconds). Enough to play the run
-    again through an estimate (`eta_accuracy.py --replay`)."""
-
-    def __init__(self, path: str) -> None:
-        self.out = open(path, "a", encoding="utf-8")
-
-    def __call__(self, event: dict, estimate=None) -> None:
-        import time
-
-        event["t"] = time.monotonic()
-        if estimate is not None:
-            event.update(done=estimate.done, total=estimate.total, eta=estimate.remaining())
-        self.out.write(json.dumps(event) + "\n")
-        self.out.flush()
-
-    def close(self) -> None:
-        self.out.close()
-
-
-def _eta_trace() -> EtaTrace | None:
-    import os
-
-    path = os.environ.get(ETA_TRACE)
-    return EtaTrace(path) if path else None
-
-
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                      no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
                      verdicts: list | None = None, include_secret_seed: bool = False,
@@ -159,7 +90,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
                                "same process): drop --agent-isolation none")
     line: list[ProgressLine] = []
     counts = {"already": 0, "to play": 0, "played": 0}
-    trace = _eta_trace()
+    trace = eta_trace()
 
     def plan(todo, already: int) -> None:
         from treasure_cli.grading.progress import Estimate, Planned
@@ -292,7 +223,7 @@ def leaderboard(db_path: str | None, all_versions: bool, truth_rate: float | Non
             from treasure_cli.grading.progress import Estimate, Planned
 
             if not replays:
-                replays.append(ProgressLine("replaying the games not won", Estimate(
+                replays.append(ProgressLine("replaying the games", Estimate(
                     [Planned("", 1)] * total, noun=False)))
                 replays.append(replays[0].estimate.start)
             now = time.monotonic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,9 @@ from treasure_cli.cli.options import (
     isolation_options, isolation_settings, map_files, map_names, set_intake_caps, split_csv,
 )
 from treasure_cli.cli.results import leaderboard, play_tournament
+
+if TYPE_CHECKING:
+    from treasure_cli.play.bench import MapInfo
 
 
 # ---------------------------------------------------------------- tournament
@@ -42,13 +46,13 @@ from treasure_cli.cli.results import leaderboard, play_tournament
 @click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game (or the ranking) as JSON.")
 @click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
 @click.option("--report", is_flag=True,
-              help="Play nothing: rank the agents of --db by win % with paired sign tests (a table; "
+              help="Play nothing: rank the agents of --db by wins, then turns to a win, with paired sign tests (a table; "
                    "--json, --html DIR, --csv FILE).")
 @click.option("--all-versions", is_flag=True,
               help="With --report: one row per version of an agent's code, not only its latest.")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="With --report: write the leaderboard into DIR/teacher (everything: a page per agent, a replay "
-                   "page per lost or failed game; needs --maps to replay the losses) and DIR/public (to publish: "
+                   "page per game, wins included; needs --maps to replay them) and DIR/public (to publish: "
                    "ranks, verdicts, win rates, and only the games of --public-maps).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE.csv",
               help="With --report: write the gradebook (one row per student) as CSV.")
@@ -172,12 +176,21 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
                                    + ("" if recursive else " (not its subfolders: --no-recursive)"))
     maps = tuple(str(p) for p in found_maps)
     if dry_run:
-        from treasure_cli.grading.submissions import dry_run_lines
+        from treasure_cli.errors import TreasureError
+        from treasure_cli.grading.submissions import dry_run_lines, maps_lines
+        from treasure_cli.play.bench import read_playable
 
         for line in dry_run_lines(found, left_out, len(specs), len(maps), games):
             click.echo(one_line(line))
+        try:
+            playable, _ = read_playable(list(maps))
+        except TreasureError:
+            click.echo("estimated time: none (no map could be played)")
+            return
+        for line in maps_lines(playable, map_names(maps_path, found_maps)):
+            click.echo(one_line(line))
         click.echo(one_line(_estimate_line(db_path, specs, {s.spec: s.name for s in found}, agent_isolation,
-                                           maps, games, jobs or os.cpu_count() or 1)))
+                                           playable, games, jobs or os.cpu_count() or 1)))
         return
     from treasure_cli.grading.publish import published_warnings
 
@@ -195,21 +208,16 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
                      map_names(maps_path, found_maps))
 
 
-def _estimate_line(db_path: str, specs: list[str], labels: dict[str, str], isolation: str, maps: tuple[str, ...],
-                   games: int, workers: int) -> str:
+def _estimate_line(db_path: str, specs: list[str], labels: dict[str, str], isolation: str,
+                   playable: dict[str, MapInfo], games: int, workers: int) -> str:
     """The dry run's estimate of the time (grading/estimate.py), for the maps a game can be played on."""
     from treasure_cli.errors import TreasureError
     from treasure_cli.grading.estimate import estimate
-    from treasure_cli.play.bench import read_playable
     from treasure_cli.sandbox.levels import effective_level
 
     try:
         level = effective_level(isolation)[0]
     except TreasureError:
         level = isolation  # (the run itself would refuse it, and say why)
-    try:
-        playable, _ = read_playable(list(maps))
-    except TreasureError:
-        return "estimated time: none (no map could be played)"
     tiles = [info.width * info.height for info in playable.values()]
     return estimate(db_path, specs, labels, level, tiles, games, workers).line()

@@ -10,6 +10,7 @@ exact shapes the protocol allows and says what is wrong with anything else.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import typing
 from typing import Any
@@ -162,10 +163,21 @@ def encode_action(action: object) -> dict[str, Any]:
     return {"type": "action", "action": "invalid", "repr": repr(action)[:200]}
 
 
+def as_sent(value: Any, limit: int = 80) -> str:
+    """A value an agent sent, in JSON's words (`true`, `null`, `"3"`), as a program in any
+    language wrote it, not in this program's (`True`, `None`, `'3'`); cut past `limit` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):  # (not from a JSON message)
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _int(message: dict[str, Any], key: str) -> int:
     value = message.get(key)
     if type(value) is not int:
-        raise ProtocolError(f"{key!r} must be an integer, got {value!r:.80}")
+        got = f"got {as_sent(value)}" if key in message else "it is missing"
+        raise ProtocolError(f'"{key}" must be an integer, {got}')
     return value
 
 
@@ -178,15 +190,15 @@ def decode_action(message: dict[str, Any]) -> Action | str:
     if kind == "move":
         direction = message.get("direction")
         if direction not in ("N", "E", "S", "W"):
-            raise ProtocolError(f"a move's direction must be N, E, S or W, got {direction!r:.80}")
+            raise ProtocolError(f"a move's direction must be N, E, S or W, got {as_sent(direction)}")
         return Move(Direction[direction], _int(message, "steps"))
     if kind == "scan":
         return LargeScan()
     if kind == "teleport":
         to = message.get("to")
         if not (isinstance(to, list) and len(to) == 2 and all(type(x) is int for x in to)):
-            raise ProtocolError(f"a teleport's 'to' must be [row, col], got {to!r:.80}")
+            raise ProtocolError(f"a teleport's \"to\" must be [row, col], got {as_sent(to)}")
         return Teleport((to[0], to[1]))
     if kind == "invalid":
         return str(message.get("repr"))[:200]
-    raise ProtocolError(f"unknown action {kind!r:.80}")
+    raise ProtocolError(f"unknown action {as_sent(kind)}")

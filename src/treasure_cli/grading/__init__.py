@@ -1,4 +1,4 @@
-"""A class's agents graded: submissions, the results store, the ranking, similarity, check-agent.
-
-Imports `play/` and `sandbox/` and everything below them; never `view/` or `cli/`.
+"""A class graded: submissions and intake, the results store, the ranking, the contest, similarity, check-agent.
+May import `play/` and `sandbox/` and all below them: the top modules (`errors`, `version`, `compiled`),
+`rules/`, `islands/`, `agents/`, `formats/`; never `view/`, `gym/` or `cli/`.
 """

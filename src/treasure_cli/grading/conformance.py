@@ -74,6 +74,8 @@ class Timed:
             self.explain = agent.explain
         if hasattr(agent, "printed"):  # what it printed at each turn (play_agent's `output`)
             self.printed = agent.printed
+        if hasattr(agent, "quoted"):  # a program's action as it sent it, for an illegal one's message
+            self.quoted = agent.quoted
 
     def act(self, obs):
         start = time.perf_counter()
@@ -264,11 +266,16 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
                         "the same seed gave the same game, event for event" if played and not differs
                         else "no game to compare" if not played else "; ".join(differs)))
     unseen = f"no game played to the end ({len(todo) - played} of {len(todo)} failed or stopped): nothing to check"
+    undeclared = (f"the agent declared no candidates in {counted(played, 'game')} (explain() returning "
+                  "Note(text, tiles)): nothing to check")
     if beliefs and not played:
         checks.append(Check("beliefs", False, unseen))
+    elif beliefs and not noted:  # games, but nothing in them to check: no "ok"
+        checks.append(Check("beliefs", False, undeclared))
+        if complete:
+            checks.append(Check("complete beliefs", False, undeclared))
     elif beliefs:
-        said = (f"in {noted} of {counted(played, 'game')} the agent declared its candidates, and they always held the treasure"
-                if noted else "the agent declared no candidates (explain() returning Note(text, tiles))")
+        said = f"in {noted} of {counted(played, 'game')} the agent declared its candidates, and they always held the treasure"
         if wrong:
             said = f"in {len(wrong)} of {counted(played, 'game')} its candidates left out the treasure" + "".join(
                 f"\n    {w}" for w in wrong)

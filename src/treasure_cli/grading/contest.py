@@ -84,6 +84,7 @@ class Contest:
     already: int = 0
     seconds: float = 0.0
     secret_seed: bool = False
+    left_out: tuple[tuple[str, str, str], ...] = ()  # (group, verdict, reason) of each group that never played
 
     @property
     def time_unit(self) -> str:
@@ -175,5 +176,7 @@ def contest_json(contest: Contest) -> dict:
                           "games": [{"game_id": r.game_id, "index": r.game_index, "seed": r.seed,
                                      "outcome": r.outcome, "reason": r.reason, "turns": r.turns}
                                     for r in p.games]}
-                         for p in contest.placings]}
+                         for p in contest.placings],
+            "left_out": [{"name": name, "verdict": status, "reason": reason}
+                         for name, status, reason in contest.left_out]}
 

@@ -40,7 +40,7 @@ from treasure_cli.sandbox import class_parse
 from treasure_cli.sandbox import languages, tree
 
 MANIFEST = "agent.toml"
-BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt")
+BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "Cargo.toml")
 # A Python program that speaks the protocol itself (the plain kit): started by the system's Python in
 # its folder, through the launcher script that Node.js groups get (sandbox/languages.py), so it needs
 # neither `#!` nor the execute bit that an archive made on Windows does not keep.
@@ -327,9 +327,6 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
             raise AgentLoadError(f"{manifest}: {rel} has {len(acting)} agent classes; say which: class = \"NAME\"")
         if not cls.isidentifier():
             raise AgentLoadError(f"{manifest}: class {cls!r} is not a Python name")
-        if not re.search(rb"\b" + cls.encode() + rb"\b", entry.read_bytes()):  # (under the cap: parsed above)
-            has = ", ".join(acting or lone) or "none"
-            raise AgentLoadError(f"{manifest}: class = \"{cls}\", but {rel} has no {cls} (its agent classes: {has})")
         return Found(f"{marked(root, Path(rel))}:{cls}", "python", rel, files, size)
     if not _program(entry):
         raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")

@@ -32,11 +32,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from treasure_cli.agents.registry import exec_command, is_exec_spec, is_file_spec
+from treasure_cli.agents.registry import exec_command, group_top, is_exec_spec, is_file_spec
 from treasure_cli.grading import tokens
 from treasure_cli.grading.normalise import CodePrint, code_print
 from treasure_cli.sandbox.languages import LAUNCHER
 from treasure_cli.sandbox.launch import agent_code
+from treasure_cli.play.records import ACTION_EVENTS as ACTION_EVENTS, play_digest as play_digest  # for their old name, treasure_cli.play.similarity, until 0.5.0
 
 if TYPE_CHECKING:  # the store's module (sqlite3) is not for every game that records its play digest
     from treasure_cli.grading.store import Row
@@ -162,17 +163,24 @@ def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = N
     for name, (_, r) in latest.items():
         spec = r.agent
         if is_exec_spec(spec):
-            path = Path(exec_command(spec)[0]).expanduser()
-            # a group's folder, or the build's copy of it that a launcher starts a program in (the
-            # plain kit as `python3 FILE`): its sources, not the launcher's few bytes
-            if (path.parent.name == name or path.name == LAUNCHER) and _has_sources(path.parent):
-                if agent_code(spec).digest == r.agent_digest:
-                    found[name] = path.parent
-                    continue
+            where = exec_command(spec)[0]
         elif is_file_spec(spec):
-            path = Path(spec.strip().rpartition(":")[0]).expanduser()
+            where = spec.strip().rpartition(":")[0]
         else:
             continue  # a built-in, a module or a plugin: installed code, not a submission
+        path = Path(where).expanduser()
+        # A group's folder, all its sources read: the top folder its path marks (a C++ group built from
+        # source plays `BUILDS/<digest>/./build/agent` from its build's copy of the group; a package
+        # `class/ann/./src/agent.py`), or a program's own folder named after the group. The code digest
+        # covers the folder's files (sandbox/launch.agent_code), so an unchanged digest is the code that played.
+        top = group_top(where)
+        # (A launcher script, the plain kit's `python3 FILE`, starts its program in the build's copy of the
+        # group: its folder's sources, not the launcher's few bytes.)
+        folder = Path(top).expanduser() if top else path.parent if is_exec_spec(spec) and (
+            path.parent.name == name or path.name == LAUNCHER) else None
+        if folder is not None and _has_sources(folder) and agent_code(spec).digest == r.agent_digest:
+            found[name] = folder
+            continue
         if not path.is_file():
             notes.append(f"{name}: {path} is not here: its code is compared by digest only")
         elif agent_code(spec).digest != r.agent_digest:
@@ -183,7 +191,8 @@ def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = N
 
 
 def _has_sources(folder: Path) -> bool:
-    return any(p.suffix.lower() in tokens.PYTHON + tokens.C_LIKE for p in folder.iterdir() if p.is_file())
+    """Whether the folder holds a Python, C or C++ source, in it or below (what tokens.source_files reads)."""
+    return folder.is_dir() and bool(tokens.source_files(folder))
 
 
 KIND_WORDS = {SAME_CODE: "same code", SAME_NORMALISED: "same code once normalised", SAME_PLAY: "same play",

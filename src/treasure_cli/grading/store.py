@@ -27,8 +27,9 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.play.records import game_id
+from treasure_cli.play.records import settings_key as settings_key  # for its old name, treasure_cli.play.store, until 0.5.0
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -102,11 +103,16 @@ MIGRATIONS: dict[int, str] = {
     8: """
     ALTER TABLE games ADD COLUMN actions INTEGER;  -- the agent's actions (NULL: older rows, or no game began)
     """,
+    # The map's style as its terrain shows it (islands/style.py), named beside its path on the pages.
+    # Rows stored before hold '': the pages then say nothing of it.
+    9: """
+    ALTER TABLE games ADD COLUMN map_style TEXT NOT NULL DEFAULT '';  -- island | maze ('' in older rows)
+    """,
 }
 
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
            "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
-           "traceback", "isolation", "name", "game_id", "play_digest", "actions")
+           "traceback", "isolation", "name", "game_id", "play_digest", "actions", "map_style")
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -136,6 +142,7 @@ class Row:
     game_id: str = ""             # computed when not given (rows of older stores hold "")
     play_digest: str | None = None  # the agent's actions, hashed (grading/similarity.py); None: failed, or older
     actions: int | None = None      # the agent's actions, up to its failure; None: older rows, or no game began
+    map_style: str = ""             # island | maze, as the map's terrain shows it (islands/style.py); "": older
     id: int | None = None
     # Not stored: the worker's wall seconds for the whole game, the agent's start-up and end included
     # (`seconds` is the game's own time); what a game costs the run, for the progress line's ETA.
@@ -149,6 +156,14 @@ class Row:
     @property
     def key(self) -> tuple:
         return tuple(getattr(self, k) for k in KEY)
+
+    @property
+    def error_said(self) -> str | None:
+        """The error as messages show it: its map named with the map's style where the row knows it
+        (`m24/MAP_01.txt (maze): agent ... failed: ...`)."""
+        if self.error and self.map_style and self.error.startswith(self.map_path + ": "):
+            return f"{self.map_path} ({self.map_style})" + self.error[len(self.map_path):]
+        return self.error
 
     @property
     def label(self) -> str:

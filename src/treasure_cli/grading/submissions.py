@@ -26,13 +26,18 @@ import os
 import re
 import shlex
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from treasure_cli.agents.registry import EXEC, agent_names, check_spec
 from treasure_cli.formats.text import counted, one_line
 from treasure_cli.errors import AgentLoadError, TreasureError
 from treasure_cli.grading import archives, intake
 from treasure_cli.sandbox import tree
+
+if TYPE_CHECKING:
+    from treasure_cli.play.bench import MapInfo
 
 
 @dataclasses.dataclass(frozen=True)
@@ -299,6 +304,19 @@ def dry_run_lines(found: list[Submission], left_out: list[LeftOut], agents: int,
     lines.append(f"games to play: {agents * maps * games} ({counted(agents, 'agent')} x {counted(maps, 'map')} x "
                  f"{counted(games, 'game')})")
     return lines
+
+
+def maps_lines(maps: Mapping[str, MapInfo], names: Mapping[str, str], shown: int = 3) -> list[str]:
+    """The dry run's maps: how many, then one line per size and style with the first few names
+    (`names`: a map path's name under --maps)."""
+    kinds: dict[tuple[int, int, str], list[str]] = {}
+    for path, info in maps.items():
+        kinds.setdefault((info.width * info.height, info.width, info.style), []).append(names.get(path, path))
+    rows = [(f"{len(ns)} {style} {w}x{tiles // w}", ", ".join(ns[:shown]) + (f", ... ({len(ns) - shown} more)"
+                                                                              if len(ns) > shown else ""))
+            for (tiles, w, style), ns in sorted(kinds.items())]
+    width = max((_width(r[0]) for r in rows), default=0)
+    return [f"maps: {len(maps)}"] + [f"  {kind}{' ' * (width - _width(kind))}  {listed}" for kind, listed in rows]
 
 
 def _width(text: str) -> int:

@@ -41,6 +41,7 @@ from itertools import combinations
 from pathlib import Path
 
 from treasure_cli.grading.normalise import CodePrint, code_print
+from treasure_cli.sandbox.limited import run_limited
 
 K = 12                 # tokens in a k-gram
 WINDOW = 6             # k-grams in a winnowing window: a match of K + WINDOW - 1 = 17 tokens is always seen
@@ -255,12 +256,6 @@ def submission_prints(path: str | Path) -> Prints:
 
 
 # -- in a child process -------------------------------------------------------------
-def _limit_child() -> None:  # pragma: no cover  (runs in the child, before exec)
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
-
-
 @dataclasses.dataclass(frozen=True)
 class Parsed:
     """What the child made of one submission: its token fingerprints and its normalised code's print."""
@@ -276,15 +271,13 @@ def parse_all(paths: dict[str, Path]) -> dict[str, Parsed]:
     if not paths:
         return {}
     request = json.dumps({name: str(p) for name, p in paths.items()})
-    preexec = _limit_child if sys.platform != "win32" else None
 
     def failed(why: str) -> dict[str, Parsed]:
         return {name: Parsed(Prints(note=why), CodePrint(_streamed_digest(p), why + ": exact bytes only"))
                 for name, p in paths.items()}
 
     try:
-        done = subprocess.run([sys.executable, "-m", "treasure_cli.grading.tokens"], input=request,
-                              capture_output=True, text=True, timeout=CHILD_SECONDS, preexec_fn=preexec)
+        done = run_limited([sys.executable, "-m", "treasure_cli.grading.tokens"], request, CHILD_MEMORY, CHILD_SECONDS)
     except subprocess.TimeoutExpired:
         why = f"the parse took over {CHILD_SECONDS:g} s"
     else:

@@ -51,6 +51,7 @@ from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules import seeds
 from treasure_cli.rules.island import Island
+from treasure_cli.islands.style import map_style
 from treasure_cli.sandbox.launch import agent_code
 
 ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
@@ -100,6 +101,11 @@ def _island(data: bytes, path: str) -> Island:
     return parse_map(zlib.decompress(data).decode("utf-8"), path).precompute()
 
 
+@lru_cache(maxsize=8)
+def _style(data: bytes, path: str) -> str:
+    return map_style(_island(data, path))
+
+
 def play_entry(entry: Entry) -> Row:
     """Play one game; its row for the store. Pure: the same entry gives the same row (but seconds)."""
     from treasure_cli.version import __version__
@@ -122,7 +128,8 @@ def play_entry(entry: Entry) -> Row:
     return Row(entry.agent, entry.agent_digest, entry.settings, entry.map_path, entry.map_digest, entry.index,
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
-               play_digest=record.play_digest, actions=record.actions, busy=time.perf_counter() - began)
+               play_digest=record.play_digest, actions=record.actions, map_style=_style(entry.map_data, entry.map_path),
+               busy=time.perf_counter() - began)
 
 
 def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
@@ -312,7 +319,7 @@ def _with_bundles(todo: list[Entry]) -> tuple[list[Entry], dict[str, bytes]]:
 def as_record(row: Row, label: str | None = None) -> GameRecord:
     """A stored game as the GameRecord that bench's tables and charts take."""
     return GameRecord(label or row.label, row.map_path, row.size, row.seed, row.outcome, row.reason,
-                      row.turns, row.seconds, row.error, index=row.game_index, output=row.output,
+                      row.turns, row.seconds, row.error_said, index=row.game_index, output=row.output,
                       traceback=row.traceback, isolation=row.isolation, game_id=row.game_id)
 
 
@@ -391,7 +398,7 @@ class Leaderboard:
         kinds = sorted({r.reason for r in rows})
         reason = f"all {standing.games} games failed ({', '.join(kinds)})"
         if not public and rows[0].error:
-            reason += f"; the first: {rows[0].error}"
+            reason += f"; the first: {rows[0].error_said}"
         return Verdict(standing.agent, ALL_FAILED, reason + (f"; {note}" if note else ""))
 
     @property

@@ -1,4 +1,6 @@
 """Treasure Island as a Gymnasium environment (docs/gymnasium.md); needs `pip install 'treasure-cli[gym]'`.
+May import `view/` and all below it: the top modules (`errors`, `version`, `compiled`), `rules/`,
+`islands/`, `agents/`, `formats/`, `sandbox/`, `play/`, `grading/`; never `cli/`.
 
     import gymnasium, treasure_cli.gym
     env = gymnasium.make("treasure_cli/TreasureIsland-v0", size=32)

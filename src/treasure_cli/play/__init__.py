@@ -1,7 +1,7 @@
 """Games one by one and in batches: the game loop, `run`, `bench`, the executors, the records.
-
-Imports `sandbox/` (where an agent that is not built in plays) and everything below it;
-never `grading/`, `view/` or `cli/`.
+May import `sandbox/` (where an agent that is not built in plays) and all below it: the top modules
+(`errors`, `version`, `compiled`), `rules/`, `islands/`, `agents/`, `formats/`; never `grading/`, `view/`,
+`gym/` or `cli/`.
 
 Until 0.3.0 this folder also held the sandbox and the grading. Their old module names
 (`treasure_cli.play.agent_process`, `...play.tournament`, ...) still import, and still run with

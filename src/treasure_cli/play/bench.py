@@ -27,6 +27,7 @@ import numpy as np
 
 from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.islands.generator import generate_island
+from treasure_cli.islands.style import map_style
 from treasure_cli.play.executor import run_tasks
 from treasure_cli.play.games import play_game
 from treasure_cli.sandbox import tree
@@ -199,6 +200,7 @@ class MapInfo(NamedTuple):
     height: int
     digest: str
     data: bytes = b""  # what `read_playable`'s `keep` made of the text (a tournament's packed map)
+    style: str = ""    # island | maze, as its terrain shows it (islands/style.py)
 
 
 def read_playable(paths: Sequence[str], keep: Callable[[str], bytes] | None = None
@@ -217,7 +219,8 @@ def read_playable(paths: Sequence[str], keep: Callable[[str], bytes] | None = No
             skipped.append(found)
             continue
         text, island = found
-        maps[path] = MapInfo(island.width, island.height, island.digest, keep(text) if keep else b"")
+        maps[path] = MapInfo(island.width, island.height, island.digest, keep(text) if keep else b"",
+                             map_style(island))
     if not maps:
         raise TreasureError("no map could be played:\n" + "\n".join(skipped))
     return maps, skipped

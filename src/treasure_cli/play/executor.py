@@ -46,6 +46,7 @@ T = TypeVar("T")
 # A task source may yield WAIT instead of a task: "nothing to start until a task in flight
 # ends" (the tournament's fair share of the workers). Only while tasks are in flight.
 WAIT: tuple = ("treasure-cli: wait for a task to end",)
+RECOUNT_SECONDS = 1.0  # how often a run on a Dask cluster counts its threads again (workers may join)
 START_METHOD_VARIABLE = "TREASURE_CLI_START_METHOD"
 PR_SET_PDEATHSIG = 1
 DASK_MISSING = ("playing on a Dask cluster needs dask.distributed, which is not installed: "
@@ -153,7 +154,7 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     each worker, which receives it (`shipping.receive`) before its first task; here, where the
     files are, it is not needed.
     `on_workers(n)` is told, before the first task is asked for, how many tasks can run at
-    once (`jobs`, or the cluster's threads).
+    once (`jobs`, or the cluster's threads), and on a cluster again when that changes.
     """
     if scheduler is not None:
         yield from _dask_tasks(fn, _numbered(tasks), scheduler, shipped or {}, on_workers)
@@ -347,6 +348,21 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
             pending.update(zip(futures, (i for i, _ in batch)))
             return futures
 
+        counted = time.monotonic()
+
+        def recount() -> None:
+            # A worker may join (or leave) the cluster mid-run: its threads are counted once a
+            # second, for the tasks kept in flight and for the fair share (`on_workers`).
+            nonlocal threads, high, low, counted
+            if time.monotonic() - counted < RECOUNT_SECONDS:
+                return
+            counted = time.monotonic()
+            now = sum(client.nthreads().values())
+            if now and now != threads:
+                threads, high, low = now, 4 * now + 4, 2 * now + 2
+                if on_workers is not None:
+                    on_workers(threads)
+
         try:
             running = as_completed(refill(), loop=client.loop, with_results=True)
             for future, result in running:
@@ -355,6 +371,7 @@ def _dask_tasks(fn: Callable[..., T], feed: Iterator[tuple[int, tuple]], address
                 i = pending.pop(future)
                 future.release()
                 yield i, result
+                recount()
                 if len(pending) <= low:
                     running.update(refill())
         finally:

@@ -1,4 +1,4 @@
 """An agent behind the wall: how its process is started, limited, talked to and ended.
-
-Imports the rules, agents and formats below it; never `play/`, `grading/`, `view/` or `cli/`.
+May import the top modules (`errors`, `version`, `compiled`), `rules/`, `islands/`, `agents/` and
+`formats/`; never `play/`, `grading/`, `view/`, `gym/` or `cli/`.
 """

@@ -1,5 +1,6 @@
 """Which classes of a submission's Python files may be its agent, found by parsing them in a child
-process under a memory and a time limit (as the similarity check parses, grading/tokens.py).
+process under a memory and a time limit (as the similarity check parses, grading/tokens.py; both
+children are limited by sandbox/limited.py).
 
 A file is parsed only once its size is under the cap (grading/intake.py), but a parse still
 takes about 420 bytes of memory a byte of source, more for a file made to be costly: the
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 from treasure_cli.agents.registry import buildable
+from treasure_cli.sandbox.limited import run_limited
 
 CHILD_MEMORY = 512 << 20  # address space of the parsing child
 CHILD_SECONDS = 60.0
@@ -54,12 +56,6 @@ def child() -> None:  # pragma: no cover  (the child's main; tested through clas
     sys.stdout.write(json.dumps(found))
 
 
-def _limit() -> None:  # pragma: no cover  (runs in the child, before exec)
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
-
-
 def classes_of(paths: list[Path], cap: int) -> dict[Path, tuple[list[str], list[str]] | str]:
     """`classes_in` of each file (read up to `cap` bytes), parsed in one child process under
     CHILD_MEMORY and CHILD_SECONDS; a file the child could not do gets why."""
@@ -78,8 +74,7 @@ def classes_of(paths: list[Path], cap: int) -> dict[Path, tuple[list[str], list[
     request = json.dumps([[str(p), cap] for p in paths])
     why = ""
     try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-c", code], input=request, capture_output=True,
-                              text=True, timeout=CHILD_SECONDS, preexec_fn=_limit)
+        done = run_limited([sys.executable, "-I", "-S", "-c", code], request, CHILD_MEMORY, CHILD_SECONDS)
     except subprocess.TimeoutExpired:
         why = f"Python could not parse it within {CHILD_SECONDS:g} s"
     else:

@@ -8,6 +8,7 @@ One row a language, as a contest judge keeps one build script a language:
 | cmake    | a `CMakeLists.txt`              | `cmake -S . -B build` then `cmake --build build` | the one program made |
 | java     | a `.java` file                  | `javac -d .` on every `.java` file (JVM_OPTIONS)  | `java -cp . CLASS`   |
 | node     | `agent.js`                      | nothing                                          | `node agent.js`      |
+| cargo    | a `Cargo.toml`                  | `cargo build --release --offline`                | the one program in `target/release/` |
 
 A build runs on a private copy of the group's folder, inside bubblewrap like a
 game (no network, only `/usr` and that copy, the agent's memory, process and
@@ -26,12 +27,18 @@ program, in that folder. The sandbox shows a runtime's files outside /usr
 (sandbox/levels.py: runtime_paths), and the launcher names the JDK's `lib/`
 (a game's jail has no /proc, so `$ORIGIN` cannot be resolved). The JVM is
 held to the agent's address-space limit by its options (JVM_OPTIONS).
+
+A Rust toolchain installed by rustup lives outside /usr (`~/.rustup/toolchains/...`):
+a cargo build is shown that toolchain read-only (`rustc --print sysroot`) and finds
+its `cargo` first on its PATH; a group's dependencies are not fetched (no network:
+`--offline`), so a crate must build from the standard library and its own files.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import os
 import shlex
@@ -81,6 +88,9 @@ class Language:
                                           # which a game's jail (no /proc) cannot tell: named for it
     sizing: str = ""                      # the launcher's shell lines before the start, that set
                                           # $sized: options for the limit it runs under ({sized})
+    output: str = ""                      # the folder (from the build file's) its program is made in;
+                                          # "": anywhere in it
+    toolchain: str = ""                   # a compiler whose own files the build needs too (toolchain())
 
 
 LANGUAGES = (
@@ -91,6 +101,8 @@ LANGUAGES = (
                            + " ".join("-J" + o for o in (f"-Xmx{JVM_HEAP}m", *JVM_OPTIONS)) + " {} +"),),
              ("java", "{sized}", *JVM_OPTIONS, "-cp", ".", "{main}"), libraries=True, sizing=JVM_SIZING),
     Language("node", ("agent.js",), (), ("node", "{sized}", "{main}"), sizing=NODE_SIZING),
+    Language("cargo", ("Cargo.toml",), (("cargo", "build", "--release", "--offline"),),
+             output="target/release", toolchain="rustc"),
 )
 BY_NAME = {language.name: language for language in LANGUAGES}
 LAUNCHER = "treasure-start"  # the script a build writes for a language started by a command
@@ -169,7 +181,8 @@ def _build_in(work: Path, folder: Path, listed: list[tuple[Path, int]], language
     limits = limits or AgentLimits()
     output = b""
     for step in language.steps:
-        code, said, why = _run_step(_sandboxed(work, step, inside), limits, seconds, work)
+        code, said, why = _run_step(_sandboxed(work, step, inside, toolchain(language.toolchain)), limits,
+                                    seconds, work)
         output += said[:BUILD_LOG - len(output)]
         if why:
             _write_log(log, output + f"\nstopped: {why}\n".encode())
@@ -189,6 +202,8 @@ def _build_in(work: Path, folder: Path, listed: list[tuple[Path, int]], language
         return Built(None, log, f"the build wrote {exc}")
     made = [rel for rel, _ in listed_after if rel not in before and _runs(work / rel)]
     made = [rel for rel in made if rel.is_relative_to(inside)]  # (what it made in its own folder)
+    if language.output:  # (not its build scripts, nor the copies in deps/)
+        made = [rel for rel in made if rel.parent == inside / language.output]
     made = [rel for rel in made if "CMakeFiles" not in rel.parts]
     if len(made) != 1:
         what = "no program" if not made else f"{len(made)} programs ({', '.join(map(str, made))})"
@@ -342,14 +357,35 @@ def _write_log(log: Path, output: bytes) -> None:
     os.replace(tmp, log)
 
 
-def _sandboxed(work: Path, command: tuple[str, ...], inside: Path = Path()) -> list[str]:
-    """`command` in bubblewrap: no network, read-only /usr and /etc's linker files, `work` writable
-    at /build, run in its folder `inside`."""
+@functools.lru_cache(maxsize=8)
+def toolchain(compiler: str) -> str | None:
+    """The folder of `compiler`'s toolchain (its sysroot) when it is outside /usr, else None: a
+    rustup toolchain, whose `cargo` and `rustc` on PATH are proxies that need the user's home.
+    The teacher's own compiler is asked, not a group's code."""
+    if not compiler or shutil.which(compiler) is None:
+        return None
+    try:
+        ran = subprocess.run([compiler, "--print", "sysroot"], stdin=subprocess.DEVNULL, capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    root = ran.stdout.strip()
+    if ran.returncode != 0 or not os.path.isdir(os.path.join(root, "bin")) or root == "/usr" or root.startswith("/usr/"):
+        return None
+    return os.path.realpath(root)
+
+
+def _sandboxed(work: Path, command: tuple[str, ...], inside: Path = Path(), tools: str | None = None) -> list[str]:
+    """`command` in bubblewrap: no network, read-only /usr and /etc's linker files (and `tools`, a
+    toolchain outside /usr, its `bin/` first on PATH), `work` writable at /build, run in its folder
+    `inside`."""
+    path = "/usr/local/bin:/usr/bin:/bin" if tools is None else f"{tools}/bin:/usr/local/bin:/usr/bin:/bin"
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv",
-            "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+            "--setenv", "PATH", path, "--setenv", "HOME", "/tmp", "--setenv", "CARGO_HOME", "/tmp/cargo",
             "--setenv", "LC_ALL", "C", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-            *_mounts(["/usr", "/etc/ld.so.cache", "/etc/alternatives", *runtime_paths()])]
+            *_mounts(["/usr", "/etc/ld.so.cache", "/etc/alternatives", *runtime_paths(),
+                      *([tools] if tools is not None else [])])]
     for d in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink("/" + d):
             argv += ["--symlink", os.readlink("/" + d), "/" + d]

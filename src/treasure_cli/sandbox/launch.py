@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -193,6 +194,31 @@ def _list_beside(original: Path, top: str | None = None) -> list[tuple[Path, int
 
 
 _NOT_A_SUBMISSION = {os.path.realpath(tempfile.gettempdir()), "/", "/tmp", "/var/tmp"}
+
+
+def left_out(spec: str, message: str) -> str | None:
+    """Why a file agent could not import a module that is beside its file (`message`, its error,
+    says `No module named 'X'`): the folder's files were not copied with it, the folder holding
+    another agent's file (or being /tmp or a home folder). None when that is not the cause."""
+    found = re.search(r"No module named '([A-Za-z_][A-Za-z0-9_]*)", message)
+    if found is None or not is_file_spec(spec):
+        return None
+    where = spec.strip().rpartition(":")[0]
+    if group_top(where) is not None:  # a group's whole tree is copied
+        return None
+    original = Path(where).expanduser()
+    home = original.resolve().parent
+    helper = next((p for p in (home / f"{found[1]}.py", home / found[1]) if p.exists()), None)
+    if helper is None:
+        return None
+    if str(home) in _NOT_A_SUBMISSION or str(home) == str(Path.home()):
+        why, advice = f"{home} is a shared folder", "put it and its helpers in a folder of their own"
+    elif tree.shared(home, original.name):  # (an entry named agent.py marks the folder as its own)
+        why = "its folder holds another agent's file (a class with act, a program or an archive)"
+        advice = "name it agent.py, or put it and its helpers in a folder of their own without other agents"
+    else:
+        return None
+    return f"{helper.name} is beside {original.name}, but {why}, so the agent plays from a copy of its file alone: {advice}"
 
 
 def _copy_file(source: Path, copy: Path) -> None:

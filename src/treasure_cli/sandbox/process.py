@@ -329,10 +329,10 @@ class AgentProcess:
             raise ProtocolBreach(0, f"the agent answered hello with {_said(hello)}")
         said = hello.get("protocol")
         if type(said) is not int or said != wire.PROTOCOL:  # (true and 1.0 equal 1 in Python)
-            raise ProtocolBreach(0, f"the agent speaks protocol {said!r:.20}, this program {wire.PROTOCOL}")
+            raise ProtocolBreach(0, f"the agent speaks protocol {wire.as_sent(said, 20)}, this program {wire.PROTOCOL}")
         tiles = hello.get("tiles", True)
         if type(tiles) is not bool:
-            raise ProtocolBreach(0, f"the agent's hello has \"tiles\": {tiles!r:.20}; it is true or false")
+            raise ProtocolBreach(0, f"the agent's hello has \"tiles\": {wire.as_sent(tiles, 20)}; it is true or false")
         self.tiles = tiles  # whether it wants each hint's tile set
 
     # ------------------------------------------------------------ the pipes
@@ -392,9 +392,10 @@ class AgentProcess:
                 try:
                     message = wire.load_line(line)
                 except ValueError:
-                    raise ProtocolBreach(turn, f"the agent wrote a line that is not JSON: {line[:80]!r}") from None
+                    text = wire.as_sent(line[:200].decode("utf-8", "replace"))
+                    raise ProtocolBreach(turn, f"the agent wrote a line that is not JSON: {text}") from None
                 if not isinstance(message, dict):
-                    raise ProtocolBreach(turn, f"the agent wrote {line[:80]!r}, not a JSON object")
+                    raise ProtocolBreach(turn, f"the agent wrote {wire.as_sent(message)}, not a JSON object")
                 if message.get("type") == "error":
                     said = message.get("turn")
                     at = said if type(said) is int and 0 <= said <= turn else turn  # 0: before its first action
@@ -619,7 +620,7 @@ def _note(reply: dict[str, Any], island: Island, turn: int) -> Note:
 
 
 def _said(message: dict[str, Any]) -> str:
-    return repr(message)[:120]
+    return wire.as_sent(message, 120)  # as the agent sent it (JSON), not as Python shows it
 
 
 def _running(pid: int) -> bool:

@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from treasure_cli.agents.registry import AgentSpec, at_home, is_builtin, is_exec_spec, is_file_spec, load_source, resolve
-from treasure_cli.errors import AgentCrashError, AgentLoadError, UnplayableMapError
-from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT, agent_launch, in_process
+from treasure_cli.errors import AgentCrashError, AgentError, AgentLoadError, UnplayableMapError
+from treasure_cli.sandbox.launch import DEFAULT_GAME_TIMEOUT, agent_launch, in_process, left_out
 from treasure_cli.sandbox.levels import AgentLimits, effective_level
 from treasure_cli.sandbox.process import AgentProcess, Cores, ProcessAgent, acquire, discard, release
 
@@ -191,6 +191,10 @@ def seat(spec: str | AgentSpec, level: str, limits: AgentLimits, source: bytes |
     except UnplayableMapError:
         taken._put_back()  # the map's fault, found before the agent heard of the game
         raise
+    except AgentError as exc:
+        taken._abandon()
+        _say_left_out(exc, taken)
+        raise
     except BaseException:
         taken._abandon()
         raise
@@ -202,6 +206,17 @@ def seat(spec: str | AgentSpec, level: str, limits: AgentLimits, source: bytes |
     except BaseException:
         taken._abandon()
         raise
+
+
+def _say_left_out(exc: AgentError, taken: Seat) -> None:
+    """A file agent's failed import of a helper beside it that its copy left out: the error says
+    why (sandbox/launch.py, left_out), in place."""
+    if taken.process is None or isinstance(taken.name, AgentSpec):
+        return
+    why = left_out(taken.name, exc.message)
+    if why is not None:
+        exc.message = f"{exc.message} ({why})"
+        exc.args = (f"turn {exc.turn}: {exc.message}",)
 
 
 class PrintingAgent:

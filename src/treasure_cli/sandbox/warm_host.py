@@ -5,7 +5,7 @@ a worker (inside the agent's sandbox where there is one). It imports what
 every Python agent needs (numpy, the rules, the host) and compiles a file
 agent's source, but runs none of the agent's code: a game's process is a
 fork of it, so it starts in milliseconds with a clean slate.
-`... zygote [--jail] --exec PROGRAM [ARGS...]` does the same for an `exec:`
+`... warm_host [--jail] --exec PROGRAM [ARGS...]` does the same for an `exec:`
 agent: each game's process, once jailed, becomes the program (execv), which
 saves a new sandbox for every game.
 

@@ -56,7 +56,8 @@ def contest_table(contest: Contest) -> str:
             f"{contest.games} game{'s' if contest.games != 1 else ''} each (the same seeds for all); ranked by "
             f"wins, then mean turns to a win, then ms per {unit}; baselines are not ranked"
             + ("" if unit == "action" else " (the store holds games of an older treasure-cli, "
-               "which did not count actions)"))
+               "which did not count actions)")
+            + "".join(f"\n{status}: {name}: {reason}" for name, status, reason in contest.left_out))
 
 
 def _short(r: Row) -> str:
@@ -119,13 +120,16 @@ def contest_data(contest: Contest, island: Island, games: dict[str, tuple[list[l
             "games": [{"id": r.game_id, "turns": r.turns, "outcome": r.outcome, "ending": _ending(r),
                        "frames": games.get(r.game_id, ([], None))[0],
                        "why": games.get(r.game_id, ([], "not played again"))[1]} for r in p.games]})
+    # A podium of the groups that won: a group that won no game is not shown on it, whatever its rank.
     podium = [{"rank": contest.rank_text(p), "name": p.name, "score": b["score"]}
-              for p, b in zip(contest.placings, boards) if p.rank is not None and p.rank <= 3]
+              for p, b in zip(contest.placings, boards) if p.rank is not None and p.rank <= 3 and p.wins]
     return {"title": f"Contest on {Path(contest.map_path).name}", "map": Path(contest.map_path).name,
             "width": island.width, "height": island.height, "games": contest.games,
             "terrain": value_runs(terrain), "regions": value_runs(island.regions),
             "hues": {str(region): hue for region, hue in region_hues(island).items()},
             "boards": boards, "podium": podium,
+            "left_out": [{"name": name, "verdict": status, "reason": reason}
+                         for name, status, reason in contest.left_out],
             "colours": {"hues": list(HUE_COLOURS), "dim": list(DIM_COLOURS), "background": BACKGROUND,
                         "sea": FIXED_COLOURS[SEA], "mountain": FIXED_COLOURS[MOUNTAIN],
                         "prison": FIXED_COLOURS[PRISON], "treasure": FIXED_COLOURS[TREASURE],

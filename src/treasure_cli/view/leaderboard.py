@@ -148,6 +148,12 @@ def _name_cell(name: str, colour: str, page: str | None, tag: str = "") -> str:
     return f'<td class="name"><span class="sw" style="background:{colour}"></span>{inner}{mark}</td>'
 
 
+# How the ranks are made, said the same on the teacher's index and the public one.
+RANK_RULE = (f"Rank = 1 + the agents significantly better (paired sign test, p &lt; {ALPHA:g}) on wins, or as "
+             "good on wins and faster to win (the same test on the games both won); equal ranks (=) are not "
+             "told apart.")
+
+
 def _counts_html(board: Leaderboard) -> str:
     counts = board.counts()
     return (f'<p id="groups" data-found="{counts["found"]}" data-played="{counts["played"]}" '
@@ -173,14 +179,13 @@ def public_index_html(board: Leaderboard, pages: dict[str, str]) -> str:
     for s in board.standings:
         turns = "-" if s.mean_turns_win is None else f"{s.mean_turns_win:.1f}"
         rows.append(f'<tr data-agent="{shown(s.agent)}"><td class="rank">{rank_text(board, s)}</td>'
-                    f"{_name_cell(s.agent, colour[s.agent], pages[s.agent])}<td>{s.games}</td><td>{s.wins}</td>"
-                    f"<td>{_bar(s.win_rate, s.win_low, s.win_high, colour[s.agent])}</td>"
+                    f"{_name_cell(s.agent, colour[s.agent], pages[s.agent], _baseline(s.spec))}<td>{s.games}</td>"
+                    f"<td>{s.wins}</td><td>{_bar(s.win_rate, s.win_low, s.win_high, colour[s.agent])}</td>"
                     f"<td>{_pct(s.win_rate)}</td><td>{_pct(s.win_low)}-{_pct(s.win_high)}</td><td>{turns}</td>"
                     f"<td>{s.failed}</td>{_verdict_cell(board.verdict(s, public=True))}</tr>")
     rows += [_unranked_row(v, colour[v.group], pages[v.group], 3) for v in board.unranked]
     return _page("Leaderboard", "<h1>Leaderboard</h1>" + _counts_html(board)
-                 + f'<p class="note">Rank = 1 + the agents significantly better (paired sign test, p &lt; {ALPHA:g}); '
-                 "equal ranks (=) are not told apart. A group with no game scores zero.</p>"
+                 + f'<p class="note">{RANK_RULE} A group with no game scores zero.</p>'
                  '<h2>Ranking</h2><table id="ranking"><thead><tr><th>rank</th><th class="name">agent</th>'
                  "<th>games</th><th>wins</th><th>win %</th><th></th><th>95% CI</th><th>mean turns to win</th>"
                  '<th>failed</th><th class="name">verdict</th></tr></thead><tbody>' + "".join(rows)
@@ -213,9 +218,7 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
              f"<p class=\"note\">{counted(len(board.rows), 'game')} in {html.escape(Path(db).name)}, "
              f"played with {html.escape(settings_options(board.settings))}"
              + ("" if board.hint_kinds_text is None else f" and the hint kinds {html.escape(board.hint_kinds_text)}")
-             + f". Rank = 1 + the agents "
-             f"significantly better (paired sign test, p &lt; {ALPHA:g}) on wins, or as good on wins and faster "
-             "to win (the same test on the games both won); equal ranks (=) are not told apart.</p>"]
+             + f". {RANK_RULE}</p>"]
     # the ranking
     rows = []
     for s in board.standings:
@@ -298,7 +301,7 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
             ex = rs[0]
             frows.append(f"<tr>{_name_cell(label, colour[label], pages[label])}<td class=\"name\">{html.escape(reason)}</td>"
                          f"<td>{len(rs)}</td><td class=\"name wrap\"><a href=\"game-{ex.game_id}.html\">{ex.game_id}</a>: "
-                         f"{html.escape(ex.error or '')}</td></tr>")
+                         f"{html.escape(ex.error_said or '')}</td></tr>")
         parts.append('<h2>Failures</h2><div class="box"><table id="failures"><thead><tr><th class="name">agent</th>'
                      '<th class="name">cause</th><th>games</th><th class="name">one example</th></tr></thead>'
                      f"<tbody>{''.join(frows)}</tbody></table></div>")
@@ -342,7 +345,7 @@ def _agent_flags(board: Leaderboard, name: str) -> str:
 
 
 def _games_table(rows: Sequence[Row], heading: str) -> str:
-    """A group's games map by map, each game not won linked to its page."""
+    """A group's games map by map, each game linked to its page."""
     by_map: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         by_map[r.map_path].append(r)
@@ -361,12 +364,12 @@ def _games_table(rows: Sequence[Row], heading: str) -> str:
             inner = f'<a href="game-{r.game_id}.html">{text}</a>'
             cells.append(f'<td class="{cls}" data-game="{r.game_id}" title="{title}">{inner}</td>')
         body.append(f'<tr><td class="name">{shown(map_path)}</td><td>{html.escape(rs[0].size)}</td>'
-                    + "".join(cells) + "</tr>")
+                    f'<td class="style">{html.escape(rs[0].map_style or "-")}</td>' + "".join(cells) + "</tr>")
     if not body:
         return f'<h2>{heading}</h2><p class="note" id="games">None.</p>'
     heads = "".join(f"<th>game {i}</th>" for i in range(most))
     return (f'<h2>{heading}</h2><table class="games" id="games"><thead><tr>'
-            f'<th class="name">map</th><th>size</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+            f'<th class="name">map</th><th>size</th><th>style</th>{heads}</tr></thead><tbody>{"".join(body)}</tbody></table>')
 
 
 def _agent_intro(name: str, colour: str, standing: Standing, board: Leaderboard, verdict: Verdict) -> str:
@@ -397,6 +400,11 @@ def agent_html(board: Leaderboard, name: str, colour: str) -> str:
     return _page(one_line(name), intro + _games_table(board.rows_of(name), "Games by map") + _agent_flags(board, name))
 
 
+def _size_style(row: Row) -> str:
+    """`24x24 maze`: a stored game's map size, and its style where the row holds it."""
+    return f"{row.size} {row.map_style}" if row.map_style else row.size
+
+
 def failure_html(row: Row, label: str, db: str, why: str | None = None, page: str = "index.html",
                  turns_page: str | None = None, public: bool = False) -> str:
     """The page of a game with no replay: a failed game (its cause, and with `turns_page` a link to
@@ -405,14 +413,14 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None, page: st
     parts = [f'<p><a href="{html.escape(page)}">← {shown(label)}</a></p>',
              f"<h1>Game {row.game_id}</h1>",
              f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
-             f"{shown(label)} on {shown(row.map_path)} ({html.escape(row.size)}), game "
+             f"{shown(label)} on {shown(row.map_path)} ({html.escape(_size_style(row))}), game "
              f"{row.game_index}, seed {row.seed}: <b>{html.escape(row.outcome)}</b> ({html.escape(row.reason)}) on "
              f"turn {row.turns}.</p>"]
     if turns_page:
         parts.append(f'<p id="turns-link"><a href="{html.escape(turns_page)}">Watch its {row.turns} turn'
                      f'{"s" if row.turns != 1 else ""} up to the failure</a></p>')
     if row.error and not public:
-        parts.append(f"<h2>Why it failed</h2><pre>{html.escape(row.error)}</pre>")
+        parts.append(f"<h2>Why it failed</h2><pre>{html.escape(row.error_said or '')}</pre>")
     if row.traceback and not public:
         parts.append(f"<h2>Where in the agent's code</h2><pre>{html.escape(row.traceback)}</pre>")
     if row.output and not public:

@@ -33,11 +33,13 @@ import numpy as np
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.formats.atomic import write_text_atomic
+from treasure_cli.islands.style import map_style
 from treasure_cli.rules import events as ev
 from treasure_cli.rules.actions import scan_square
 from treasure_cli.view.render import (AGENT, LAND, MOUNTAIN, OUT, PIRATE, PRISON, SEA, TREASURE,
                                       HINT_MARK, SCAN_MARK, Renderer, Viewport, region_hues, truth_word)
 from treasure_cli.view.steps import FrameState, Replay
+from treasure_cli.view.tables import width as columns
 from treasure_cli.view.policy import with_policy
 
 # The colours of the page and of the SVG frames (one table for both).
@@ -168,7 +170,7 @@ def page_data(replay: Replay) -> dict:
     game = first.game if first else None
     outcome = final.outcome if final else None
     return {
-        "title": (f"{game.map_name} ({w}x{island.height}), seed {game.seed}, agent {game.agent}"
+        "title": (f"{game.map_name} ({w}x{island.height} {map_style(island)}), seed {game.seed}, agent {game.agent}"
                   if game else f"{w}x{island.height}"),
         "width": w, "height": island.height,
         "terrain": value_runs(terrain), "regions": value_runs(island.regions),
@@ -323,8 +325,9 @@ def frame_svg(replay: Replay, index: int) -> str:
     legend_rows = (len(LEGEND) + 1) // 2
     text_lines = renderer.heading(st, Viewport(0, 0, h, w)) + ["> " + line for line in st.lines]
     extra = 18 * (legend_rows + len(text_lines)) + 10
-    # The text is in a monospace font, so its width is known: each line fits, however long a name.
-    width_px = max(w * tile, 520, 8 + SVG_CHAR_WIDTH * max((len(line) for line in text_lines), default=0))
+    # The text is in a monospace font, so its width is known: each line fits, however long a name
+    # (in columns: a wide character takes two).
+    width_px = max(w * tile, 520, 8 + SVG_CHAR_WIDTH * max((columns(line) for line in text_lines), default=0))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px:g}" height="{h * tile + extra:g}" '
            f'font-family="sans-serif" font-size="12">',
            f'<rect width="100%" height="100%" fill="{BACKGROUND}"/>',

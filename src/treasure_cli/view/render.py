@@ -26,6 +26,7 @@ from termcolor import colored
 
 from treasure_cli.formats.game_record import quote_name
 from treasure_cli.formats.text import printable
+from treasure_cli.islands.style import map_style
 from treasure_cli.rules.actions import scan_square
 from treasure_cli.rules.grid import format_pos
 from treasure_cli.rules.island import Island
@@ -189,6 +190,7 @@ class Renderer:
         self.hue_lookup = hue_lookup(region_hues(island))
         self.gutter = len(str(island.height - 1))
         self.plain = int((island.walkable & ~island.prison).sum())  # the tiles that could hold a treasure
+        self.style = map_style(island)  # named in the heading, beside the size
         self.view: Viewport | None = None
         self.beliefs = True  # mark the tiles of the agent's notes, when the game has any (`n` toggles)
 
@@ -217,7 +219,7 @@ class Renderer:
 
     def heading(self, state: FrameState, view: Viewport) -> list[str]:
         isl, game = self.island, state.game
-        title = (f"{quote_name(game.map_name)} ({isl.width}x{isl.height}), seed {game.seed}, "
+        title = (f"{quote_name(game.map_name)} ({isl.width}x{isl.height} {self.style}), seed {game.seed}, "
                  f"agent {quote_name(game.agent)}") if game else "?"
         total = f" of {state.total - 1}" if state.total is not None else ""  # steps count from 0, the setup
         where = f"step {state.index}{total}, turn {state.turn}"

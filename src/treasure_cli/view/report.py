@@ -221,7 +221,7 @@ _LIMIT_UNITS = {"memory": "bytes", "cpu_seconds": "s", "file_size": "bytes", "ac
 
 
 def _option_text(key: str, value: object) -> str:
-    """An option's value as a person reads it: lists joined, sizes in MiB, mappings as name = value."""
+    """An option's value as a person reads it: lists joined, sizes in MiB or KiB, mappings as name = value."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
@@ -231,6 +231,8 @@ def _option_text(key: str, value: object) -> str:
     unit = _LIMIT_UNITS.get(key)
     if unit == "bytes" and isinstance(value, int) and value >= 1 << 20:
         return f"{value / (1 << 20):g} MiB"
+    if unit == "bytes" and isinstance(value, int) and value >= 1 << 10:
+        return f"{value / (1 << 10):g} KiB"
     if unit == "s" and isinstance(value, (int, float)):
         return f"{value:g} s"
     if key in ("sizes",) and isinstance(value, int):
