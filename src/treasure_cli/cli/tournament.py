@@ -147,13 +147,23 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         found, left_out, warnings = Roster.read(roster_path).apply(found, left_out)
         for warning in warnings:
             click.echo(one_line(f"warning: {warning}"), err=True)
+    extras = [agent_spec(a, "--with") for a in (split_csv(extra, "--with") if extra else ())]
+    # A group (or a roster's name for it) never takes the name of an agent of --with or a built-in: see `apart`.
+    from treasure_cli.agents.registry import agent_names
+    from treasure_cli.grading.submissions import apart
+
+    found, left_out = apart(found, left_out, set(extras) | set(agent_names()))
     from treasure_cli.grading.verdicts import intake_verdicts
 
     verdicts = intake_verdicts(list(submissions), left_out)
     if not dry_run:
+        from treasure_cli.grading.submissions import requirement_notes
+
         for why in left_out:
             click.echo(one_line(f"left out: {why}"), err=True)
-    specs = [s.spec for s in found] + [agent_spec(a, "--with") for a in (split_csv(extra, "--with") if extra else ())]
+        for note in requirement_notes(found):
+            click.echo(one_line(f"warning: {note}"), err=True)
+    specs = [s.spec for s in found] + extras
     if not specs:
         raise click.UsageError("no agent to play: give submissions (files or folders) or --with logic,greedy")
     if len(set(specs)) < len(specs):

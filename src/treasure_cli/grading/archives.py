@@ -60,6 +60,9 @@ def _member_path(name: str) -> PurePosixPath | None:
         raise AgentLoadError(f"the archive has a path outside its folder ({name!r}): refused")
     if not parts or any(tree.skipped(p) for p in parts):
         return None
+    if any(len(p.encode("utf-8", "surrogateescape")) > 255 for p in parts) or len(clean) > 1024:
+        shown = clean if len(clean) <= 60 else clean[:60] + "..."
+        raise AgentLoadError(f"the archive has a path too long to unpack ({shown!r}, {len(clean)} characters): refused")
     return PurePosixPath(*parts)
 
 

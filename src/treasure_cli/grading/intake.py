@@ -11,7 +11,14 @@ and archivers:
    one called `agent.py` among several;
 3. else the one program (an executable file starting with `#!` or a binary);
 4. else a Makefile or CMakeLists.txt (the shallowest): the group is built in
-   the sandbox (sandbox/languages.py) and plays the one program it made.
+   the sandbox (sandbox/languages.py) and plays the one program it made;
+5. else Java sources, or an `agent.js` (Node.js);
+6. else the one Python script that reads its standard input under an
+   `if __name__ == "__main__":` guard (the plain kit's shape), executable or not
+   (an archive made on Windows keeps no execute bit): started as `python3 FILE`;
+7. else the one archive in the group's tree (a zip handed in inside a zip, or
+   inside a folder as a course site downloads it), unpacked as a group's archive
+   is (grading/archives.py) and searched the same way, one level deep.
 
 Two agent files or two programs are named, with how to choose (the manifest).
 Nothing is run and no file is parsed above the source cap (sandbox/tree.py: caps).
@@ -28,11 +35,20 @@ from pathlib import Path
 
 from treasure_cli.agents.registry import EXEC, GROUP_TOP
 from treasure_cli.errors import AgentLoadError
+from treasure_cli.grading import archives
 from treasure_cli.sandbox import class_parse
 from treasure_cli.sandbox import languages, tree
 
 MANIFEST = "agent.toml"
 BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "Cargo.toml")
+# A Python program that speaks the protocol itself (the plain kit): started by the system's Python in
+# its folder, through the launcher script that Node.js groups get (sandbox/languages.py), so it needs
+# neither `#!` nor the execute bit that an archive made on Windows does not keep.
+SCRIPT = languages.Language("python-program", (), (), ("python3", "{main}"))
+MAIN_GUARD = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
+READS_INPUT = re.compile(rb"\bsys\.stdin\b|\binput\s*\(|\bfileinput\b")
+REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a requirement line's distribution name
+NESTED = 1  # archives unpacked inside a group's tree: a zip in a zip, not a zip in a zip in a zip
 
 
 class BuildError(AgentLoadError):
@@ -49,6 +65,7 @@ class Found:
     files: int      # files in the group's folder (as the sandbox gets them)
     size: int       # their bytes
     build_log: str = ""  # the build's log, for a group built from source
+    missing: tuple[str, ...] = ()  # what its requirements.txt asks for that the referee's Python lacks
 
 
 def read_manifest(path: Path) -> dict[str, str]:
@@ -135,9 +152,42 @@ def startable(path: Path, shown: str) -> None:
                              "endings, it cannot start; save it with Unix (LF) line endings")
 
 
-def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None = None) -> Found:
+def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None = None, depth: int = 0) -> Found:
     """The agent of the group whose folder is `root`; AgentLoadError with a one-line reason. The
-    caps: those given, else those in force (sandbox/tree.py: caps)."""
+    caps: those given, else those in force (sandbox/tree.py: caps). `depth`: how many archives deep
+    `root` is inside the group's own tree (NESTED at most)."""
+    found = _find_agent(root, max_files, max_bytes, depth)
+    if found.language in ("python", SCRIPT.name) and not found.missing:
+        found = dataclasses.replace(found, missing=missing_requirements(root))
+    return found
+
+
+def missing_requirements(root: Path) -> tuple[str, ...]:
+    """The packages the group's `requirements.txt` (the shallowest) names that the referee's Python
+    does not have: an agent that imports one fails every game, and the teacher is told before.
+    Looked up by distribution name, never imported; a file over 64 kB is not read."""
+    from importlib import metadata
+
+    try:
+        listed = sorted((p for p, n in tree.files(root) if p.name == "requirements.txt" and n <= 64 << 10),
+                        key=lambda p: (len(p.parts), str(p)))
+    except tree.TooBig:
+        return ()
+    if not listed:
+        return ()
+    missing = []
+    for line in (root / listed[0]).read_bytes().decode("utf-8", "replace").splitlines():
+        name = REQUIREMENT.match(line.split("#", 1)[0].strip())
+        if name is None:
+            continue
+        try:
+            metadata.distribution(name[0])
+        except (metadata.PackageNotFoundError, ValueError):
+            missing.append(name[0])
+    return tuple(dict.fromkeys(missing))
+
+
+def _find_agent(root: Path, max_files: int | None, max_bytes: int | None, depth: int) -> Found:
     try:
         listed = tree.files(root, max_files, max_bytes)
     except tree.TooBig as exc:
@@ -200,7 +250,46 @@ def find_agent(root: Path, max_files: int | None = None, max_bytes: int | None =
     node = sorted((p for p in paths if p.name == "agent.js"), key=lambda p: (len(p.parts), str(p)))
     if node:
         return _started(root, node[0].parent, languages.BY_NAME["node"], "agent.js", files, size)
-    raise AgentLoadError("no agent found (a Python file with a class that has act(obs), or one executable program)")
+    scripts = [p for p, n in listed if p.suffix == ".py" and _script(root / p)]
+    if len(scripts) == 1:
+        return _started(root, scripts[0].parent, SCRIPT, scripts[0].name, files, size)
+    if scripts:
+        raise AgentLoadError(f"{len(scripts)} Python programs ({', '.join(map(str, scripts))}); choose one with "
+                             f"{MANIFEST}: entry = \"FILE.py\"")
+    return _inner_archive(root, paths, max_files, max_bytes, depth)
+
+
+def _script(path: Path) -> bool:
+    """Whether a Python file (under the source cap) is a program that reads its standard input under
+    an `if __name__ == "__main__":` guard: the plain kit's shape. Read as bytes, never parsed."""
+    with open(path, "rb") as f:
+        text = f.read(tree.caps().source + 1)
+    return len(text) <= tree.caps().source and bool(MAIN_GUARD.search(text)) and bool(READS_INPUT.search(text))
+
+
+def _inner_archive(root: Path, paths: list[Path], max_files: int | None, max_bytes: int | None,
+                   depth: int) -> Found:
+    """The agent inside the one archive of a group's tree that has no agent of its own (a zip handed
+    in inside a zip); AgentLoadError naming what was found instead."""
+    inner = [p for p in paths if archives.is_archive(root / p)]
+    foreign = [p for p in paths if archives.foreign_archive(root / p)]
+    nothing = "no agent found (a Python file with a class that has act(obs), or one executable program)"
+    if len(inner) == 1 and depth < NESTED:
+        try:
+            return find_agent(archives.unpack(root / inner[0], max_files, max_bytes), max_files, max_bytes,
+                              depth + 1)
+        except BuildError as exc:
+            raise BuildError(f"{inner[0]}: {exc}") from None
+        except AgentLoadError as exc:
+            raise AgentLoadError(f"{inner[0]}: {exc}") from None
+    if inner:
+        what = (f"{len(inner)} archives ({', '.join(map(str, inner))})" if len(inner) > 1
+                else f"an archive in an archive in an archive ({inner[0]})")
+        raise AgentLoadError(f"{nothing}; it holds {what}: unpack the one to grade into a folder of its own")
+    if foreign:
+        raise AgentLoadError(f"{nothing}; it holds {foreign[0]}, an archive of a kind that is not unpacked "
+                             "(only .zip and .tar are): unpack it into a folder of its own and grade that")
+    raise AgentLoadError(nothing)
 
 
 def marked(root: Path, rel: Path) -> str:
@@ -232,6 +321,8 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
     if language == "python":
         acting, lone = agent_classes(entry)
         cls = fields.get("class") or (acting[0] if len(acting) == 1 else lone[0] if not acting and lone else "")
+        if not cls and not acting and _script(entry):  # the plain kit, named by the manifest
+            return _started(root, Path(rel).parent, SCRIPT, entry.name, files, size)
         if not cls:
             raise AgentLoadError(f"{manifest}: {rel} has {len(acting)} agent classes; say which: class = \"NAME\"")
         if not cls.isidentifier():
@@ -290,7 +381,7 @@ def _started(root: Path, folder: Path, language: languages.Language, main: str, 
     built = languages.build(root, language, main=main, inside=folder)
     if built.program is None:
         raise BuildError(f"{built.verdict} (build log: {built.log})")
-    entry = (str(folder / main) if language.name == "node"  # a file; a Java class, in the folder built
+    entry = (str(folder / main) if language.name != "java"  # a file; a Java class, in the folder built
              else main if folder == Path() else f"{main} (in {folder})")
     return Found(f"{EXEC}{shlex.quote(_played(built))}", language.name, entry, files, size, str(built.log))
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from treasure_cli.agents.registry import exec_command, group_top, is_exec_spec, is_file_spec
 from treasure_cli.grading import tokens
 from treasure_cli.grading.normalise import CodePrint, code_print
+from treasure_cli.sandbox.languages import LAUNCHER
 from treasure_cli.sandbox.launch import agent_code
 from treasure_cli.play.records import ACTION_EVENTS as ACTION_EVENTS, play_digest as play_digest  # for their old name, treasure_cli.play.similarity, until 0.5.0
 
@@ -173,8 +174,10 @@ def submission_sources(rows: Sequence[Row], labels: Mapping[int, str] | None = N
         # `class/ann/./src/agent.py`), or a program's own folder named after the group. The code digest
         # covers the folder's files (sandbox/launch.agent_code), so an unchanged digest is the code that played.
         top = group_top(where)
-        folder = Path(top).expanduser() if top else path.parent if is_exec_spec(spec) and path.parent.name == name \
-            else None
+        # (A launcher script, the plain kit's `python3 FILE`, starts its program in the build's copy of the
+        # group: its folder's sources, not the launcher's few bytes.)
+        folder = Path(top).expanduser() if top else path.parent if is_exec_spec(spec) and (
+            path.parent.name == name or path.name == LAUNCHER) else None
         if folder is not None and _has_sources(folder) and agent_code(spec).digest == r.agent_digest:
             found[name] = folder
             continue

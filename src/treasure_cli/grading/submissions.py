@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from treasure_cli.agents.registry import EXEC, check_spec
-from treasure_cli.formats.text import counted
+from treasure_cli.agents.registry import EXEC, agent_names, check_spec
+from treasure_cli.formats.text import counted, one_line
 from treasure_cli.errors import AgentLoadError, TreasureError
 from treasure_cli.grading import archives, intake
 from treasure_cli.sandbox import tree
@@ -51,6 +51,7 @@ class Submission:
     size: int = 0        # their bytes
     student_id: str = ""  # from the roster
     build_log: str = ""  # the build's log, for a group built from source (sandbox/languages.py)
+    missing: tuple[str, ...] = ()  # what its requirements.txt asks for that the referee's Python lacks
 
 
 class LeftOut(str):
@@ -66,15 +67,28 @@ class LeftOut(str):
 
     def __new__(cls, name: str, where: str, reason: str, folder: str | None = None, student_id: str = "",
                 status: str = "left out") -> LeftOut:
+        reason = reason if utf8(reason) else reason.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         made = super().__new__(cls, f"{where}: {reason}")
-        made.name, made.where, made.reason = name, where, reason
+        made.name, made.where, made.reason = name, where, reason  # (the reason goes into the store: UTF-8)
         made.folder, made.student_id, made.status = (name if folder is None else folder), student_id, status
         return made
 
 
 def group_name(text: str) -> str:
-    """A file or folder name as a group's name: NFC, so both spellings of an accent are one."""
-    return unicodedata.normalize("NFC", text)
+    """A file or folder name as a group's name: NFC, so both spellings of an accent are one. A name
+    that is not UTF-8 on disk (a Latin-1 archiver's `Z\\xe9lie`) is shown with its bytes escaped."""
+    name = unicodedata.normalize("NFC", text)
+    return name if utf8(name) else name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def utf8(text: str) -> bool:
+    """Whether `text` (a path as Python reads it) is UTF-8 on disk: else it holds surrogates, which
+    neither the results store nor a page can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _executable(path: Path) -> bool:
@@ -83,6 +97,14 @@ def _executable(path: Path) -> bool:
 
 def submission(path: Path) -> Submission:
     """One submission (a folder, an archive, a file); AgentLoadError saying what is wrong with it."""
+    found = _submission(path)
+    if not utf8(found.spec):  # its path goes into the store, which holds UTF-8 text only
+        shown = group_name(found.spec.partition(EXEC)[2] or found.spec)
+        raise AgentLoadError(f"{path}: its path is not UTF-8 ({shown}): rename the file or folder in UTF-8")
+    return found
+
+
+def _submission(path: Path) -> Submission:
     if path.is_dir():
         found = intake.find_agent(path)
         return _made(group_name(path.name), found)
@@ -126,7 +148,13 @@ def submission(path: Path) -> Submission:
 
 def _made(name: str, found: intake.Found) -> Submission:
     return Submission(name, found.spec, name, found.language, found.entry, found.files, found.size,
-                      build_log=found.build_log)
+                      build_log=found.build_log, missing=found.missing)
+
+
+def requirement_notes(found: list[Submission]) -> list[str]:
+    """One line for each group whose requirements.txt names packages the referee's Python lacks."""
+    return [f"{s.name}: its requirements.txt asks for {', '.join(s.missing)}, which this Python does not have "
+            "(an agent that imports it fails every game; install it, or tell the group)" for s in found if s.missing]
 
 
 def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]:
@@ -169,12 +197,36 @@ def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]
                     left_out.append(LeftOut(name, str(entry), reason, status=status))
         else:
             found.append(submission(path))
+    found, left_out = apart(found, left_out, set(agent_names()))
     seen: dict[str, str] = {}
     for s in found:
         if s.name in seen:
             raise TreasureError(f"two submissions are both named {s.name!r}: {seen[s.name]} and {s.spec}; "
                                 "rename one")
         seen[s.name] = s.spec
+    return found, left_out
+
+
+def apart(found: list[Submission], left_out: list[LeftOut], taken: set[str]
+          ) -> tuple[list[Submission], list[LeftOut]]:
+    """`found` and `left_out` with every group named as an agent that is not a group (`taken`: the
+    built-in agents, the plugins, the agents of `--with`) renamed `NAME (group)`. The results store
+    ranks a group by its name and any other agent by its spec: a group handed in as `logic.zip`
+    shared the built-in `logic`'s row, and its wins."""
+    used = taken | {s.name for s in found} | {x.name for x in left_out}
+
+    def free(name: str) -> str:
+        if name not in taken:
+            return name
+        n, new = 1, f"{name} (group)"
+        while new in used:
+            n += 1
+            new = f"{name} (group {n})"
+        used.add(new)
+        return new
+
+    found = [dataclasses.replace(s, name=free(s.name)) for s in found]
+    left_out = [LeftOut(free(x.name), x.where, x.reason, x.folder, x.student_id, x.status) for x in left_out]
     return found, left_out
 
 
@@ -214,12 +266,25 @@ class Roster:
               ) -> tuple[list[Submission], list[LeftOut], list[str]]:
         """`found` and `left_out` under the roster's display names (with student ids), and a
         warning for each folder the roster does not know and each roster entry with no folder."""
-        named = [dataclasses.replace(s, name=self.names[s.folder][1], student_id=self.names[s.folder][0])
-                 if s.folder in self.names else s for s in found]
-        out = [LeftOut(self.names[x.folder][1], x.where, x.reason, x.folder, self.names[x.folder][0], x.status)
-               if x.folder in self.names else x for x in left_out]
         folders = {s.folder for s in found if s.folder} | {x.folder for x in left_out}
-        warnings = [f"the roster does not know the folder {f!r}" for f in sorted(folders - set(self.names))]
+        shown: dict[str, list[str]] = {}  # display name -> the folders here the roster gives it
+        for f in sorted(folders & set(self.names)):
+            shown.setdefault(self.names[f][1], []).append(f)
+        # Two folders the roster names alike are told apart by their folders (one row each in the
+        # store, which ranks a group by its name).
+        display = {f: name if len(fs) == 1 else f"{name} ({f})" for name, fs in shown.items() for f in fs}
+        named = [dataclasses.replace(s, name=display[s.folder], student_id=self.names[s.folder][0])
+                 if s.folder in self.names else s for s in found]
+        out = [LeftOut(display[x.folder], x.where, x.reason, x.folder, self.names[x.folder][0], x.status)
+               if x.folder in self.names else x for x in left_out]
+        # A name the roster gives is its group's: a folder or archive that a student named after a
+        # classmate's display name is renamed, not ranked in the classmate's row.
+        given = set(display.values())
+        named = [s if s.folder in self.names else apart([s], [], given)[0][0] for s in named]
+        out = [x if x.folder in self.names else apart([], [x], given)[1][0] for x in out]
+        warnings = [f"the roster gives {name!r} to {len(fs)} folders ({', '.join(fs)}): each is shown with its folder"
+                    for name, fs in sorted(shown.items()) if len(fs) > 1]
+        warnings += [f"the roster does not know the folder {f!r}" for f in sorted(folders - set(self.names))]
         warnings += [f"no folder for the roster's {name!r} ({sid})" for f, (sid, name) in sorted(self.names.items())
                      if f not in folders]
         return named, out, warnings
@@ -227,13 +292,15 @@ class Roster:
 
 def dry_run_lines(found: list[Submission], left_out: list[LeftOut], agents: int, maps: int, games: int) -> list[str]:
     """What `tournament --dry-run` prints: the groups to play, those left out and why, the games."""
-    rows = [(s.name, s.language, s.entry, f"{s.files} file{'s' if s.files != 1 else ''}", tree.size_text(s.size)) for s in found]
+    rows = [(one_line(s.name), s.language, one_line(s.entry), f"{s.files} file{'s' if s.files != 1 else ''}",
+             tree.size_text(s.size)) for s in found]  # (escaped before measured: as printed)
     widths = [max((_width(r[i]) for r in rows), default=0) for i in range(5)]
     lines = [f"{counted(len(found), 'group')} to play, {len(left_out)} left out"]
     for row in rows:
         lines.append("  " + "  ".join(cell + " " * (widths[i] - _width(cell)) for i, cell in enumerate(row)).rstrip())
     for why in left_out:
         lines.append(f"  left out: {why.name}: {why.reason}")
+    lines += [f"  note: {note}" for note in requirement_notes(found)]
     lines.append(f"games to play: {agents * maps * games} ({counted(agents, 'agent')} x {counted(maps, 'map')} x "
                  f"{counted(games, 'game')})")
     return lines

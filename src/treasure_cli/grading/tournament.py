@@ -24,6 +24,7 @@ import collections
 import dataclasses
 import json
 import math
+import re
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -681,9 +682,24 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
     record, events = play_game(island, row.agent, row.seed, map_name=row.map_path,
                                truth_rate=settings["truth_rate"], max_turns=settings["max_turns"],
                                game_timeout=settings["game_timeout"], isolation=isolation,
-                               limits=limits or AgentLimits(), source=now_code.source, index=row.game_index,
+                               limits=replay_limits(row, limits or AgentLimits()), source=now_code.source,
+                               index=row.game_index,
                                game_id=row.game_id, hints=hints, failed_events=True)
     return island, record, events
+
+
+ACTION_LIMIT = re.compile(r"ran past its ([0-9][0-9.e+-]*) s action limit")  # (sandbox/process.py's words)
+
+
+def replay_limits(row: Row, limits: AgentLimits) -> AgentLimits:
+    """The limits to play `row` again under: those given, and for a game stopped at its run's action
+    limit (`--action-timeout`, which the store does not key games by) that limit when none is given.
+    Without it, an agent that loops would run to the game's limit (60 s by default) each time a
+    report draws the page of one of its games, and end otherwise (game-timeout) than it is stored."""
+    if row.reason != "action-timeout" or limits.action_timeout is not None:
+        return limits
+    said = ACTION_LIMIT.search(row.error or "")
+    return dataclasses.replace(limits, action_timeout=float(said[1])) if said else limits
 
 
 def same_result(row: Row, record: GameRecord) -> bool:

@@ -132,9 +132,11 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
     home). A language with a start command gets a launcher script (LAUNCHER) that runs it in that
     folder of the copy, `main` (the class or file to start) in place of `{main}`."""
     listed = tree.files(folder)
-    digest = hashlib.sha256(f"{language!r}\0{main}\0{LAUNCHER_FORMAT}\0{inside.as_posix()}".encode())
+    # (file names as the file system has them: a name that is not UTF-8, résumé.txt from a Latin-1
+    # archiver, is hashed by its bytes, not refused with a UnicodeEncodeError that stopped the run)
+    digest = hashlib.sha256(f"{language!r}\0{main}\0{LAUNCHER_FORMAT}\0{inside.as_posix()}".encode("utf-8", "surrogateescape"))
     for rel, size in listed:
-        digest.update(f"\0{rel}\0{size}\0".encode())
+        digest.update(f"\0{rel}\0{size}\0".encode("utf-8", "surrogateescape"))
         with open(folder / rel, "rb") as f:
             digest.update(hashlib.sha256(f.read()).digest())
     root = Path(tempfile.gettempdir()) / f"treasure-cli-builds-{os.getuid()}"
@@ -179,22 +181,26 @@ def _build_in(work: Path, folder: Path, listed: list[tuple[Path, int]], language
     limits = limits or AgentLimits()
     output = b""
     for step in language.steps:
-        try:
-            ran = subprocess.run(_sandboxed(work, step, inside, toolchain(language.toolchain)),
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=seconds, preexec_fn=lambda: set_limits(limits))
-        except subprocess.TimeoutExpired as exc:
-            output += (exc.output or b"")[:BUILD_LOG]
-            _write_log(log, output)
-            return Built(None, log, f"the build took more than {seconds:g} s")
-        output += ran.stdout[:BUILD_LOG]
-        if ran.returncode != 0:
+        code, said, why = _run_step(_sandboxed(work, step, inside, toolchain(language.toolchain)), limits,
+                                    seconds, work)
+        output += said[:BUILD_LOG - len(output)]
+        if why:
+            _write_log(log, output + f"\nstopped: {why}\n".encode())
+            if "cap" in why:  # what it wrote goes at once: it may fill the disk the builds are kept on
+                shutil.rmtree(work, ignore_errors=True)
+            return Built(None, log, why)
+        if code != 0:
             _write_log(log, output)
             return Built(None, log, f"the build failed: {first_error(output.decode('utf-8', 'replace'))}")
     _write_log(log, output)
     if language.start:
         return _launcher(work, inside, done, log, language, main)
-    made = [rel for rel, _ in tree.files(work) if rel not in before and _runs(work / rel)]
+    try:
+        listed_after = tree.files(work)
+    except tree.TooBig as exc:  # (caught by _run_step's watch unless it came between two looks)
+        shutil.rmtree(work, ignore_errors=True)
+        return Built(None, log, f"the build wrote {exc}")
+    made = [rel for rel, _ in listed_after if rel not in before and _runs(work / rel)]
     made = [rel for rel in made if rel.is_relative_to(inside)]  # (what it made in its own folder)
     if language.output:  # (not its build scripts, nor the copies in deps/)
         made = [rel for rel in made if rel.parent == inside / language.output]
@@ -207,6 +213,76 @@ def _build_in(work: Path, folder: Path, listed: list[tuple[Path, int]], language
     tmp.write_text(str(made[0]))
     os.replace(tmp, done)
     return Built(work / made[0], log, "")
+
+
+BUILD_WATCH = 0.2  # seconds between two looks at what a build has written
+
+
+def _run_step(argv: list[str], limits: AgentLimits, seconds: float, work: Path) -> tuple[int | None, bytes, str]:
+    """One build command: its exit status, the first BUILD_LOG bytes of its output, and why it was
+    stopped ("" if it was not). It is stopped past `seconds`, and as soon as its folder holds more
+    files or bytes than a group may (sandbox/tree.py: caps): a build's writes land on the referee's
+    disk, and a Makefile that wrote without end filled it (RLIMIT_FSIZE bounds one file only). Its
+    output is read as it comes and all but BUILD_LOG bytes dropped, never held whole in memory."""
+    import threading
+    import time
+
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            preexec_fn=lambda: set_limits(limits))
+    kept = bytearray()
+
+    def drain() -> None:
+        assert proc.stdout is not None
+        for block in iter(lambda: proc.stdout.read(1 << 16), b""):  # type: ignore[union-attr]
+            if len(kept) < BUILD_LOG:
+                kept.extend(block[:BUILD_LOG - len(kept)])
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    deadline, why = time.monotonic() + seconds, ""
+    while True:
+        try:
+            proc.wait(timeout=BUILD_WATCH)
+        except subprocess.TimeoutExpired:
+            pass
+        why = _over_caps(work)
+        if not why and proc.returncode is None and time.monotonic() > deadline:
+            why = f"the build took more than {seconds:g} s"
+        if why or proc.returncode is not None:
+            break
+    if proc.returncode is None:
+        proc.kill()  # bubblewrap: the build's whole PID namespace ends with it (--die-with-parent)
+        proc.wait()
+    reader.join(timeout=5)
+    return proc.returncode, bytes(kept), why
+
+
+def _over_caps(work: Path) -> str:
+    """Why `work` holds more than a group may, or "": files (folders counted too, an attacker's
+    million empty folders being as costly to walk) and bytes, looked at without following links
+    and given up at the first cap passed."""
+    caps = tree.caps()
+    entries, total, pending = 0, 0, [str(work)]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    if entries > caps.files:
+                        return f"the build wrote more than {caps.files} files (the cap)"
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    else:
+                        total += st.st_size
+                        if total > caps.bytes:
+                            return f"the build wrote more than {tree.cap_text(caps.bytes)} (the cap)"
+        except OSError:
+            continue
+    return ""
 
 
 def _seal(work: Path) -> None:

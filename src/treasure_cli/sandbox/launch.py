@@ -92,9 +92,9 @@ def _shipped(name: str, data: bytes, executable: bool) -> tuple[str, str]:
     top = group_top(name)
     entry = Path(name.rpartition(GROUP_TOP)[2]) if top else Path(original.name)  # its path in the copy
     beside = _beside(original, top)
-    digest = hashlib.sha256(f"{entry.as_posix()}\0".encode() + data)
+    digest = hashlib.sha256(f"{entry.as_posix()}\0".encode("utf-8", "surrogateescape") + data)  # (names as bytes)
     for rel, size, when in beside:
-        digest.update(f"\0{rel}\0{size}\0{when}".encode())
+        digest.update(f"\0{rel}\0{size}\0{when}".encode("utf-8", "surrogateescape"))
     key = digest.hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / f"treasure-cli-agents-{os.getuid()}"
     folder = root / key
@@ -124,6 +124,13 @@ def _shipped(name: str, data: bytes, executable: bool) -> tuple[str, str]:
     with open(fresh / entry, "wb") as f:
         f.write(data)
     os.chmod(fresh / entry, 0o755 if executable else 0o644)
+    if folder.is_dir() and _intact(folder, entry, hashlib.sha256(data).hexdigest(), beside):
+        # Another worker of the run made it while this one copied (two workers start an agent's
+        # first games at once): its copy is as good, and one of its games may be starting on it
+        # (bubblewrap then finds no folder) or playing from it (its files would be removed).
+        shutil.rmtree(fresh, ignore_errors=True)
+        _VERIFIED[folder] = _identities(folder, None)
+        return str(folder), told
     if folder.exists():  # a copy that is not what it was: out of the way, then replaced
         stale = Path(tempfile.mkdtemp(dir=root, prefix=".stale-"))
         os.replace(folder, stale / "old")
@@ -305,6 +312,6 @@ def agent_code(spec: str) -> AgentCode:
                 data = f.read()
         except OSError:
             continue  # gone since it was listed: the copy goes without it too
-        digest.update(f"\0{rel.as_posix()}\0".encode() + hashlib.sha256(data).digest())
+        digest.update(f"\0{rel.as_posix()}\0".encode("utf-8", "surrogateescape") + hashlib.sha256(data).digest())
     kind = code.digest.partition(":")[0]
     return dataclasses.replace(code, digest=f"{kind}:{digest.hexdigest()[:16]}")

@@ -108,7 +108,7 @@ def shown(name: str) -> str:
     return html.escape(one_line(name))
 
 
-_OUR_PAGE = re.compile(r"(agent-[A-Za-z0-9._-]+|game-[0-9a-f]+|index)\.html")
+_OUR_PAGE = re.compile(r"(agent-[A-Za-z0-9._-]+|game-[0-9a-f]+(?:-turns)?|index)\.html")  # (-turns: teacher's only)
 
 
 def _page(title: str, body: str) -> str:
@@ -406,9 +406,10 @@ def _size_style(row: Row) -> str:
 
 
 def failure_html(row: Row, label: str, db: str, why: str | None = None, page: str = "index.html",
-                 turns_page: str | None = None) -> str:
+                 turns_page: str | None = None, public: bool = False) -> str:
     """The page of a game with no replay: a failed game (its cause, and with `turns_page` a link to
-    the replay of its turns up to the failure), or one that could not be rebuilt."""
+    the replay of its turns up to the failure), or one that could not be rebuilt. `public`: the page
+    to publish, without what the agent wrote (its error's text, its traceback, what it printed)."""
     parts = [f'<p><a href="{html.escape(page)}">← {shown(label)}</a></p>',
              f"<h1>Game {row.game_id}</h1>",
              f'<p id="outcome" data-outcome="{html.escape(row.outcome)}" data-turns="{row.turns}">'
@@ -418,11 +419,11 @@ def failure_html(row: Row, label: str, db: str, why: str | None = None, page: st
     if turns_page:
         parts.append(f'<p id="turns-link"><a href="{html.escape(turns_page)}">Watch its {row.turns} turn'
                      f'{"s" if row.turns != 1 else ""} up to the failure</a></p>')
-    if row.error:
+    if row.error and not public:
         parts.append(f"<h2>Why it failed</h2><pre>{html.escape(row.error_said or '')}</pre>")
-    if row.traceback:
+    if row.traceback and not public:
         parts.append(f"<h2>Where in the agent's code</h2><pre>{html.escape(row.traceback)}</pre>")
-    if row.output:
+    if row.output and not public:
         parts.append(f"<h2>What the agent printed</h2><pre>{html.escape(row.output)}</pre>")
     if why:
         parts.append(f'<h2>No replay</h2><p class="note" id="no-replay">{html.escape(why)}</p>')
@@ -484,12 +485,16 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
     for done, row in enumerate(todo, start=1):
         label = board.labels[row.id or 0]
         why = None
+        public_text = None  # the published page, where it differs: without what the agent wrote
         if row.outcome == FAILED:
-            text = failure_html(row, label, db, page=pages[label],
-                                turns_page=_failed_turns(row, label, teacher, maps, isolation, limits))
+            turns = _failed_turns(row, label, teacher, maps, isolation, limits)
+            text = failure_html(row, label, db, page=pages[label], turns_page=turns)
+            # (its turns' replay ends on the failure's text, the agent's own: not published, nor linked)
+            public_text = failure_html(row, label, db, page=pages[label], public=True)
         elif not maps:
-            text = failure_html(row, label, db, "the report was written without --maps, so this game was not "
-                                "played again", page=pages[label])
+            why = "the report was written without --maps, so this game was not played again"
+            text = failure_html(row, label, db, why, page=pages[label])
+            public_text = failure_html(row, label, db, why, page=pages[label], public=True)
         else:
             try:
                 island, record, events = rebuild_game(row, maps, isolation, limits, searched)
@@ -507,10 +512,12 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
                 replayable.add(row.game_id)
             else:
                 text = failure_html(row, label, db, why, page=pages[label])
+                public_text = failure_html(row, label, db, why, page=pages[label], public=True)
         write_text_atomic(teacher / f"game-{row.game_id}.html", text)
         if row.map_digest in public:
-            write_text_atomic(published / f"game-{row.game_id}.html", text)
+            write_text_atomic(published / f"game-{row.game_id}.html", text if public_text is None else public_text)
             written.add(f"game-{row.game_id}.html")
+
         if on_replay is not None:
             on_replay(done, len(todo))
     from treasure_cli.view.similar import write_similar_pages
