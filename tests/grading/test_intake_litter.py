@@ -67,3 +67,27 @@ def test_a_cap_counts_no_file_of_a_virtual_environment(tmp_path: Path):
     (tmp_path / "venv" / "big.bin").write_bytes(bytes(1 << 20))
     (tmp_path / "agent.py").write_text(AGENT)
     assert [str(r) for r, _ in tree.files(tmp_path, max_bytes=1 << 19)] == ["agent.py"]
+
+
+def test_unpacking_a_class_again_keeps_the_folder_a_running_tournament_plays_from(tmp_path, monkeypatch):
+    """A --dry-run or check-agent while the tournament plays unpacks every archive again: the folder
+    the games read from stays where it is, its files untouched (it was replaced, and emptied)."""
+    import os
+    import tempfile
+    import zipfile
+
+    from treasure_cli.grading import archives
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    archive = tmp_path / "g1.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("agent.py", AGENT)
+    first = archives.unpack(archive)
+    held = os.stat(first / "agent.py")
+    with open(first / "agent.py") as reading:  # a game's copy being made from it
+        second = archives.unpack(archive)
+        assert second == first and reading.read() == AGENT
+    again = os.stat(first / "agent.py")
+    assert (again.st_ino, again.st_dev) == (held.st_ino, held.st_dev)
+    assert not [n for n in os.listdir(first.parent) if n.startswith(".")]  # the second unpack left nothing

@@ -66,9 +66,12 @@ def _member_path(name: str) -> PurePosixPath | None:
     return PurePosixPath(*parts)
 
 
+UNPACK_FORMAT = 2  # in the unpacked folder's name: a change of what is unpacked makes a folder of its own
+
+
 def unpack(archive: Path, max_files: int | None = None, max_bytes: int | None = None) -> Path:
-    """The folder `archive` unpacks to (made again on each call); AgentLoadError saying why it is
-    refused. The caps: those given, else those in force (sandbox/tree.py: caps)."""
+    """The folder `archive` unpacks to (unpacked on each call, and checked; the first folder made
+    from the same bytes is kept); AgentLoadError saying why it is refused. The caps: those given, else those in force (sandbox/tree.py: caps)."""
     max_files = tree.caps().files if max_files is None else max_files
     max_bytes = tree.caps().bytes if max_bytes is None else max_bytes
     size = archive.stat().st_size
@@ -94,12 +97,16 @@ def unpack(archive: Path, max_files: int | None = None, max_bytes: int | None = 
     except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError, ValueError) as exc:
         shutil.rmtree(fresh, ignore_errors=True)
         raise AgentLoadError(f"the archive cannot be read ({type(exc).__name__}: {exc})") from None
-    folder = root / digest.hexdigest()[:16]
-    if folder.exists():
-        stale = Path(tempfile.mkdtemp(dir=root, prefix=".old-"))
-        os.replace(folder, stale / "old")
-        shutil.rmtree(stale, ignore_errors=True)
-    os.replace(fresh, folder)
+    folder = root / f"{digest.hexdigest()[:16]}-{UNPACK_FORMAT}"
+    try:
+        os.rename(fresh, folder)
+    except OSError:
+        # Unpacked before (the same bytes unpack to the same files): that folder is kept, not
+        # replaced, since a tournament may be playing from it while a --dry-run or check-agent
+        # unpacks the class again.
+        shutil.rmtree(fresh, ignore_errors=True)
+        if not folder.is_dir() or folder.is_symlink():
+            raise AgentLoadError(f"the archive cannot be unpacked: {folder} is in the way") from None
     return folder
 
 
