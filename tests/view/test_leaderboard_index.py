@@ -43,3 +43,13 @@ def test_the_public_index_says_the_rank_rule_as_the_teacher_s_does_and_marks_bas
     greedy = re.search(r'<tr data-agent="greedy">.*?</tr>', public, re.S)
     ann = re.search(r'<tr data-agent="ann">.*?</tr>', public, re.S)
     assert greedy and "baseline" in greedy.group(0) and ann and "baseline" not in ann.group(0)
+
+
+def test_a_group_whose_one_game_failed_is_said_so_in_words():
+    failed = Row("ann", "file:ann", "{}", "M.txt", "d", 0, 0, "32x32", "failed", "agent-error", "M.txt: boom", 3,
+                 0.01, "0", "", name="ann", id=1)
+    won = Row("bob", "file:bob", "{}", "M.txt", "d", 0, 0, "32x32", "WIN", "found", None, 3, 0.01, "0", "",
+              name="bob", id=2)
+    board = leaderboard([failed, won], settings=settings_key(0.5, None, None))
+    ann = next(s for s in board.standings if s.agent == "ann")
+    assert board.verdict(ann).reason.startswith("its one game failed (agent-error); the first: M.txt: boom")

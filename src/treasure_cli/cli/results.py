@@ -160,7 +160,7 @@ def _not_ranked(records, verdicts: list) -> tuple:
     failed: dict[str, list] = {}
     for r in records:
         failed.setdefault(r.agent, []).append(r)
-    every = [Verdict(agent, FAILED, f"all {len(rs)} games failed ({', '.join(sorted({r.reason for r in rs}))})"
+    every = [Verdict(agent, FAILED, f"{'its one game' if len(rs) == 1 else f'all {len(rs)} games'} failed ({', '.join(sorted({r.reason for r in rs}))})"
                                     + (f"; the first: {rs[0].error}" if rs[0].error else ""))
              for agent, rs in failed.items() if all(r.failed for r in rs)]
     return tuple(every + [v for v in verdicts if v.status in NOT_PLAYED])

@@ -396,7 +396,7 @@ class Leaderboard:
         if not rows or standing.failed < standing.games:
             return Verdict(standing.agent, PLAYED, note)
         kinds = sorted({r.reason for r in rows})
-        reason = f"all {standing.games} games failed ({', '.join(kinds)})"
+        reason = f"{'its one game' if standing.games == 1 else f'all {standing.games} games'} failed ({', '.join(kinds)})"
         if not public and rows[0].error:
             reason += f"; the first: {rows[0].error_said}"
         return Verdict(standing.agent, ALL_FAILED, reason + (f"; {note}" if note else ""))

@@ -34,7 +34,7 @@ def classes_in(source: bytes, name: str) -> tuple[list[str], list[str]] | str:
     try:
         parsed = ast.parse(source, filename=name)
     except SyntaxError as exc:
-        return f"{name}:{exc.lineno}: {exc.msg}"
+        return f"{name}:{exc.lineno}: {exc.msg}" if exc.lineno else f"{name}: {exc.msg}"  # (no line: a NUL byte, say)
     except MemoryError:
         return f"{name}: Python could not parse it within {CHILD_MEMORY >> 20} MiB of memory"
     except (RecursionError, ValueError) as exc:
