@@ -31,7 +31,7 @@ def test_a_group_named_like_a_builtin_gets_a_row_of_its_own(tmp_path):
     roster.write_text("folder,student id,display name\nann,s1,greedy\n")
     db, grades, runner = tmp_path / "r.sqlite", tmp_path / "grades.csv", CliRunner()
     played = runner.invoke(cli, ["tournament", str(c), "--with", "logic,greedy", "--maps",
-                                 str(ROOT / "input" / "MAP_01.txt"), "--games", "2", "--db", str(db),
+                                 str(ROOT / "input" / "MAP_01.txt"), "--games", "2", "--seed", "2", "--db", str(db),
                                  "--roster", str(roster), "--jobs", "1"])
     assert played.exit_code == 0, played.output
     report = runner.invoke(cli, ["tournament", "--db", str(db), "--report", "--csv", str(grades)])
