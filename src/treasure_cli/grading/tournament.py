@@ -46,7 +46,7 @@ from treasure_cli.sandbox import tree
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row, Store, now
 from treasure_cli.grading.tokens import SimilarPair
-from treasure_cli.grading.verdicts import FAILED as ALL_FAILED, PLAYED, Verdict
+from treasure_cli.grading.verdicts import BASELINE, FAILED as ALL_FAILED, PLAYED, Verdict
 from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules import seeds
@@ -389,8 +389,11 @@ class Leaderboard:
 
     def verdict(self, standing: Standing, public: bool = False) -> Verdict:
         """A ranked agent's verdict: played, or failed when every game it played failed (with the
-        first game's cause; `public`: the kinds of failure only, none of the agent's own words)."""
+        first game's cause; `public`: the kinds of failure only, none of the agent's own words);
+        baseline for an agent that is no group's (given with --with)."""
         rows = self.rows_of(standing.agent)
+        if rows and not any(r.name for r in rows):  # (as `counts` tells the groups from the rest)
+            return Verdict(standing.agent, BASELINE)
         later = next((v for v in self.left_out if v.group == standing.agent), None)
         note = "" if later is None or public else f"latest submission {later.text}; these are earlier games"
         if not rows or standing.failed < standing.games:

@@ -25,12 +25,13 @@ FAILED = "failed"            # played, and every game failed
 LEFT_OUT = "left out"        # never played: the intake could not make an agent of it
 BUILD_FAILED = "build failed"
 NOT_PLAYED = (LEFT_OUT, BUILD_FAILED)
+BASELINE = "baseline"        # not a group: an agent given with --with, ranked beside the groups for comparison
 
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     group: str    # the group's name, as its games and rows show it
-    status: str   # PLAYED, FAILED, LEFT_OUT or BUILD_FAILED
+    status: str   # PLAYED, FAILED, LEFT_OUT or BUILD_FAILED (or BASELINE: not a group)
     reason: str = ""  # one line: why (empty for PLAYED)
 
     def __post_init__(self) -> None:
