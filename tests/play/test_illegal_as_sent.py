@@ -22,15 +22,21 @@ for line in sys.stdin:
 '''
 
 
-def test_an_illegal_action_of_a_program_is_quoted_as_sent(tmp_path, monkeypatch):
+def played(tmp_path, monkeypatch, text: str) -> dict:
+    """The one game `run` plays with the program `text` (an exec: agent) on a small map."""
     (tmp_path / "MAP_01.txt").write_text(SMALL_MAP)
     program = tmp_path / "far.py"
-    program.write_text(PROGRAM)
+    program.write_text(text)
     program.chmod(0o755)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["run", "MAP_01.txt", "out", "--json", "--agent", f"exec:{program}",
                                       "--agent-isolation", "process"])
     (game,) = json.loads(result.stdout)
+    return game
+
+
+def test_an_illegal_action_of_a_program_is_quoted_as_sent(tmp_path, monkeypatch):
+    game = played(tmp_path, monkeypatch, PROGRAM)
     assert game["outcome"] == "failed" and game["reason"] == "illegal-action", game
     sent = '{"type": "action", "action": "move", "direction": "N", "steps": 9}'
     assert f"illegal action {sent} from the agent" in game["error"], game["error"]
@@ -68,14 +74,8 @@ ANSWERS = [
 def test_a_programs_malformed_answer_is_quoted_as_the_json_it_sent(answer, said, tmp_path, monkeypatch):
     """A program in any language reads JSON: what it sent comes back in JSON's words (true, null,
     "3"), not in this program's (True, None, '3', b'...')."""
-    (tmp_path / "MAP_01.txt").write_text(SMALL_MAP)
-    program = tmp_path / "far.py"
-    program.write_text(PROGRAM.replace('json.dumps({{"type": "action", "action": "move", "direction": "N", '
-                                       '"steps": 9}})'.replace("{{", "{").replace("}}", "}"), repr(answer)))
-    program.chmod(0o755)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["run", "MAP_01.txt", "out", "--json", "--agent", f"exec:{program}",
-                                      "--agent-isolation", "process"])
-    (game,) = json.loads(result.stdout)
+    game = played(tmp_path, monkeypatch, PROGRAM.replace('json.dumps({{"type": "action", "action": "move", '
+                                                         '"direction": "N", "steps": 9}})'
+                                                         .replace("{{", "{").replace("}}", "}"), repr(answer)))
     assert game["outcome"] == "failed" and game["reason"] == "protocol", game
     assert "turn 1: " in game["error"] and said in game["error"], game["error"]

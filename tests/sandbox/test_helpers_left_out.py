@@ -29,15 +29,21 @@ class Mine(Base):
 '''
 
 
-def test_a_helper_left_out_of_the_copy_is_named_with_the_reason(tmp_path, monkeypatch):
+def played(tmp_path, monkeypatch, entry: str, *options: str) -> dict:
+    """The one game `run` plays with the agent `Mine` in `mine/ENTRY`, its helper base.py beside it."""
     (tmp_path / "MAP_01.txt").write_text(SMALL_MAP)
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "base.py").write_text(BASE)
-    (tmp_path / "mine" / "mine.py").write_text(MINE)
+    (tmp_path / "mine" / entry).write_text(MINE)
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["run", "MAP_01.txt", "out", "--json", "--agent", "mine/mine.py:Mine",
-                                      "--agent-isolation", "process"])
+    result = CliRunner().invoke(cli, ["run", "MAP_01.txt", "out", "--json", "--agent", f"mine/{entry}:Mine",
+                                      "--agent-isolation", "process", *options])
     (game,) = json.loads(result.stdout)
+    return game
+
+
+def test_a_helper_left_out_of_the_copy_is_named_with_the_reason(tmp_path, monkeypatch):
+    game = played(tmp_path, monkeypatch, "mine.py")
     assert game["outcome"] == "failed", game
     error = game["error"]
     assert "No module named 'base'" in error, error
@@ -47,12 +53,5 @@ def test_a_helper_left_out_of_the_copy_is_named_with_the_reason(tmp_path, monkey
 
 def test_the_same_agent_named_agent_py_plays_with_its_helper(tmp_path, monkeypatch):
     """What the message advises works: the entry named agent.py marks the folder as its own."""
-    (tmp_path / "MAP_01.txt").write_text(SMALL_MAP)
-    (tmp_path / "mine").mkdir()
-    (tmp_path / "mine" / "base.py").write_text(BASE)
-    (tmp_path / "mine" / "agent.py").write_text(MINE)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["run", "MAP_01.txt", "out", "--json", "--agent", "mine/agent.py:Mine",
-                                      "--agent-isolation", "process", "--seed", "1"])
-    (game,) = json.loads(result.stdout)
+    game = played(tmp_path, monkeypatch, "agent.py", "--seed", "1")
     assert game["outcome"] in ("WIN", "LOSE"), game

@@ -343,12 +343,12 @@ class PlanningAgent(LogicAgent):
         if not kept:
             return []
         wc = weights.ravel()[idx]                       # the belief's weights (chance of each side)
+        total = float(wc.sum())
         if len(kept) > VERIFY_PAIRS:
             # Only the hints whose answer is least certain are priced (a 1024x1024 game may
             # hold hundreds open, and pairs cost their square): an answer near 50/50 teaches
             # the most, so these are nearly always the best (not always: the sizes of the
             # sides count too).
-            total = float(wc.sum())
             doubt = [abs(float(wc[s].sum()) / total - 0.5) for s in sets]
             chosen = sorted(range(len(kept)), key=lambda i: (doubt[i], i))[:VERIFY_PAIRS]
             chosen.sort()
@@ -356,7 +356,6 @@ class PlanningAgent(LogicAgent):
         S = np.array(sets, dtype=np.float64)           # hints x candidates
         counts = S.sum(axis=1)                          # candidates inside each set
         both = S @ S.T                                  # candidates inside two sets
-        total = float(wc.sum())
         win = S @ wc                                    # weight inside each set
         wboth = (S * wc) @ S.T
         m = win / total                                 # chance each hint is true

@@ -67,7 +67,7 @@ class LeftOut(str):
 
     def __new__(cls, name: str, where: str, reason: str, folder: str | None = None, student_id: str = "",
                 status: str = "left out") -> LeftOut:
-        reason = reason if utf8(reason) else reason.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        reason = reason if utf8(reason) else bytes_escaped(reason)
         made = super().__new__(cls, f"{where}: {reason}")
         made.name, made.where, made.reason = name, where, reason  # (the reason goes into the store: UTF-8)
         made.folder, made.student_id, made.status = (name if folder is None else folder), student_id, status
@@ -78,7 +78,12 @@ def group_name(text: str) -> str:
     """A file or folder name as a group's name: NFC, so both spellings of an accent are one. A name
     that is not UTF-8 on disk (a Latin-1 archiver's `Z\\xe9lie`) is shown with its bytes escaped."""
     name = unicodedata.normalize("NFC", text)
-    return name if utf8(name) else name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return name if utf8(name) else bytes_escaped(name)
+
+
+def bytes_escaped(text: str) -> str:
+    """A path's text that is not UTF-8, its raw bytes escaped (`\\xe9`): what the store and a page can hold."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def utf8(text: str) -> bool:

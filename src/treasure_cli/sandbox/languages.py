@@ -181,12 +181,12 @@ def _build_in(work: Path, folder: Path, listed: list[tuple[Path, int]], language
     limits = limits or AgentLimits()
     output = b""
     for step in language.steps:
-        code, said, why = _run_step(_sandboxed(work, step, inside, toolchain(language.toolchain)), limits,
-                                    seconds, work)
+        code, said, why, capped = _run_step(_sandboxed(work, step, inside, toolchain(language.toolchain)),
+                                            limits, seconds, work)
         output += said[:BUILD_LOG - len(output)]
         if why:
             _write_log(log, output + f"\nstopped: {why}\n".encode())
-            if "cap" in why:  # what it wrote goes at once: it may fill the disk the builds are kept on
+            if capped:  # what it wrote goes at once: it may fill the disk the builds are kept on
                 shutil.rmtree(work, ignore_errors=True)
             return Built(None, log, why)
         if code != 0:
@@ -218,9 +218,10 @@ def _build_in(work: Path, folder: Path, listed: list[tuple[Path, int]], language
 BUILD_WATCH = 0.2  # seconds between two looks at what a build has written
 
 
-def _run_step(argv: list[str], limits: AgentLimits, seconds: float, work: Path) -> tuple[int | None, bytes, str]:
-    """One build command: its exit status, the first BUILD_LOG bytes of its output, and why it was
-    stopped ("" if it was not). It is stopped past `seconds`, and as soon as its folder holds more
+def _run_step(argv: list[str], limits: AgentLimits, seconds: float, work: Path
+              ) -> tuple[int | None, bytes, str, bool]:
+    """One build command: its exit status, the first BUILD_LOG bytes of its output, why it was
+    stopped ("" if it was not), and whether that was a cap. It is stopped past `seconds`, and as soon as its folder holds more
     files or bytes than a group may (sandbox/tree.py: caps): a build's writes land on the referee's
     disk, and a Makefile that wrote without end filled it (RLIMIT_FSIZE bounds one file only). Its
     output is read as it comes and all but BUILD_LOG bytes dropped, never held whole in memory."""
@@ -246,6 +247,7 @@ def _run_step(argv: list[str], limits: AgentLimits, seconds: float, work: Path) 
         except subprocess.TimeoutExpired:
             pass
         why = _over_caps(work)
+        capped = bool(why)
         if not why and proc.returncode is None and time.monotonic() > deadline:
             why = f"the build took more than {seconds:g} s"
         if why or proc.returncode is not None:
@@ -254,7 +256,7 @@ def _run_step(argv: list[str], limits: AgentLimits, seconds: float, work: Path) 
         proc.kill()  # bubblewrap: the build's whole PID namespace ends with it (--die-with-parent)
         proc.wait()
     reader.join(timeout=5)
-    return proc.returncode, bytes(kept), why
+    return proc.returncode, bytes(kept), why, capped
 
 
 def _over_caps(work: Path) -> str:
