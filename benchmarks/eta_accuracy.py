@@ -167,8 +167,9 @@ def estimate_class(path: Path | None):
         def started(self, agent, tiles, key=None):
             super().started(agent, tiles, **takes(base.started, {"key": key}))
 
-        def finished(self, agent, tiles, seconds, failed=False, busy=None, key=None):
-            super().finished(agent, tiles, seconds, failed, **takes(base.finished, {"busy": busy, "key": key}))
+        def finished(self, agent, tiles, seconds, failed=False, busy=None, key=None, actions=None):
+            super().finished(agent, tiles, seconds, failed,
+                             **takes(base.finished, {"busy": busy, "key": key, "actions": actions}))
     return Other
 
 
@@ -194,7 +195,7 @@ def replay(path: Path, workers: int | None = None, model: Path | None = None) ->
             estimate.started(e["start"], e["tiles"], tuple(e.get("key") or ()) or None)
         elif estimate is not None and "end" in e:
             estimate.finished(e["end"], e["tiles"], e["seconds"], e["failed"], busy=e.get("busy"),
-                              key=tuple(e.get("key") or ()) or None)
+                              key=tuple(e.get("key") or ()) or None, actions=e.get("actions"))
             points.append({"t": e["t"], "done": estimate.done, "total": estimate.total, "eta": estimate.remaining()})
     return errors(path.stem, start, points)
 

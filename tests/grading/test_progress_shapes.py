@@ -36,13 +36,23 @@ FILE = (0.03, 0.05, 0.8)
 SLOW = (0.9, 0.05, 0.8)
 
 
-def play(agents: dict[str, tuple[float, float, float]], sizes: list[int], games: int, workers: int,
+# agent -> (seconds a game, seconds an action, seconds around a game, host start-up once a worker), for
+# runs whose games say their actions: a file agent's time is nearly all its process's work per game, a
+# slow agent's nearly all per action (as measured: 10 ms a game and 0.3 ms an action; 15-35 ms an action)
+FILE_ACTS = (0.010, 0.0003, 0.05, 0.8)
+SLOW_ACTS = (0.0, 0.025, 0.05, 0.8)
+
+
+def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, workers: int,
          seed: int = 1, worker_start: float = 2.0, handing: float = 0.003, spread: float = 0.3,
-         ) -> tuple[float, float, float]:
+         at: float = 0.1) -> tuple[float, float, float]:
     """A tournament run on a fake clock, the estimate told of each game as the command tells it:
-    (its estimate after a tenth of the games, the truth then, a plain rate's guess then). Each
-    game's own time is its agent's mean on 32x32 times (tiles / 1024) ** 0.6, give or take `spread`
-    (drawn from `seed`); `handing`: a worker's wait between two games."""
+    (its estimate after a fraction `at` of the games, the truth then, a plain rate's guess then).
+    Each game's own time is its agent's mean on 32x32 times (tiles / 1024) ** 0.6, give or take
+    `spread` (drawn from `seed`); or, for an agent given with four numbers (as FILE_ACTS), its time
+    a game plus its time an action times the game's actions, a game taking about half the map's
+    side in actions, give or take 70 % (as measured), and the estimate told them; `handing`: a
+    worker's wait between two games."""
     rng = random.Random(seed)
     todo = [Entry(agent, "d", None, f"m{k}", f"m{k}", b"", side * side, i, i)
             for k, side in enumerate(sizes) for i in range(games) for agent in agents]
@@ -53,7 +63,7 @@ def play(agents: dict[str, tuple[float, float, float]], sizes: list[int], games:
     feed = iter(share)
     queue: list[Entry] = []  # handed over, not begun: the pool's workers take them in that order
     free = [(start + worker_start, w) for w in range(workers)]  # (when a worker is free, which)
-    running: list[tuple[float, int, int, float, float]] = []  # (end, worker, game, seconds, busy)
+    running: list[tuple[float, int, int, float, float, int | None]] = []  # (end, worker, game, seconds, busy, actions)
     hosts: set[tuple[int, str]] = set()
     guess = truth_at = plain = None
     done = 0
@@ -68,20 +78,25 @@ def play(agents: dict[str, tuple[float, float, float]], sizes: list[int], games:
     top_up()
     while queue or running:
         while queue and free:  # the first free worker takes the next game handed over
-            at, w = heapq.heappop(free)
+            free_at, w = heapq.heappop(free)
             entry = queue.pop(0)
-            mean, around, host = agents[entry.agent]
-            seconds = mean * (entry.tiles / 1024) ** 0.6 * rng.uniform(1 - spread, 1 + spread)
+            if len(agents[entry.agent]) == 4:
+                fixed, per, around, host = agents[entry.agent]
+                actions = max(1, round(entry.tiles ** 0.5 / 2 * rng.uniform(0.3, 1.7)))
+                seconds = fixed + per * actions
+            else:
+                mean, around, host = agents[entry.agent]
+                seconds, actions = mean * (entry.tiles / 1024) ** 0.6 * rng.uniform(1 - spread, 1 + spread), None
             busy = seconds + around + (host if (w, entry.agent) not in hosts else 0.0)
             hosts.add((w, entry.agent))
-            heapq.heappush(running, (max(at, clock.now) + busy, w, todo.index(entry), seconds, busy))
-        end, w, k, seconds, busy = heapq.heappop(running)
+            heapq.heappush(running, (max(free_at, clock.now) + busy, w, todo.index(entry), seconds, busy, actions))
+        end, w, k, seconds, busy, actions = heapq.heappop(running)
         clock.now = end
         entry = todo[k]
         share.ended(entry.agent)
-        estimate.finished(entry.agent, entry.tiles, seconds, busy=busy, key=entry.key)
+        estimate.finished(entry.agent, entry.tiles, seconds, busy=busy, key=entry.key, actions=actions)
         done += 1
-        if done == len(todo) // 10:
+        if done == int(len(todo) * at):
             guess, truth_at = estimate.remaining(), end
             plain = (end - start) * (len(todo) - done) / done
         heapq.heappush(free, (end + handing, w))
@@ -127,3 +142,17 @@ def test_a_slow_agent_left_alone_at_the_end(sizes):
         guess, truth, plain = play(agents, sizes, 4, 2, seed)
         assert within(guess, truth), (seed, guess, truth)
         assert not within(plain, truth)
+
+
+@pytest.mark.parametrize("at", [0.1, 0.5, 0.75])
+def test_a_slow_agent_priced_by_its_actions_on_a_size_it_has_not_played(at):
+    """The largest maps come first. A slow agent's time is nearly all per action, and a game on
+    16x16 takes a third of the actions of one on 48x48, where the three file agents' games, nearly
+    all their process's work, take about as long on both. Priced as the others' times scale between
+    the sizes, the slow agent's 16x16 games still to play cost about twice what they will (the
+    estimate was 14-49 % over at half the games, 47-66 % at three quarters); priced by its time an
+    action and the actions a game takes there, within 30 % from the first tenth on."""
+    agents = {"ann": FILE_ACTS, "bob": FILE_ACTS, "carl": FILE_ACTS, "slowpoke": SLOW_ACTS}
+    for seed in SEEDS:
+        guess, truth, _ = play(agents, [48] * 4 + [16] * 6, 4, 2, seed, at=at)
+        assert within(guess, truth), (seed, guess, truth)

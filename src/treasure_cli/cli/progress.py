@@ -52,7 +52,7 @@ class EtaTrace:
     """With TREASURE_CLI_ETA_TRACE=FILE (benchmarks/eta_accuracy.py, not for users): one JSON line
     appended per event, each with its time (`t`, time.monotonic): the plan (`plan`: [agent, tiles] of
     each game to play, and `workers`), a game handed over (`start`: agent, `tiles`, `key`), a game
-    ended (`end`: agent, `tiles`, `seconds`, `busy`, `failed`, `key`, then the games `done` of
+    ended (`end`: agent, `tiles`, `seconds`, `busy`, `failed`, `key`, `actions`, then the games `done` of
     `total` and the `eta` the progress line would show then, in seconds). Enough to play the run
     again through an estimate (`eta_accuracy.py --replay`)."""
 

@@ -120,10 +120,10 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         counts["played"] += len(rows)
         for r in rows:
             line[0].estimate.finished(r.label, tiles_of(r.size), r.seconds, r.outcome == "failed", busy=r.busy,
-                                     key=r.key)
+                                     key=r.key, actions=r.actions)
             if trace is not None:
                 trace({"end": r.label, "tiles": tiles_of(r.size), "seconds": r.seconds, "busy": r.busy,
-                       "failed": r.outcome == "failed", "key": r.key}, line[0].estimate)
+                       "failed": r.outcome == "failed", "key": r.key, "actions": r.actions}, line[0].estimate)
         line[0].show()
 
     try:

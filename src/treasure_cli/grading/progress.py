@@ -12,10 +12,17 @@ scheduler would (grading/tournament.py):
   maps of that size plus its usual time around a game, the median of its
   times but its largest few (the first game of an agent in each worker also
   starts the agent's host there, ~0.5-1 s once: not a price for every game).
-  A size it has not played yet is priced from its nearest size played, the
-  game time scaled as the other agents' times between the two sizes, else by
-  the square root of the tiles (measured: a game on 64x64 takes 1.3x to 2.8x
-  one on 32x32, 4x the tiles). Its games in flight count as games of at
+  A size it has not played yet is priced from its nearest size played. Where
+  the games said how many actions they took, the agent's time is split into
+  a part per game and a part per action (a line fitted through its games),
+  and only the second grows with the actions a game takes on the other size
+  (the other agents' actions between the two sizes, else the square root of
+  the tiles): a slow agent's time is nearly all per action, a fast one's
+  nearly all its process's fixed work, so one ratio of times for all is
+  wrong for one of them (measured: a 30x slower agent's game took 4-5x as
+  long on 48x48 as on 16x16, the others' 1.2x-2.5x). Otherwise its game time
+  is scaled as the other agents' times between the two sizes, else by the
+  square root of the tiles. Its games in flight count as games of at
   least their age so far; an agent none of whose games has ended is priced
   as the mean of the others, and at least as the age of its oldest game in
   flight. (The workers take the games in the order they were handed over,
@@ -71,6 +78,8 @@ class Estimate:
         self.busy = 0.0                          # the workers' time of the games done
         self._began: float | None = None         # when the first game done began (its end less its busy time)
         self._seconds: dict[tuple[str, int], list[float]] = defaultdict(list)  # (agent, tiles) -> game seconds
+        self._actions: dict[tuple[str, int], list[int]] = defaultdict(list)  # (agent, tiles) -> actions a game
+        self._timed: dict[str, list[tuple[int, float]]] = defaultdict(list)  # agent -> (actions, seconds)
         self._around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds of each game
         self._handed: list[float] = []            # when each game was handed over, in that order
         self._ends: list[float] = []              # when each game ended, in that order
@@ -98,9 +107,10 @@ class Estimate:
         return max(self._handed[k], self._ends[before]) if before < len(self._ends) else None
 
     def finished(self, agent: str, tiles: int, seconds: float, failed: bool = False,
-                 busy: float | None = None, key: object = None) -> None:
+                 busy: float | None = None, key: object = None, actions: int | None = None) -> None:
         """One game ended (and was kept), having taken `seconds` of its own and `busy` of its worker's
-        (None: as much as its own); `key` as `started` was given it."""
+        (None: as much as its own), and `actions` of the agent (None: not known); `key` as `started`
+        was given it."""
         now = self.clock()
         self.done += 1
         self._ends.append(now)
@@ -122,6 +132,9 @@ class Estimate:
         began = now - busy
         self._began = began if self._began is None else min(self._began, began)
         self._seconds[(agent, tiles)].append(seconds)
+        if actions is not None and actions > 0:
+            self._actions[(agent, tiles)].append(actions)
+            self._timed[agent].append((actions, seconds))
         self._around[agent].append(busy - seconds)
 
     # -- the price of a game ----------------------------------------------------
@@ -141,10 +154,51 @@ class Estimate:
         mean = statistics.fmean(self._seconds[(agent, near)])
         if near == tiles:
             return mean
+        by_actions = self._by_actions(agent, near, tiles)
+        if by_actions is not None:
+            return by_actions
         ratios = [statistics.fmean(self._seconds[(a, tiles)]) / there
                   for (a, t) in self._seconds if t == near and a != agent and (a, tiles) in self._seconds
                   for there in [statistics.fmean(self._seconds[(a, near)])] if there > 0]
         return mean * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
+
+    def _by_actions(self, agent: str, near: int, tiles: int) -> float | None:
+        """The agent's game time on `tiles` tiles from its games on `near`: its part per game, plus its
+        part per action times the actions a game takes there (None: its games did not all say their
+        actions). The part per game is the quickest agent's mean time there (its game is nearly all
+        its process's work); with no other agent, the line through the agent's own games."""
+        acts = self._actions.get((agent, near))
+        if not acts or len(acts) < len(self._seconds[(agent, near)]):
+            return None
+        mean = statistics.fmean(self._seconds[(agent, near)])
+        there = [statistics.fmean(v) for (a, t), v in self._seconds.items() if t == near]
+        if len(there) > 1:
+            fixed = min(there)
+        else:
+            fitted = self._fitted(self._timed.get(agent, []))
+            if fitted is None:
+                return None
+            fixed = fitted
+        ratios = [statistics.fmean(self._actions[(a, tiles)]) / statistics.fmean(self._actions[(a, near)])
+                  for (a, t) in self._actions if t == near and a != agent and self._actions.get((a, tiles))]
+        ratio = statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near))
+        return fixed + (mean - fixed) * ratio
+
+    @staticmethod
+    def _fitted(timed: list[tuple[int, float]]) -> float | None:
+        """An agent's seconds a game besides its actions: where the least-squares line through its
+        games' (actions, seconds) meets no action, kept between none and its quickest game (None:
+        fewer than three games, or their actions too alike to tell)."""
+        if len(timed) < 3:
+            return None
+        xs = [float(x) for x, _ in timed]
+        ys = [y for _, y in timed]
+        mx, my = statistics.fmean(xs), statistics.fmean(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        if sxx < (0.05 * mx) ** 2 * len(xs):  # actions spread under 5 % of their mean: no slope to see
+            return None
+        slope = sum((x - mx) * (y - my) for x, y in timed) / sxx
+        return min(max(0.0, my - slope * mx), min(ys))
 
     def _cost(self, agent: str, tiles: int, now: float) -> float:
         """What one more game of `agent` on `tiles` tiles costs a worker. Its games in flight count
