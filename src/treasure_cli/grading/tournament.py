@@ -25,6 +25,7 @@ import dataclasses
 import json
 import math
 import re
+import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -671,7 +672,10 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
         raise TreasureError(f"game {row.game_id} was played on {row.map_path} (content digest {row.map_digest}); "
                             f"no map with that content is among {where}: give the folder of the "
                             "tournament's maps with --maps")
-    now_code = agent_code(row.agent)
+    try:
+        now_code = agent_code(row.agent)
+    except OSError as exc:  # its code is gone: say how to bring it back, not only that a file is missing
+        raise TreasureError(code_gone(row, exc)) from exc
     if now_code.digest != row.agent_digest:
         raise TreasureError(f"game {row.game_id} was played by {row.agent} with code {row.agent_digest}; that "
                             f"agent's code is now {now_code.digest}, so the game cannot be played again as it was "
@@ -689,6 +693,21 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
                                index=row.game_index,
                                game_id=row.game_id, hints=hints, failed_events=True)
     return island, record, events
+
+
+def code_gone(row: Row, exc: OSError) -> str:
+    """Why a stored game cannot be played again when its agent's code is no longer where it played
+    from, and what brings it back. A group handed in as an archive, or built from source, plays from
+    a temporary folder (grading/archives.py, sandbox/languages.py), which a restart may empty."""
+    where = exc.filename or row.agent
+    said = f"game {row.game_id} was played by {row.label} from {where}, which is not there now ({exc.strerror or exc})"
+    temporary = Path(tempfile.gettempdir()).resolve()
+    if any(part.startswith(("treasure-cli-unpacked-", "treasure-cli-builds-")) for part in Path(str(where)).parts) \
+            or Path(str(where)).resolve().is_relative_to(temporary):
+        return (said + ": a group handed in as an archive or built from source plays from a temporary folder, "
+                "emptied since; run the tournament's command again (treasure tournament CLASS --maps MAPS --db "
+                "STORE): it unpacks and builds the group again, as it was, and plays no game twice; then the report")
+    return said + ": put the submitted version back where it was"
 
 
 ACTION_LIMIT = re.compile(r"ran past its ([0-9][0-9.e+-]*) s action limit")  # (sandbox/process.py's words)
