@@ -1,12 +1,12 @@
 """How far the tournament's ETA is from the truth, on real `treasure tournament` runs (issue 40: within
 30 % after the first tenth of the games).
 
-    .venv/bin/python benchmarks/eta_accuracy.py [--shape NAME ...] [--scale 1.0] [--repeat 1] [--jobs 2]
+    .venv/bin/python benchmarks/eta_accuracy.py [--shape NAME ...] [--scale 1.0] [--repeat 1] [--jobs 2] [--seed 1]
                                                 [--keep-traces DIR]
     .venv/bin/python benchmarks/eta_accuracy.py --replay DIR/*.jsonl [--estimate old_progress.py]
 
 Each shape is a small class played by the real command (`python -m treasure_cli tournament`, a fresh
-store, --seed 1) in a temporary folder. The command logs every estimate it makes, after each game,
+store, --seed 1 unless given) in a temporary folder. The command logs every estimate it makes, after each game,
 with its time (TREASURE_CLI_ETA_TRACE, cli/progress.py): the ETA the progress line would show. The
 truth is the time from that estimate to the end of the last game. For a tenth, a quarter and half of
 the games, the script prints the error of the ETA, (ETA - truth) / truth, and, beside it, the error
@@ -104,14 +104,14 @@ def shape_args(shape: str, folder: Path, scale: float) -> list[str]:
     raise SystemExit(f"unknown shape {shape!r}")
 
 
-def measure(shape: str, scale: float, jobs: int, keep: Path | None = None, run: int = 0) -> dict:
+def measure(shape: str, scale: float, jobs: int, keep: Path | None = None, run: int = 0, seed: int = 1) -> dict:
     with tempfile.TemporaryDirectory(prefix="eta-") as tmp:
         folder = Path(tmp)
         args = shape_args(shape, folder, scale)
         trace = folder / "trace.jsonl"
         env = {**os.environ, "TREASURE_CLI_ETA_TRACE": str(trace)}
         start = time.monotonic()
-        done = subprocess.run(TREASURE + ["tournament", *args, "--db", str(folder / "r.sqlite"), "--seed", "1",
+        done = subprocess.run(TREASURE + ["tournament", *args, "--db", str(folder / "r.sqlite"), "--seed", str(seed),
                                           "--jobs", str(jobs), "--no-timing"],
                               env=env, capture_output=True, text=True, cwd=folder)
         if done.returncode not in (0, 1):
@@ -207,6 +207,8 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="games per map x this (longer runs)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1,
+                        help="the tournament's --seed: which games are played (each repeat plays the same ones)")
     parser.add_argument("--json", action="store_true", help="one JSON line per run instead of the table")
     parser.add_argument("--keep-traces", type=Path, metavar="DIR", help="keep each run's trace in DIR")
     parser.add_argument("--replay", type=Path, nargs="+", metavar="TRACE",
@@ -221,7 +223,7 @@ def main() -> None:
     if options.replay:
         runs = (replay(path, options.jobs, options.estimate) for path in options.replay)
     else:
-        runs = (measure(shape, options.scale, options.jobs, options.keep_traces, k)
+        runs = (measure(shape, options.scale, options.jobs, options.keep_traces, k, options.seed)
                 for k in range(options.repeat) for shape in shapes)
     worst, within, count, tenths = 0.0, 0, 0, []
     for r in runs:
