@@ -2,9 +2,10 @@
 
 `LogicAgent` (now `logic-greedy`) picks its action by a fixed order of rules.
 This agent keeps its knowledge (the candidate tiles) and two of its rules: a
-plan of the turn that finds the treasure for sure, and the teleport (its jumps
-and its race against the free pirate; `LogicAgent._rules`, asked with its own
-test of a verification switched off). Everything else is planned: every plan
+plan of the turn that finds the treasure for sure, and the teleport while the
+pirate is in prison (its jump to concentrated candidates; `LogicAgent._rules`,
+asked with its own test of a verification switched off). Everything else is
+planned, the teleport in the race against the free pirate too: every plan
 of the turn's remaining actions (a large scan, each legal move, then the best
 second scan from where it lands; the teleport to the richest window and its
 scans there; or a hint's verification, then the best second action on each of
@@ -29,7 +30,9 @@ own currency:
 So the agent verifies when an answer saves more turns than a scan finds,
 scans here when that is worth more than walking, walks toward candidates only
 as far as the walk saves turns, and keeps its teleport while a jump would
-leave far candidates to walk to.
+leave far candidates to walk to. When no scan of the turn can reach a
+candidate and the teleport is kept, every plan is worth the same: it then walks
+toward the candidates (the rules' walk) rather than scan empty ground.
 """
 
 from __future__ import annotations
@@ -172,7 +175,8 @@ class PlanningAgent(LogicAgent):
             # Every scan plan of the turn sees nothing and the teleport is kept: the plans are
             # all worth the same (the turns the candidates take; no walk is priced while a jump
             # can still save it). Scanning empty ground would wait for the hints; walk toward
-            # the candidates instead, the rules' way (their richest window in reach, no dither).
+            # the candidates instead, the rules' way (to the window worth most for its distance,
+            # without dithering).
             self._idle = True
             return self._travel_or_scan(walk, pos, mass, _LARGE_SCAN, 0.0)
         if rules_teleport is not None and type(best) is not Verify:
@@ -464,7 +468,7 @@ class PlanningAgent(LogicAgent):
                     f"far, worth the walk it saves; plans weighed, in turns: {listed}")
             return Note(text, self._candidate_tiles())
         if self._idle:
-            toward = ("a step toward their richest window" if type(chose) is Move
+            toward = ("a step toward the window worth most for its distance" if type(chose) is Move
                       else "no move brings it nearer them")
             text = (f"{self._count} candidates; {_describe(chose)}: no plan of this turn scans one "
                     f"(each leaves {weighed[0][1]:.2f} turns) and the teleport is kept: {toward}; "
