@@ -204,7 +204,7 @@ def test_with_no_candidate_in_reach_and_the_teleport_kept_it_walks_not_scans_emp
         assert type(action).__name__ != "LargeScan", (turn, text)
         if "no plan of this turn scans one" in text:
             walked += 1
-            each = float(re.search(r"\(each leaves (\d+\.\d\d) turns\)", text).group(1))
+            each = float(re.search(r", each leaves (\d+\.\d\d) turns and none saves any on another;", text).group(1))
             listed = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|$)", text.split("plans weighed, in turns: ")[1])]
             assert listed[0] == each and listed == sorted(listed), text
     assert walked, far

@@ -470,9 +470,9 @@ class PlanningAgent(LogicAgent):
         if self._idle:
             toward = ("a step toward the window worth most for its distance" if type(chose) is Move
                       else "no move brings it nearer them")
-            text = (f"{self._count} candidates; {_describe(chose)}: no plan of this turn scans one "
-                    f"(each leaves {weighed[0][1]:.2f} turns) and the teleport is kept: {toward}; "
-                    f"plans weighed, in turns: {listed}")
+            text = (f"{self._count} candidates; {_describe(chose)}: no plan of this turn scans one, each "
+                    f"leaves {weighed[0][1]:.2f} turns and none saves any on another; the teleport is kept: "
+                    f"{toward}; plans weighed, in turns: {listed}")
             return Note(text, self._candidate_tiles())
         (_, best), rest = weighed[0], weighed[1:]
         against = f"saves {rest[0][1] - best:.2f} on {rest[0][0]}" if rest else "saves 0.00: no other plan"
