@@ -160,3 +160,72 @@ def test_a_teleport_by_the_rules_says_so_and_what_the_plans_were_worth():
             listed = text.split("plans weighed, in turns: ")[1]
             values = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|$)", listed)]
             assert values and values == sorted(values) and all(v >= 1.0 for v in values), text
+
+
+class Far:
+    """The planner, each action where no scan it can make this turn reaches a candidate kept:
+    (action, its note). Reach: with two actions left a scan can see 7 tiles away (a large move,
+    then a small move's 3x3), with one 3 (a small move's 3x3): candidates all farther than that
+    (Chebyshev) cannot be scanned this turn, whatever the plan."""
+
+    def __init__(self, agent: PlanningAgent):
+        self.agent, self.far = agent, []
+
+    def act(self, obs):
+        action = self.agent.act(obs)
+        know = self.agent.know
+        rows, cols = np.nonzero(know.candidates)
+        reach = 7 if obs.actions_left >= 2 else 3
+        nearest = np.min(np.maximum(np.abs(rows - obs.position[0]), np.abs(cols - obs.position[1])))
+        if nearest > reach and not obs.teleport_used and not know.pirate_free:
+            note = self.agent.explain()
+            self.far.append((obs.turn, action, note.text if note else ""))
+        return action
+
+    def explain(self):
+        return self.agent.explain()
+
+
+def test_with_no_candidate_in_reach_and_the_teleport_kept_it_walks_not_scans_empty_ground():
+    """All its scan plans see nothing: they are worth the same, and the teleport is kept for
+    later. It walks toward the candidates (or takes a verification, or the rules' jump), never
+    a large scan of ground that holds none; its note says so and gives the plans' equal turns."""
+    far = []
+    for i in range(6):
+        for style, size in (("maze", 48), ("island", 64)):
+            island = generate_island(size, size, style=style, rng=np.random.default_rng([47, i, size]))
+            game, agent = build_game(island, "logic", 300 + i)
+            watched = Far(agent)
+            list(play_agent(game, watched, notes=True))
+            far += watched.far
+    assert len(far) >= 10, far  # (such states are common: a maze's candidates far along its corridors)
+    walked = 0
+    for turn, action, text in far:
+        assert type(action).__name__ != "LargeScan", (turn, text)
+        if "no plan of this turn scans one" in text:
+            walked += 1
+            each = float(re.search(r", each leaves (\d+\.\d\d) turns and none saves any on another;", text).group(1))
+            listed = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|$)", text.split("plans weighed, in turns: ")[1])]
+            assert listed[0] == each and listed == sorted(listed), text
+    assert walked, far
+
+
+def test_in_the_race_the_teleport_is_the_best_plans_first_action_not_the_rules_jump():
+    """Once the pirate is free the teleport is priced as a plan like any other action: taken
+    only as the first action of the plan with the fewest expected turns, its note listing it
+    first. (The rules' race jump, taken as soon as a far window held more than a scan here,
+    spent it on hundreds of candidates and lost the endgame jump.)"""
+    racing = []
+    for i in range(10):
+        island = generate_island(48, 48, free_turn=2, rng=np.random.default_rng([48, i]))
+        game, agent = build_game(island, "logic", 400 + i)
+        free = False
+        for e in play_agent(game, agent, notes=True):
+            name = type(e).__name__
+            free = free or name == "PirateFreed"
+            if free and name == "AgentNoted" and "; teleport to (" in e.text.split(": ")[0]:
+                racing.append(e.text)
+    assert racing
+    for text in racing:
+        chosen = text.split("; ", 1)[1].split(": ")[0]
+        assert "the rules' jump" not in text and f"expected turns: {chosen} " in text, text

@@ -2,9 +2,10 @@
 
 `LogicAgent` (now `logic-greedy`) picks its action by a fixed order of rules.
 This agent keeps its knowledge (the candidate tiles) and two of its rules: a
-plan of the turn that finds the treasure for sure, and the teleport (its jumps
-and its race against the free pirate; `LogicAgent._rules`, asked with its own
-test of a verification switched off). Everything else is planned: every plan
+plan of the turn that finds the treasure for sure, and the teleport while the
+pirate is in prison (its jump to concentrated candidates; `LogicAgent._rules`,
+asked with its own test of a verification switched off). Everything else is
+planned, the teleport in the race against the free pirate too: every plan
 of the turn's remaining actions (a large scan, each legal move, then the best
 second scan from where it lands; the teleport to the richest window and its
 scans there; or a hint's verification, then the best second action on each of
@@ -29,7 +30,9 @@ own currency:
 So the agent verifies when an answer saves more turns than a scan finds,
 scans here when that is worth more than walking, walks toward candidates only
 as far as the walk saves turns, and keeps its teleport while a jump would
-leave far candidates to walk to.
+leave far candidates to walk to. When no scan of the turn can reach a
+candidate and the teleport is kept, every plan is worth the same: it then walks
+toward the candidates (the rules' walk) rather than scan empty ground.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import numpy as np
 from treasure_cli.agents.belief import hint_log_factors
 from treasure_cli.agents.logic import _LARGE_SCAN, Features, LogicAgent, _box, _describe, _Mass
 from treasure_cli.agents.mass_kernel import count_both
-from treasure_cli.rules.actions import Action, LargeScan, Teleport, Verify
+from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Pos, bfs_distance
 from treasure_cli.rules.observation import Note, Observation
 
@@ -58,6 +61,9 @@ SPARE_WALK = 4.0       # tiles a turn's spare action walks while hints are verif
 VERIFY_PLANS = True    # verifications priced in expected turns, as plans (False: the rules' test, as before)
 VERIFY_PAIRS = 16      # the most hints whose verifications are priced in one action (the least certain)
 VERIFY_SLOPE = 1.0     # turns a halving of the candidates by a hint's answer is worth (a new hint a turn)
+RULES_RACE_JUMP = False  # the rules' jump in the race against the free pirate (False: the plans price it)
+IDLE_WALK = True       # no scan of the turn sees a candidate, the teleport kept: walk toward them (the rules' way)
+SEEN_NONE = 1e-12      # a share of the weight this small is no candidate seen (the sums' rounding)
 
 
 def future_turns(n: float) -> float:
@@ -79,7 +85,8 @@ class PlanningAgent(LogicAgent):
         super().__init__(features, **switches)
         self._weighed: list[tuple[str, float]] = []  # (plan's first action, expected turns) for explain()
         self._planned = False                       # the last action was the planner's (else the rules')
-        self._log: np.ndarray | None = None          # log-weights of the tiles by the hints heard (map-sized)
+        self._log: np.ndarray | None = None          # log-weights of the tiles by the hints heard (map-sized;
+                                                     # kept up to date over the candidates' box only)
         self._heard = 0                              # hints folded into _log
         self._weights: np.ndarray | None = None      # the search's weights, over the candidates' box
         self._weights_key: tuple[np.ndarray, int] | None = None  # (candidates, hints heard) they are for
@@ -93,13 +100,15 @@ class PlanningAgent(LogicAgent):
         self._field_origin: Pos = (0, 0)             # the map tile of the field's first row and column
         self._tp_free = True                         # the teleport is kept (this action's)
         self._jumped = False                         # the last action was the rules' teleport, the plans weighed
+        self._idle = False                           # the last action was a walk: no plan scanned a candidate
+        self._seen = 0.0                             # the most weight a scan plan of this action sees
         self._verify_splits: dict[int, int] = {}     # hint number -> candidates in its set (this action's)
         self._verify_chance: dict[int, float] = {}   # hint number -> the chance it is true (this action's)
 
     # ------------------------------------------------------------------ act
     def _act(self, obs: Observation) -> Action:
         self._why = None
-        self._planned = self._jumped = False
+        self._planned = self._jumped = self._idle = False
         self._observe(obs)
         n = self._count
         if n == 0:  # cannot happen with sound knowledge; stay legal anyway
@@ -109,14 +118,17 @@ class PlanningAgent(LogicAgent):
             # A scan finds it with a chance under 1/600: where to look hardly matters yet.
             return self._rules(obs)
         # The rules first, for the sure cases: a plan that finds the treasure for sure, and
-        # the teleport (its jumps, and the race against the free pirate). Verifications are
-        # priced below, in the plans' own currency.
+        # the teleport while the pirate is in prison (its jump to concentrated candidates).
+        # Verifications, and the teleport in the race against the free pirate, are priced
+        # below, in the plans' own currency.
         ruled = self._rules(obs, verify_ok=not VERIFY_PLANS)
         if type(ruled) is Verify:  # (only without VERIFY_PLANS: the rules' own test)
             return ruled
         if self._why is not None and self._why[0] == "this plan finds the treasure for sure":
             return ruled
         rules_teleport = ruled if type(ruled) is Teleport else None
+        if rules_teleport is not None and self.know.pirate_free and not RULES_RACE_JUMP:
+            rules_teleport = None  # (the rules jump as soon as a far window holds more: too early)
         self._why = None
         self._planned = True
         if self._cand is not self._dist_cand:
@@ -132,7 +144,7 @@ class PlanningAgent(LogicAgent):
             self._log = np.zeros(cand.shape)
         key = (cand, len(self.know.hints))
         if self._weights_key is None or self._weights_key[0] is not cand or self._weights_key[1] != key[1]:
-            self._hear(obs.truth_rate)
+            self._hear(obs.truth_rate, box)
             self._soft_weights(box, weights)  # (only the box is read, by _Mass and _urgency)
             self._weights_key = key
             self._weights_mass = None
@@ -156,18 +168,30 @@ class PlanningAgent(LogicAgent):
             for value, label, action in self._verify_options(pos, weights, box, n, obs.actions_left >= 2):
                 options.append((value, label, action, 2))
         options.sort(key=lambda o: (o[0], o[3]))  # stable: the first of equals in move order
-        best_value, _, best, _ = options[0]
+        best_value, _, best, order = options[0]
         self._weighed = [(label, 1.0 + value) for value, label, _, _ in options[:4]]
         self._why = ("", 1.0 + best_value, 0.0)
+        if IDLE_WALK and tp_free and rules_teleport is None and order == 0 and self._seen <= SEEN_NONE:
+            # Every scan plan of the turn sees nothing and the teleport is kept: the plans are
+            # all worth the same (the turns the candidates take; no walk is priced while a jump
+            # can still save it). Scanning empty ground would wait for the hints; walk toward
+            # the candidates instead, the rules' way (to the window worth most for its distance,
+            # without dithering).
+            self._idle = True
+            return self._travel_or_scan(walk, pos, mass, _LARGE_SCAN, 0.0)
         if rules_teleport is not None and type(best) is not Verify:
             self._jumped = True  # the rules' jump, not the best plan's first action
             return rules_teleport
         return best
 
     # ------------------------------------------------------------ belief
-    def _hear(self, truth_rate: float) -> None:
+    def _hear(self, truth_rate: float, box: tuple[slice, slice]) -> None:
         """Fold each new hint, heard but not verified, into the log-weights: how likely the
         pirate was to say it if the treasure lies in its set, and if not (`belief.py`).
+
+        Only over `box`, the candidates' box: the candidates only ever shrink, so no later
+        box reaches past it and the log-weights outside it are never read again (at
+        1024x1024 two passes over the whole map were 10 to 15 ms a hint, the slowest actions).
 
         A hint verified (or settled) later is never taken out: its factor is then the same on
         every candidate left, so the weights among them do not change, and a map-sized factor
@@ -191,8 +215,9 @@ class PlanningAgent(LogicAgent):
                 continue
             q = count_both(mask, plain, 0, h, 0, w) / plain_count
             inside, outside = hint_log_factors(know.hints[number - 1].kind, q, truth_rate)  # type: ignore[arg-type]
-            log += outside
-            log[mask] += inside - outside
+            inner = log[box]  # (a view: the additions land in the map-sized log)
+            inner += outside
+            inner[mask[box]] += inside - outside
 
     def _soft_weights(self, box: tuple[slice, slice], out: np.ndarray) -> None:
         """The candidates' weights (the largest 1) into `out` over `box`, which holds them all."""
@@ -280,8 +305,10 @@ class PlanningAgent(LogicAgent):
         firsts: list[tuple[Action, Pos, tuple[Pos, int] | None]] = [(_LARGE_SCAN, pos, (pos, 2))]
         firsts += [(move, dst, (dst, 1) if move.steps <= 2 else None) for move, dst in moves.all]
         out = []
+        seen = 0.0
         for first, mid, covered in firsts:
             c1 = mass.square(covered) if covered is not None else 0.0
+            seen = max(seen, c1)
             value = (1 - c1) * self._future(n * (1 - c1), tp_free, mid)
             if two:
                 seconds = [(mid, 2)] + [((r, c), 1) for _, r, c in self._moves(walk, mid).small]
@@ -290,9 +317,11 @@ class PlanningAgent(LogicAgent):
                         c2 = mass.square(square)  # nothing scanned first, or the second square holds the first
                     else:
                         c2 = mass.union(covered, square)
+                    seen = max(seen, c2)
                     if c2 > c1:
                         value = min(value, (1 - c2) * self._future(n * (1 - c2), tp_free, square[0]))
             out.append((value, _describe(first), first))
+        self._seen = seen
         return out
 
     def _teleport_value(self, walk: np.ndarray, target: Pos, mass: _Mass, n: int, two: bool) -> float:
@@ -437,6 +466,13 @@ class PlanningAgent(LogicAgent):
         if self._jumped and type(chose) is Teleport:
             text = (f"{self._count} candidates; {_describe(chose)}: the rules' jump to the richest window, "
                     f"far, worth the walk it saves; plans weighed, in turns: {listed}")
+            return Note(text, self._candidate_tiles())
+        if self._idle:
+            toward = ("a step toward the window worth most for its distance" if type(chose) is Move
+                      else "no move brings it nearer them")
+            text = (f"{self._count} candidates; {_describe(chose)}: no plan of this turn scans one, each "
+                    f"leaves {weighed[0][1]:.2f} turns and none saves any on another; the teleport is kept: "
+                    f"{toward}; plans weighed, in turns: {listed}")
             return Note(text, self._candidate_tiles())
         (_, best), rest = weighed[0], weighed[1:]
         against = f"saves {rest[0][1] - best:.2f} on {rest[0][0]}" if rest else "saves 0.00: no other plan"

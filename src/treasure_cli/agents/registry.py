@@ -93,8 +93,8 @@ BUILTIN: dict[str, _Builtin] = {
                        "a typical-student baseline: verify, scan, walk to the densest spot, chase the pirate"),
     "random": _Builtin("treasure_cli.agents.random_agent:RandomAgent",
                        "uniformly random legal actions, never teleports (a floor)"),
-    # Ablations: logic-greedy (the rules the planner keeps for sure scans and the teleport) with one idea switched,
-    # to measure what each adds (docs/agent.md).
+    # Ablations: logic-greedy (the rules the planner keeps for sure scans and the teleport while the pirate is in
+    # prison) with one idea switched, to measure what each adds (docs/agent.md).
     "logic-no-tie-break": _ablation(tie_break=False),
     "logic-plan-two": _ablation(plan_two=True),
     "logic-no-race": _ablation(race=False),

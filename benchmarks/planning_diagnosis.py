@@ -1,0 +1,169 @@
+"""Where `logic` loses turns against `oracle-greedy` (issue 44's diagnosis), game by game.
+
+Run with the project's Python:
+
+    .venv/bin/python benchmarks/planning_diagnosis.py --games 300 --seed 11
+    .venv/bin/python benchmarks/planning_diagnosis.py --rows maze --sizes 64 --dump 3
+
+Plays the islands of `benchmarks/planning_rows.py` (the same seeds, so the
+same games) in this process with `logic`, `oracle-greedy` and `oracle`, notes
+on, and reads each game's actions and the candidates each note gives. On the
+games both `logic` and `oracle-greedy` won, per row, the gap's parts in turns
+(an action is half a turn):
+
+* `verify`: logic's verifications (the oracle knows every truth for free);
+* `large moves` and `scans`: its walking without a scan, and its scans
+  (large scans and small moves), less the oracle's;
+* `to <=25` and `after`: the turns to reach 25 candidates (a large scan's
+  worth), and the turns from there to the find, less the oracle's;
+* the teleport: how many games each used it in, and how many turns earlier
+  (negative) or later logic jumped when both did;
+* the games 3 turns or more behind, and the share of the gap they hold;
+* the games one won and the other lost (game index, both reasons and
+  turns, the turn the pirate was freed, both teleport turns).
+
+`--dump N` prints the N games logic lost most turns on: each action as
+turn:kind (S large scan, m small move, M large move, V<k> verify, T
+teleport) and the candidates at each turn's first note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from treasure_cli.rules.island import Island
+from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+from treasure_cli.play.games import play_game
+from treasure_cli.rules.events import (
+    AgentMoved, AgentNoted, AreaScanned, HintVerified, PirateFreed, Teleported, TurnStarted,
+)
+
+ROWS: dict[str, dict[str, Any]] = {"default": {}, "free3": {"free_turn": 3}, "maze": {"style": "maze"}}
+CANDIDATES = re.compile(r"^(\d+) candidates")
+
+
+@dataclass
+class Trace:
+    """One agent's game: its outcome, its actions by kind, and its candidates by turn."""
+
+    won: bool
+    reason: str
+    turns: int
+    verify: int = 0
+    large_moves: int = 0
+    scans: int = 0
+    teleport: int | None = None   # the turn it teleported on
+    freed: int | None = None      # the turn the pirate was freed on
+    candidates: dict[int, int] = field(default_factory=dict)  # turn -> candidates at its first note
+    actions: list[str] = field(default_factory=list)
+
+    def turn_below(self, k: int) -> int:
+        """The first turn that began with at most `k` candidates (else the last turn)."""
+        return next((t for t in sorted(self.candidates) if self.candidates[t] <= k), self.turns)
+
+
+def trace(island: Island, agent: str, seed: int) -> Trace:
+    record, events = play_game(island, agent, seed, map_name="diagnosis", notes=True)
+    assert events is not None
+    t = Trace(record.won, record.reason, record.turns)
+    turn = 0
+    for e in events:
+        if isinstance(e, TurnStarted):
+            turn = e.turn
+        elif isinstance(e, PirateFreed):
+            t.freed = e.turn
+        elif isinstance(e, HintVerified):
+            t.verify += 1
+            t.actions.append(f"{turn}:V{e.number}")
+        elif isinstance(e, AgentMoved):
+            if e.steps <= 2:
+                t.scans += 1
+                t.actions.append(f"{turn}:m")
+            else:
+                t.large_moves += 1
+                t.actions.append(f"{turn}:M")
+        elif isinstance(e, AreaScanned) and e.size == 5:
+            t.scans += 1
+            t.actions.append(f"{turn}:S")
+        elif isinstance(e, Teleported):
+            t.teleport = turn
+            t.actions.append(f"{turn}:T")
+        elif isinstance(e, AgentNoted):
+            found = CANDIDATES.match(e.text)
+            if found and turn not in t.candidates:
+                t.candidates[turn] = int(found.group(1))
+    return t
+
+
+def mean_se(xs: list[float]) -> str:
+    if len(xs) < 2:
+        return "n/a"
+    return f"{statistics.mean(xs):+.2f} ± {statistics.stdev(xs) / len(xs) ** 0.5:.2f}"
+
+
+def row(name: str, size: int, games: int, seed: int, dump: int) -> None:
+    options = BenchOptions(agents=("logic", "oracle-greedy", "oracle"), sizes=(size,), games=games, seed=seed,
+                           **ROWS[name])
+    gap: list[float] = []
+    new_oracle: list[float] = []
+    parts: dict[str, list[float]] = {k: [] for k in ("verify", "large moves", "scans", "to <=25", "after")}
+    jumps = [0, 0]
+    jump_turns: list[float] = []
+    apart: list[str] = []
+    worst: list[tuple[int, int, Trace, Trace]] = []
+    for task in make_tasks(options):
+        island = task_island(task, options)
+        mine, old, new = (trace(island, a, task.game_seed) for a in ("logic", "oracle-greedy", "oracle"))
+        if mine.won != old.won:
+            apart.append(f"{task.index} ({mine.reason} {mine.turns} / {old.reason} {old.turns}, freed {mine.freed}, "
+                         f"teleports {mine.teleport} / {old.teleport})")
+        if not (mine.won and old.won):
+            continue
+        d = mine.turns - old.turns
+        gap.append(d)
+        if new.won:
+            new_oracle.append(new.turns - old.turns)
+        parts["verify"].append((mine.verify - old.verify) / 2)
+        parts["large moves"].append((mine.large_moves - old.large_moves) / 2)
+        parts["scans"].append((mine.scans - old.scans) / 2)
+        below_mine, below_old = mine.turn_below(25), old.turn_below(25)
+        parts["to <=25"].append(below_mine - below_old)
+        parts["after"].append((mine.turns - below_mine) - (old.turns - below_old))
+        jumps[0] += mine.teleport is not None
+        jumps[1] += old.teleport is not None
+        if mine.teleport is not None and old.teleport is not None:
+            jump_turns.append(mine.teleport - old.teleport)
+        worst.append((d, task.index, mine, old))
+    behind = [d for d in gap if d >= 3]
+    print(f"{name} {size}x{size}: {len(gap)} games both won; gap {mean_se(gap)}, "
+          f"oracle - oracle-greedy {mean_se(new_oracle)}")
+    print("   " + ", ".join(f"{k} {statistics.mean(v):+.2f}" for k, v in parts.items() if v))
+    print(f"   teleported: logic {jumps[0]}, oracle-greedy {jumps[1]}; logic's jump "
+          f"{statistics.mean(jump_turns) if jump_turns else float('nan'):+.2f} turns later")
+    print(f"   {len(behind)} games 3 turns or more behind hold {sum(behind) / max(1, len(gap)):+.2f} of the gap")
+    print(f"   won by one only (logic / oracle-greedy): {'; '.join(apart) or 'none'}")
+    for d, index, mine, old in sorted(worst, key=lambda w: -w[0])[:dump]:
+        print(f"   game {index}, {d} turns behind\n     logic:  {' '.join(mine.actions)}\n"
+              f"             candidates {mine.candidates}\n     oracle: {' '.join(old.actions)}\n"
+              f"             candidates {old.candidates}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--rows", default="default,free3,maze")
+    parser.add_argument("--sizes", default="32,64")
+    parser.add_argument("--dump", type=int, default=0, help="print the actions of the N games logic lost most turns on")
+    args = parser.parse_args()
+    for name in args.rows.split(","):
+        for size in (int(s) for s in args.sizes.split(",")):
+            row(name, size, args.games, args.seed, args.dump)
+
+
+if __name__ == "__main__":
+    main()
