@@ -14,7 +14,10 @@ same archive unpacks to the same path (and the same agent spec) on every run.
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
+import lzma
 import os
 import shutil
 import stat
@@ -22,6 +25,7 @@ import tarfile
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from treasure_cli.errors import AgentLoadError
 from treasure_cli.sandbox import tree
@@ -147,28 +151,78 @@ def _unzip(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
             mode = member.external_attr >> 16
             if stat.S_ISLNK(mode):
                 raise AgentLoadError(f"the archive has a link ({member.filename!r}): refused")
+            budget.file()  # every member counts, a folder too
             rel = _member_path(member.filename)
             if rel is None or member.is_dir():
                 continue
-            budget.file()
             with z.open(member) as source:
                 _write(folder / rel, source, budget, bool(mode & 0o111))
 
 
+# A tar's extended headers (a GNU long name or link, pax records) are read whole into memory
+# by tarfile: a real one is a few hundred bytes, and one that declares a gigabyte of name (a
+# megabyte once compressed) took the referee to 2 GB before any check. Larger ones are refused.
+EXTENDED_HEADER_CAP = 64 * 1024
+_EXTENDED = {tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE}
+
+
+class _CheckedInfo(tarfile.TarInfo):
+    """A tar member whose extended header is checked against EXTENDED_HEADER_CAP before tarfile reads it."""
+
+    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _EXTENDED and self.size > EXTENDED_HEADER_CAP:
+            raise AgentLoadError(f"the archive has a header of {tree.size_text(self.size)}, over the "
+                                 f"{tree.cap_text(EXTENDED_HEADER_CAP)} cap for a name or its records")
+        member: tarfile.TarInfo = super()._proc_member(tar)  # type: ignore[misc]  # tarfile's own reading
+        return member
+
+
+class _Capped:
+    """A stream read no further than `cap` bytes: every byte of a tar (its members' data, the data
+    of those skipped, its headers) is read through it, so a tar that unpacks to more stops there."""
+
+    def __init__(self, stream: IO[bytes] | gzip.GzipFile, cap: int):
+        self.stream, self.left = stream, cap
+
+    def read(self, n: int = -1) -> bytes:
+        block = self.stream.read(self.left + 1 if n < 0 else n)
+        self.left -= len(block)
+        if self.left < 0:
+            raise AgentLoadError("the archive unpacks to more bytes than the cap")
+        return block
+
+
+def _decompressed(raw: IO[bytes]) -> IO[bytes] | gzip.GzipFile:
+    """`raw`'s tar stream: decompressed as its first bytes say (gzip, bzip2, xz), else as it is."""
+    magic = raw.read(6)
+    raw.seek(0)
+    if magic.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if magic.startswith(b"BZh"):
+        return bz2.BZ2File(raw)
+    if magic == b"\xfd7zXZ\x00":
+        return lzma.LZMAFile(raw)
+    return raw
+
+
 def _untar(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
+    """Read as a stream, member by member (tarfile keeps every member it read: each counts against
+    the file cap, a folder too), through a stream capped at the byte cap and a header per member."""
     budget = _Budget(max_files, max_bytes)
-    with tarfile.open(archive, "r:*") as t:
-        for member in t:
-            if member.issym() or member.islnk():
-                raise AgentLoadError(f"the archive has a link ({member.name!r}): refused")
-            rel = _member_path(member.name)
-            if rel is None or member.isdir():
-                continue
-            if not member.isfile():
-                raise AgentLoadError(f"the archive has a device or pipe ({member.name!r}): refused")
-            budget.file()
-            source = t.extractfile(member)
-            if source is None:
-                continue
-            with source:
-                _write(folder / rel, source, budget, bool(member.mode & 0o111))
+    with open(archive, "rb") as raw, _decompressed(raw) as stream:
+        capped = _Capped(stream, max_bytes + (max_files + 2) * 3 * tarfile.BLOCKSIZE)
+        with tarfile.open(fileobj=capped, mode="r|", tarinfo=_CheckedInfo) as t:  # type: ignore[call-overload]
+            for member in t:
+                budget.file()
+                if member.issym() or member.islnk():
+                    raise AgentLoadError(f"the archive has a link ({member.name!r}): refused")
+                rel = _member_path(member.name)
+                if rel is None or member.isdir():
+                    continue
+                if not member.isfile():
+                    raise AgentLoadError(f"the archive has a device or pipe ({member.name!r}): refused")
+                source = t.extractfile(member)
+                if source is None:
+                    continue
+                with source:
+                    _write(folder / rel, source, budget, bool(member.mode & 0o111))
