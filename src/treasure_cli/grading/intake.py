@@ -80,6 +80,8 @@ def read_manifest(path: Path) -> dict[str, str]:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise AgentLoadError(f"{MANIFEST}: {exc}") from None
+        except RecursionError:  # tomllib recurses once a nesting: 60 kB of `[` stopped the whole class
+            raise AgentLoadError(f"{MANIFEST}: nested too deep to read") from None
         return {str(k): v for k, v in data.items() if isinstance(v, str)}
     return _small_toml(text)
 
