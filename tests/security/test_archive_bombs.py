@@ -84,3 +84,41 @@ def test_a_plain_tar_and_each_compression_still_unpack(tmp_path):
             t.addfile(info, io.BytesIO(AGENT))
         folder = archives.unpack(archive)
         assert (folder / "dora" / "src" / ("long_name_" * 12 + ".py")).read_bytes() == AGENT
+
+
+def _zip_of_folders(path: Path, count: int) -> Path:
+    """A zip of `count` folder entries, each pointing at the same local header (47 bytes an entry)."""
+    import struct
+
+    name = b"d/"
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name
+    entry = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0,
+                        0o40755 << 16, 0) + name
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, min(count, 0xFFFF), min(count, 0xFFFF), count * len(entry),
+                      len(local), 0)
+    path.write_bytes(local + entry * count + end)
+    return path
+
+
+def test_a_zip_of_many_entries_is_refused_before_zipfile_reads_its_directory(tmp_path):
+    archive = _zip_of_folders(tmp_path / "eve.zip", 200_000)  # 9.4 MB
+    tracemalloc.start()
+    try:
+        with pytest.raises(AgentLoadError, match="more files than the cap"):
+            archives.unpack(archive, max_files=100, max_bytes=50 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, f"{peak} bytes at the peak for a directory of 200,000 entries"
+
+
+def test_a_zip_and_a_zip64_under_the_caps_still_unpack(tmp_path):
+    import zipfile
+
+    for name, count in (("fay.zip", 3), ("gus.zip", 70_000)):  # past 65,535 entries: a zip64 end record
+        with zipfile.ZipFile(tmp_path / name, "w") as z:
+            z.writestr("g/agent.py", AGENT)
+            for k in range(count):
+                z.writestr(f"g/d{k}/", b"")
+        folder = archives.unpack(tmp_path / name, max_files=100_000, max_bytes=50 << 20)
+        assert (folder / "g" / "agent.py").read_bytes() == AGENT
