@@ -122,3 +122,14 @@ def test_a_zip_and_a_zip64_under_the_caps_still_unpack(tmp_path):
                 z.writestr(f"g/d{k}/", b"")
         folder = archives.unpack(tmp_path / name, max_files=100_000, max_bytes=50 << 20)
         assert (folder / "g" / "agent.py").read_bytes() == AGENT
+
+
+def test_a_corrupt_compressed_tar_is_refused_with_its_reason(tmp_path):
+    """Decompressed by this module now, not by tarfile: xz's and zlib's own errors are a reason too."""
+    deflated = gzip.compress(_member("agent.py", AGENT * 200))
+    for name, data in (("a.tar.xz", b"\xfd7zXZ\x00" + b"garbage" * 100),
+                       ("b.tar.gz", deflated[:20] + bytes(200) + deflated[220:]),
+                       ("c.tar.bz2", b"BZh9" + b"junk" * 50)):
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(AgentLoadError, match="the archive cannot be read"):
+            archives.unpack(tmp_path / name)

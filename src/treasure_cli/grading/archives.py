@@ -25,6 +25,7 @@ import struct
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -99,7 +100,7 @@ def unpack(archive: Path, max_files: int | None = None, max_bytes: int | None = 
     except AgentLoadError:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError, ValueError) as exc:
+    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
         shutil.rmtree(fresh, ignore_errors=True)
         raise AgentLoadError(f"the archive cannot be read ({type(exc).__name__}: {exc})") from None
     folder = root / f"{digest.hexdigest()[:16]}-{UNPACK_FORMAT}"
