@@ -460,13 +460,37 @@ def group_top(where: str) -> str | None:
     return top if mark and top and inside else None
 
 
-def import_folders(where: str) -> list[str]:
-    """Where an agent file's imports are looked for, first first: its own folder, then its group's
-    top folder when its path marks one (a helper package beside `src/`)."""
+def package_of(where: str) -> tuple[str, str] | None:
+    """(its package's dotted name, the folder that holds the package) when the agent file `where`
+    lies in a package of its group: its folder has an `__init__.py`, as `src/treasure_bot/agent.py`
+    of a `src/` layout does, whose `from .strategy import choose` needs its package. Only below its
+    group's top folder (GROUP_TOP): the folders above it are not the group's."""
+    top = group_top(where)
+    if top is None:
+        return None
+    stop = os.path.abspath(os.path.expanduser(top))
     folder = os.path.dirname(os.path.abspath(os.path.expanduser(where)))
+    parts: list[str] = []
+    while (folder != stop and folder.startswith(stop + os.sep) and os.path.basename(folder).isidentifier()
+           and os.path.isfile(os.path.join(folder, "__init__.py"))):
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    return (".".join(reversed(parts)), folder) if parts else None
+
+
+def import_folders(where: str) -> list[str]:
+    """Where an agent file's imports are looked for, first first: its own folder, the folder that
+    holds its package when it lies in one (package_of), then its group's top folder when its path
+    marks one (a helper package beside `src/`)."""
+    folder = os.path.dirname(os.path.abspath(os.path.expanduser(where)))
+    package = package_of(where)
     top = group_top(where)
     above = os.path.abspath(os.path.expanduser(top)) if top else None
-    return [folder] + ([above] if above and above != folder else [])
+    found = [folder]
+    for place in (package[1] if package else None, above):
+        if place and place not in found:
+            found.append(place)
+    return found
 
 
 @contextlib.contextmanager
@@ -516,6 +540,9 @@ def _run_as_module(module: types.ModuleType, run: Callable[[], object], spec: st
     """Run an agent file's code as `module`, registered in sys.modules (dataclasses and pickle
     look classes up there) unless it raises, which names the file."""
     sys.modules[module.__name__] = module
+    package = package_of(where)
+    if package:
+        module.__package__ = package[0]  # its relative imports (`from .strategy import ...`) find its package
     try:
         with at_home(where) if os.path.isfile(os.path.expanduser(where)) else contextlib.nullcontext():
             run()

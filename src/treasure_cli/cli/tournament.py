@@ -153,7 +153,8 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     from treasure_cli.grading.submissions import apart
 
     found, left_out = apart(found, left_out, set(extras) | set(agent_names()))
-    from treasure_cli.grading.verdicts import intake_verdicts
+    from treasure_cli.grading.submissions import dry_run_lines
+    from treasure_cli.grading.verdicts import intake_verdicts, record_intake
 
     verdicts = intake_verdicts(list(submissions), left_out)
     if not dry_run:
@@ -164,6 +165,17 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
         for note in requirement_notes(found):
             click.echo(one_line(f"warning: {note}"), err=True)
     specs = [s.spec for s in found] + extras
+    if not specs and left_out:
+        # Every group was left out: each keeps its row (the dry run's lines, the store's verdicts for
+        # --report and its CSV), and the command says so rather than asking for submissions.
+        if dry_run:
+            for line in dry_run_lines(found, left_out, 0, 0, games):
+                click.echo(one_line(line))
+        else:
+            record_intake(db_path, [], verdicts)
+        raise click.ClickException(f"every group was left out ({len(left_out)}): nothing to play"
+                                   + ("" if dry_run else f"; their verdicts are kept in {db_path} "
+                                      "(--report --csv lists them)"))
     if not specs:
         raise click.UsageError("no agent to play: give submissions (files or folders) or --with logic,greedy")
     if len(set(specs)) < len(specs):
@@ -177,7 +189,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     maps = tuple(str(p) for p in found_maps)
     if dry_run:
         from treasure_cli.errors import TreasureError
-        from treasure_cli.grading.submissions import dry_run_lines, maps_lines
+        from treasure_cli.grading.submissions import maps_lines
         from treasure_cli.play.bench import read_playable
 
         for line in dry_run_lines(found, left_out, len(specs), len(maps), games):
@@ -200,8 +212,6 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     options = BenchOptions(agents=tuple(specs), maps=maps, games=games, seed=seed,
                            truth_rate=0.5 if truth_rate is None else truth_rate, max_turns=max_turns,
                            game_timeout=game_timeout, isolation=level, limits=limits, hints=hints)
-    from treasure_cli.grading.verdicts import record_intake
-
     record_intake(db_path, [s.name for s in found], verdicts)
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
                      {s.spec: s.name for s in found}, verdicts, include_secret_seed,

@@ -14,14 +14,20 @@ same archive unpacks to the same path (and the same agent spec) on every run.
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
+import lzma
 import os
 import shutil
 import stat
+import struct
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from treasure_cli.errors import AgentLoadError
 from treasure_cli.sandbox import tree
@@ -94,7 +100,7 @@ def unpack(archive: Path, max_files: int | None = None, max_bytes: int | None = 
     except AgentLoadError:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError, ValueError) as exc:
+    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
         shutil.rmtree(fresh, ignore_errors=True)
         raise AgentLoadError(f"the archive cannot be read ({type(exc).__name__}: {exc})") from None
     folder = root / f"{digest.hexdigest()[:16]}-{UNPACK_FORMAT}"
@@ -137,8 +143,49 @@ def _write(target: Path, source: object, budget: _Budget, executable: bool) -> N
     os.chmod(target, 0o755 if executable else 0o644)
 
 
+def _zip_entries(archive: Path, max_files: int) -> None:
+    """AgentLoadError if the zip's central directory lists more than `max_files` entries, counted
+    header by header before zipfile reads it: zipfile makes an object of every entry first, and a
+    48 MB zip of a million folder entries (all pointing at one local header) took 500 MB and 10 s.
+    A directory this cannot walk is left to zipfile, which says what is wrong with it."""
+    with open(archive, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        tail_at = max(0, size - (65535 + 22))
+        f.seek(tail_at)
+        tail = f.read()
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) - at < 22:
+            return
+        cd_size, cd_offset = struct.unpack_from("<2L", tail, at + 12)
+        end = tail_at + at
+        if (cd_size == 0xFFFFFFFF or cd_offset == 0xFFFFFFFF) and at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07":
+            record = struct.unpack_from("<Q", tail, at - 20 + 8)[0]  # the zip64 end record's offset
+            f.seek(record)
+            zip64 = f.read(56)
+            if len(zip64) < 56 or zip64[:4] != b"PK\x06\x06":
+                return
+            cd_size, cd_offset = struct.unpack_from("<2Q", zip64, 40)
+            end = record
+        start = end - cd_size  # (as zipfile finds it: data may come before the archive)
+        if start < 0:
+            return
+        f.seek(start)
+        count, walked = 0, 0
+        while walked + 46 <= cd_size:
+            header = f.read(46)
+            if len(header) < 46 or header[:4] != b"PK\x01\x02":
+                return
+            count += 1
+            if count > max_files:
+                raise AgentLoadError("the archive has more files than the cap")
+            names = sum(struct.unpack_from("<3H", header, 28))
+            f.seek(names, os.SEEK_CUR)
+            walked += 46 + names
+
+
 def _unzip(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
     budget = _Budget(max_files, max_bytes)
+    _zip_entries(archive, max_files)
     with zipfile.ZipFile(archive) as z:
         members = z.infolist()
         if sum(m.file_size for m in members) > max_bytes:
@@ -147,28 +194,78 @@ def _unzip(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
             mode = member.external_attr >> 16
             if stat.S_ISLNK(mode):
                 raise AgentLoadError(f"the archive has a link ({member.filename!r}): refused")
+            budget.file()  # every member counts, a folder too
             rel = _member_path(member.filename)
             if rel is None or member.is_dir():
                 continue
-            budget.file()
             with z.open(member) as source:
                 _write(folder / rel, source, budget, bool(mode & 0o111))
 
 
+# A tar's extended headers (a GNU long name or link, pax records) are read whole into memory
+# by tarfile: a real one is a few hundred bytes, and one that declares a gigabyte of name (a
+# megabyte once compressed) took the referee to 2 GB before any check. Larger ones are refused.
+EXTENDED_HEADER_CAP = 64 * 1024
+_EXTENDED = {tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE}
+
+
+class _CheckedInfo(tarfile.TarInfo):
+    """A tar member whose extended header is checked against EXTENDED_HEADER_CAP before tarfile reads it."""
+
+    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _EXTENDED and self.size > EXTENDED_HEADER_CAP:
+            raise AgentLoadError(f"the archive has a header of {tree.size_text(self.size)}, over the "
+                                 f"{tree.cap_text(EXTENDED_HEADER_CAP)} cap for a name or its records")
+        member: tarfile.TarInfo = super()._proc_member(tar)  # type: ignore[misc]  # tarfile's own reading
+        return member
+
+
+class _Capped:
+    """A stream read no further than `cap` bytes: every byte of a tar (its members' data, the data
+    of those skipped, its headers) is read through it, so a tar that unpacks to more stops there."""
+
+    def __init__(self, stream: IO[bytes] | gzip.GzipFile, cap: int):
+        self.stream, self.left = stream, cap
+
+    def read(self, n: int = -1) -> bytes:
+        block = self.stream.read(self.left + 1 if n < 0 else n)
+        self.left -= len(block)
+        if self.left < 0:
+            raise AgentLoadError("the archive unpacks to more bytes than the cap")
+        return block
+
+
+def _decompressed(raw: IO[bytes]) -> IO[bytes] | gzip.GzipFile:
+    """`raw`'s tar stream: decompressed as its first bytes say (gzip, bzip2, xz), else as it is."""
+    magic = raw.read(6)
+    raw.seek(0)
+    if magic.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if magic.startswith(b"BZh"):
+        return bz2.BZ2File(raw)
+    if magic == b"\xfd7zXZ\x00":
+        return lzma.LZMAFile(raw)
+    return raw
+
+
 def _untar(archive: Path, folder: Path, max_files: int, max_bytes: int) -> None:
+    """Read as a stream, member by member (tarfile keeps every member it read: each counts against
+    the file cap, a folder too), through a stream capped at the byte cap and a header per member."""
     budget = _Budget(max_files, max_bytes)
-    with tarfile.open(archive, "r:*") as t:
-        for member in t:
-            if member.issym() or member.islnk():
-                raise AgentLoadError(f"the archive has a link ({member.name!r}): refused")
-            rel = _member_path(member.name)
-            if rel is None or member.isdir():
-                continue
-            if not member.isfile():
-                raise AgentLoadError(f"the archive has a device or pipe ({member.name!r}): refused")
-            budget.file()
-            source = t.extractfile(member)
-            if source is None:
-                continue
-            with source:
-                _write(folder / rel, source, budget, bool(member.mode & 0o111))
+    with open(archive, "rb") as raw, _decompressed(raw) as stream:
+        capped = _Capped(stream, max_bytes + (max_files + 2) * 3 * tarfile.BLOCKSIZE)
+        with tarfile.open(fileobj=capped, mode="r|", tarinfo=_CheckedInfo) as t:  # type: ignore[call-overload]
+            for member in t:
+                budget.file()
+                if member.issym() or member.islnk():
+                    raise AgentLoadError(f"the archive has a link ({member.name!r}): refused")
+                rel = _member_path(member.name)
+                if rel is None or member.isdir():
+                    continue
+                if not member.isfile():
+                    raise AgentLoadError(f"the archive has a device or pipe ({member.name!r}): refused")
+                source = t.extractfile(member)
+                if source is None:
+                    continue
+                with source:
+                    _write(folder / rel, source, budget, bool(member.mode & 0o111))

@@ -80,6 +80,8 @@ def read_manifest(path: Path) -> dict[str, str]:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise AgentLoadError(f"{MANIFEST}: {exc}") from None
+        except RecursionError:  # tomllib recurses once a nesting: 60 kB of `[` stopped the whole class
+            raise AgentLoadError(f"{MANIFEST}: nested too deep to read") from None
         return {str(k): v for k, v in data.items() if isinstance(v, str)}
     return _small_toml(text)
 
@@ -289,6 +291,12 @@ def _inner_archive(root: Path, paths: list[Path], max_files: int | None, max_byt
     if foreign:
         raise AgentLoadError(f"{nothing}; it holds {foreign[0]}, an archive of a kind that is not unpacked "
                              "(only .zip and .tar are): unpack it into a folder of its own and grade that")
+    notebooks = [p for p in paths if p.suffix.lower() == ".ipynb"]
+    if notebooks:  # not run: a notebook's cells are not a program, and which of them is the agent is a guess
+        raise AgentLoadError(f"{nothing}; it holds a Jupyter notebook ({notebooks[0]}"
+                             + (f" and {len(notebooks) - 1} more" if len(notebooks) > 1 else "")
+                             + "), which is not played: export the agent's code as a .py file (jupyter nbconvert "
+                             "--to script) and grade that")
     raise AgentLoadError(nothing)
 
 
@@ -329,7 +337,10 @@ def _from_manifest(root: Path, manifest: Path, files: int, size: int) -> Found:
             raise AgentLoadError(f"{manifest}: class {cls!r} is not a Python name")
         return Found(f"{marked(root, Path(rel))}:{cls}", "python", rel, files, size)
     if not _program(entry):
-        raise AgentLoadError(f"{manifest}: entry {rel} is not an executable program (#! script or binary)")
+        named = ("" if language == "program" else
+                 f"language {language!r} is none this program builds or starts (python, java, node: an entry "
+                 "in any other language is a program to run); ")
+        raise AgentLoadError(f"{manifest}: {named}entry {rel} is not an executable program (#! script or binary)")
     startable(entry, rel)
     return Found(f"{EXEC}{shlex.quote(marked(root, Path(rel)))}", language, rel, files, size)
 

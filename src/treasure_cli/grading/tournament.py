@@ -47,7 +47,7 @@ from treasure_cli.sandbox import tree
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row, Store, now
 from treasure_cli.grading.tokens import SimilarPair
-from treasure_cli.grading.verdicts import BASELINE, FAILED as ALL_FAILED, PLAYED, Verdict
+from treasure_cli.grading.verdicts import BASELINE, FAILED as ALL_FAILED, PLAYED, Verdict, public_reason
 from treasure_cli.play.records import settings_key
 from treasure_cli.rules.hint_draw import HintSet
 from treasure_cli.rules import seeds
@@ -547,7 +547,8 @@ def store_leaderboard(db: str | Path, settings: str | None = None, all_versions:
             if seen:
                 raise TreasureError(f"{db} holds no game played with {settings_options(settings)}; it holds "
                                     "games played with " + " and with ".join(settings_options(s) for s in seen))
-            raise TreasureError(f"{db} holds no game yet")
+            if not left_out:  # (a class whose every group was left out has its verdicts to report)
+                raise TreasureError(f"{db} holds no game yet")
     return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret, hint_kinds=kinds,
                                left_out=left_out)
 
@@ -570,11 +571,11 @@ def leaderboard_json(board: Leaderboard, secret_seed: bool = False) -> dict:
     zero). The store's secret base seed only when asked (`secret_seed`): this is made to be published."""
     standings = []
     for s in board.standings:
-        verdict = board.verdict(s)
-        standings.append({**dataclasses.asdict(s), "tied": tied(board, s), "verdict": verdict.status,
-                          "reason": verdict.reason})
+        verdict = board.verdict(s, public=True)  # as the public pages say it: no agent's own words
+        standings.append({**dataclasses.asdict(s), "spec": public_reason(s.spec),  # no folder of this machine
+                          "tied": tied(board, s), "verdict": verdict.status, "reason": verdict.reason})
     unranked = [{"agent": v.group, "rank": None, "games": 0, "wins": 0, "win_rate": 0.0, "verdict": v.status,
-                 "reason": v.reason} for v in board.unranked]
+                 "reason": public_reason(v.reason)} for v in board.unranked]
     data = {"settings": board.settings, "games": len(board.rows), "groups": board.counts(),
             "standings": standings, "unranked": unranked,
             "pairs": [dataclasses.asdict(p) for p in board.pairs],

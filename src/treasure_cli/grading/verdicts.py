@@ -28,6 +28,18 @@ NOT_PLAYED = (LEFT_OUT, BUILD_FAILED)
 BASELINE = "baseline"        # not a group: an agent given with --with, ranked beside the groups for comparison
 
 
+# What a published verdict leaves out of its reason: the build log's path, and the folders of
+# every absolute path (the teacher's machine: its temporary folder, user, home, class folder).
+_BUILD_LOG = re.compile(r" \(build log: [^)]*\)")
+_ABSOLUTE = re.compile(r"(?<![\w.~-])/(?:[^\s/'\"()<>]+/)+(?=[^\s/'\"()<>]*)")
+
+
+def public_reason(reason: str) -> str:
+    """`reason` as it may be published: without the build log's path, and each absolute path
+    shortened to its last part (`.../agent.cpp`)."""
+    return _ABSOLUTE.sub(".../", _BUILD_LOG.sub("", reason))
+
+
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     group: str    # the group's name, as its games and rows show it

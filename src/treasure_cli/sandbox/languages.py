@@ -74,7 +74,8 @@ NODE_SIZING = (f'sized=\nlimit=$(ulimit -v)\ncase "$limit" in ""|unlimited) ;; *
                f'  [ $((limit / 1024)) -lt {NODE_JIT} ] && sized=--jitless ;;\nesac\n')
 JVM_OPTIONS = ("-Xss1m", "-XX:ReservedCodeCacheSize=32m", "-XX:MaxMetaspaceSize=96m",
                "-XX:CompressedClassSpaceSize=32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-               "-XX:CICompilerCount=1", "-Xshare:auto")
+               "-XX:CICompilerCount=1", "-Xshare:auto",
+               "-XX:-UsePerfData")  # no hsperfdata file: its lock is refused (seccomp.py), and the warning went to stdout
 
 
 @dataclasses.dataclass(frozen=True)

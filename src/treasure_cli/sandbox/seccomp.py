@@ -19,6 +19,22 @@ An agent needs none of them: `shmget`, `msgget`, `semget` (and i386's `ipc` mult
 through which its programs reach them), `io_uring_setup` and `bpf` fail with ENOSYS, as on a
 kernel built without them, and programs that can use them fall back (libuv, for one). On an
 architecture whose numbers this module does not know, nothing is filtered.
+
+The same filter closes what the kernel keeps about files that every game shares (the
+read-only `/usr`, the interpreter, the agent's own copy, the same inodes in every sandbox):
+
+* the page cache: `posix_fadvise(POSIX_FADV_DONTNEED)` drops a file's clean pages, which any
+  reader may do, and `preadv2(RWF_NOWAIT)` tells, without waiting, whether a page is cached
+  (`cachestat` tells it too). A game left 16 bits in the pages of a data file of its group
+  and the next game of the same tournament read them back, exactly. `fadvise64`, `preadv2`
+  and `cachestat` are refused; without them a game can only bring pages in, never drop them,
+  and what is left is timing its reads, which the docs count among the side channels;
+* locks and watches: `flock` and `fcntl`'s record locks (`F_GETLK`, `F_SETLK`, `F_SETLKW`,
+  their 64-bit and open-file-description forms) on a shared file, `inotify`, `fanotify` and
+  `fcntl(F_NOTIFY)` on a shared folder, which another game running at the same time sees:
+  a game held a lock on the interpreter's `os.py` and a game of another sandbox saw it. All
+  refused (ENOSYS), so two games that run side by side cannot talk: one that finds the
+  treasure of a map cannot tell a game on the same map (the map holds its treasure).
 """
 
 from __future__ import annotations
@@ -32,33 +48,51 @@ import sys
 _X86_64, _I386, _AARCH64 = 0xC000003E, 0x40000003, 0xC00000B7
 _X32_BIT = 0x40000000  # x86_64's x32 ABI: the same calls with this bit set
 _IO_URING_SETUP = 425  # one number on every architecture (the calls numbered alike since 5.1)
+_CACHESTAT = 451       # the same (6.5)
 DENIED: dict[int, tuple[int, ...]] = {
-    _X86_64: (29, 68, 64, _IO_URING_SETUP, 321),            # shmget, msgget, semget, .., bpf
-    _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357),      # ipc, shmget, msgget, semget, .., bpf
-    _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280),        # shmget, msgget, semget, .., bpf
+    _X86_64: (29, 68, 64, _IO_URING_SETUP, 321,             # shmget, msgget, semget, .., bpf
+              221, 327, _CACHESTAT,                          # fadvise64, preadv2, ..
+              73, 253, 294, 300),                            # flock, inotify_init, inotify_init1, fanotify_init
+    _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
+            250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
+            143, 291, 332, 338),                             # flock, inotify_init, inotify_init1, fanotify_init
+    _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
+               223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
+               32, 26, 262),                                 # flock, inotify_init1, fanotify_init
 }
+# fcntl (and i386's fcntl64), refused for these commands only (its second argument): the record
+# locks F_GETLK, F_SETLK, F_SETLKW, their 64-bit forms (12-14, i386) and open-file-description
+# forms (36-38), F_SETLEASE and F_NOTIFY.
+FCNTL: dict[int, tuple[int, ...]] = {_X86_64: (72,), _I386: (55, 221), _AARCH64: (25,)}
+FCNTL_DENIED = (5, 6, 7, 12, 13, 14, 36, 37, 38, 1024, 1026)
 
 # linux/filter.h, linux/seccomp.h, linux/prctl.h
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
-_NR, _ARCH = 0, 4  # struct seccomp_data's offsets
+_NR, _ARCH, _ARG1 = 0, 4, 24  # struct seccomp_data's offsets (an argument's low word: little-endian)
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
 def program() -> list[tuple[int, int, int, int]]:
     """The filter's BPF instructions (code, jump if true, jump if false, k): for each known
-    architecture, its denied numbers; anything else is allowed."""
-    denied = (_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS)
+    architecture, its denied numbers, and fcntl with a denied command; anything else is allowed."""
+    allow, denied = (_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS)
     blocks: list[list[tuple[int, int, int, int]]] = []
     for arch, numbers in DENIED.items():
-        checks = [(_JSET_K, 0, 0, _X32_BIT)] if arch == _X86_64 else []
-        checks += [(_JEQ_K, 0, 0, n) for n in numbers]
-        # each check jumps to `denied`, placed right after the block's `allow`
-        body = [(code, len(checks) - i, 0, k) for i, (code, _, _, k) in enumerate(checks)]
-        block = [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 0, len(body) + 3, arch), (_LD_W_ABS, 0, 0, _NR),
-                 *body, (_RET_K, 0, 0, _RET_ALLOW), denied]
+        checks = [(_JSET_K, _X32_BIT)] if arch == _X86_64 else []
+        checks += [(_JEQ_K, n) for n in numbers]
+        commands = [(_JEQ_K, c) for c in FCNTL_DENIED]
+        # laid out: the call's checks (each jumps to `denied`), its fcntl numbers (each jumps to
+        # the commands' checks), allow; the commands' checks (each to `denied`), allow; denied
+        body = [(code, len(checks) - i + len(FCNTL[arch]) + len(commands) + 2, 0, k)
+                for i, (code, k) in enumerate(checks)]
+        body += [(_JEQ_K, len(FCNTL[arch]) - i, 0, n) for i, n in enumerate(FCNTL[arch])]
+        body += [allow, (_LD_W_ABS, 0, 0, _ARG1)]
+        body += [(code, len(commands) - i, 0, k) for i, (code, k) in enumerate(commands)]
+        body += [allow, denied]
+        block = [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 0, len(body) + 1, arch), (_LD_W_ABS, 0, 0, _NR), *body]
         blocks.append(block)
-    return [x for block in blocks for x in block] + [(_RET_K, 0, 0, _RET_ALLOW)]
+    return [x for block in blocks for x in block] + [allow]
 
 
 class _Program(ctypes.Structure):  # struct sock_fprog

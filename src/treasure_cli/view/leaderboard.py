@@ -30,6 +30,7 @@ legend covers any data.
 from __future__ import annotations
 
 import hashlib
+import dataclasses
 import html
 import re
 import unicodedata
@@ -46,7 +47,7 @@ from treasure_cli.play.records import FAILED, WIN
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row
 from treasure_cli.grading.tournament import ALPHA, Leaderboard, Standing, as_record, rank_text, settings_options
-from treasure_cli.grading.verdicts import Verdict
+from treasure_cli.grading.verdicts import Verdict, public_reason
 from treasure_cli.view.palette import agent_colour
 from treasure_cli.view.policy import with_policy
 
@@ -183,13 +184,18 @@ def public_index_html(board: Leaderboard, pages: dict[str, str]) -> str:
                     f"<td>{s.wins}</td><td>{_bar(s.win_rate, s.win_low, s.win_high, colour[s.agent])}</td>"
                     f"<td>{_pct(s.win_rate)}</td><td>{_pct(s.win_low)}-{_pct(s.win_high)}</td><td>{turns}</td>"
                     f"<td>{s.failed}</td>{_verdict_cell(board.verdict(s, public=True))}</tr>")
-    rows += [_unranked_row(v, colour[v.group], pages[v.group], 3) for v in board.unranked]
+    rows += [_unranked_row(_published(v), colour[v.group], pages[v.group], 3) for v in board.unranked]
     return _page("Leaderboard", "<h1>Leaderboard</h1>" + _counts_html(board)
                  + f'<p class="note">{RANK_RULE} A group with no game scores zero.</p>'
                  '<h2>Ranking</h2><table id="ranking"><thead><tr><th>rank</th><th class="name">agent</th>'
                  "<th>games</th><th>wins</th><th>win %</th><th></th><th>95% CI</th><th>mean turns to win</th>"
                  '<th>failed</th><th class="name">verdict</th></tr></thead><tbody>' + "".join(rows)
                  + "</tbody></table>")
+
+
+def _published(v: Verdict) -> Verdict:
+    """A group's verdict as the public tree shows it: no path of the teacher's machine in its reason."""
+    return dataclasses.replace(v, reason=public_reason(v.reason))
 
 
 def _unranked_row(v: Verdict, colour: str, page: str, blanks: int) -> str:
@@ -201,7 +207,7 @@ def public_agent_html(board: Leaderboard, name: str, colour: str, public: set[st
     """A group's public page: its rank, verdict, win rate and turns, and its games on public maps."""
     standing = next((s for s in board.standings if s.agent == name), None)
     if standing is None:
-        return _unranked_html(next(v for v in board.unranked if v.group == name), colour)
+        return _unranked_html(_published(next(v for v in board.unranked if v.group == name)), colour)
     verdict = board.verdict(standing, public=True)
     turns = "-" if standing.mean_turns_win is None else f"{standing.mean_turns_win:.1f}"
     rows = [r for r in board.rows_of(name) if r.map_digest in public]

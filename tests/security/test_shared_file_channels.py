@@ -1,0 +1,124 @@
+"""What the kernel keeps about files every game shares carries nothing from one game to another.
+
+Every game of an agent sees the same inodes: its group's copy, the interpreter, `/usr`. Two
+channels went through them, through `treasure tournament` and its defaults:
+
+* the page cache: a game dropped the pages of its group's data file with
+  `posix_fadvise(POSIX_FADV_DONTNEED)`, read back the pages of a 16-bit pattern, and a later
+  game asked each page with `preadv2(RWF_NOWAIT)` (cached or not, without waiting): 2 of 6
+  games read the pattern exactly;
+* locks and watches on a shared file (`flock`, `fcntl` record locks, `inotify`, `F_NOTIFY`),
+  which a game running at the same time sees: a game held `flock` on the interpreter's `os.py`
+  and a game of another sandbox, started beside it, found it held.
+
+This agent tries both in every game, then plays `logic`: no game may read the pattern, each
+call must be refused, and the games are logic's, turn for turn.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import uuid
+
+import numpy as np
+from click.testing import CliRunner
+
+from treasure_cli.cli import cli
+from treasure_cli.formats.map_file import write_map
+from treasure_cli.grading.store import Store
+from treasure_cli.islands.generator import generate_island
+from treasure_cli.sandbox import process as agent_process
+
+NAME = "cache_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
+
+CHEAT = textwrap.dedent('''\
+    import ctypes
+    import fcntl
+    import os
+    import sys
+
+    from treasure_cli.agents.planner import PlanningAgent  # the agent `logic` names
+
+    PAGE, PATTERN = 4096, [int(c) for c in format(0xA5C3, "016b")]
+    libc = ctypes.CDLL(None, use_errno=True)
+
+
+    def cached(fd, page):
+        try:
+            os.preadv(fd, [bytearray(1)], page * PAGE, os.RWF_NOWAIT)
+            return 1
+        except BlockingIOError:
+            return 0
+
+
+    def attempt(name, call):
+        try:
+            call()
+            return name + " worked"
+        except OSError as e:
+            return f"{name} refused ({e.errno})"
+
+
+    class Agent:
+        def __init__(self):
+            fd = os.open("data.bin", os.O_RDONLY)
+            tried = []
+            try:
+                seen = [cached(fd, i) for i in range(len(PATTERN))]
+                tried.append("preadv2 worked")
+            except OSError as e:
+                seen, _ = [], tried.append(f"preadv2 refused ({e.errno})")
+            self.saw = seen == PATTERN
+            tried.append(attempt("fadvise", lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)))
+            tried.append(attempt("fadvise", lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)))
+            for i, bit in enumerate(PATTERN):
+                if bit:
+                    os.pread(fd, 1, i * PAGE)
+            shared = os.open(os.path.realpath(os.__file__), os.O_RDONLY)
+            tried.append(attempt("flock", lambda: fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)))
+            tried.append(attempt("lockf", lambda: fcntl.lockf(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)))
+            folder = os.open(os.path.dirname(os.__file__), os.O_RDONLY)
+            tried.append(attempt("F_NOTIFY", lambda: fcntl.fcntl(folder, fcntl.F_NOTIFY, fcntl.DN_ACCESS)))
+            watch = libc.inotify_init1(0)
+            tried.append("inotify worked" if watch >= 0 else f"inotify refused ({ctypes.get_errno()})")
+            print("cache-attack read", "the pattern" if self.saw else "nothing", "tried", tried,
+                  file=sys.stderr, flush=True)
+            self.fair = PlanningAgent()
+
+        def act(self, obs):
+            if self.saw:
+                raise RuntimeError("cache-attack: an earlier game left its pattern")
+            return self.fair.act(obs)
+''')
+
+
+def test_no_game_reads_an_earlier_ones_pages_or_sees_a_lock_or_a_watch(tmp_path):
+    maps, group = tmp_path / "hidden", tmp_path / "students" / NAME
+    maps.mkdir()
+    group.mkdir(parents=True)
+    for i in range(2):
+        write_map(generate_island(24, 20, rng=np.random.default_rng(70 + i)), maps / f"MAP_{i + 1:02d}.txt")
+    (group / "agent.py").write_text(CHEAT)
+    (group / "data.bin").write_bytes(bytes(range(256)) * 256)  # 64 kB: 16 pages, one bit each
+    store = tmp_path / "results.sqlite"
+    agent_process.close_all()  # a warm host of its own, made by this tournament
+    try:
+        played = CliRunner().invoke(cli, ["tournament", str(group.parent), "--with", "logic", "--maps", str(maps),
+                                          "--games", "3", "--seed", "5", "--db", str(store), "--jobs", "1",
+                                          "--game-timeout", "20"])
+    finally:
+        agent_process.close_all()
+    assert played.exit_code == 0, played.output
+    with Store(store) as s:
+        rows = s.rows()
+    cheat = [r for r in rows if r.label == NAME]
+    fair = {(r.map_digest, r.seed): (r.outcome, r.turns) for r in rows if r.label == "logic"}
+    assert len(cheat) == len(fair) == 6, [(r.label, r.outcome) for r in rows]
+    assert {r.isolation for r in cheat} == {"sandbox"}, {r.isolation for r in cheat}
+    for r in cheat:
+        assert "cache-attack read nothing" in r.output, (r.outcome, r.error, r.output)
+        tried = r.output.split(" tried ")[1]
+        assert "worked" not in tried, tried
+        for name in ("preadv2", "fadvise", "flock", "lockf", "F_NOTIFY", "inotify"):
+            assert f"{name} refused (" in tried, tried  # ENOSYS (glibc's preadv2 says EOPNOTSUPP)
+    assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
