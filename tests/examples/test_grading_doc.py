@@ -97,7 +97,7 @@ def normal(text: str, command: str) -> str:
     text = re.sub(r"\b\d+\.\d+ s\b", "# s", text)            # "30 games played in 4.8 s", run's seconds
     text = re.sub(r"(?m)^(\S+\.txt\s+\S+\s+\S+(?: \(\w+\))?\s+\d+\s+)\d+\.\d{3}$", r"\1#", text)  # run's table
     if command.startswith("cat ") and command.endswith(".csv"):
-        text = re.sub(r"(?m)^((?:[^,]*,){10})[0-9.]+,", r"\1#,", text)  # ms_per_turn
+        text = re.sub(r"(?m)^((?:[^,]*,){11})[0-9.]+,", r"\1#,", text)  # ms_per_turn (the 12th column)
     return text
 
 

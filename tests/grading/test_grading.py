@@ -146,7 +146,7 @@ def test_the_gradebook_round_trips_through_the_csv_module(klass):
     standings = data["standings"]
     with open(klass / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["student", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins",
+    assert list(rows[0]) == ["student", "student_id", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins",
                              "failures", "mean_turns_to_win", "ms_per_turn", "verdict", "reason", "agent", "code",
                              "flags", "above_on_wins", "above_on_turns"]
     # every agent ranked, then what was left out of the class folder (the notes file), scoring zero

@@ -157,6 +157,10 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     from treasure_cli.grading.verdicts import intake_verdicts, record_intake
 
     verdicts = intake_verdicts(list(submissions), left_out)
+    # the roster's ids, kept for the teacher's gradebook (grades.csv): never in what may be published
+    ids = {s.name: s.student_id for s in found if s.student_id}
+    ids.update({getattr(x, "name", ""): getattr(x, "student_id", "") for x in left_out
+                if getattr(x, "student_id", "")})
     if not dry_run:
         from treasure_cli.grading.submissions import requirement_notes
 
@@ -172,7 +176,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
             for line in dry_run_lines(found, left_out, 0, 0, games):
                 click.echo(one_line(line))
         else:
-            record_intake(db_path, [], verdicts)
+            record_intake(db_path, [], verdicts, ids)
         raise click.ClickException(f"every group was left out ({len(left_out)}): nothing to play"
                                    + ("" if dry_run else f"; their verdicts are kept in {db_path} "
                                       "(--report --csv lists them)"))
@@ -212,7 +216,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     options = BenchOptions(agents=tuple(specs), maps=maps, games=games, seed=seed,
                            truth_rate=0.5 if truth_rate is None else truth_rate, max_turns=max_turns,
                            game_timeout=game_timeout, isolation=level, limits=limits, hints=hints)
-    record_intake(db_path, [s.name for s in found], verdicts)
+    record_intake(db_path, [s.name for s in found], verdicts, ids)
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
                      {s.spec: s.name for s in found}, verdicts, include_secret_seed,
                      map_names(maps_path, found_maps))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.play.records import game_id
 from treasure_cli.play.records import settings_key as settings_key  # for its old name, treasure_cli.play.store, until 0.5.0
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 APPLICATION_ID = 0x54524553  # "TRES"
 
 # MIGRATIONS[v] takes a store from version v - 1 to v (version 0: an empty file).
@@ -107,6 +107,13 @@ MIGRATIONS: dict[int, str] = {
     # Rows stored before hold '': the pages then say nothing of it.
     9: """
     ALTER TABLE games ADD COLUMN map_style TEXT NOT NULL DEFAULT '';  -- island | maze ('' in older rows)
+    """,
+    # The roster's student id of each group (--roster), for the teacher's gradebook (--report --csv).
+    10: """
+    CREATE TABLE IF NOT EXISTS student_ids (
+        name        TEXT PRIMARY KEY,  -- the group, as the roster names it
+        student_id  TEXT NOT NULL      -- the roster's id for it
+    );
     """,
 }
 
@@ -300,6 +307,23 @@ class Store:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+
+    def set_student_ids(self, ids: Mapping[str, str]) -> None:
+        """Remember the roster's student id of each group (name -> id); a group named again takes its new id."""
+        if not ids:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.executemany("INSERT OR REPLACE INTO student_ids (name, student_id) VALUES (?, ?)",
+                                sorted(ids.items()))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def student_ids(self) -> dict[str, str]:
+        """group name -> the roster's student id, for the groups a roster named."""
+        return dict(self.db.execute("SELECT name, student_id FROM student_ids"))
 
     def verdicts(self) -> list[tuple[str, str, str]]:
         """(name, status, reason) of every group recorded as not played, by name."""

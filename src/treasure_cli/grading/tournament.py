@@ -387,6 +387,7 @@ class Leaderboard:
     similar: tuple[SimilarPair, ...] = ()  # pairs flagged by tokens, for their side-by-side pages
     similarity: tuple[tuple[str, str, float], ...] = ()  # every pair compared by tokens: a, b, percent
     left_out: tuple[Verdict, ...] = ()  # groups that never reached a game (the store's verdicts), by name
+    student_ids: dict[str, str] = dataclasses.field(default_factory=dict)  # group -> the roster's id
 
     def verdict(self, standing: Standing, public: bool = False) -> Verdict:
         """A ranked agent's verdict: played, or failed when every game it played failed (with the
@@ -543,6 +544,7 @@ def store_leaderboard(db: str | Path, settings: str | None = None, all_versions:
         rows = store.rows(settings)
         secret = store.secret_seed()
         left_out = tuple(Verdict(*v) for v in store.verdicts())
+        ids = store.student_ids()
         if not rows:
             if seen:
                 raise TreasureError(f"{db} holds no game played with {settings_options(settings)}; it holds "
@@ -550,7 +552,7 @@ def store_leaderboard(db: str | Path, settings: str | None = None, all_versions:
             if not left_out:  # (a class whose every group was left out has its verdicts to report)
                 raise TreasureError(f"{db} holds no game yet")
     return dataclasses.replace(leaderboard(rows, all_versions, settings), secret_seed=secret, hint_kinds=kinds,
-                               left_out=left_out)
+                               left_out=left_out, student_ids=ids)
 
 
 def settings_options(settings: str) -> str:
@@ -596,14 +598,15 @@ def rank_text(board: Leaderboard, standing: Standing) -> str:
     return f"={standing.rank}" if tied(board, standing) else str(standing.rank)
 
 
-GRADEBOOK = ("student", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins", "failures",
+GRADEBOOK = ("student", "student_id", "rank", "tied", "win_percent", "win_low", "win_high", "games", "wins", "failures",
              "mean_turns_to_win", "ms_per_turn", "verdict", "reason", "agent", "code", "flags",
              "above_on_wins", "above_on_turns")  # the score's parts: rank = 1 + above_on_wins + above_on_turns
 
 
 def gradebook(board: Leaderboard) -> list[dict[str, str]]:
     """One row per agent for a spreadsheet (`--report --csv`), in rank order, then one per group with no
-    game (no rank, scoring zero); cells as text. The rank is a number, a shared one said by `tied`."""
+    game (no rank, scoring zero); cells as text. The rank is a number, a shared one said by `tied`; the
+    student id is the roster's (`--roster`), where one named the group."""
     flagged: dict[str, list[str]] = {}
     for f in board.flags:
         flagged.setdefault(f.a, []).append(f"{f.kind} with {f.b}")
@@ -611,7 +614,7 @@ def gradebook(board: Leaderboard) -> list[dict[str, str]]:
     rows = []
     for s in board.standings:
         verdict = board.verdict(s)
-        rows.append({"student": s.agent, "rank": str(s.rank), "tied": "yes" if tied(board, s) else "no",
+        rows.append({"student": s.agent, "student_id": board.student_ids.get(s.agent, ""), "rank": str(s.rank), "tied": "yes" if tied(board, s) else "no",
                      "win_percent": f"{100 * s.win_rate:.1f}", "win_low": f"{100 * s.win_low:.1f}",
                      "win_high": f"{100 * s.win_high:.1f}", "games": str(s.games), "wins": str(s.wins),
                      "failures": str(s.failed),
@@ -620,7 +623,7 @@ def gradebook(board: Leaderboard) -> list[dict[str, str]]:
                      "agent": s.spec, "code": s.agent_digest, "flags": "; ".join(flagged.get(s.agent, [])),
                      "above_on_wins": str(s.above_wins), "above_on_turns": str(s.above_turns)})
     for v in board.unranked:
-        rows.append({"student": v.group, "rank": "", "tied": "", "win_percent": "0.0", "win_low": "", "win_high": "",
+        rows.append({"student": v.group, "student_id": board.student_ids.get(v.group, ""), "rank": "", "tied": "", "win_percent": "0.0", "win_low": "", "win_high": "",
                      "games": "0", "wins": "0", "failures": "0", "mean_turns_to_win": "", "ms_per_turn": "",
                      "verdict": v.status, "reason": v.reason, "agent": "", "code": "", "flags": "",
                      "above_on_wins": "", "above_on_turns": ""})

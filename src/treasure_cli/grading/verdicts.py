@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from treasure_cli.formats.text import one_line
@@ -96,11 +96,14 @@ def _entries(paths: Sequence[str]) -> list[str]:
     return found
 
 
-def record_intake(db: str | Path, played: Iterable[str], verdicts: Iterable[Verdict]) -> None:
+def record_intake(db: str | Path, played: Iterable[str], verdicts: Iterable[Verdict],
+                  student_ids: Mapping[str, str] | None = None) -> None:
     """Keep the verdicts of the groups that did not reach a game in the store (`--report` lists them);
-    a group given again that now plays loses its old verdict."""
+    a group given again that now plays loses its old verdict. `student_ids`: the roster's id of each
+    group it named (group -> id), kept for the gradebook."""
     from treasure_cli.grading.store import Store
 
     with Store(db) as store:
         store.set_verdicts([(v.group, v.status, v.reason) for v in verdicts if v.status in NOT_PLAYED],
                            clear=played)
+        store.set_student_ids(student_ids or {})
