@@ -285,7 +285,8 @@ def _stored_versus(board, versus: str, db_path: str, maps_path: str | None):
 
 def _with_similarity_flags(board):
     """The leaderboard with its similarity flags (grading/similarity.py), one per pair of agents, which
-    the table, --json, the CSV and the pages show; and the notes on code that could not be compared."""
+    the table, --json, the CSV and the pages show, and its first-turn wins flags (grading/early_wins.py:
+    the table, the CSV and the teacher's pages); and the notes on code that could not be compared."""
     import itertools
 
     from treasure_cli.grading import similarity
@@ -301,4 +302,7 @@ def _with_similarity_flags(board):
                                 got.files[m.b], m.a_lines, m.b_lines)
                     for m in got.matches if frozenset((m.a, m.b)) in flagged)
     every = tuple((m.a, m.b, m.percent) for m in got.matches)
-    return dataclasses.replace(board, flags=pairs, similar=similar, similarity=every), got.notes
+    from treasure_cli.grading.early_wins import early_wins
+
+    early = early_wins(board.rows, board.labels)
+    return dataclasses.replace(board, flags=pairs, similar=similar, similarity=every, early=early), got.notes

@@ -34,6 +34,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from treasure_cli.errors import TreasureError
+from treasure_cli.grading.early_wins import EarlyWins
 from treasure_cli.formats.hint_plugins import BUILTIN_KEY, describe_key, hint_set_of_key, hints_key
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
@@ -388,6 +389,7 @@ class Leaderboard:
     similarity: tuple[tuple[str, str, float], ...] = ()  # every pair compared by tokens: a, b, percent
     left_out: tuple[Verdict, ...] = ()  # groups that never reached a game (the store's verdicts), by name
     student_ids: dict[str, str] = dataclasses.field(default_factory=dict)  # group -> the roster's id
+    early: tuple[EarlyWins, ...] = ()  # agents with more first-turn wins than play explains (the caller's)
 
     def verdict(self, standing: Standing, public: bool = False) -> Verdict:
         """A ranked agent's verdict: played, or failed when every game it played failed (with the
@@ -611,6 +613,8 @@ def gradebook(board: Leaderboard) -> list[dict[str, str]]:
     for f in board.flags:
         flagged.setdefault(f.a, []).append(f"{f.kind} with {f.b}")
         flagged.setdefault(f.b, []).append(f"{f.kind} with {f.a}")
+    for e in board.early:
+        flagged.setdefault(e.agent, []).append(f"first-turn wins: {e.first} of {e.games}")
     rows = []
     for s in board.standings:
         verdict = board.verdict(s)

@@ -319,6 +319,11 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
                         + "</li>" for f in board.flags)
         parts.append(f'<h2>Similarity flags</h2><p class="note">For you to look at, not verdicts.</p>'
                      f'<ul id="flags">{items}</ul>')
+    if board.early:
+        items = "".join(f"<li>{shown(e.agent)}: {html.escape(e.text)}</li>" for e in board.early)
+        parts.append('<h2>First-turn wins</h2><p class="note">For you to look at, not verdicts: more first-turn '
+                     "wins than play explains, as a game that learnt where the treasure was from an earlier game "
+                     f'on the map would have (docs/security.md, "Side channels").</p><ul id="early-wins">{items}</ul>')
     lost = sum(r.outcome != FAILED for r in records)
     if len(replayable) < lost:
         parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} games played to '

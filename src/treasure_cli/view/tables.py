@@ -173,6 +173,11 @@ def leaderboard_table(board: Leaderboard) -> str:
         lines.append("Similarity flags (for you to look at; a flag is not a verdict):")
         lines.append(align([["kind", "agents", "evidence"]] + [[f.kind, f"{f.a}, {f.b}", f.detail]
                                                                 for f in board.flags], 3))
+    if board.early:
+        lines.append("")
+        lines.append("First-turn wins (for you to look at: more than play explains, as a game that learnt "
+                     "the treasure from an earlier one would have; a flag is not a verdict):")
+        lines.append(align([["agent", "evidence"]] + [[e.agent, e.text] for e in board.early], 3))
     if board.hint_kinds_text is not None:
         lines.append(f"hint kinds: {board.hint_kinds_text}")
     if board.secret_seed is not None:
