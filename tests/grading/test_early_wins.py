@@ -1,7 +1,8 @@
-"""First-turn wins that play does not explain (grading/early_wins.py): what a group shows that
+"""First-turn wins once a group has played a map (grading/early_wins.py): what a group shows that
 learnt where the treasure was from an earlier game on the map (docs/security.md, "Side channels",
 the page cache timed), flagged for the teacher in the report's table, the gradebook and the
-teacher's index, never in what is published."""
+teacher's index, never in what is published; a bold but fair strategy (first-turn wins in every
+game, the first on a map too) is not flagged."""
 
 from __future__ import annotations
 
@@ -14,70 +15,91 @@ from treasure_cli.grading.early_wins import binomial_tail, early_wins
 from treasure_cli.grading.store import Row
 from treasure_cli.play.records import settings_key
 
-# Knows where the treasure is (the test writes the map's path in): teleports onto it, then scans.
-KNOWING = """from pathlib import Path
+# Learns where the treasure is in its first game on a map (here from the map file, as a channel
+# between games would carry it, at --agent-isolation process where it can read it) and keeps it in
+# a file; a later game on the map teleports onto it and scans. Its first game plays as greedy.
+LEARNER = """import json
+from pathlib import Path
 
 from treasure_cli import LargeScan, Teleport
+from treasure_cli.agents.greedy import GreedyAgent
+
+MEMO = Path({memo!r})
+MAPS = {maps!r}
 
 
-class Knowing:
+class Learner(GreedyAgent):
     def __init__(self):
-        self.jumped = False
+        super().__init__()
+        self.asked = self.jumped = False
 
     def act(self, obs):
-        if not self.jumped:
-            self.jumped = True
-            row, col = map(int, Path({path!r}).read_text().splitlines()[4].split())
-            return Teleport((row, col))
-        return LargeScan()
+        if self.jumped:
+            self.jumped = False
+            return LargeScan()
+        if not self.asked:
+            self.asked = True
+            known = json.loads(MEMO.read_text()) if MEMO.exists() else {{}}
+            key = str(obs.island.width)
+            if key in known:
+                self.jumped = True
+                return Teleport(tuple(known[key]))
+            known[key] = [int(x) for x in Path(MAPS[key]).read_text().splitlines()[4].split()]
+            MEMO.write_text(json.dumps(known))
+        return super().act(obs)
 """
 
-
-def rows_of(agent: str, first: int, later: int, start: int) -> list[Row]:
-    """`first` games won on turn 1 and `later` won on turn 6, ids from `start`."""
-    return [Row(agent, "d", settings_key(0.5, None, None), "m.txt", "md", k, k, "16x16", "WIN", "found", None, 1 if k < first else 6, 0.1,
-                "v", id=start + k) for k in range(first + later)]
+def rows_of(agent: str, openings: tuple[int, int], later: tuple[int, int], start: int) -> list[Row]:
+    """(first-turn wins, games) in the agent's first game on each map and in its later ones."""
+    rows = []
+    for index, (first, games) in ((0, openings), (1, later)):
+        for k in range(games):
+            rows.append(Row(agent, "d", settings_key(0.5, None, None), f"m{k}.txt", f"m{k}", index, start + k,
+                            "16x16", "WIN", "found", None, 1 if k < first else 6, 0.1, "v", id=start + k))
+        start += games
+    return rows
 
 
 def test_the_binomial_tail():
     assert binomial_tail(0, 10, 0.3) == 1.0
     assert abs(binomial_tail(1, 10, 0.1) - (1 - 0.9 ** 10)) < 1e-12
     assert abs(binomial_tail(10, 10, 0.5) - 0.5 ** 10) < 1e-15
-    assert 0.0 < binomial_tail(900, 1000, 0.05) < 1e-300 or binomial_tail(900, 1000, 0.05) == 0.0
+    assert binomial_tail(900, 1000, 0.05) < 1e-300
 
 
-def test_only_the_agent_with_more_first_turn_wins_than_any_other_explains_is_flagged():
-    rows = rows_of("ann", 16, 4, 0) + rows_of("bob", 2, 18, 100) + rows_of("cyd", 3, 17, 200)
-    labels = {r.id or 0: r.agent for r in rows}
-    flagged = early_wins(rows, labels)
-    assert [(e.agent, e.first, e.games, e.other) for e in flagged] == [("ann", 16, 20, "cyd")]
-    assert flagged[0].p_value < 1e-6
-    # as lucky as the best other: no flag
-    rows = rows_of("ann", 4, 16, 0) + rows_of("bob", 3, 17, 100)
-    assert early_wins(rows, {r.id or 0: r.agent for r in rows}) == ()
+def test_only_more_first_turn_wins_once_the_map_was_played_is_flagged():
+    learner = rows_of("ann", (1, 10), (38, 40), 0)  # 1 of 10 first games, 38 of 40 later ones
+    bold = rows_of("bob", (5, 10), (21, 40), 1000)   # half of every game: a strategy, not a channel
+    weak = rows_of("cyd", (0, 10), (2, 40), 2000)
+    rows = learner + bold + weak
+    flagged = early_wins(rows, {r.id or 0: r.agent for r in rows})
+    assert [(e.agent, e.later_first, e.later, e.opening_first, e.openings) for e in flagged] == [("ann", 38, 40, 1, 10)]
+    assert flagged[0].p_value < 1e-12
 
 
-def test_a_group_that_knows_the_treasure_is_flagged_for_the_teacher_only(tmp_path):
+def test_a_group_that_learns_the_treasure_is_flagged_for_the_teacher_only(tmp_path):
     maps = tmp_path / "maps"
     maps.mkdir()
-    shutil.copy(ROOT / "input" / "MAP_03.txt", maps / "MAP_03.txt")
+    for name in ("MAP_02.txt", "MAP_03.txt"):
+        shutil.copy(ROOT / "input" / name, maps / name)
     klass = tmp_path / "class"
     klass.mkdir()
-    # the map's treasure known, as a game that learnt it from an earlier game on the map would
-    (klass / "knows.py").write_text(KNOWING.format(path=str(maps / "MAP_03.txt")))
+    memo = {"32": str(maps / "MAP_02.txt"), "64": str(maps / "MAP_03.txt")}
+    (klass / "learns.py").write_text(LEARNER.format(memo=str(tmp_path / "memo.json"), maps=memo))
     (klass / "plays.py").write_text(GREEDY_GROUP.format(name="Plays"))
     db = str(tmp_path / "r.sqlite")
-    played = invoke("tournament", str(klass), "--maps", str(maps), "--db", db, "--games", "12", "--seed", "3",
-                    "--with", "logic", "--agent-isolation", "process")
+    played = invoke("tournament", str(klass), "--maps", str(maps), "--db", db, "--games", "10", "--seed", "3",
+                    "--with", "logic", "--agent-isolation", "process", "--jobs", "1")
     assert played.exit_code == 0, played.output
     grades, pages = tmp_path / "grades.csv", tmp_path / "pages"
     report = invoke("tournament", "--db", db, "--report", "--csv", str(grades), "--html", str(pages))
     assert report.exit_code == 0, report.output
     assert "First-turn wins" in report.output
-    flagged = [line for line in report.output.splitlines() if "games on the first turn" in line]
-    assert len(flagged) == 1 and flagged[0].split()[0] == "knows", report.output
+    flagged = [line.split()[0] for line in report.output.splitlines() if "games on the first turn" in line]
+    assert flagged == ["learns"], report.output
     with open(grades, newline="", encoding="utf-8") as f:
-        rows = {r["student"]: r["flags"] for r in csv.DictReader(f)}
-    assert rows["knows"].startswith("first-turn wins: ") and rows["plays"] == "" and rows["logic"] == ""
+        cells = {r["student"]: r["flags"] for r in csv.DictReader(f)}
+    assert cells["learns"].startswith("first-turn wins: 18 of 18 once it knew the map")
+    assert cells["plays"] == cells["logic"] == ""
     assert 'id="early-wins"' in (pages / "teacher" / "index.html").read_text(encoding="utf-8")
     assert not any("first turn" in p.read_text(encoding="utf-8") for p in (pages / "public").rglob("*.html"))

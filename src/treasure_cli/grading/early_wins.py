@@ -1,13 +1,14 @@
-"""Groups that win on the first turn more often than play can explain: for the teacher to look at.
+"""Groups that win on the first turn more often once they have played a map: for the teacher to look at.
 
 A game on a map can tell a later game on the same map where the treasure was by a channel no sandbox
 short of a virtual machine per game closes (docs/security.md, "Side channels": the page cache,
-timed). What such a group shows is its wins: it teleports onto the treasure on the first turn in
-the games after its first on each map. Play alone rarely does that: a first-turn win needs the
-treasure in reach of the start, and every agent of a tournament plays the same games. So each
-agent's first-turn wins are compared with those of the agent, among the others, that has the most
-(a baseline given with --with counts): the chance of as many under that agent's rate, a binomial
-tail. A flag is a question, never a verdict: a group flagged may have been lucky or clever.
+timed). What such a group shows is its wins: in its games after the first on a map it teleports
+onto the treasure on the first turn, which its first game on each map (played before any other game
+of it there, and learning from none) cannot do. An agent's games on a map differ only in their
+seeds, so play alone wins on the first turn as often in either: each agent's first-turn wins in its
+later games are set against its rate in its first games (a win and a loss added, never 0), a
+binomial tail. Measured on the agent itself, a bold strategy (a teleport and a scan at once) is not
+taken for a channel. A flag is a question, never a verdict.
 """
 
 from __future__ import annotations
@@ -20,52 +21,48 @@ from collections.abc import Mapping, Sequence
 from treasure_cli.grading.store import Row
 from treasure_cli.play.records import FAILED, WIN
 
-P_FLAG = 1e-3   # flag an agent whose first-turn wins are this unlikely under the best other's rate
-MIN_WINS = 3    # and that has at least this many
-MIN_GAMES = 10  # an agent with fewer games is no measure of what play gives
+P_FLAG = 1e-3   # flag an agent whose later first-turn wins are this unlikely at its first games' rate
+MIN_WINS = 3    # and that has at least this many of them
 
 
 @dataclasses.dataclass(frozen=True)
 class EarlyWins:
-    """An agent that won on the first turn more often than any other agent's rate explains."""
+    """An agent that won on the first turn more often in its later games on a map than in its first."""
 
     agent: str
-    first: int        # its games won on the first turn
-    games: int        # its games played (failed ones left out)
-    other: str        # the other agent with the highest first-turn rate
-    other_first: int
-    other_games: int
-    p_value: float    # the chance of `first` or more in `games` at the other's rate
+    later_first: int   # its later games (not the first on their map) won on the first turn
+    later: int         # its later games played (failed ones left out)
+    opening_first: int  # its first games on each map won on the first turn
+    openings: int      # its first games on each map played
+    p_value: float     # the chance of `later_first` or more in `later` at the first games' rate
 
     @property
     def text(self) -> str:
-        return (f"won {self.first} of {self.games} games on the first turn; the most of any other, "
-                f"{self.other}: {self.other_first} of {self.other_games} (p = {self.p_value:.1e})")
+        return (f"won {self.later_first} of {self.later} games on the first turn once it had played "
+                f"their map, {self.opening_first} of {self.openings} in its first game on each map "
+                f"(p = {self.p_value:.1e})")
 
 
 def early_wins(rows: Sequence[Row], labels: Mapping[int, str]) -> tuple[EarlyWins, ...]:
-    """The agents (by label) whose first-turn wins are too many for the best other agent's rate."""
-    first: Counter[str] = Counter()
-    games: Counter[str] = Counter()
+    """The agents (by label) whose first-turn wins after their first game on a map are too many for
+    their rate in those first games."""
+    counts: dict[str, Counter[str]] = {}
     for r in rows:
         label = labels.get(r.id or 0)
         if label is None or r.outcome == FAILED:
             continue
-        games[label] += 1
-        first[label] += r.outcome == WIN and r.turns <= 1
+        c = counts.setdefault(label, Counter())
+        part = "opening" if r.game_index == 0 else "later"
+        c[part] += 1
+        c[part + "_first"] += r.outcome == WIN and r.turns <= 1
     flagged = []
-    for agent in sorted(games):
-        if first[agent] < MIN_WINS:
+    for agent, c in sorted(counts.items()):
+        if c["later_first"] < MIN_WINS or not c["opening"]:
             continue
-        others = [a for a in games if a != agent and games[a] >= MIN_GAMES]
-        if not others:
-            continue
-        # the other agent's rate, one win and one loss added: never 0 because it had no such win
-        best = max(others, key=lambda a: ((first[a] + 1) / (games[a] + 2), a))
-        rate = (first[best] + 1) / (games[best] + 2)
-        p = binomial_tail(first[agent], games[agent], rate)
+        rate = (c["opening_first"] + 1) / (c["opening"] + 2)
+        p = binomial_tail(c["later_first"], c["later"], rate)
         if p < P_FLAG:
-            flagged.append(EarlyWins(agent, first[agent], games[agent], best, first[best], games[best], p))
+            flagged.append(EarlyWins(agent, c["later_first"], c["later"], c["opening_first"], c["opening"], p))
     return tuple(flagged)
 
 

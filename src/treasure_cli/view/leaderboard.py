@@ -322,8 +322,9 @@ def index_html(board: Leaderboard, db: str, replayable: set[str], pages: dict[st
     if board.early:
         items = "".join(f"<li>{shown(e.agent)}: {html.escape(e.text)}</li>" for e in board.early)
         parts.append('<h2>First-turn wins</h2><p class="note">For you to look at, not verdicts: more first-turn '
-                     "wins than play explains, as a game that learnt where the treasure was from an earlier game "
-                     f'on the map would have (docs/security.md, "Side channels").</p><ul id="early-wins">{items}</ul>')
+                     "wins once it had played the map than in its first game there, as a game that learnt where "
+                     "the treasure was from an earlier game on the map would have (docs/security.md, "
+                     f'"Side channels").</p><ul id="early-wins">{items}</ul>')
     lost = sum(r.outcome != FAILED for r in records)
     if len(replayable) < lost:
         parts.append(f'<p class="note" id="no-replays">{lost - len(replayable)} of the {lost} games played to '

@@ -175,8 +175,8 @@ def leaderboard_table(board: Leaderboard) -> str:
                                                                 for f in board.flags], 3))
     if board.early:
         lines.append("")
-        lines.append("First-turn wins (for you to look at: more than play explains, as a game that learnt "
-                     "the treasure from an earlier one would have; a flag is not a verdict):")
+        lines.append("First-turn wins (for you to look at: more once it had played the map than in its first "
+                     "game there, as a game that learnt the treasure from an earlier one would; not a verdict):")
         lines.append(align([["agent", "evidence"]] + [[e.agent, e.text] for e in board.early], 3))
     if board.hint_kinds_text is not None:
         lines.append(f"hint kinds: {board.hint_kinds_text}")
