@@ -7,12 +7,12 @@ channels went through them, through `treasure tournament` and its defaults:
   `posix_fadvise(POSIX_FADV_DONTNEED)`, read back the pages of a 16-bit pattern, and a later
   game asked each page with `preadv2(RWF_NOWAIT)` (cached or not, without waiting): 2 of 6
   games read the pattern exactly;
-* locks and watches on a shared file (`flock`, `fcntl` record locks, `inotify`, `F_NOTIFY`),
-  which a game running at the same time sees: a game held `flock` on the interpreter's `os.py`
-  and a game of another sandbox, started beside it, found it held.
+* watches on a shared folder (`inotify`, `F_NOTIFY`), which a game running at the same time sees.
 
 This agent tries both in every game, then plays `logic`: no game may read the pattern, each
-call must be refused, and the games are logic's, turn for turn.
+call must be refused, and the games are logic's, turn for turn. Locks (`flock`, `fcntl`'s record
+locks) are left to agents: SQLite takes them to read its own file, and a lock dies with its
+process (the last test).
 """
 
 from __future__ import annotations
@@ -75,8 +75,6 @@ CHEAT = textwrap.dedent('''\
                 if bit:
                     os.pread(fd, 1, i * PAGE)
             shared = os.open(os.path.realpath(os.__file__), os.O_RDONLY)
-            tried.append(attempt("flock", lambda: fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)))
-            tried.append(attempt("lockf", lambda: fcntl.lockf(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)))
             folder = os.open(os.path.dirname(os.__file__), os.O_RDONLY)
             tried.append(attempt("F_NOTIFY", lambda: fcntl.fcntl(folder, fcntl.F_NOTIFY, fcntl.DN_ACCESS)))
             watch = libc.inotify_init1(0)
@@ -119,6 +117,48 @@ def test_no_game_reads_an_earlier_ones_pages_or_sees_a_lock_or_a_watch(tmp_path)
         assert "cache-attack read nothing" in r.output, (r.outcome, r.error, r.output)
         tried = r.output.split(" tried ")[1]
         assert "worked" not in tried, tried
-        for name in ("preadv2", "fadvise", "flock", "lockf", "F_NOTIFY", "inotify"):
+        for name in ("preadv2", "fadvise", "F_NOTIFY", "inotify"):
             assert f"{name} refused (" in tried, tried  # ENOSYS (glibc's preadv2 says EOPNOTSUPP)
     assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
+
+
+SQLITE = textwrap.dedent('''\
+    import fcntl
+    import sqlite3
+    from pathlib import Path
+
+    from treasure_cli.agents.planner import PlanningAgent
+
+
+    class Agent(PlanningAgent):
+        def __init__(self):
+            super().__init__()
+            here = Path(__file__).with_name("table.db")
+            self.x = sqlite3.connect(str(here)).execute("SELECT x FROM t").fetchone()[0]
+            with open(here, "rb") as f:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    ''')
+
+
+def test_a_group_reads_its_own_sqlite_table_in_the_sandbox(tmp_path):
+    """SQLite locks the file it reads: with the locks refused, the group failed every game with
+    "disk I/O error" while building its agent."""
+    import sqlite3
+
+    maps, group = tmp_path / "hidden", tmp_path / "students" / "tables"
+    maps.mkdir()
+    group.mkdir(parents=True)
+    write_map(generate_island(16, 16, rng=np.random.default_rng(7)), maps / "MAP_01.txt")
+    (group / "agent.py").write_text(SQLITE)
+    with sqlite3.connect(group / "table.db") as db:
+        db.execute("CREATE TABLE t (x)")
+        db.execute("INSERT INTO t VALUES (1)")
+    db.close()
+    store = tmp_path / "results.sqlite"
+    played = CliRunner().invoke(cli, ["tournament", str(group.parent), "--maps", str(maps), "--games", "2",
+                                      "--seed", "5", "--db", str(store), "--jobs", "1"])
+    assert played.exit_code == 0, played.output
+    with Store(store) as s:
+        rows = s.rows()
+    assert len(rows) == 2 and {r.isolation for r in rows} == {"sandbox"}
+    assert {r.outcome for r in rows} <= {"WIN", "LOSE"}, [(r.outcome, r.error) for r in rows]

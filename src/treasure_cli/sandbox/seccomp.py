@@ -29,12 +29,12 @@ read-only `/usr`, the interpreter, the agent's own copy, the same inodes in ever
   and the next game of the same tournament read them back, exactly. `fadvise64`, `preadv2`
   and `cachestat` are refused; without them a game can only bring pages in, never drop them,
   and what is left is timing its reads, which the docs count among the side channels;
-* locks and watches: `flock` and `fcntl`'s record locks (`F_GETLK`, `F_SETLK`, `F_SETLKW`,
-  their 64-bit and open-file-description forms) on a shared file, `inotify`, `fanotify` and
-  `fcntl(F_NOTIFY)` on a shared folder, which another game running at the same time sees:
-  a game held a lock on the interpreter's `os.py` and a game of another sandbox saw it. All
-  refused (ENOSYS), so two games that run side by side cannot talk: one that finds the
-  treasure of a map cannot tell a game on the same map (the map holds its treasure).
+* watches: `inotify`, `fanotify` and `fcntl(F_NOTIFY)` on a shared folder, which another game
+  running at the same time sees, and leases (`F_SETLEASE`): refused (ENOSYS). Locks (`flock`,
+  `fcntl`'s record locks) are allowed: a game holding one on a shared file is seen by a game
+  running beside it, as its CPU use is (docs/security.md, "Side channels"), but SQLite and other
+  libraries lock the files they read (with locks refused, a group reading its own SQLite table
+  failed with "disk I/O error"). A lock dies with its process: it carries nothing to a later game.
 """
 
 from __future__ import annotations
@@ -52,19 +52,18 @@ _CACHESTAT = 451       # the same (6.5)
 DENIED: dict[int, tuple[int, ...]] = {
     _X86_64: (29, 68, 64, _IO_URING_SETUP, 321,             # shmget, msgget, semget, .., bpf
               221, 327, _CACHESTAT,                          # fadvise64, preadv2, ..
-              73, 253, 294, 300),                            # flock, inotify_init, inotify_init1, fanotify_init
+              253, 294, 300),                                # inotify_init, inotify_init1, fanotify_init
     _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
             250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
-            143, 291, 332, 338),                             # flock, inotify_init, inotify_init1, fanotify_init
+            291, 332, 338),                                  # inotify_init, inotify_init1, fanotify_init
     _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
-               32, 26, 262),                                 # flock, inotify_init1, fanotify_init
+               26, 262),                                     # inotify_init1, fanotify_init
 }
-# fcntl (and i386's fcntl64), refused for these commands only (its second argument): the record
-# locks F_GETLK, F_SETLK, F_SETLKW, their 64-bit forms (12-14, i386) and open-file-description
-# forms (36-38), F_SETLEASE and F_NOTIFY.
+# fcntl (and i386's fcntl64), refused for these commands only (its second argument): F_SETLEASE
+# and F_NOTIFY (record locks are allowed: see above).
 FCNTL: dict[int, tuple[int, ...]] = {_X86_64: (72,), _I386: (55, 221), _AARCH64: (25,)}
-FCNTL_DENIED = (5, 6, 7, 12, 13, 14, 36, 37, 38, 1024, 1026)
+FCNTL_DENIED = (1024, 1026)
 
 # linux/filter.h, linux/seccomp.h, linux/prctl.h
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
