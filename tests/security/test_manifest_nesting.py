@@ -7,6 +7,7 @@ group of the class was graded."""
 from __future__ import annotations
 
 import shutil
+import sys
 
 from click.testing import CliRunner
 from helpers import ROOT
@@ -30,5 +31,8 @@ def test_a_manifest_nested_too_deep_leaves_its_group_out_with_a_reason(tmp_path)
                                    str(tmp_path / "r.sqlite"), "--dry-run"])
     assert dry.exit_code == 0, (dry.output, dry.exception)
     assert "1 group to play, 2 left out" in dry.output, dry.output
+    # (Python 3.10 has no tomllib: the manifest's own reader takes `key = "value"` lines only)
+    reason = "agent.toml: nested too deep to read" if sys.version_info >= (3, 11) else \
+        'agent.toml:2: expected key = "value"'
     for name in ("deep", "tables"):
-        assert f"left out: {name}: agent.toml: nested too deep to read" in dry.output, dry.output
+        assert f"left out: {name}: {reason}" in dry.output, dry.output
