@@ -288,3 +288,40 @@ def agents_file(tmp_path_factory, token: str, text: str) -> Path:
     path = tmp_path_factory.mktemp("agents") / f"{token}.py"
     path.write_text(text)
     return path
+
+
+def shipped_maps(folder: Path, *names: str) -> Path:
+    """`folder`, made, holding copies of these maps of input/ (MAP_01.txt, ...)."""
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(ROOT / "input" / name, folder / name)
+    return folder
+
+
+def cheat_beside_logic(students: Path, maps: Path, store: Path, name: str) -> tuple[list, dict]:
+    """A tournament of the class `students` with `logic` beside it, 3 games a map at --seed 5, one
+    worker, in a warm host of its own: (the rows of the group `name`, logic's (outcome, turns) by
+    (map digest, seed)), to check that an attack changed nothing of the games."""
+    from click.testing import CliRunner
+
+    from treasure_cli.cli import cli
+    from treasure_cli.grading.store import Store
+    from treasure_cli.sandbox import process as agent_process
+
+    agent_process.close_all()  # a warm host of its own, made by this tournament
+    try:
+        played = CliRunner().invoke(cli, ["tournament", str(students), "--with", "logic", "--maps", str(maps),
+                                          "--games", "3", "--seed", "5", "--db", str(store), "--jobs", "1",
+                                          "--game-timeout", "20"])
+    finally:
+        agent_process.close_all()
+    assert played.exit_code == 0, played.output
+    with Store(store) as s:
+        rows = s.rows()
+    cheat = [r for r in rows if r.label == name]
+    fair = {(r.map_digest, r.seed): (r.outcome, r.turns) for r in rows if r.label == "logic"}
+    assert len(cheat) == len(fair) == 6, [(r.label, r.outcome) for r in rows]
+    assert {r.isolation for r in cheat} == {"sandbox"}, {r.isolation for r in cheat}
+    return cheat, fair

@@ -7,9 +7,8 @@ game, the first on a map too) is not flagged."""
 from __future__ import annotations
 
 import csv
-import shutil
 
-from helpers import GREEDY_GROUP, ROOT, invoke
+from helpers import GREEDY_GROUP, invoke, shipped_maps
 
 from treasure_cli.grading.early_wins import binomial_tail, early_wins
 from treasure_cli.grading.store import Row
@@ -78,10 +77,7 @@ def test_only_more_first_turn_wins_once_the_map_was_played_is_flagged():
 
 
 def test_a_group_that_learns_the_treasure_is_flagged_for_the_teacher_only(tmp_path):
-    maps = tmp_path / "maps"
-    maps.mkdir()
-    for name in ("MAP_02.txt", "MAP_03.txt"):
-        shutil.copy(ROOT / "input" / name, maps / name)
+    maps = shipped_maps(tmp_path / "maps", "MAP_02.txt", "MAP_03.txt")
     klass = tmp_path / "class"
     klass.mkdir()
     memo = {"32": str(maps / "MAP_02.txt"), "64": str(maps / "MAP_03.txt")}

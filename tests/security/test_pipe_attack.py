@@ -15,13 +15,11 @@ import textwrap
 import uuid
 
 import numpy as np
-from click.testing import CliRunner
 
-from treasure_cli.cli import cli
+from helpers import cheat_beside_logic
+
 from treasure_cli.formats.map_file import write_map
-from treasure_cli.grading.store import Store
 from treasure_cli.islands.generator import generate_island
-from treasure_cli.sandbox import process as agent_process
 
 NAME = "pipes_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
@@ -90,21 +88,7 @@ def test_no_game_of_a_tournament_reads_what_an_earlier_one_left_on_its_pipes(tmp
     for i in range(2):
         write_map(generate_island(24, 20, rng=np.random.default_rng(60 + i)), maps / f"MAP_{i + 1:02d}.txt")
     (students / f"{NAME}.py").write_text(CHEAT)
-    store = tmp_path / "results.sqlite"
-    agent_process.close_all()  # a warm host of its own, made by this tournament
-    try:
-        played = CliRunner().invoke(cli, ["tournament", str(students), "--with", "logic", "--maps", str(maps),
-                                          "--games", "3", "--seed", "5", "--db", str(store), "--jobs", "1",
-                                          "--game-timeout", "20"])
-    finally:
-        agent_process.close_all()
-    assert played.exit_code == 0, played.output
-    with Store(store) as s:
-        rows = s.rows()
-    cheat = [r for r in rows if r.label == NAME]
-    fair = {(r.map_digest, r.seed): (r.outcome, r.turns) for r in rows if r.label == "logic"}
-    assert len(cheat) == len(fair) == 6, [(r.label, r.outcome) for r in rows]
-    assert {r.isolation for r in cheat} == {"sandbox"}, {r.isolation for r in cheat}
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
     # Every game wrote its marker (the attack ran) and read none (nothing carried it over)...
     for r in cheat:
         assert "pipe-attack read nothing wrote ['fd 0 flags'" in r.output, (r.outcome, r.error, r.output)

@@ -22,12 +22,12 @@ import uuid
 
 import numpy as np
 from click.testing import CliRunner
+from helpers import cheat_beside_logic
 
 from treasure_cli.cli import cli
 from treasure_cli.formats.map_file import write_map
 from treasure_cli.grading.store import Store
 from treasure_cli.islands.generator import generate_island
-from treasure_cli.sandbox import process as agent_process
 
 NAME = "cache_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
@@ -98,21 +98,7 @@ def test_no_game_reads_an_earlier_ones_pages_or_sees_a_lock_or_a_watch(tmp_path)
         write_map(generate_island(24, 20, rng=np.random.default_rng(70 + i)), maps / f"MAP_{i + 1:02d}.txt")
     (group / "agent.py").write_text(CHEAT)
     (group / "data.bin").write_bytes(bytes(range(256)) * 256)  # 64 kB: 16 pages, one bit each
-    store = tmp_path / "results.sqlite"
-    agent_process.close_all()  # a warm host of its own, made by this tournament
-    try:
-        played = CliRunner().invoke(cli, ["tournament", str(group.parent), "--with", "logic", "--maps", str(maps),
-                                          "--games", "3", "--seed", "5", "--db", str(store), "--jobs", "1",
-                                          "--game-timeout", "20"])
-    finally:
-        agent_process.close_all()
-    assert played.exit_code == 0, played.output
-    with Store(store) as s:
-        rows = s.rows()
-    cheat = [r for r in rows if r.label == NAME]
-    fair = {(r.map_digest, r.seed): (r.outcome, r.turns) for r in rows if r.label == "logic"}
-    assert len(cheat) == len(fair) == 6, [(r.label, r.outcome) for r in rows]
-    assert {r.isolation for r in cheat} == {"sandbox"}, {r.isolation for r in cheat}
+    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
     for r in cheat:
         assert "cache-attack read nothing" in r.output, (r.outcome, r.error, r.output)
         tried = r.output.split(" tried ")[1]
