@@ -68,7 +68,7 @@ def test_a_store_of_schema_7_is_migrated_and_keeps_its_rows(tmp_path):
     assert [(r.agent, r.turns, r.play_digest, r.actions, r.map_style) for r in rows] == [
         ("logic", 4, "abc", None, ""), ("greedy", 5, None, 9, "")]
     with sqlite3.connect(path) as again:
-        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
 
 
 def test_a_game_records_its_agents_actions_and_a_failed_game_those_before_its_failure(tmp_path):
