@@ -159,8 +159,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     verdicts = intake_verdicts(list(submissions), left_out)
     # the roster's ids, kept for the teacher's gradebook (grades.csv): never in what may be published
     ids = {s.name: s.student_id for s in found if s.student_id}
-    ids.update({getattr(x, "name", ""): getattr(x, "student_id", "") for x in left_out
-                if getattr(x, "student_id", "")})
+    ids.update({x.name: x.student_id for x in left_out if x.student_id})
     if not dry_run:
         from treasure_cli.grading.submissions import requirement_notes
 

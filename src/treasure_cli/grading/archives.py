@@ -72,6 +72,7 @@ def _member_path(name: str) -> PurePosixPath | None:
     return PurePosixPath(*parts)
 
 
+UNPACKED = "treasure-cli-unpacked-"  # the unpacked archives' folder, under the temporary folder, + the user id
 UNPACK_FORMAT = 2  # in the unpacked folder's name: a change of what is unpacked makes a folder of its own
 
 
@@ -87,7 +88,7 @@ def unpack(archive: Path, max_files: int | None = None, max_bytes: int | None = 
     with open(archive, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
-    root = Path(tempfile.gettempdir()) / f"treasure-cli-unpacked-{os.getuid()}"
+    root = Path(tempfile.gettempdir()) / f"{UNPACKED}{os.getuid()}"
     root.mkdir(mode=0o700, exist_ok=True)
     if root.lstat().st_uid != os.getuid() or root.is_symlink():
         raise AgentLoadError(f"{root} belongs to another user: archives cannot be unpacked there")

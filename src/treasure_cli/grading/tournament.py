@@ -25,7 +25,6 @@ import dataclasses
 import json
 import math
 import re
-import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -710,9 +709,10 @@ def code_gone(row: Row, exc: OSError) -> str:
     a temporary folder (grading/archives.py, sandbox/languages.py), which a restart may empty."""
     where = exc.filename or row.agent
     said = f"game {row.game_id} was played by {row.label} from {where}, which is not there now ({exc.strerror or exc})"
-    temporary = Path(tempfile.gettempdir()).resolve()
-    if any(part.startswith(("treasure-cli-unpacked-", "treasure-cli-builds-")) for part in Path(str(where)).parts) \
-            or Path(str(where)).resolve().is_relative_to(temporary):
+    from treasure_cli.grading.archives import UNPACKED
+    from treasure_cli.sandbox.languages import BUILDS
+
+    if any(part.startswith((UNPACKED, BUILDS)) for part in Path(str(where)).parts):
         return (said + ": a group handed in as an archive or built from source plays from a temporary folder, "
                 "emptied since; run the tournament's command again (treasure tournament CLASS --maps MAPS --db "
                 "STORE): it unpacks and builds the group again, as it was, and plays no game twice; then the report")

@@ -72,10 +72,11 @@ JVM_SIZING = (f'heap={JVM_HEAP}\nlimit=$(ulimit -v)\ncase "$limit" in ""|unlimit
 NODE_JIT = 850
 NODE_SIZING = (f'sized=\nlimit=$(ulimit -v)\ncase "$limit" in ""|unlimited) ;; *)\n'
                f'  [ $((limit / 1024)) -lt {NODE_JIT} ] && sized=--jitless ;;\nesac\n')
+BUILDS = "treasure-cli-builds-"  # the kept builds' folder, under the temporary folder, + the user id
 JVM_OPTIONS = ("-Xss1m", "-XX:ReservedCodeCacheSize=32m", "-XX:MaxMetaspaceSize=96m",
                "-XX:CompressedClassSpaceSize=32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                "-XX:CICompilerCount=1", "-Xshare:auto",
-               "-XX:-UsePerfData")  # no hsperfdata file: its lock is refused (seccomp.py), and the warning went to stdout
+               "-XX:-UsePerfData")  # no hsperfdata file in /tmp for monitoring tools: nothing here reads it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,7 +141,7 @@ def build(folder: Path, language: Language, limits: AgentLimits | None = None,
         digest.update(f"\0{rel}\0{size}\0".encode("utf-8", "surrogateescape"))
         with open(folder / rel, "rb") as f:
             digest.update(hashlib.sha256(f.read()).digest())
-    root = Path(tempfile.gettempdir()) / f"treasure-cli-builds-{os.getuid()}"
+    root = Path(tempfile.gettempdir()) / f"{BUILDS}{os.getuid()}"
     root.mkdir(mode=0o755, exist_ok=True)
     if root.is_symlink() or root.lstat().st_uid != os.getuid():  # made by someone else, to swap our programs
         return Built(None, root, f"{root} is not this user's own folder (a link, or another user's): "
