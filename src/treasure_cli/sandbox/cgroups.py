@@ -9,7 +9,9 @@ holds), and the group is removed when the game ends:
   `memfd_create` and tmpfs pages and its pipes' buffers included, is held to
   `--agent-memory` (`memory.limit_in_bytes`); past it the kernel kills a process of the
   game, never one outside it. The per-process address-space limit does not count pages
-  that are not mapped (a memfd's), nor add up across processes.
+  that are not mapped (a memfd's), nor add up across processes. When the game ends, the
+  group is emptied (`memory.force_empty`) of the file pages and the names (dentries) its
+  game brought into the kernel's caches: a later game timing its own reads would find them.
 * `cpuset`: the game's CPUs are the referee's choice (`cpuset.cpus`); a process inside
   may call sched_setaffinity, but only within them.
 
@@ -187,8 +189,27 @@ class GameGroup:
         return sorted(out)
 
     def close(self) -> None:
-        """Kill whatever is left in the group, then remove it."""
+        """Kill whatever is left in the group, empty it of the file pages and names its game
+        brought into the kernel's caches, then remove it."""
         deadline = time.monotonic() + 2
+        memory = self.folders.get("memory")
+        if memory is not None:
+            while left := self.pids():
+                for pid in left:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.002)
+            else:
+                # A page (or a looked-up name) the game brought into a cache is charged to its
+                # group. Left cached, it would tell a later game, which times its own read of it,
+                # that this game read it: a bit for each place, enough to pass on the treasure's
+                # tile. Emptied, the caches hold what they held before the game (a game cannot
+                # drop what it did not bring: `posix_fadvise` is refused, and its group's limit
+                # reclaims its own).
+                with contextlib.suppress(OSError):
+                    _write(os.path.join(memory, "memory.force_empty"), "0")
         for folder in list(self.folders.values()):
             while True:
                 try:

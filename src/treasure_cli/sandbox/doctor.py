@@ -96,8 +96,10 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
                      if why is None else f"{why}: each game then gets a sandbox of its own (slower)"))
     groups = _group_works() if linux else {name: "not Linux" for name in cgroups.CONTROLLERS}
     rows.append(("memory per game", "yes" if groups["memory"] is None else "no",
-                 f"a memory control group holds all of a game's processes to --agent-memory ({_size(memory)})"
-                 if groups["memory"] is None else f"{groups['memory']}: only the limits per process below"))
+                 f"a memory control group holds all of a game's processes to --agent-memory ({_size(memory)}),"
+                 " then empties the file caches it filled"
+                 if groups["memory"] is None else f"{groups['memory']}: only the limits per process below, and"
+                 " a game can leave cached file pages for a later one to time"))
     rows.append(("CPU set per game", "yes" if groups["cpuset"] is None else "no",
                  "a cpuset control group: a game cannot widen the CPUs the referee gave it"
                  if groups["cpuset"] is None else
