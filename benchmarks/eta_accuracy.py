@@ -191,6 +191,9 @@ def replay(path: Path, workers: int | None = None, model: Path | None = None) ->
         if "plan" in e:
             estimate = Estimate([Planned(a, t) for a, t in e["plan"]], clock=lambda: now[0],
                                 workers=e.get("workers", workers))
+        elif estimate is not None and "flight" in e:  # the games in flight, as the workers' board said
+            if hasattr(estimate, "playing"):  # (an older estimate does not take them)
+                estimate.playing([(tuple(key), seconds, actions) for key, seconds, actions in e["flight"]])
         elif estimate is not None and "start" in e:
             estimate.started(e["start"], e["tiles"], tuple(e.get("key") or ()) or None)
         elif estimate is not None and "end" in e:

@@ -86,6 +86,9 @@ class Estimate:
         self._busy: list[tuple[float, float]] = []  # (end, busy time) of each game ended, in that order
         self._flight: dict[str, list[int]] = defaultdict(list)  # agent -> its games in flight (in _handed)
         self._keys: dict[object, int] = {}        # a game's key -> its place in _handed, while in flight
+        self._tiles: dict[int, int] = {}          # a game in flight (its place in _handed) -> its tiles
+        self._key_at: dict[int, object] = {}      # a game in flight (its place in _handed) -> its key
+        self._playing: dict[object, tuple[float, int]] = {}  # a game's key -> (seconds, actions) so far
         self._memo: dict[tuple, float | None] = {}  # what one `remaining` has worked out already
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
@@ -94,6 +97,8 @@ class Estimate:
         towards what the agent costs."""
         if key is not None:
             self._keys[key] = len(self._handed)
+        self._tiles[len(self._handed)] = tiles
+        self._key_at[len(self._handed)] = key
         self._flight[agent].append(len(self._handed))
         self._handed.append(self.clock())
 
@@ -120,7 +125,10 @@ class Estimate:
             if game in flight:
                 flight.remove(game)
             else:
-                flight.pop(0)
+                game = flight.pop(0)
+            self._tiles.pop(game, None)
+            self._key_at.pop(game, None)
+        self._playing.pop(key, None)
         cell = self.left[agent]
         cell[tiles] = max(0, cell[tiles] - 1)
         if failed:
@@ -137,6 +145,12 @@ class Estimate:
             self._timed[agent].append((actions, seconds))
         self._around[agent].append(busy - seconds)
 
+    def playing(self, games: Iterable[tuple[object, float, int]]) -> None:
+        """How far the games in flight that have begun are: (key, as `started` was given it; seconds of
+        the game's own time so far; the agent's actions so far) each. It replaces what the last call
+        said (a game not in it has not begun, or has ended)."""
+        self._playing = {key: (max(0.0, seconds), max(0, actions)) for key, seconds, actions in games}
+
     # -- the price of a game ----------------------------------------------------
     def _game_seconds(self, agent: str, tiles: int) -> float | None:
         """The agent's mean game time on maps of `tiles` tiles: measured there, else from its nearest
@@ -147,6 +161,9 @@ class Estimate:
         return self._memo[("seconds", agent, tiles)]
 
     def _measured_seconds(self, agent: str, tiles: int) -> float | None:
+        per_action = self._per_action(agent, tiles)
+        if per_action is not None:
+            return per_action
         sizes = [t for (a, t) in self._seconds if a == agent]
         if not sizes:
             return None
@@ -161,6 +178,77 @@ class Estimate:
                   for (a, t) in self._seconds if t == near and a != agent and (a, tiles) in self._seconds
                   for there in [statistics.fmean(self._seconds[(a, near)])] if there > 0]
         return mean * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
+
+    def _per_action(self, agent: str, tiles: int) -> float | None:
+        """The agent's game time on `tiles` tiles as a part per game (the quickest agent's time there)
+        plus its time an action times the actions it is expected to take there (None: some game of it
+        did not say its actions, or none has said any yet).
+
+        Its time an action is a ratio, its games' time beyond the part per game over their actions,
+        on that size if it has played there, else on all: its games ended, and its games in flight
+        that say how far they are (`playing`; the action under way counts as half a one). A mean of
+        a few games' times would follow how many actions those few took (here 4 to 47 on one size):
+        the ratio does not, and a game in flight already gives it before any game has ended."""
+        games: list[tuple[int, float, float]] = []  # (tiles, actions, seconds) of each of its games
+        for (a, t), times in self._seconds.items():
+            if a == agent:
+                acts = self._actions.get((a, t), [])
+                if len(acts) < len(times):
+                    return None
+                games.extend((t, float(x), y) for x, y in zip(acts, times))
+        for k in self._flight.get(agent, ()):
+            key = self._key_at.get(k)
+            if key is not None and key in self._playing:
+                age, done = self._playing[key]
+                games.append((self._tiles.get(k, tiles), done + 0.5, age))
+        same = [g for g in games if g[0] == tiles] or games
+        actions = sum(g[1] for g in same)
+        if not same or actions <= 0:
+            return None
+        expected = self._expected_actions(agent, tiles)
+        if expected is None:
+            return None
+        rate = max(0.0, sum(seconds - self._fixed(t) for t, _, seconds in same)) / actions
+        return self._fixed(tiles) + rate * expected
+
+    def _fixed(self, tiles: int) -> float:
+        """A game's time on `tiles` tiles besides its agent's actions: the quickest agent's mean time
+        there (its game is nearly all its process's work), from the nearest size played if none is
+        played there yet; 0 with one agent only, or before any game has ended."""
+        if ("fixed", tiles) not in self._memo:
+            sizes = {t for (_, t) in self._seconds}
+            fixed = 0.0
+            if sizes:
+                near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+                there = [statistics.fmean(v) for (a, t), v in self._seconds.items() if t == near]
+                fixed = min(there) if len(there) > 1 else 0.0
+            self._memo[("fixed", tiles)] = fixed
+        return self._memo[("fixed", tiles)] or 0.0
+
+    SHRINK = 4  # an agent's few games on a size weigh against this many games' worth of the others' actions
+
+    def _expected_actions(self, agent: str, tiles: int) -> float | None:
+        """The actions a game of `agent` on `tiles` tiles is expected to take: its own mean there,
+        drawn towards the others' mean there as if that were SHRINK more games of its own (a few games
+        of one agent say little: 4 to 47 actions on one size); on a size it has not played, its
+        expected actions on its nearest size, times the others' ratio between the two sizes (else the
+        square root of the ratio of the tiles). None: no game has said its actions yet."""
+        own = self._actions.get((agent, tiles), [])
+        others = [x for (a, t), v in self._actions.items() if t == tiles and a != agent for x in v]
+        sizes = [t for (a, t), v in self._actions.items() if a == agent and v and t != tiles]
+        prior: float | None
+        if sizes and not own:
+            near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+            there = self._expected_actions(agent, near)
+            assert there is not None
+            ratios = [statistics.fmean(self._actions[(a, tiles)]) / statistics.fmean(v)
+                      for (a, t), v in self._actions.items()
+                      if t == near and a != agent and v and self._actions.get((a, tiles))]
+            return there * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
+        prior = statistics.fmean(others) if others else None
+        if prior is None:
+            return statistics.fmean(own) if own else None
+        return (sum(own) + self.SHRINK * prior) / (len(own) + self.SHRINK)
 
     def _by_actions(self, agent: str, near: int, tiles: int) -> float | None:
         """The agent's game time on `tiles` tiles from its games on `near`: its part per game, plus its
@@ -255,12 +343,14 @@ class Estimate:
         return self._memo[("around", agent)] or 0.0
 
     def _usual_around(self, agent: str) -> float:
-        own = sorted(self._around[agent])
+        own = sorted(self._around.get(agent, ()))
         keep = own[:max(1, len(own) - (self.workers or 1))]
         if len(own) > (self.workers or 1):
             return statistics.median(keep)
         others = [statistics.median(sorted(v)[:max(1, len(v) - (self.workers or 1))])
                   for a, v in self._around.items() if a != agent and len(v) > (self.workers or 1)]
+        if not keep:  # none of its games has ended (priced from its games in flight)
+            return statistics.median(others) if others else 0.0
         return min(keep[0], statistics.median(others)) if others else keep[0]
 
     def _parallel(self, now: float) -> tuple[float, float]:
