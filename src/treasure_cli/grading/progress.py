@@ -22,11 +22,21 @@ scheduler would (grading/tournament.py):
   wrong for one of them (measured: a 30x slower agent's game took 4-5x as
   long on 48x48 as on 16x16, the others' 1.2x-2.5x). Otherwise its game time
   is scaled as the other agents' times between the two sizes, else by the
-  square root of the tiles. Its games in flight count as games of at
-  least their age so far; an agent none of whose games has ended is priced
-  as the mean of the others, and at least as the age of its oldest game in
-  flight. (The workers take the games in the order they were handed over,
-  so a game's start is the end that freed its worker, not its hand-over.)
+  square root of the tiles. Where the games say their actions, an agent's
+  time is its part per game (the quickest agent's time there) plus its time
+  an action, a ratio (its games' time beyond the part per game over their
+  actions, its games in flight counted as far as they are: `playing`, the
+  workers' board, play/pulse.py), times the actions a game takes there: its
+  own mean drawn towards the other agents' as if theirs were SHRINK more
+  games of its own. With many games of an agent that is its mean time; with
+  one or two (a slow agent, early) a mean of times would follow how many
+  actions those few took (4 to 47 on one size), and before any of them has
+  ended only its game in flight says its pace. Its games in flight count as
+  games of at least their age so far; an agent none of whose games has
+  ended, nor says how far it is, is priced as the mean of the others, and at
+  least as the age of its oldest game in flight. (The workers take the games
+  in the order they were handed over, so a game's start is the end that
+  freed its worker, not its hand-over.)
 - each game also costs the time a worker waits between two games (handing
   a game over and recording it: most of a built-in's 2 ms game), measured as
   the workers' time so far that no game used, per game;
