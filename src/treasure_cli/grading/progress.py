@@ -90,6 +90,10 @@ class Estimate:
         self._seconds: dict[tuple[str, int], list[float]] = defaultdict(list)  # (agent, tiles) -> game seconds
         self._actions: dict[tuple[str, int], list[int]] = defaultdict(list)  # (agent, tiles) -> actions a game
         self._timed: dict[str, list[tuple[int, float]]] = defaultdict(list)  # agent -> (actions, seconds)
+        # (agent, tiles) -> [games, their seconds, their actions], of the games that said their actions
+        self._sums: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0.0, 0])
+        self._size_sums: dict[int, list[float]] = defaultdict(lambda: [0, 0])  # tiles -> [games, actions], all agents
+        self._sizes: dict[str, set[int]] = defaultdict(set)  # agent -> the tiles of its games ended
         self._around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds of each game
         self._handed: list[float] = []            # when each game was handed over, in that order
         self._ends: list[float] = []              # when each game ended, in that order
@@ -150,9 +154,16 @@ class Estimate:
         began = now - busy
         self._began = began if self._began is None else min(self._began, began)
         self._seconds[(agent, tiles)].append(seconds)
+        self._sizes[agent].add(tiles)
         if actions is not None and actions > 0:
             self._actions[(agent, tiles)].append(actions)
             self._timed[agent].append((actions, seconds))
+            sums, size = self._sums[(agent, tiles)], self._size_sums[tiles]
+            sums[0] += 1
+            sums[1] += seconds
+            sums[2] += actions
+            size[0] += 1
+            size[1] += actions
         self._around[agent].append(busy - seconds)
 
     def playing(self, games: Iterable[tuple[object, float, int]]) -> None:
@@ -199,27 +210,28 @@ class Estimate:
         that say how far they are (`playing`; the action under way counts as half a one). A mean of
         a few games' times would follow how many actions those few took (here 4 to 47 on one size):
         the ratio does not, and a game in flight already gives it before any game has ended."""
-        games: list[tuple[int, float, float]] = []  # (tiles, actions, seconds) of each of its games
-        for (a, t), times in self._seconds.items():
-            if a == agent:
-                acts = self._actions.get((a, t), [])
-                if len(acts) < len(times):
-                    return None
-                games.extend((t, float(x), y) for x, y in zip(acts, times))
+        sums: dict[int, list[float]] = {}  # tiles -> [games, seconds, actions]: its games ended and in flight
+        for t in self._sizes.get(agent, ()):
+            if len(self._actions.get((agent, t), ())) < len(self._seconds[(agent, t)]):
+                return None  # some game of it did not say its actions
+            sums[t] = list(self._sums[(agent, t)])
         for k in self._flight.get(agent, ()):
             key = self._key_at.get(k)
             if key is not None and key in self._playing:
                 age, done = self._playing[key]
-                games.append((self._tiles.get(k, tiles), done + 0.5, age))
-        same = [g for g in games if g[0] == tiles] or games
-        actions = sum(g[1] for g in same)
-        if not same or actions <= 0:
+                cell = sums.setdefault(self._tiles.get(k, tiles), [0, 0.0, 0])
+                cell[0] += 1
+                cell[1] += age
+                cell[2] += done + 0.5
+        same = {tiles: sums[tiles]} if tiles in sums else sums
+        actions = sum(cell[2] for cell in same.values())
+        if actions <= 0:
             return None
         expected = self._expected_actions(agent, tiles)
         if expected is None:
             return None
-        rate = max(0.0, sum(seconds - self._fixed(t) for t, _, seconds in same)) / actions
-        return self._fixed(tiles) + rate * expected
+        beyond = sum(cell[1] - cell[0] * self._fixed(t) for t, cell in same.items())
+        return self._fixed(tiles) + max(0.0, beyond) / actions * expected
 
     def _fixed(self, tiles: int) -> float:
         """A game's time on `tiles` tiles besides its agent's actions: the quickest agent's mean time
@@ -243,22 +255,22 @@ class Estimate:
         of one agent say little: 4 to 47 actions on one size); on a size it has not played, its
         expected actions on its nearest size, times the others' ratio between the two sizes (else the
         square root of the ratio of the tiles). None: no game has said its actions yet."""
-        own = self._actions.get((agent, tiles), [])
-        others = [x for (a, t), v in self._actions.items() if t == tiles and a != agent for x in v]
-        sizes = [t for (a, t), v in self._actions.items() if a == agent and v and t != tiles]
-        prior: float | None
-        if sizes and not own:
+        games, _, actions = self._sums[(agent, tiles)] if (agent, tiles) in self._sums else (0, 0.0, 0)
+        everyone = self._size_sums.get(tiles, [0, 0])
+        sizes = [t for t in self._sizes.get(agent, ()) if t != tiles and (agent, t) in self._sums]
+        if sizes and not games:
             near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
             there = self._expected_actions(agent, near)
             assert there is not None
-            ratios = [statistics.fmean(self._actions[(a, tiles)]) / statistics.fmean(v)
-                      for (a, t), v in self._actions.items()
-                      if t == near and a != agent and v and self._actions.get((a, tiles))]
+            mean = {key: cell[2] / cell[0] for key, cell in self._sums.items() if cell[0] and key[1] in (near, tiles)}
+            ratios = [mean[(a, tiles)] / mean[(a, t)] for (a, t) in mean
+                      if t == near and a != agent and (a, tiles) in mean]
             return there * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
-        prior = statistics.fmean(others) if others else None
+        others = everyone[0] - games
+        prior = (everyone[1] - actions) / others if others > 0 else None
         if prior is None:
-            return statistics.fmean(own) if own else None
-        return (sum(own) + self.SHRINK * prior) / (len(own) + self.SHRINK)
+            return actions / games if games else None
+        return (actions + self.SHRINK * prior) / (games + self.SHRINK)
 
     def _by_actions(self, agent: str, near: int, tiles: int) -> float | None:
         """The agent's game time on `tiles` tiles from its games on `near`: its part per game, plus its
@@ -301,7 +313,9 @@ class Estimate:
     def _cost(self, agent: str, tiles: int, now: float) -> float:
         """What one more game of `agent` on `tiles` tiles costs a worker. Its games in flight count
         too: each will have cost at least its age so far (its host's start left out, for one of the
-        agent's first games in a worker)."""
+        agent's first games in a worker), unless it says how far it is (`playing`): its pace is then
+        in the agent's time an action, and its age, on whatever size it is played, is no price for
+        the games to come (a 48x48 game's age priced the 16x16 games after it at twice their time)."""
         own = self._game_seconds(agent, tiles)
         ended = len(self._around.get(agent, ()))
         if own is not None:
@@ -317,7 +331,8 @@ class Estimate:
             if began is not None and self._began is not None:
                 first = hosts < (self.workers or 1)  # it may be starting the agent's host in its worker
                 hosts += first
-                ages.append(now - max(began, self._began) - (startup if first else 0.0))
+                if self._key_at.get(game) not in self._playing:
+                    ages.append(now - max(began, self._began) - (startup if first else 0.0))
         if not ended:  # slow before it has finished a game: at least as slow as its oldest so far
             return max([cost] + ages[:1])
         return (ended * cost + sum(max(cost, age) for age in ages)) / (ended + len(ages))
