@@ -211,3 +211,15 @@ def test_an_agent_with_no_game_ended_priced_from_its_game_in_flight():
     # the truth: 0.3 s / 5.5 actions x 20 actions, 0.03 s around: 1.12 s a game, its 6 games on two workers
     truth = 6 * (0.3 / 5.5 * 20 + 0.03) / 2
     assert left is not None and within(left, truth), (left, truth)
+
+
+@pytest.mark.parametrize("at", [0.25, 0.5])
+def test_a_slow_game_in_flight_on_large_maps_does_not_price_the_small_ones(at):
+    """Three 64x64 maps, then six 16x16 ones: the slow agent's games in flight on 64x64 are old
+    (a second and more), and its games on 16x16 take a fifth of that. Counted as games of at least
+    their age, they priced every 16x16 game to come at their age too (the estimate was 48-157 %
+    over on two seeds of five). A game in flight that says how far it is gives its pace instead."""
+    agents = {"ann": FILE_LOADED, "bob": FILE_LOADED, "carl": FILE_LOADED, "slowpoke": SLOW_LOADED}
+    for seed in SEEDS:
+        guess, truth, _ = play(agents, [64] * 3 + [16] * 6, 3, 2, seed, at=at, pulse=True)
+        assert within(guess, truth), (seed, guess, truth)
