@@ -101,9 +101,9 @@ def test_the_tournament_paces_its_games_only_under_its_secret_seed(tmp_path, mon
     seen: list[bool] = []
     play_entries = tournament.play_entries
 
-    def spy(entries):
+    def spy(entries, *ticket):
         seen.extend(e.limits.steady_replies for e in entries)
-        return play_entries(entries)
+        return play_entries(entries, *ticket)
 
     monkeypatch.setattr(tournament, "play_entries", spy)
     args = ["bench", "--agents", "logic", "--maps", "maps", "--games", "1", "--no-timing", "--jobs", "1"]

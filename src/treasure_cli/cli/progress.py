@@ -53,8 +53,9 @@ class EtaTrace:
     appended per event, each with its time (`t`, time.monotonic): the plan (`plan`: [agent, tiles] of
     each game to play, and `workers`), a game handed over (`start`: agent, `tiles`, `key`), a game
     ended (`end`: agent, `tiles`, `seconds`, `busy`, `failed`, `key`, `actions`, then the games `done` of
-    `total` and the `eta` the progress line would show then, in seconds). Enough to play the run
-    again through an estimate (`eta_accuracy.py --replay`)."""
+    `total` and the `eta` the progress line would show then, in seconds), and before each end the
+    games in flight as the workers' board said them (`flight`: [key, seconds, actions] of each,
+    play/pulse.py). Enough to play the run again through an estimate (`eta_accuracy.py --replay`)."""
 
     def __init__(self, path: str) -> None:
         self.out = open(path, "a", encoding="utf-8")

@@ -114,6 +114,12 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
             if trace is not None:
                 trace({"start": label(entry), "tiles": entry.tiles, "key": entry.key})
 
+    def flight(games) -> None:  # the games in flight that have begun: (key, seconds, actions) each
+        if line:
+            line[0].estimate.playing(games)
+            if trace is not None:
+                trace({"flight": games})
+
     def progress(rows) -> None:
         from treasure_cli.grading.progress import tiles_of
 
@@ -128,7 +134,8 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
 
     try:
         result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
-                                on_progress=progress, names=names, map_names=map_names, on_start=start)
+                                on_progress=progress, names=names, map_names=map_names, on_start=start,
+                                on_flight=flight)
     except (KeyboardInterrupt, Terminated):
         if line:  # the games played are in the store, each whole: say so, and how to go on
             line[0].close()

@@ -22,11 +22,21 @@ scheduler would (grading/tournament.py):
   wrong for one of them (measured: a 30x slower agent's game took 4-5x as
   long on 48x48 as on 16x16, the others' 1.2x-2.5x). Otherwise its game time
   is scaled as the other agents' times between the two sizes, else by the
-  square root of the tiles. Its games in flight count as games of at
-  least their age so far; an agent none of whose games has ended is priced
-  as the mean of the others, and at least as the age of its oldest game in
-  flight. (The workers take the games in the order they were handed over,
-  so a game's start is the end that freed its worker, not its hand-over.)
+  square root of the tiles. Where the games say their actions, an agent's
+  time is its part per game (the quickest agent's time there) plus its time
+  an action, a ratio (its games' time beyond the part per game over their
+  actions, its games in flight counted as far as they are: `playing`, the
+  workers' board, play/pulse.py), times the actions a game takes there: its
+  own mean drawn towards the other agents' as if theirs were SHRINK more
+  games of its own. With many games of an agent that is its mean time; with
+  one or two (a slow agent, early) a mean of times would follow how many
+  actions those few took (4 to 47 on one size), and before any of them has
+  ended only its game in flight says its pace. Its games in flight count as
+  games of at least their age so far; an agent none of whose games has
+  ended, nor says how far it is, is priced as the mean of the others, and at
+  least as the age of its oldest game in flight. (The workers take the games
+  in the order they were handed over, so a game's start is the end that
+  freed its worker, not its hand-over.)
 - each game also costs the time a worker waits between two games (handing
   a game over and recording it: most of a built-in's 2 ms game), measured as
   the workers' time so far that no game used, per game;
@@ -80,12 +90,19 @@ class Estimate:
         self._seconds: dict[tuple[str, int], list[float]] = defaultdict(list)  # (agent, tiles) -> game seconds
         self._actions: dict[tuple[str, int], list[int]] = defaultdict(list)  # (agent, tiles) -> actions a game
         self._timed: dict[str, list[tuple[int, float]]] = defaultdict(list)  # agent -> (actions, seconds)
+        # (agent, tiles) -> [games, their seconds, their actions], of the games that said their actions
+        self._sums: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0.0, 0])
+        self._size_sums: dict[int, list[float]] = defaultdict(lambda: [0, 0])  # tiles -> [games, actions], all agents
+        self._sizes: dict[str, set[int]] = defaultdict(set)  # agent -> the tiles of its games ended
         self._around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds of each game
         self._handed: list[float] = []            # when each game was handed over, in that order
         self._ends: list[float] = []              # when each game ended, in that order
         self._busy: list[tuple[float, float]] = []  # (end, busy time) of each game ended, in that order
         self._flight: dict[str, list[int]] = defaultdict(list)  # agent -> its games in flight (in _handed)
         self._keys: dict[object, int] = {}        # a game's key -> its place in _handed, while in flight
+        self._tiles: dict[int, int] = {}          # a game in flight (its place in _handed) -> its tiles
+        self._key_at: dict[int, object] = {}      # a game in flight (its place in _handed) -> its key
+        self._playing: dict[object, tuple[float, int]] = {}  # a game's key -> (seconds, actions) so far
         self._memo: dict[tuple, float | None] = {}  # what one `remaining` has worked out already
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
@@ -94,6 +111,8 @@ class Estimate:
         towards what the agent costs."""
         if key is not None:
             self._keys[key] = len(self._handed)
+        self._tiles[len(self._handed)] = tiles
+        self._key_at[len(self._handed)] = key
         self._flight[agent].append(len(self._handed))
         self._handed.append(self.clock())
 
@@ -120,7 +139,10 @@ class Estimate:
             if game in flight:
                 flight.remove(game)
             else:
-                flight.pop(0)
+                game = flight.pop(0)
+            self._tiles.pop(game, None)
+            self._key_at.pop(game, None)
+        self._playing.pop(key, None)
         cell = self.left[agent]
         cell[tiles] = max(0, cell[tiles] - 1)
         if failed:
@@ -132,10 +154,23 @@ class Estimate:
         began = now - busy
         self._began = began if self._began is None else min(self._began, began)
         self._seconds[(agent, tiles)].append(seconds)
+        self._sizes[agent].add(tiles)
         if actions is not None and actions > 0:
             self._actions[(agent, tiles)].append(actions)
             self._timed[agent].append((actions, seconds))
+            sums, size = self._sums[(agent, tiles)], self._size_sums[tiles]
+            sums[0] += 1
+            sums[1] += seconds
+            sums[2] += actions
+            size[0] += 1
+            size[1] += actions
         self._around[agent].append(busy - seconds)
+
+    def playing(self, games: Iterable[tuple[object, float, int]]) -> None:
+        """How far the games in flight that have begun are: (key, as `started` was given it; seconds of
+        the game's own time so far; the agent's actions so far) each. It replaces what the last call
+        said (a game not in it has not begun, or has ended)."""
+        self._playing = {key: (max(0.0, seconds), max(0, actions)) for key, seconds, actions in games}
 
     # -- the price of a game ----------------------------------------------------
     def _game_seconds(self, agent: str, tiles: int) -> float | None:
@@ -147,6 +182,9 @@ class Estimate:
         return self._memo[("seconds", agent, tiles)]
 
     def _measured_seconds(self, agent: str, tiles: int) -> float | None:
+        per_action = self._per_action(agent, tiles)
+        if per_action is not None:
+            return per_action
         sizes = [t for (a, t) in self._seconds if a == agent]
         if not sizes:
             return None
@@ -161,6 +199,78 @@ class Estimate:
                   for (a, t) in self._seconds if t == near and a != agent and (a, tiles) in self._seconds
                   for there in [statistics.fmean(self._seconds[(a, near)])] if there > 0]
         return mean * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
+
+    def _per_action(self, agent: str, tiles: int) -> float | None:
+        """The agent's game time on `tiles` tiles as a part per game (the quickest agent's time there)
+        plus its time an action times the actions it is expected to take there (None: some game of it
+        did not say its actions, or none has said any yet).
+
+        Its time an action is a ratio, its games' time beyond the part per game over their actions,
+        on that size if it has played there, else on all: its games ended, and its games in flight
+        that say how far they are (`playing`; the action under way counts as half a one). A mean of
+        a few games' times would follow how many actions those few took (here 4 to 47 on one size):
+        the ratio does not, and a game in flight already gives it before any game has ended."""
+        sums: dict[int, list[float]] = {}  # tiles -> [games, seconds, actions]: its games ended and in flight
+        for t in self._sizes.get(agent, ()):
+            if len(self._actions.get((agent, t), ())) < len(self._seconds[(agent, t)]):
+                return None  # some game of it did not say its actions
+            sums[t] = list(self._sums[(agent, t)])
+        for k in self._flight.get(agent, ()):
+            key = self._key_at.get(k)
+            if key is not None and key in self._playing:
+                age, done = self._playing[key]
+                cell = sums.setdefault(self._tiles.get(k, tiles), [0, 0.0, 0])
+                cell[0] += 1
+                cell[1] += age
+                cell[2] += done + 0.5
+        same = {tiles: sums[tiles]} if tiles in sums else sums
+        actions = sum(cell[2] for cell in same.values())
+        if actions <= 0:
+            return None
+        expected = self._expected_actions(agent, tiles)
+        if expected is None:
+            return None
+        beyond = sum(cell[1] - cell[0] * self._fixed(t) for t, cell in same.items())
+        return self._fixed(tiles) + max(0.0, beyond) / actions * expected
+
+    def _fixed(self, tiles: int) -> float:
+        """A game's time on `tiles` tiles besides its agent's actions: the quickest agent's mean time
+        there (its game is nearly all its process's work), from the nearest size played if none is
+        played there yet; 0 with one agent only, or before any game has ended."""
+        if ("fixed", tiles) not in self._memo:
+            sizes = {t for (_, t) in self._seconds}
+            fixed = 0.0
+            if sizes:
+                near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+                there = [statistics.fmean(v) for (a, t), v in self._seconds.items() if t == near]
+                fixed = min(there) if len(there) > 1 else 0.0
+            self._memo[("fixed", tiles)] = fixed
+        return self._memo[("fixed", tiles)] or 0.0
+
+    SHRINK = 4  # an agent's few games on a size weigh against this many games' worth of the others' actions
+
+    def _expected_actions(self, agent: str, tiles: int) -> float | None:
+        """The actions a game of `agent` on `tiles` tiles is expected to take: its own mean there,
+        drawn towards the others' mean there as if that were SHRINK more games of its own (a few games
+        of one agent say little: 4 to 47 actions on one size); on a size it has not played, its
+        expected actions on its nearest size, times the others' ratio between the two sizes (else the
+        square root of the ratio of the tiles). None: no game has said its actions yet."""
+        games, _, actions = self._sums[(agent, tiles)] if (agent, tiles) in self._sums else (0, 0.0, 0)
+        everyone = self._size_sums.get(tiles, [0, 0])
+        sizes = [t for t in self._sizes.get(agent, ()) if t != tiles and (agent, t) in self._sums]
+        if sizes and not games:
+            near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+            there = self._expected_actions(agent, near)
+            assert there is not None
+            mean = {key: cell[2] / cell[0] for key, cell in self._sums.items() if cell[0] and key[1] in (near, tiles)}
+            ratios = [mean[(a, tiles)] / mean[(a, t)] for (a, t) in mean
+                      if t == near and a != agent and (a, tiles) in mean]
+            return there * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
+        others = everyone[0] - games
+        prior = (everyone[1] - actions) / others if others > 0 else None
+        if prior is None:
+            return actions / games if games else None
+        return (actions + self.SHRINK * prior) / (games + self.SHRINK)
 
     def _by_actions(self, agent: str, near: int, tiles: int) -> float | None:
         """The agent's game time on `tiles` tiles from its games on `near`: its part per game, plus its
@@ -203,7 +313,9 @@ class Estimate:
     def _cost(self, agent: str, tiles: int, now: float) -> float:
         """What one more game of `agent` on `tiles` tiles costs a worker. Its games in flight count
         too: each will have cost at least its age so far (its host's start left out, for one of the
-        agent's first games in a worker)."""
+        agent's first games in a worker), unless it says how far it is (`playing`): its pace is then
+        in the agent's time an action, and its age, on whatever size it is played, is no price for
+        the games to come (a 48x48 game's age priced the 16x16 games after it at twice their time)."""
         own = self._game_seconds(agent, tiles)
         ended = len(self._around.get(agent, ()))
         if own is not None:
@@ -219,7 +331,8 @@ class Estimate:
             if began is not None and self._began is not None:
                 first = hosts < (self.workers or 1)  # it may be starting the agent's host in its worker
                 hosts += first
-                ages.append(now - max(began, self._began) - (startup if first else 0.0))
+                if self._key_at.get(game) not in self._playing:
+                    ages.append(now - max(began, self._began) - (startup if first else 0.0))
         if not ended:  # slow before it has finished a game: at least as slow as its oldest so far
             return max([cost] + ages[:1])
         return (ended * cost + sum(max(cost, age) for age in ages)) / (ended + len(ages))
@@ -255,12 +368,14 @@ class Estimate:
         return self._memo[("around", agent)] or 0.0
 
     def _usual_around(self, agent: str) -> float:
-        own = sorted(self._around[agent])
+        own = sorted(self._around.get(agent, ()))
         keep = own[:max(1, len(own) - (self.workers or 1))]
         if len(own) > (self.workers or 1):
             return statistics.median(keep)
         others = [statistics.median(sorted(v)[:max(1, len(v) - (self.workers or 1))])
                   for a, v in self._around.items() if a != agent and len(v) > (self.workers or 1)]
+        if not keep:  # none of its games has ended (priced from its games in flight)
+            return statistics.median(others) if others else 0.0
         return min(keep[0], statistics.median(others)) if others else keep[0]
 
     def _parallel(self, now: float) -> tuple[float, float]:

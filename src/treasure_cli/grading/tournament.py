@@ -39,7 +39,7 @@ from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
 )
-from treasure_cli.play import shipping
+from treasure_cli.play import pulse, shipping
 from treasure_cli.play.executor import WAIT, run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
@@ -133,9 +133,17 @@ def play_entry(entry: Entry) -> Row:
                busy=time.perf_counter() - began)
 
 
-def play_entries(entries: tuple[Entry, ...]) -> list[Row]:
-    """The task handed to the executor: play its games (one: see `_tasks`), their rows."""
-    return [play_entry(e) for e in entries]
+def play_entries(entries: tuple[Entry, ...], ticket: int = -1) -> list[Row]:
+    """The task handed to the executor: play its games (one: see `_tasks`), their rows. `ticket`: the
+    number its game goes by on the worker's board (play/pulse.py), -1 for none."""
+    rows = []
+    for e in entries:
+        pulse.ticket(ticket)
+        try:
+            rows.append(play_entry(e))
+        finally:
+            pulse.ended()
+    return rows
 
 
 def _order(todo: list[Entry]) -> list[Entry]:
@@ -169,6 +177,7 @@ class FairShare:
         for k, e in enumerate(_order(todo)):
             self.waiting.setdefault(e.agent, collections.deque()).append((k, e))
         self.running: collections.Counter[str] = collections.Counter()
+        self.handed: dict[int, Entry] = {}  # each game handed over, by its ticket (its place in the order)
 
     def __iter__(self) -> Iterator[tuple]:
         while self.waiting:
@@ -178,13 +187,14 @@ class FairShare:
                 yield WAIT  # every worker is busy: the next game is chosen when one ends
                 continue
             _, agent = min(fair or heads)
-            _, entry = self.waiting[agent].popleft()
+            k, entry = self.waiting[agent].popleft()
             if not self.waiting[agent]:
                 del self.waiting[agent]
             self.running[agent] += 1
+            self.handed[k] = entry
             if self.on_start is not None:
                 self.on_start(entry)
-            yield ((entry,),)  # play_entries' argument: a tuple of one game
+            yield ((entry,), k)  # play_entries' arguments: a tuple of one game, its ticket
 
     def ended(self, agent: str) -> None:
         self.running[agent] -= 1
@@ -236,7 +246,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
                    on_progress: Callable[[list[Row]], None] | None = None,
                    on_plan: Callable[[list[Entry], int], None] | None = None,
                    names: dict[str, str] | None = None, map_names: dict[str, str] | None = None,
-                   on_start: Callable[[Entry], None] | None = None) -> TournamentResult:
+                   on_start: Callable[[Entry], None] | None = None,
+                   on_flight: Callable[[list[tuple[tuple, float, int]]], None] | None = None) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
 
     `options.seed` None: the store's secret base seed (made when the store is, kept for resuming).
@@ -246,7 +257,9 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
     `on_plan(to_play, already)` is called once before the first game (the entries to play, and the
     count of the command's games the store holds already),
     `on_progress(rows)` with the rows of each game recorded, once it is committed, and
-    `on_start(entry)` when a game is handed to a worker.
+    `on_start(entry)` when a game is handed to a worker, and `on_flight(games)` before each
+    `on_progress`, with (key, seconds so far, actions so far) of each game in flight that has begun
+    (play/pulse.py; only with worker processes: `jobs` > 1 and no `scheduler`).
     """
     if not options.maps:
         raise TreasureError("a tournament plays map files: give --maps")
@@ -281,10 +294,15 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         # On a Dask cluster too: no more games in flight than its threads (the executor says how
         # many), so a slow agent's games cannot queue on every worker ahead of the others'.
         share = FairShare(todo, jobs, on_start)
+        board = (pulse.new_board(min(jobs, len(todo))) if on_flight is not None and scheduler is None
+                 and min(jobs, len(todo)) > 1 else None)
         for _, rows in run_tasks(play_entries, share, jobs, count=len(todo), scheduler=scheduler,
-                                 shipped=shipped, on_workers=share.workers_are):
+                                 shipped=shipped, on_workers=share.workers_are, board=board):
             for r in rows:
                 share.ended(r.agent)
+            if board is not None and on_flight is not None:
+                on_flight([(share.handed[k].key, seconds, actions) for k, seconds, actions in pulse.read(board)
+                           if k in share.handed])
             # Committed at once: only the games in flight are ever at risk. A Ctrl-C or SIGTERM
             # waits for the commit and its count, so the games said kept are the games kept.
             with signals_held():

@@ -64,8 +64,9 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _worker_start(counter: Any = None, parent: int | None = None) -> None:
-    """Leave interruptions to the parent, and die with it; take the next worker number.
+def _worker_start(counter: Any = None, parent: int | None = None, board: Any = None) -> None:
+    """Leave interruptions to the parent, and die with it; take the next worker number (and its
+    slot on `board`, play/pulse.py, where its games say how far they are).
 
     `parent` is the pid of the process that runs the pool. A worker it started itself (fork,
     spawn) gets SIGTERM from the kernel when it dies (Linux). A worker started by the
@@ -79,6 +80,10 @@ def _worker_start(counter: Any = None, parent: int | None = None) -> None:
         from treasure_cli.sandbox import process as agent_process
 
         agent_process.WORKER_NUMBER = number
+        if board is not None:
+            from treasure_cli.play import pulse
+
+            pulse.attach(board, number)
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the whole group: the parent cleans up
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # not the parent's handler, inherited by fork
     started_by_parent = parent is None or os.getppid() == parent
@@ -139,7 +144,7 @@ def choose_start_method(asked: str | None = None) -> str:
 
 def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, start_method: str | None = None,
               count: int | None = None, scheduler: str | None = None, shipped: Mapping[str, bytes] | None = None,
-              on_workers: Callable[[int], None] | None = None) -> Iterator[tuple[int, T]]:
+              on_workers: Callable[[int], None] | None = None, board: Any = None) -> Iterator[tuple[int, T]]:
     """Yield (position in `tasks`, fn(*task)) as each task finishes, in any order.
 
     `jobs` ≤ 1 plays in this process, in order. `start_method` picks how
@@ -155,6 +160,8 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     files are, it is not needed.
     `on_workers(n)` is told, before the first task is asked for, how many tasks can run at
     once (`jobs`, or the cluster's threads), and on a cluster again when that changes.
+    `board` (play/pulse.py `new_board(jobs)`): each worker process writes its game's progress there
+    (not on a cluster, nor in this process).
     """
     if scheduler is not None:
         yield from _dask_tasks(fn, _numbered(tasks), scheduler, shipped or {}, on_workers)
@@ -182,7 +189,7 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
         context.set_forkserver_preload([fn.__module__])
     counter = context.Value("i", 0)  # each worker's number: the core it shares with its agents
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
-                               initargs=(counter, os.getpid()))
+                               initargs=(counter, os.getpid(), board))
     try:
         pending: dict[Any, int] = {}
 

@@ -28,6 +28,7 @@ from treasure_cli.formats.text import one_line
 from treasure_cli.sandbox.process import sent_traceback
 from treasure_cli.play.loop import play_agent
 from treasure_cli.sandbox.pacing import pace_for
+from treasure_cli.play import pulse
 from treasure_cli.play.records import ACTION_EVENTS, FAILED, GameRecord, count_actions, play_digest
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.sandbox.seat import Seat, build_agent, seat
@@ -145,6 +146,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
         with seat(agent, isolation, limits, source, game_timeout) as taken:
             taken.begin(island.public(), pace, notes)  # a warm host's fresh process
             start = time.perf_counter()  # an agent process's start-up is not its game's time
+            pulse.began()  # (the tournament's ETA: the game's progress, play/pulse.py)
             with time_limit(taken.timeout), taken.printing():
                 taken.started()
                 game = Game(island, seed, agent_name=name, map_name=map_name, truth_rate=truth_rate,
@@ -158,6 +160,7 @@ def play_game(island: Island, agent: str | AgentSpec, seed: int, *, map_name: st
                         events.append(e)
                     if type(e) in ACTION_EVENTS:  # kept without keep_events too: the play's digest
                         acted.append(e)
+                        pulse.acted(e)
             taken.game_over(game)
     except AgentError as exc:
         got = _failure(taken, agent, map_name, seed, exc.kind, exc.turn, exc.message, size, exc,
