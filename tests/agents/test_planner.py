@@ -229,3 +229,25 @@ def test_in_the_race_the_teleport_is_the_best_plans_first_action_not_the_rules_j
     for text in racing:
         chosen = text.split("; ", 1)[1].split(": ")[0]
         assert "the rules' jump" not in text and f"expected turns: {chosen} " in text, text
+
+
+def test_in_the_race_it_prices_the_pirates_deadline_and_wins_the_games_it_lost_to_him():
+    """Once the pirate is free a candidate he reaches in k turns is found within k turns or
+    never. Priced so (the weight he steps on next turn that the turn's scans leave, and the
+    weight the agent could no longer reach in time from where a plan leaves it, at a lost
+    game's turns), the planner wins the five games of the free-turn-3 32x32 bench (seed 11)
+    it lost to the pirate when it weighed the tiles by his nearness only: in game 92 it verified
+    two hints eight tiles from the candidates three steps ahead of him, and could not walk
+    back in time."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(32,), games=266, seed=11, free_turn=3)
+    lost_before = {66, 92, 109, 111, 265}
+    outcomes = {}
+    for task in make_tasks(options):
+        if task.index in lost_before:
+            record, _ = play_game(task_island(task, options), "logic", task.game_seed, map_name="race")
+            outcomes[task.index] = (record.reason, record.turns)
+    assert set(outcomes) == lost_before
+    assert all(reason == "found" for reason, _ in outcomes.values()), outcomes
