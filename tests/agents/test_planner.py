@@ -251,3 +251,18 @@ def test_in_the_race_it_prices_the_pirates_deadline_and_wins_the_games_it_lost_t
             outcomes[task.index] = (record.reason, record.turns)
     assert set(outcomes) == lost_before
     assert all(reason == "found" for reason, _ in outcomes.values()), outcomes
+
+
+def test_in_a_maze_the_deadline_measures_the_walk_not_the_straight_line():
+    """Game 19 of the 32x32 maze bench (seed 11): the pirate free, one candidate left five steps
+    ahead of him behind a wall. Priced in straight lines the candidate looked within a turn's
+    reach from where the agent stood, so it scanned empty ground there while he walked to it (a
+    game the urgency weights, before the deadline, had won); priced by the walk, it goes round
+    the wall in time."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(32,), games=20, seed=11, style="maze")
+    task = next(t for t in make_tasks(options) if t.index == 19)
+    record, _ = play_game(task_island(task, options), "logic", task.game_seed, map_name="maze")
+    assert (record.reason, record.won) == ("found", True), (record.reason, record.turns)

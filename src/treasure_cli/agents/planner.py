@@ -73,6 +73,8 @@ IDLE_WALK = True       # no scan of the turn sees a candidate, the teleport kept
 SEEN_NONE = 1e-12      # a share of the weight this small is no candidate seen (the sums' rounding)
 DEADLINE = True        # in the race, price the candidates the pirate reaches before the agent can scan them
 LOSS_TURNS = 10.0
+DEADLINE_AREA = 1 << 14  # maps up to this many tiles (128x128) measure the deadline's walks (else straight lines)
+DEADLINE_WALKS = 16    # the most candidates whose walks are searched (the most urgent)
 RACE_URGENCY = False   # the scans' weights raised by how soon the pirate reaches each tile (logic-greedy's way; the deadline prices it instead)
 
 
@@ -118,6 +120,9 @@ class PlanningAgent(LogicAgent):
         # their rows, columns, turns he needs, and shares of the belief's weight; and the loss by place.
         self._deadline: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._lost: dict[tuple[Pos, bool], float] = {}
+        # (which of them, the walking distances from each): the most urgent, on small maps
+        self._deadline_walk: tuple[np.ndarray, np.ndarray] | None = None
+        self._fields: dict[Pos, np.ndarray] = {}     # walking distances from a candidate, kept
         # The candidates he reaches at the next turn's start (this turn's scans find them or none
         # will): their share of the belief's weight, and their masses (over the candidates' box).
         self._due_share = 0.0
@@ -250,11 +255,12 @@ class PlanningAgent(LogicAgent):
 
     # ------------------------------------------------------------ values
     def _deadline_for(self, weights: np.ndarray, box: tuple[slice, slice]) -> None:
-        """In the race: the candidates the free pirate reaches at the start of a later turn than
-        the next (the next turn's are this turn's scans' to find, as the urgency weighs them),
-        with the turns he needs and their shares of the belief's weight (`_loss` reads them)."""
+        """In the race: the candidates the free pirate reaches at the next turn's start, their
+        share of the belief's weight and their masses (`_due_loss` reads them: this turn's scans
+        find them or none will); and those he reaches later, with the turns he needs, their
+        shares, and the walking distances to the most urgent (`_loss` reads them)."""
         self._lost.clear()
-        self._deadline, self._due_share, self._due_mass = None, 0.0, None
+        self._deadline, self._due_share, self._due_mass, self._deadline_walk = None, 0.0, None, None
         know = self.know
         if not (DEADLINE and self.features.race and know.pirate_free and know.pirate is not None):
             return
@@ -279,19 +285,43 @@ class PlanningAgent(LogicAgent):
         keep = turns >= 2
         if not keep.any():
             return
-        self._deadline = (rows[keep] + box[0].start, cols[keep] + box[1].start, turns[keep], w[keep] / total)
+        r, c = rows[keep] + box[0].start, cols[keep] + box[1].start
+        self._deadline = (r, c, turns[keep], w[keep] / total)
+        # The walking distances to the DEADLINE_WALKS most urgent of them, on a map small enough
+        # to search from each (a maze's walls make the straight line far too short).
+        self._deadline_walk = None
+        if know.candidates.size <= DEADLINE_AREA:
+            first = np.argsort(turns[keep], kind="stable")[:DEADLINE_WALKS]
+            fields = [self._field_from((int(r[i]), int(c[i]))) for i in first]
+            self._deadline_walk = (first, np.stack(fields))
+
+    def _field_from(self, pos: Pos) -> np.ndarray:
+        """Walking distances from `pos` (-1 where no walk reaches), kept for later actions."""
+        field = self._fields.get(pos)
+        if field is None:
+            if len(self._fields) >= 4 * DEADLINE_WALKS:
+                self._fields.clear()
+            field = self._fields[pos] = bfs_distance(self._walk, [pos])
+        return field
 
     def _loss(self, pos: Pos, tp_free: bool) -> float:
         """Expected turns a plan ending at `pos` loses to the pirate's deadline: the share of the
         weight on candidates he reaches before the agent, walking from `pos`, can scan them (a
-        large move and a large scan the first turn, 8 tiles a turn after it), at LOSS_TURNS.
-        With the teleport kept every candidate is a turn away: none is lost so."""
+        large move and a large scan the first turn, 8 tiles a turn after it; the walk searched
+        to the most urgent on small maps, else a straight line), at LOSS_TURNS. With the
+        teleport kept every candidate is a turn away: none is lost so."""
         if self._deadline is None or tp_free:
             return 0.0
         lost = self._lost.get((pos, tp_free))
         if lost is None:
             rows, cols, turns, share = self._deadline
-            need = (np.abs(rows - pos[0]) + np.abs(cols - pos[1]) + 9) // 8  # ceil((d + 2) / 8)
+            d = (np.abs(rows - pos[0]) + np.abs(cols - pos[1])).astype(np.float64)
+            if self._deadline_walk is not None:
+                first, fields = self._deadline_walk
+                walks = fields[:, pos[0], pos[1]].astype(np.float64)
+                walks[walks < 0] = np.inf  # another piece of land: no walk reaches it
+                d[first] = walks
+            need = (d + 9) // 8  # ceil((d + 2) / 8)
             lost = self._lost[(pos, tp_free)] = LOSS_TURNS * float(share[need >= turns].sum())
         return lost
 
