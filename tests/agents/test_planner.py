@@ -266,3 +266,20 @@ def test_in_a_maze_the_deadline_measures_the_walk_not_the_straight_line():
     task = next(t for t in make_tasks(options) if t.index == 19)
     record, _ = play_game(task_island(task, options), "logic", task.game_seed, map_name="maze")
     assert (record.reason, record.won) == ("found", True), (record.reason, record.turns)
+
+
+def test_the_deadline_counts_a_candidate_no_walk_reaches_as_lost():
+    """A candidate on another piece of land (its walking distance -1, taken as infinite) cannot be
+    reached once the teleport is spent: all its weight is lost, however near it looks in a straight
+    line; one a walk reaches in time is not. (Its turns needed were once computed as inf // 8, a
+    NaN that compared as 'in time'.)"""
+    from treasure_cli.agents import planner
+
+    agent = PlanningAgent()
+    rows, cols = np.array([3, 5]), np.array([3, 5])
+    agent._deadline = (rows, cols, np.array([3, 3]), np.array([0.25, 0.75]))
+    fields = np.full((2, 8, 8), 4, dtype=np.int32)  # walks from each candidate: 4 tiles everywhere
+    fields[0] = -1                                  # but the first is on another piece of land
+    agent._deadline_walk = (np.array([0, 1]), fields)
+    assert agent._loss((4, 4), tp_free=False) == planner.LOSS_TURNS * 0.25
+    assert agent._loss((4, 4), tp_free=True) == 0.0

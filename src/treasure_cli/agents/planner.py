@@ -321,7 +321,7 @@ class PlanningAgent(LogicAgent):
                 walks = fields[:, pos[0], pos[1]].astype(np.float64)
                 walks[walks < 0] = np.inf  # another piece of land: no walk reaches it
                 d[first] = walks
-            need = (d + 9) // 8  # ceil((d + 2) / 8)
+            need = np.ceil((d + 2.0) / 8.0)  # (inf where no walk reaches: lost)
             lost = self._lost[(pos, tp_free)] = LOSS_TURNS * float(share[need >= turns].sum())
         return lost
 
