@@ -72,7 +72,7 @@ RULES_RACE_JUMP = False  # the rules' jump in the race against the free pirate (
 IDLE_WALK = True       # no scan of the turn sees a candidate, the teleport kept: walk toward them (the rules' way)
 SEEN_NONE = 1e-12      # a share of the weight this small is no candidate seen (the sums' rounding)
 DEADLINE = True        # in the race, price the candidates the pirate reaches before the agent can scan them
-LOSS_TURNS = 10.0
+LOSS_TURNS = 10.0      # turns a game lost to the pirate is worth: what a plan pays for each share of weight it loses
 DEADLINE_AREA = 1 << 14  # maps up to this many tiles (128x128) measure the deadline's walks (else straight lines)
 DEADLINE_WALKS = 16    # the most candidates whose walks are searched (the most urgent)
 RACE_URGENCY = False   # the scans' weights raised by how soon the pirate reaches each tile (logic-greedy's way; the deadline prices it instead)
@@ -289,7 +289,6 @@ class PlanningAgent(LogicAgent):
         self._deadline = (r, c, turns[keep], w[keep] / total)
         # The walking distances to the DEADLINE_WALKS most urgent of them, on a map small enough
         # to search from each (a maze's walls make the straight line far too short).
-        self._deadline_walk = None
         if know.candidates.size <= DEADLINE_AREA:
             first = np.argsort(turns[keep], kind="stable")[:DEADLINE_WALKS]
             fields = [self._field_from((int(r[i]), int(c[i]))) for i in first]
