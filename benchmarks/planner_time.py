@@ -4,6 +4,7 @@ Run with the project's Python:
 
     .venv/bin/python benchmarks/planner_time.py --size 64 --games 100
     .venv/bin/python benchmarks/planner_time.py --size 1024 --games 3
+    .venv/bin/python benchmarks/planner_time.py --size 64 --games 100 --free-turn 3   # the race
 
 Generates `--games` islands of the size (seed `--seed`), plays each in this
 process with each agent, and times every `act` call alone (the agent's own
@@ -47,6 +48,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--style", default="island")
+    parser.add_argument("--free-turn", type=int, default=None,
+                        help="the turn the pirate is free (3: the race from turn 3, as planning_rows.py's free3 rows)")
     args = parser.parse_args()
     print(f"{'agent':<14} {'size':>9} {'games':>5} {'actions':>7} {'mean ms':>8} {'median ms':>9} {'p99 ms':>8} {'max ms':>8}")
     for name, cls in (("logic", PlanningAgent), ("logic-greedy", LogicAgent)):
@@ -54,7 +57,7 @@ def main() -> None:
         spec = AgentSpec(name, timed(cls, times))
         for i in range(args.games):
             rng = np.random.default_rng([args.seed, args.size, i])
-            island = generate_island(args.size, args.size, rng=rng, style=args.style)
+            island = generate_island(args.size, args.size, rng=rng, style=args.style, free_turn=args.free_turn)
             play_game(island, spec, int(rng.integers(1 << 62)), map_name=f"t{i}", isolation="none",
                       keep_events=False)
         ms = np.array(times) * 1000.0

@@ -229,3 +229,57 @@ def test_in_the_race_the_teleport_is_the_best_plans_first_action_not_the_rules_j
     for text in racing:
         chosen = text.split("; ", 1)[1].split(": ")[0]
         assert "the rules' jump" not in text and f"expected turns: {chosen} " in text, text
+
+
+def test_in_the_race_it_prices_the_pirates_deadline_and_wins_the_games_it_lost_to_him():
+    """Once the pirate is free a candidate he reaches in k turns is found within k turns or
+    never. Priced so (the weight he steps on next turn that the turn's scans leave, and the
+    weight the agent could no longer reach in time from where a plan leaves it, at a lost
+    game's turns), the planner wins the five games of the free-turn-3 32x32 bench (seed 11)
+    it lost to the pirate when it weighed the tiles by his nearness only: in game 92 it verified
+    two hints eight tiles from the candidates three steps ahead of him, and could not walk
+    back in time."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(32,), games=266, seed=11, free_turn=3)
+    lost_before = {66, 92, 109, 111, 265}
+    outcomes = {}
+    for task in make_tasks(options):
+        if task.index in lost_before:
+            record, _ = play_game(task_island(task, options), "logic", task.game_seed, map_name="race")
+            outcomes[task.index] = (record.reason, record.turns)
+    assert set(outcomes) == lost_before
+    assert all(reason == "found" for reason, _ in outcomes.values()), outcomes
+
+
+def test_in_a_maze_the_deadline_measures_the_walk_not_the_straight_line():
+    """Game 19 of the 32x32 maze bench (seed 11): the pirate free, one candidate left five steps
+    ahead of him behind a wall. Priced in straight lines the candidate looked within a turn's
+    reach from where the agent stood, so it scanned empty ground there while he walked to it (a
+    game the urgency weights, before the deadline, had won); priced by the walk, it goes round
+    the wall in time."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(32,), games=20, seed=11, style="maze")
+    task = next(t for t in make_tasks(options) if t.index == 19)
+    record, _ = play_game(task_island(task, options), "logic", task.game_seed, map_name="maze")
+    assert (record.reason, record.won) == ("found", True), (record.reason, record.turns)
+
+
+def test_the_deadline_counts_a_candidate_no_walk_reaches_as_lost():
+    """A candidate on another piece of land (its walking distance -1, taken as infinite) cannot be
+    reached once the teleport is spent: all its weight is lost, however near it looks in a straight
+    line; one a walk reaches in time is not. (Its turns needed were once computed as inf // 8, a
+    NaN that compared as 'in time'.)"""
+    from treasure_cli.agents import planner
+
+    agent = PlanningAgent()
+    rows, cols = np.array([3, 5]), np.array([3, 5])
+    agent._deadline = (rows, cols, np.array([3, 3]), np.array([0.25, 0.75]))
+    fields = np.full((2, 8, 8), 4, dtype=np.int32)  # walks from each candidate: 4 tiles everywhere
+    fields[0] = -1                                  # but the first is on another piece of land
+    agent._deadline_walk = (np.array([0, 1]), fields)
+    assert agent._loss((4, 4), tp_free=False) == planner.LOSS_TURNS * 0.25
+    assert agent._loss((4, 4), tp_free=True) == 0.0

@@ -14,8 +14,7 @@ own currency:
 
 * the belief: the candidates weighted by what the unverified hints say about
   how the pirate draws (`belief.py`; verified hints, scans, the prison and the
-  pirate's walk are hard facts), and once the pirate is free by how soon he
-  reaches each tile (`LogicAgent._urgency`);
+  pirate's walk are hard facts);
 * a plan whose scans cover a share c of that weight ends the game this turn
   with chance c; else n·(1 − c) candidates are left;
 * what follows the turn is priced by `future_turns(n)`: the turns a game with n
@@ -25,7 +24,15 @@ own currency:
   candidates that a turn's spare action cannot cover (`_walk_turns`);
 * a verification is true with the chance the belief gives its set, and each
   answer leaves its side's candidates: a turn a halving of them, counted from
-  the turns the game takes now (`_verify_options`, VERIFY_SLOPE).
+  the turns the game takes now (`_verify_options`, VERIFY_SLOPE);
+* once the pirate is free, his deadline: a candidate he reaches in k turns is
+  found within k turns or the game is lost. A plan pays LOSS_TURNS for each
+  share of the weight it loses so: the tiles he steps on next turn that its
+  scans leave unseen (`_due_loss`), and, the teleport spent, the candidates
+  he reaches before the agent could walk from where the plan leaves it and
+  scan them (`_loss`). (logic-greedy instead raises each tile's weight by how
+  soon he reaches it, `LogicAgent._urgency`: that never says a candidate is
+  out of reach, and the planner lost games walking away from the pirate's.)
 
 So the agent verifies when an answer saves more turns than a scan finds,
 scans here when that is worth more than walking, walks toward candidates only
@@ -64,6 +71,11 @@ VERIFY_SLOPE = 1.0     # turns a halving of the candidates by a hint's answer is
 RULES_RACE_JUMP = False  # the rules' jump in the race against the free pirate (False: the plans price it)
 IDLE_WALK = True       # no scan of the turn sees a candidate, the teleport kept: walk toward them (the rules' way)
 SEEN_NONE = 1e-12      # a share of the weight this small is no candidate seen (the sums' rounding)
+DEADLINE = True        # in the race, price the candidates the pirate reaches before the agent can scan them
+LOSS_TURNS = 10.0      # turns a game lost to the pirate is worth: what a plan pays for each share of weight it loses
+DEADLINE_AREA = 1 << 14  # maps up to this many tiles (128x128) measure the deadline's walks (else straight lines)
+DEADLINE_WALKS = 16    # the most candidates whose walks are searched (the most urgent)
+RACE_URGENCY = False   # the scans' weights raised by how soon the pirate reaches each tile (logic-greedy's way; the deadline prices it instead)
 
 
 def future_turns(n: float) -> float:
@@ -104,6 +116,18 @@ class PlanningAgent(LogicAgent):
         self._seen = 0.0                             # the most weight a scan plan of this action sees
         self._verify_splits: dict[int, int] = {}     # hint number -> candidates in its set (this action's)
         self._verify_chance: dict[int, float] = {}   # hint number -> the chance it is true (this action's)
+        # The race's deadline (this action's): the candidates the pirate reaches in two turns or more,
+        # their rows, columns, turns he needs, and shares of the belief's weight; and the loss by place.
+        self._deadline: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._lost: dict[tuple[Pos, bool], float] = {}
+        # (which of them, the walking distances from each): the most urgent, on small maps
+        self._deadline_walk: tuple[np.ndarray, np.ndarray] | None = None
+        self._fields: dict[Pos, np.ndarray] = {}     # walking distances from a candidate, kept
+        # The candidates he reaches at the next turn's start (this turn's scans find them or none
+        # will): their share of the belief's weight, and their masses (over the candidates' box).
+        self._due_share = 0.0
+        self._due_mass: _Mass | None = None
+        self._due_buf: np.ndarray | None = None
 
     # ------------------------------------------------------------------ act
     def _act(self, obs: Observation) -> Action:
@@ -148,7 +172,7 @@ class PlanningAgent(LogicAgent):
             self._soft_weights(box, weights)  # (only the box is read, by _Mass and _urgency)
             self._weights_key = key
             self._weights_mass = None
-        if self.features.race and self.know.pirate_free:
+        if self.features.race and self.know.pirate_free and RACE_URGENCY:
             mass = _Mass(self._urgency(weights, box), walk, box)
         else:
             if self._weights_mass is None:
@@ -156,6 +180,7 @@ class PlanningAgent(LogicAgent):
             mass = self._weights_mass
 
         tp_free = self._tp_free = not obs.teleport_used
+        self._deadline_for(weights, box)
         options: list[tuple[float, str, Action, int]] = []  # (expected turns after this one, label, action, order)
         for value, label, action in self._scan_options(walk, pos, mass, n, tp_free, obs.actions_left >= 2):
             options.append((value, label, action, 0))
@@ -229,6 +254,92 @@ class PlanningAgent(LogicAgent):
         out[box] *= cand
 
     # ------------------------------------------------------------ values
+    def _deadline_for(self, weights: np.ndarray, box: tuple[slice, slice]) -> None:
+        """In the race: the candidates the free pirate reaches at the next turn's start, their
+        share of the belief's weight and their masses (`_due_loss` reads them: this turn's scans
+        find them or none will); and those he reaches later, with the turns he needs, their
+        shares, and the walking distances to the most urgent (`_loss` reads them)."""
+        self._lost.clear()
+        self._deadline, self._due_share, self._due_mass, self._deadline_walk = None, 0.0, None, None
+        know = self.know
+        if not (DEADLINE and self.features.race and know.pirate_free and know.pirate is not None):
+            return
+        cand = know.candidates[box]
+        rows, cols = np.nonzero(cand)
+        left = know.pirate_distance(box)[rows, cols]
+        turns = (np.maximum(left, 0) + 1) // 2          # turns he needs, this one counted: ceil(left / 2)
+        w = weights[box][rows, cols]
+        total = float(w.sum())
+        if total <= 0:
+            return
+        due = turns <= 1
+        if due.any():
+            buf = self._due_buf
+            if buf is None or buf.shape != know.candidates.shape:
+                buf = self._due_buf = np.zeros(know.candidates.shape)
+            inner = buf[box]
+            inner.fill(0.0)
+            inner[rows[due], cols[due]] = w[due]
+            self._due_share = float(w[due].sum()) / total
+            self._due_mass = _Mass(buf, self._walk, box)
+        keep = turns >= 2
+        if not keep.any():
+            return
+        r, c = rows[keep] + box[0].start, cols[keep] + box[1].start
+        self._deadline = (r, c, turns[keep], w[keep] / total)
+        # The walking distances to the DEADLINE_WALKS most urgent of them, on a map small enough
+        # to search from each (a maze's walls make the straight line far too short).
+        if know.candidates.size <= DEADLINE_AREA:
+            first = np.argsort(turns[keep], kind="stable")[:DEADLINE_WALKS]
+            fields = [self._field_from((int(r[i]), int(c[i]))) for i in first]
+            self._deadline_walk = (first, np.stack(fields))
+
+    def _field_from(self, pos: Pos) -> np.ndarray:
+        """Walking distances from `pos` (-1 where no walk reaches), kept for later actions."""
+        field = self._fields.get(pos)
+        if field is None:
+            if len(self._fields) >= 4 * DEADLINE_WALKS:
+                self._fields.clear()
+            field = self._fields[pos] = bfs_distance(self._walk, [pos])
+        return field
+
+    def _loss(self, pos: Pos, tp_free: bool) -> float:
+        """Expected turns a plan ending at `pos` loses to the pirate's deadline: the share of the
+        weight on candidates he reaches before the agent, walking from `pos`, can scan them (a
+        large move and a large scan the first turn, 8 tiles a turn after it; the walk searched
+        to the most urgent on small maps, else a straight line), at LOSS_TURNS. With the
+        teleport kept every candidate is a turn away: none is lost so."""
+        if self._deadline is None or tp_free:
+            return 0.0
+        lost = self._lost.get((pos, tp_free))
+        if lost is None:
+            rows, cols, turns, share = self._deadline
+            d = (np.abs(rows - pos[0]) + np.abs(cols - pos[1])).astype(np.float64)
+            if self._deadline_walk is not None:
+                first, fields = self._deadline_walk
+                walks = fields[:, pos[0], pos[1]].astype(np.float64)
+                walks[walks < 0] = np.inf  # another piece of land: no walk reaches it
+                d[first] = walks
+            need = np.ceil((d + 2.0) / 8.0)  # (inf where no walk reaches: lost)
+            lost = self._lost[(pos, tp_free)] = LOSS_TURNS * float(share[need >= turns].sum())
+        return lost
+
+    def _due_loss(self, first: tuple[Pos, int] | None, second: tuple[Pos, int] | None = None) -> float:
+        """Expected turns lost to the pirate's next step by a plan that scans `first` and
+        `second` (squares, or None): the weight he reaches next turn that they leave unseen, at
+        LOSS_TURNS."""
+        dm = self._due_mass
+        if dm is None:
+            return 0.0
+        if first is None or second is None:
+            one = first or second
+            seen = dm.square(one) if one is not None else 0.0
+        elif first[0] == second[0] and first[1] <= second[1]:
+            seen = dm.square(second)
+        else:
+            seen = dm.union(first, second)
+        return LOSS_TURNS * self._due_share * max(0.0, 1.0 - seen)
+
     def _future(self, n_left: float, tp_free: bool, pos: Pos) -> float:
         """Turns after this one with `n_left` candidates, the agent at `pos`: the candidates'
         own turns, and once the teleport is spent, its worth and the walk no spare action covers."""
@@ -309,7 +420,8 @@ class PlanningAgent(LogicAgent):
         for first, mid, covered in firsts:
             c1 = mass.square(covered) if covered is not None else 0.0
             seen = max(seen, c1)
-            value = (1 - c1) * self._future(n * (1 - c1), tp_free, mid)
+            value = ((1 - c1) * self._future(n * (1 - c1), tp_free, mid) + self._loss(mid, tp_free)
+                     + self._due_loss(covered))
             if two:
                 seconds = [(mid, 2)] + [((r, c), 1) for _, r, c in self._moves(walk, mid).small]
                 for square in seconds:
@@ -319,7 +431,8 @@ class PlanningAgent(LogicAgent):
                         c2 = mass.union(covered, square)
                     seen = max(seen, c2)
                     if c2 > c1:
-                        value = min(value, (1 - c2) * self._future(n * (1 - c2), tp_free, square[0]))
+                        value = min(value, (1 - c2) * self._future(n * (1 - c2), tp_free, square[0])
+                                    + self._loss(square[0], tp_free) + self._due_loss(covered, square))
             out.append((value, _describe(first), first))
         self._seen = seen
         return out
@@ -328,11 +441,13 @@ class PlanningAgent(LogicAgent):
         """Expected turns after this one if the agent teleports to `target` now and scans there
         (a large scan, and with two actions left the best small move's scan after it)."""
         c1 = mass.square((target, 2))
-        value = (1 - c1) * self._future(n * (1 - c1), False, target)
+        value = ((1 - c1) * self._future(n * (1 - c1), False, target) + self._loss(target, False)
+                 + self._due_loss((target, 2)))
         if two:
             for _, r, c in self._moves(walk, target).small:
                 c2 = mass.union((target, 2), ((r, c), 1))
-                value = min(value, (1 - c2) * self._future(n * (1 - c2), False, (r, c)))
+                value = min(value, (1 - c2) * self._future(n * (1 - c2), False, (r, c)) + self._loss((r, c), False)
+                            + self._due_loss((target, 2), ((r, c), 1)))
         return value
 
     def _verify_options(self, pos: Pos, weights: np.ndarray, box: tuple[slice, slice],
@@ -437,6 +552,13 @@ class PlanningAgent(LogicAgent):
             best_in = np.minimum(best_in, ((1 - c_in) * here(counts * (1 - c_in))).min(axis=0))
             best_out = np.minimum(best_out, ((1 - c_out) * here((n - counts) * (1 - c_out))).min(axis=0))
             values = m * best_in + (1 - m) * best_out
+        # The deadline: the agent stays (its walk's losses), and the pirate's next tiles are left
+        # to the second action's scan at best.
+        due = self._due_loss(None)
+        if two and self._due_mass is not None:
+            due = min([due, self._due_loss((pos, 2))]
+                      + [self._due_loss(((r, c), 1)) for _, r, c in self._moves(self._walk, pos).small])
+        values = values + self._loss(pos, self._tp_free) + due
         self._verify_splits = {number: int(c) for number, c in zip(kept, counts)}
         self._verify_chance = {number: float(c) for number, c in zip(kept, m)}
         return [(float(v), f"verify {number}", Verify(number)) for number, v in zip(kept, values)]
@@ -444,7 +566,7 @@ class PlanningAgent(LogicAgent):
     def _search_weights(self, weights: np.ndarray) -> np.ndarray:
         """The weights the scans are priced with: the urgency's while racing (as `_act` left
         them over the candidates' box), else the belief's."""
-        if self.features.race and self.know.pirate_free and self._urgency_out is not None:
+        if self.features.race and self.know.pirate_free and RACE_URGENCY and self._urgency_out is not None:
             return self._urgency_out
         return weights
 
