@@ -36,7 +36,8 @@ def test_doctor_without_control_groups_gives_the_multiple(monkeypatch):
     assert result.exit_code == 0, result.output
     rows = _rows(result.output)
     assert rows["memory per game"].startswith("no ") and rows["CPU set per game"].startswith("no ")
-    # 64 processes x (1 GiB + 32 x 16 MiB) + 33 x 16 MiB in flight + 2 x 64 MiB
-    assert rows["worst case of a game"] == ("96.6 GiB of memory (96.6 x --agent-memory): 64 processes x (1 GiB + "
-                                            "32 memfd files x 16 MiB) + 33 memfd files in flight + its /tmp and /dev/shm")
+    # 1 GiB counted over all its processes + 33 x 16 MiB in flight + 2 x 64 MiB
+    assert rows["worst case of a game"] == ("1680 MiB of memory (1.64 x --agent-memory): 1 GiB over all its processes "
+                                            "(their resident pages and memfd files, counted every 20 ms) + 33 memfd "
+                                            "files in flight + its /tmp and /dev/shm, and what it takes between two counts")
     assert rows["system calls refused"].split()[:3] == ["yes", "System", "V"]

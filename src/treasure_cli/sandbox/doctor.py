@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from treasure_cli.sandbox import cgroups
+from treasure_cli.sandbox.game_memory import COUNTS, WATCH_SECONDS
 from treasure_cli.sandbox.levels import AgentLimits, bwrap_works, launch, set_limits, worst_case_memory
 
 
@@ -98,8 +99,10 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
     rows.append(("memory per game", "yes" if groups["memory"] is None else "no",
                  f"a memory control group holds all of a game's processes to --agent-memory ({_size(memory)}),"
                  " then empties the file caches it filled"
-                 if groups["memory"] is None else f"{groups['memory']}: only the limits per process below, and"
-                 " a game can leave cached file pages for a later one to time"))
+                 if groups["memory"] is None else f"{groups['memory']}: "
+                 + ("the referee counts what all a game's processes hold instead (below)" if COUNTS else
+                    "only the limits per process below")
+                 + ", and a game can leave cached file pages for a later one to time"))
     rows.append(("CPU set per game", "yes" if groups["cpuset"] is None else "no",
                  "a cpuset control group: a game cannot widen the CPUs the referee gave it"
                  if groups["cpuset"] is None else
@@ -115,6 +118,9 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
     worst = worst_case_memory(limits, groups["memory"] is None)
     rows.append(("worst case of a game", "", f"{_size(worst)} of memory ({worst / memory:.3g} x --agent-memory)"
                  + ("" if groups["memory"] is None else
+                    f": {_size(limits.memory)} over all its processes (their resident pages and memfd files,"
+                    f" counted every {WATCH_SECONDS * 1000:g} ms) + {limits.open_files + 1} memfd files in flight"
+                    " + its /tmp and /dev/shm, and what it takes between two counts" if COUNTS else
                     f": {limits.processes} processes x ({_size(limits.memory)} + {limits.open_files} memfd files"
                     f" x {_size(limits.file_size)}) + {limits.open_files + 1} memfd files in flight"
                     " + its /tmp and /dev/shm")

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.sandbox import seccomp
+from treasure_cli.sandbox.game_memory import COUNTS
 
 LEVELS = ("auto", "none", "process", "sandbox")
 TMP_BYTES = 64 << 20  # a game jail's private /tmp and /dev/shm (memory): what it may write in each, at most
@@ -286,12 +287,17 @@ def set_limits(limits: AgentLimits) -> None:
 
 
 def worst_case_memory(limits: AgentLimits, per_game_group: bool) -> int:
-    """The most memory one game can hold: its control group's limit where it has one; else each
-    of its processes at its address-space limit, plus memfd files (not address space) at the
-    open-file and file-size limits, plus as many again in flight on a Unix socket (the kernel
-    lets a user have one more than its open-file limit there), plus its two tmpfs (/tmp and
-    /dev/shm). (System V IPC and io_uring, which no limit here counts, are refused: seccomp.py.)"""
+    """The most memory one game can hold: its control group's limit where it has one. Else, where
+    the referee counts it (Linux, sandbox/game_memory.py), the limit over the resident pages and
+    open memfd files of all its processes, plus what it does not count: memfd files in flight on
+    a Unix socket (the kernel lets a user have one more than its open-file limit there) and its
+    two tmpfs (/tmp and /dev/shm); plus what the game takes between two counts, which no figure
+    gives. Elsewhere each of its processes at its address-space limit, each with memfd files (not
+    address space) at the open-file and file-size limits, plus the same. (System V IPC and
+    io_uring, which no limit here counts, are refused: seccomp.py.)"""
     if per_game_group:
         return limits.memory
     in_flight = (limits.open_files + 1) * limits.file_size
+    if COUNTS:
+        return limits.memory + in_flight + 2 * TMP_BYTES
     return limits.processes * (limits.memory + limits.open_files * limits.file_size) + in_flight + 2 * TMP_BYTES

@@ -29,6 +29,7 @@ from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
 from treasure_cli.sandbox.cgroups import GameGroup, remove_bases
+from treasure_cli.sandbox.game_memory import COUNTS, WATCH_SECONDS, held
 from treasure_cli.sandbox.pacing import Pace, hold
 from treasure_cli.sandbox.levels import FORKS, AgentLimits, Launch, set_limits, unforked
 from treasure_cli.rules.events import EndReason, Event, GameEnded
@@ -117,6 +118,10 @@ class AgentProcess:
         # The game's control groups (sandbox/cgroups.py), where the machine has them: a warm
         # host's are made for each game; any other process plays one game, in its own from its start.
         self.group: GameGroup | None = None
+        # Without a memory group: the game's first process, whose tree the referee counts while it
+        # waits (sandbox/game_memory.py), and when it counts next.
+        self._watched: int | None = None
+        self._watch_at = 0.0
         started = time.perf_counter()
         theirs = None
         if self.forks:
@@ -152,6 +157,7 @@ class AgentProcess:
         self._poller.register(self._err, select.POLLIN)
         if not self.forks:
             self._pipes(self.proc.stdin.fileno(), self.proc.stdout.fileno())  # type: ignore[union-attr]  # PIPE
+            self._watch(self.proc.pid)
         try:
             self._host_hello() if self.forks else self._hello()
         except BaseException:
@@ -246,6 +252,10 @@ class AgentProcess:
         (warm_host.py: no code of the agent's runs before it), put in a group of its own."""
         self.group = self._new_group()
         if self.group is None:
+            if COUNTS:
+                hosts = self.pids()
+                game = _children(hosts[0]) if hosts else []
+                self._watch(game[0] if len(game) == 1 else None)
             return
         hosts = self.pids()
         game = _children(hosts[0]) if hosts else []
@@ -285,8 +295,31 @@ class AgentProcess:
             self._close_group()
         return reply.get("type") == "reaped" and not self.leftovers()
 
+    def _watch(self, root: int | None) -> None:
+        """Count the memory of `root`'s tree while waiting for the game, where no memory group
+        holds it (a group without `memory`: the machine gives cpuset alone)."""
+        if COUNTS and (self.group is None or "memory" not in self.group.folders):
+            self._watched = root
+            self._watch_at = time.monotonic() + WATCH_SECONDS
+
+    def _count_memory(self, turn: int) -> None:
+        """End the game once its processes hold more than its memory limit (sandbox/game_memory.py)."""
+        root = self._watched
+        if root is None or time.monotonic() < self._watch_at:
+            return
+        self._watch_at = time.monotonic() + WATCH_SECONDS
+        usage = held([root, *_descendants(root)])
+        if usage > self.limits.memory:
+            self._watched = None
+            self._drain_stderr()
+            self.kill_game()
+            raise AgentDied(turn, f"the agent's processes held {usage >> 20} MiB, past its game's memory limit "
+                                  f"({self.limits.memory >> 20} MiB for all its processes, counted every "
+                                  f"{WATCH_SECONDS * 1000:g} ms)")
+
     def _close_game(self) -> None:
         self.in_game = False
+        self._watched = None
         for fd in (self._in, self._out):
             if fd >= 0:
                 with contextlib.suppress(OSError):
@@ -405,6 +438,8 @@ class AgentProcess:
                 return message
             if len(self._buffer) > MAX_LINE:
                 raise ProtocolBreach(turn, f"the agent wrote a line longer than {MAX_LINE} bytes")
+            if self._watched is not None:  # (an answer within the spin never reaches _wait)
+                self._count_memory(turn)
             if spun or not self._spin(deadline, action_deadline):  # poll a moment first, then sleep
                 self._wait(deadline, turn, action_deadline)
             spun = True
@@ -440,6 +475,9 @@ class AgentProcess:
         if left <= 0:
             raise self._late(turn, action_deadline is not None and action_deadline <= deadline)
         timeout = None if left == math.inf else left * 1000.0  # inf: a game being watched, its actions timed
+        if self._watched is not None:
+            self._count_memory(turn)
+            timeout = WATCH_SECONDS * 1000.0 if timeout is None else min(timeout, WATCH_SECONDS * 1000.0)
         poller = self._poller
         if write:
             poller = select.poll()
