@@ -87,8 +87,10 @@ def _sweep(own: str) -> None:
             folder = os.path.join(own, entry)
             with contextlib.suppress(OSError):
                 for game in os.listdir(folder):
-                    if game.startswith("game-"):
+                    if game.startswith(("game-", "left-")):
                         with contextlib.suppress(OSError):
+                            if game.startswith("left-"):  # (its pages first: see GameGroup.close)
+                                _write(os.path.join(folder, game, "memory.force_empty"), "0")
                             os.rmdir(os.path.join(folder, game))
                 os.rmdir(folder)
 
@@ -123,7 +125,10 @@ class GameGroup:
     def __init__(self, memory: int, cpus: set[int] | None):
         self.folders: dict[str, str] = {}
         number = next(_COUNT)
-        for name, base in available().items():
+        bases = available()
+        if "memory" in bases:
+            empty_left(os.path.dirname(bases["memory"]))
+        for name, base in bases.items():
             folder = os.path.join(base, f"game-{number}")
             try:
                 os.mkdir(folder)
@@ -210,6 +215,17 @@ class GameGroup:
                 # reclaims its own).
                 with contextlib.suppress(OSError):
                     _write(os.path.join(memory, "memory.force_empty"), "0")
+                # Pages that another process pins (a game running at the same time: `mlock`, or
+                # `splice` and `vmsplice` into a pipe, which hold a reference) stay, charged here:
+                # removed, this group would keep them cached past every later game, a pattern
+                # read back by a game that comes after both. It is kept, renamed `left-N`, and
+                # emptied again before every later game's group is made, by any worker
+                # (`empty_left`), until it holds none.
+                if _cached(memory):
+                    with contextlib.suppress(OSError):
+                        kept = os.path.join(os.path.dirname(memory), "left-" + os.path.basename(memory))
+                        os.rename(memory, kept)
+                        del self.folders["memory"]
         for folder in list(self.folders.values()):
             while True:
                 try:
@@ -227,6 +243,36 @@ class GameGroup:
         self.folders.clear()
 
 
+def _cached(folder: str) -> bool:
+    """Whether a memory group still holds pages (its own page cache or memory, not its children's)."""
+    with contextlib.suppress(OSError, ValueError), open(os.path.join(folder, "memory.stat")) as f:
+        for line in f:
+            key, _, value = line.partition(" ")
+            if key in ("cache", "rss", "unevictable") and int(value) > 0:
+                return True
+    return False
+
+
+def empty_left(own: str) -> None:
+    """Empty the memory groups that ended still holding pages (`left-N`, kept by `GameGroup.close`)
+    under every referee process's folder in `own`, and remove those now empty: a page pinned
+    while its game ended is released once the pinning game ends, and emptied here before the
+    next game anywhere under `own` is placed (a worker's games run one after another)."""
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(own):
+            if not entry.startswith("treasure-"):
+                continue
+            base = os.path.join(own, entry)
+            with contextlib.suppress(OSError):
+                for left in os.listdir(base):
+                    if left.startswith("left-"):
+                        folder = os.path.join(base, left)
+                        with contextlib.suppress(OSError):
+                            _write(os.path.join(folder, "memory.force_empty"), "0")
+                            if not _cached(folder):
+                                os.rmdir(folder)
+
+
 def _cpu_list(cpus: set[int]) -> str:
     return ",".join(str(c) for c in sorted(cpus))
 
@@ -236,7 +282,12 @@ def remove_bases() -> None:
     for base in _bases(os.getpid()).values():
         with contextlib.suppress(OSError):
             for entry in os.listdir(base):
-                if entry.startswith("game-"):
+                if entry.startswith("left-"):  # removed once emptied; else a later run's `_sweep` does
+                    with contextlib.suppress(OSError):
+                        _write(os.path.join(base, entry, "memory.force_empty"), "0")
+                    if _cached(os.path.join(base, entry)):
+                        continue
+                if entry.startswith(("game-", "left-")):
                     with contextlib.suppress(OSError):
                         os.rmdir(os.path.join(base, entry))
             os.rmdir(base)

@@ -120,7 +120,8 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
                  + ("" if groups["memory"] is None else
                     f": {_size(limits.memory)} over all its processes (their resident pages and memfd files,"
                     f" counted every {WATCH_SECONDS * 1000:g} ms) + {limits.open_files + 1} memfd files in flight"
-                    " + its /tmp and /dev/shm, and what it takes between two counts" if COUNTS else
+                    f" + its /tmp and /dev/shm + what {limits.processes} x {limits.open_files} sockets queue,"
+                    " and what it takes between two counts" if COUNTS else
                     f": {limits.processes} processes x ({_size(limits.memory)} + {limits.open_files} memfd files"
                     f" x {_size(limits.file_size)}) + {limits.open_files + 1} memfd files in flight"
                     " + its /tmp and /dev/shm")

@@ -29,7 +29,7 @@ from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
 from treasure_cli.sandbox.cgroups import GameGroup, remove_bases
-from treasure_cli.sandbox.game_memory import COUNTS, WATCH_SECONDS, held
+from treasure_cli.sandbox.game_memory import COUNTS, THOROUGH, WATCH_SECONDS, held
 from treasure_cli.sandbox.pacing import Pace, hold
 from treasure_cli.sandbox.levels import FORKS, AgentLimits, Launch, set_limits, unforked
 from treasure_cli.rules.events import EndReason, Event, GameEnded
@@ -122,6 +122,7 @@ class AgentProcess:
         # waits (sandbox/game_memory.py), and when it counts next.
         self._watched: int | None = None
         self._watch_at = 0.0
+        self._counts = 0            # counts made of the watched game (each `THOROUGH`th reads all it can)
         started = time.perf_counter()
         theirs = None
         if self.forks:
@@ -301,6 +302,7 @@ class AgentProcess:
         if COUNTS and (self.group is None or "memory" not in self.group.folders):
             self._watched = root
             self._watch_at = time.monotonic() + WATCH_SECONDS
+            self._counts = 0
 
     def _count_memory(self, turn: int) -> None:
         """End the game once its processes hold more than its memory limit (sandbox/game_memory.py)."""
@@ -308,7 +310,8 @@ class AgentProcess:
         if root is None or time.monotonic() < self._watch_at:
             return
         self._watch_at = time.monotonic() + WATCH_SECONDS
-        usage = held([root, *_descendants(root)])
+        usage = held([root, *_descendants(root)], self.limits.file_size, self._counts % THOROUGH == 0)
+        self._counts += 1
         if usage > self.limits.memory:
             self._watched = None
             self._drain_stderr()

@@ -35,6 +35,12 @@ read-only `/usr`, the interpreter, the agent's own copy, the same inodes in ever
   running beside it, as its CPU use is (docs/security.md, "Side channels"), but SQLite and other
   libraries lock the files they read (with locks refused, a group reading its own SQLite table
   failed with "disk I/O error"). A lock dies with its process: it carries nothing to a later game.
+
+And sockets' buffers, which the kernel holds for a process and neither its limits nor the
+referee's count see: `setsockopt(SOL_SOCKET, SO_SNDBUF or SO_RCVBUF)` succeeds and changes
+nothing, so a socket keeps the machine's default size (`net.core.wmem_default`, about 208 KiB)
+instead of up to twice `net.core.wmem_max` (8 MiB on a machine tuned to 4 MiB: one process
+queued 217 MiB in 14 socket pairs under a 32-file limit, 5 MiB with the default size).
 """
 
 from __future__ import annotations
@@ -65,33 +71,52 @@ DENIED: dict[int, tuple[int, ...]] = {
 FCNTL: dict[int, tuple[int, ...]] = {_X86_64: (72,), _I386: (55, 221), _AARCH64: (25,)}
 FCNTL_DENIED = (1024, 1026)
 
+# setsockopt, whose buffer sizes (its second argument SOL_SOCKET, its third one of these) are
+# left as they are: the call succeeds and changes nothing (see the module's text). i386's
+# programs may reach it through the `socketcall` multiplexer too, whose arguments a filter
+# cannot read: not filtered.
+SETSOCKOPT: dict[int, tuple[int, ...]] = {_X86_64: (54,), _I386: (366,), _AARCH64: (208,)}
+SOL_SOCKET = 1
+BUFFER_OPTIONS = (7, 8, 32, 33)  # SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE
+
 # linux/filter.h, linux/seccomp.h, linux/prctl.h
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
-_NR, _ARCH, _ARG1 = 0, 4, 24  # struct seccomp_data's offsets (an argument's low word: little-endian)
+_NR, _ARCH, _ARG1, _ARG2 = 0, 4, 24, 32  # struct seccomp_data's offsets (an argument's low word: little-endian)
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
 def program() -> list[tuple[int, int, int, int]]:
     """The filter's BPF instructions (code, jump if true, jump if false, k): for each known
-    architecture, its denied numbers, and fcntl with a denied command; anything else is allowed."""
-    allow, denied = (_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS)
-    blocks: list[list[tuple[int, int, int, int]]] = []
+    architecture, its denied numbers, fcntl with a denied command, and setsockopt of a buffer's
+    size (which succeeds, doing nothing); anything else is allowed."""
+    allow, denied = (_RET_K, "", "", _RET_ALLOW), (_RET_K, "", "", _RET_ERRNO | errno.ENOSYS)
+    out: list[tuple[int, int, int, int]] = []
     for arch, numbers in DENIED.items():
-        checks = [(_JSET_K, _X32_BIT)] if arch == _X86_64 else []
-        checks += [(_JEQ_K, n) for n in numbers]
-        commands = [(_JEQ_K, c) for c in FCNTL_DENIED]
-        # laid out: the call's checks (each jumps to `denied`), its fcntl numbers (each jumps to
-        # the commands' checks), allow; the commands' checks (each to `denied`), allow; denied
-        body = [(code, len(checks) - i + len(FCNTL[arch]) + len(commands) + 2, 0, k)
-                for i, (code, k) in enumerate(checks)]
-        body += [(_JEQ_K, len(FCNTL[arch]) - i, 0, n) for i, n in enumerate(FCNTL[arch])]
-        body += [allow, (_LD_W_ABS, 0, 0, _ARG1)]
-        body += [(code, len(commands) - i, 0, k) for i, (code, k) in enumerate(commands)]
-        body += [allow, denied]
-        block = [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 0, len(body) + 1, arch), (_LD_W_ABS, 0, 0, _NR), *body]
-        blocks.append(block)
-    return [x for block in blocks for x in block] + [allow]
+        # (code, label if true, label if false, k); "" goes on to the next instruction
+        block: list[tuple[int, str, str, int] | str] = [
+            (_LD_W_ABS, "", "", _ARCH), (_JEQ_K, "", "end", arch), (_LD_W_ABS, "", "", _NR)]
+        if arch == _X86_64:
+            block.append((_JSET_K, "denied", "", _X32_BIT))
+        block += [(_JEQ_K, "denied", "", n) for n in numbers]
+        block += [(_JEQ_K, "fcntl", "", n) for n in FCNTL[arch]]
+        block += [(_JEQ_K, "sockopt", "", n) for n in SETSOCKOPT[arch]]
+        block += [allow, "fcntl", (_LD_W_ABS, "", "", _ARG1)]
+        block += [(_JEQ_K, "denied", "", c) for c in FCNTL_DENIED]
+        block += [allow, "sockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
+                  (_LD_W_ABS, "", "", _ARG2)]
+        block += [(_JEQ_K, "unchanged", "", o) for o in BUFFER_OPTIONS]
+        block += ["allow", allow, "unchanged", (_RET_K, "", "", _RET_ERRNO | 0), "denied", denied, "end"]
+        at: dict[str, int] = {}
+        code: list[tuple[int, str, str, int]] = []
+        for item in block:
+            if isinstance(item, str):
+                at[item] = len(code)
+            else:
+                code.append(item)
+        for i, (op, true, false, k) in enumerate(code):
+            out.append((op, at[true] - i - 1 if true else 0, at[false] - i - 1 if false else 0, k))
+    return out + [(_RET_K, 0, 0, _RET_ALLOW)]
 
 
 class _Program(ctypes.Structure):  # struct sock_fprog

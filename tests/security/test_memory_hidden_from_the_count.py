@@ -1,0 +1,186 @@
+"""Without a memory group, memory a game hides from the referee's count is counted anyway.
+
+The fourth round of attacks (docs/security.md) read the count's sources, /proc/PID/statm and
+/proc/PID/fd, and held memory that neither shows, each way under its process's limits:
+
+* a child whose first thread exits alone (`SYS_exit`, not `exit_group`) while another of its
+  threads lives on: the process's statm then reads 0 and its fd folder is empty, though its
+  memory and files are all there;
+* memfd files mapped by one page each, their descriptors closed: no descriptor is left to see,
+  one page of address space holds a whole file, and the open-file limit does not bound them
+  (10 files of 16 MiB held with 40 KiB mapped; the kernel's map count, 65,530, would);
+* a thread with a descriptor table of its own (`unshare(CLONE_FILES)`), holding memfd files
+  that /proc/PID/fd (the first thread's table) does not list.
+
+Before the fix, the count saw none of it (0 MiB of a 200 MiB child, a process's 23 MiB of its
+183 MiB) and a game hiding 528 MiB under a 512 MiB limit played on to its end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import textwrap
+import time
+import uuid
+
+import numpy as np
+import pytest
+from helpers import refuse_jail
+
+import treasure_cli
+from treasure_cli.play.games import play_game
+from treasure_cli.sandbox import cgroups, process as agent_process
+from treasure_cli.sandbox.game_memory import held
+from treasure_cli.sandbox.levels import AgentLimits, bwrap_works
+
+MIB = 1 << 20
+SYS_EXIT = {"x86_64": 60, "aarch64": 93}.get(platform.machine())
+pytestmark = pytest.mark.skipif(SYS_EXIT is None or not hasattr(os, "memfd_create"), reason="Linux x86_64 or aarch64")
+
+TRICKS = textwrap.dedent('''\
+    import ctypes
+    import os
+    import threading
+    import time
+
+    MIB = 1 << 20
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+
+
+    def memfd(name):
+        fd = os.memfd_create(name)
+        os.write(fd, b"x" * (16 * MIB))
+        return fd
+
+
+    def first_thread_gone(sys_exit, mib):
+        """A child holding `mib` MiB and a memfd file whose first thread exits alone."""
+        if os.fork() == 0:
+            block = bytearray(mib * MIB)  # zeroed: every page resident
+            held = memfd("gone")
+            threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+            libc.syscall(sys_exit, 0)  # this thread only: the others keep the process, its memory
+            os._exit(0)
+
+
+    def mapped_and_closed(files):
+        """`files` memfd files of 16 MiB, each mapped by one page, their descriptors closed."""
+        for _ in range(files):
+            fd = memfd("mapped")
+            if libc.mmap(None, 4096, 1, 1, fd, 0) in (None, ctypes.c_void_p(-1).value):  # PROT_READ, MAP_SHARED
+                raise OSError(ctypes.get_errno(), "mmap")
+            os.close(fd)
+
+
+    def private_table(files):
+        """A thread with a descriptor table of its own holding `files` memfd files of 16 MiB."""
+        ready = threading.Event()
+
+        def hold():
+            if libc.unshare(0x400) != 0:  # CLONE_FILES
+                raise OSError(ctypes.get_errno(), "unshare")
+            fds = [memfd("private") for _ in range(files)]
+            ready.set()
+            time.sleep(120)
+
+        threading.Thread(target=hold, daemon=True).start()
+        ready.wait(30)
+''')
+
+
+def _child(trick: str, *args: int) -> int:
+    """A forked process that has played `trick` (returned once it has) and waits; its pid."""
+    code: dict = {}
+    exec(TRICKS, code)  # noqa: S102  (the tricks, as the agent below plays them)
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(done_r)
+            code[trick](*args)
+            os.write(done_w, b"done")
+            time.sleep(120)
+        finally:
+            os._exit(0)
+    os.close(done_w)
+    with os.fdopen(done_r, "rb") as f:
+        assert f.read(4) == b"done", trick
+    return pid
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0]
+    except OSError:
+        return "gone"
+
+
+@pytest.mark.parametrize(("trick", "args", "hidden"), [
+    ("first_thread_gone", (SYS_EXIT, 160), 160 * MIB),
+    ("mapped_and_closed", (10,), 160 * MIB),
+    ("private_table", (10,), 160 * MIB),
+])
+def test_held_counts_what_a_process_hides_from_its_proc_files(trick, args, hidden):
+    pid = _child(trick, *args)
+    try:
+        pids = [pid, *agent_process._descendants(pid)]  # (the first trick's holder is a child of its own)
+        deadline = time.monotonic() + 20
+        while trick == "first_thread_gone" and _state(pids[-1]) != "Z" and time.monotonic() < deadline:
+            time.sleep(0.01)  # its first thread gone: what the count must see through
+        counted = held(pids)
+        assert counted >= hidden, (trick, counted >> 20)  # (the process itself, forked from pytest: ~60 MiB)
+    finally:
+        for p in [*agent_process._descendants(pid), pid]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p, 9)
+        os.waitpid(pid, 0)
+
+
+AGENT = TRICKS + textwrap.dedent('''\
+
+
+    from treasure_cli import LargeScan
+
+
+    class Hider:
+        """528 MiB held where the count did not look, under a 512 MiB limit."""
+
+        def __init__(self):
+            first_thread_gone(SYS_EXIT, 176)
+            mapped_and_closed(11)
+            private_table(11)
+
+        def act(self, obs):
+            time.sleep(0.1)
+            return LargeScan()
+''')
+
+
+@pytest.fixture(params=["warm host", "a sandbox per game"])
+def route(request, monkeypatch):
+    """The machine without control groups, each way a sandboxed game is launched."""
+    if not bwrap_works():
+        pytest.fail("bubblewrap is needed (make test installs it)")
+    monkeypatch.setenv("TREASURE_NO_CGROUPS", "1")
+    cgroups._bases.cache_clear()
+    if request.param == "a sandbox per game":
+        refuse_jail(monkeypatch)
+    agent_process.close_all()
+    yield request.param
+    agent_process.close_all()
+    cgroups._bases.cache_clear()
+
+
+def test_a_game_that_hides_its_memory_from_proc_is_ended_at_its_limit(tmp_path, route):
+    file = tmp_path / f"hider_{uuid.uuid4().hex[:12]}.py"
+    file.write_text(AGENT.replace("SYS_EXIT", str(SYS_EXIT)))
+    island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
+    record, _ = play_game(island, f"{file}:Hider", 1, map_name="m", isolation="sandbox", max_turns=60,
+                          limits=AgentLimits(memory=512 * MIB), game_timeout=60)
+    assert record.failed and record.reason == "agent-died", (record.reason, record.error)
+    assert "past its game's memory limit (512 MiB for all its processes" in record.error, record.error

@@ -1,0 +1,79 @@
+"""A game cannot grow its sockets' buffers to hold memory that no limit or count sees.
+
+What the kernel queues on a socket is its memory, not the process's: no address space, no
+resident page, no descriptor's file. A socket's buffer may be set (`SO_SNDBUF`) up to twice the
+machine's `net.core.wmem_max`; on this 2-core machine (4 MiB) one process of a game queued 217
+MiB in 14 socket pairs under its 32-file limit, none of it in the referee's count (the fourth
+round of attacks, docs/security.md), and every thread may have a descriptor table of its own.
+Setting a buffer's size now succeeds and changes nothing (sandbox/seccomp.py): a socket keeps
+the default size, and the same 14 pairs queue a few MiB.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import uuid
+
+import numpy as np
+import pytest
+
+import treasure_cli
+from treasure_cli.play.games import play_game
+from treasure_cli.sandbox import process as agent_process
+from treasure_cli.sandbox.levels import bwrap_works
+
+HOARDER = textwrap.dedent('''\
+    import socket
+    import sys
+
+    from treasure_cli import LargeScan
+
+
+    class Hoarder:
+        """Socket pairs with their buffers grown, filled until its open-file limit."""
+
+        def __init__(self):
+            sockets, queued, sizes = [], 0, []
+            try:
+                while True:
+                    pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+                    sockets += pair
+                    for s in pair:
+                        before = s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+                        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+                        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 30)
+                        sizes.append((before, s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)))
+                        s.setblocking(False)
+                        try:
+                            while True:
+                                queued += s.send(b"x" * 65536)
+                        except BlockingIOError:
+                            pass
+            except OSError:  # its open-file limit
+                pass
+            print(f"sockets {len(sockets)} queued {queued} sizes {sorted(set(sizes))}", file=sys.stderr, flush=True)
+
+        def act(self, obs):
+            return LargeScan()
+''')
+
+
+def test_a_game_cannot_grow_its_socket_buffers(tmp_path):
+    if not bwrap_works():
+        pytest.fail("bubblewrap is needed (make test installs it)")
+    file = tmp_path / f"hoarder_{uuid.uuid4().hex[:12]}.py"
+    file.write_text(HOARDER)
+    island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
+    agent_process.close_all()
+    try:
+        record, _ = play_game(island, f"{file}:Hoarder", 1, map_name="m", isolation="sandbox", max_turns=3,
+                              game_timeout=60)
+    finally:
+        agent_process.close_all()
+    said = re.search(r"sockets (\d+) queued (\d+) sizes (\[.*\])", record.output)
+    assert said, (record.output, record.error)
+    sockets, queued, sizes = int(said[1]), int(said[2]), eval(said[3])  # noqa: S307  (our agent's own line)
+    assert sockets >= 20, said[0]
+    assert all(before == after for before, after in sizes), said[0]  # set, and unchanged
+    assert queued < 24 << 20, said[0]  # (219 MiB before, with 4 MiB of net.core.wmem_max)
