@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 from treasure_cli.rules.actions import Action
@@ -236,6 +238,38 @@ def refuse_jail(monkeypatch) -> None:
 
     monkeypatch.setattr(agent_process.AgentProcess, "_host_hello", refused)
     monkeypatch.setattr(agent_process, "_NO_JAIL", None)
+
+
+def hidden_maps(tmp_path: Path, seed: int, count: int = 2) -> Path:
+    """`tmp_path`/hidden with `count` small islands (24x20, MAP_01...) made from `seed` on: a
+    tournament's maps for a test."""
+    from treasure_cli.formats.map_file import write_map
+    from treasure_cli.islands.generator import generate_island
+
+    maps = tmp_path / "hidden"
+    maps.mkdir()
+    for i in range(count):
+        write_map(generate_island(24, 20, rng=np.random.default_rng(seed + i)), maps / f"MAP_{i + 1:02d}.txt")
+    return maps
+
+
+def without_control_groups(monkeypatch, route: str) -> Iterator[str]:
+    """For a fixture (`yield from`): the machine without control groups (TREASURE_NO_CGROUPS), a
+    game launched by `route`: "warm host", "a sandbox per game" (the warm host cannot jail a
+    game) or "process"; every agent process closed before and after."""
+    from treasure_cli.sandbox import cgroups, process as agent_process
+    from treasure_cli.sandbox.levels import bwrap_works
+
+    if route != "process" and not bwrap_works():
+        pytest.fail("bubblewrap is needed (make test installs it)")
+    monkeypatch.setenv("TREASURE_NO_CGROUPS", "1")
+    cgroups._bases.cache_clear()
+    if route == "a sandbox per game":
+        refuse_jail(monkeypatch)
+    agent_process.close_all()
+    yield route
+    agent_process.close_all()
+    cgroups._bases.cache_clear()
 
 
 # A group's agent file: the greedy baseline under a class name of the group's ({name}).

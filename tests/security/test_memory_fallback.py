@@ -19,11 +19,10 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import refuse_jail
+from helpers import without_control_groups
 
 import treasure_cli
 from treasure_cli.play.games import play_game
-from treasure_cli.sandbox import cgroups, process as agent_process
 from treasure_cli.sandbox.levels import TMP_BYTES, AgentLimits, bwrap_works, worst_case_memory
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap")
@@ -178,14 +177,7 @@ HOARDER = textwrap.dedent('''\
 def route(request, monkeypatch):
     """Both ways a sandboxed game is launched (as in tests/sandbox/test_wall_layers.py), and no
     control group: the machine without them."""
-    monkeypatch.setenv("TREASURE_NO_CGROUPS", "1")
-    cgroups._bases.cache_clear()
-    if request.param == "a sandbox per game":
-        refuse_jail(monkeypatch)
-    agent_process.close_all()
-    yield request.param
-    agent_process.close_all()
-    cgroups._bases.cache_clear()
+    yield from without_control_groups(monkeypatch, request.param)
 
 
 def test_without_control_groups_memory_outside_the_address_space_is_bounded(tmp_path, route):

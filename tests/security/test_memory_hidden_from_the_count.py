@@ -27,13 +27,13 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import refuse_jail
+from helpers import without_control_groups
 
 import treasure_cli
 from treasure_cli.play.games import play_game
-from treasure_cli.sandbox import cgroups, process as agent_process
+from treasure_cli.sandbox import process as agent_process
 from treasure_cli.sandbox.game_memory import held
-from treasure_cli.sandbox.levels import AgentLimits, bwrap_works
+from treasure_cli.sandbox.levels import AgentLimits
 
 MIB = 1 << 20
 SYS_EXIT = {"x86_64": 60, "aarch64": 93}.get(platform.machine())
@@ -164,16 +164,7 @@ AGENT = TRICKS + textwrap.dedent('''\
 @pytest.fixture(params=["warm host", "a sandbox per game"])
 def route(request, monkeypatch):
     """The machine without control groups, each way a sandboxed game is launched."""
-    if not bwrap_works():
-        pytest.fail("bubblewrap is needed (make test installs it)")
-    monkeypatch.setenv("TREASURE_NO_CGROUPS", "1")
-    cgroups._bases.cache_clear()
-    if request.param == "a sandbox per game":
-        refuse_jail(monkeypatch)
-    agent_process.close_all()
-    yield request.param
-    agent_process.close_all()
-    cgroups._bases.cache_clear()
+    yield from without_control_groups(monkeypatch, request.param)
 
 
 def test_a_game_that_hides_its_memory_from_proc_is_ended_at_its_limit(tmp_path, route):

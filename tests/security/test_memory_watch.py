@@ -14,13 +14,12 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import refuse_jail
+from helpers import without_control_groups
 
 import treasure_cli
 from treasure_cli.play.games import play_game
-from treasure_cli.sandbox import cgroups, process as agent_process
 from treasure_cli.sandbox.game_memory import held
-from treasure_cli.sandbox.levels import AgentLimits, bwrap_works
+from treasure_cli.sandbox.levels import AgentLimits
 
 TOKEN = "spread_" + uuid.uuid4().hex[:12]
 MIB = 1 << 20
@@ -61,16 +60,7 @@ SPREADER = textwrap.dedent('''\
 @pytest.fixture(params=["warm host", "a sandbox per game", "process"])
 def route(request, monkeypatch):
     """The machine without control groups, each way a game is launched."""
-    if request.param != "process" and not bwrap_works():
-        pytest.fail("bubblewrap is needed (make test installs it)")
-    monkeypatch.setenv("TREASURE_NO_CGROUPS", "1")
-    cgroups._bases.cache_clear()
-    if request.param == "a sandbox per game":
-        refuse_jail(monkeypatch)
-    agent_process.close_all()
-    yield request.param
-    agent_process.close_all()
-    cgroups._bases.cache_clear()
+    yield from without_control_groups(monkeypatch, request.param)
 
 
 def test_a_game_spread_over_processes_is_ended_at_its_memory_limit(tmp_path, route):

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import textwrap
 
-import numpy as np
 from click.testing import CliRunner
+from helpers import hidden_maps
 
 from treasure_cli.cli import cli
-from treasure_cli.formats.map_file import write_map
 from treasure_cli.grading.store import Store
-from treasure_cli.islands.generator import generate_island
 from treasure_cli.sandbox import process as agent_process
 
 CLOCKED = textwrap.dedent('''\
@@ -35,11 +33,8 @@ CLOCKED = textwrap.dedent('''\
 
 
 def test_jobs_1_never_plays_two_games_at_once(tmp_path):
-    maps, students = tmp_path / "hidden", tmp_path / "students"
-    maps.mkdir()
+    maps, students = hidden_maps(tmp_path, 40), tmp_path / "students"
     students.mkdir()
-    for i in range(2):
-        write_map(generate_island(24, 20, rng=np.random.default_rng(40 + i)), maps / f"MAP_{i + 1:02d}.txt")
     for name in ("ann", "bob", "cyd"):
         (students / f"{name}.py").write_text(CLOCKED)
     agent_process.close_all()

@@ -23,13 +23,10 @@ import textwrap
 import uuid
 from pathlib import Path
 
-import numpy as np
 import pytest
-from helpers import cheat_beside_logic
+from helpers import cheat_beside_logic, hidden_maps
 
 import treasure_cli
-from treasure_cli.formats.map_file import write_map
-from treasure_cli.islands.generator import generate_island
 from treasure_cli.sandbox import cgroups
 
 NAME = "pages_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
@@ -160,11 +157,8 @@ def probe():
 
 def test_no_game_times_the_pages_an_earlier_one_read(tmp_path, probe):
     assert "memory" in cgroups.available(), "this test needs the per-game memory groups (root, cgroup v1)"
-    maps, group = tmp_path / "hidden", tmp_path / "students" / NAME
-    maps.mkdir()
+    maps, group = hidden_maps(tmp_path, 90), tmp_path / "students" / NAME
     group.mkdir(parents=True)
-    for i in range(2):
-        write_map(generate_island(24, 20, rng=np.random.default_rng(90 + i)), maps / f"MAP_{i + 1:02d}.txt")
     (group / "agent.py").write_text(CHEAT)
     cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
     for r in cheat:

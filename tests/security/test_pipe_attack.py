@@ -14,12 +14,9 @@ from __future__ import annotations
 import textwrap
 import uuid
 
-import numpy as np
 
-from helpers import cheat_beside_logic
+from helpers import cheat_beside_logic, hidden_maps
 
-from treasure_cli.formats.map_file import write_map
-from treasure_cli.islands.generator import generate_island
 
 NAME = "pipes_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
@@ -82,11 +79,8 @@ CHEAT = textwrap.dedent('''\
 
 
 def test_no_game_of_a_tournament_reads_what_an_earlier_one_left_on_its_pipes(tmp_path):
-    maps, students = tmp_path / "hidden", tmp_path / "students"
-    maps.mkdir()
+    maps, students = hidden_maps(tmp_path, 60), tmp_path / "students"
     students.mkdir()
-    for i in range(2):
-        write_map(generate_island(24, 20, rng=np.random.default_rng(60 + i)), maps / f"MAP_{i + 1:02d}.txt")
     (students / f"{NAME}.py").write_text(CHEAT)
     cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
     # Every game wrote its marker (the attack ran) and read none (nothing carried it over)...

@@ -22,7 +22,7 @@ import uuid
 
 import numpy as np
 from click.testing import CliRunner
-from helpers import cheat_beside_logic
+from helpers import cheat_beside_logic, hidden_maps
 
 from treasure_cli.cli import cli
 from treasure_cli.formats.map_file import write_map
@@ -91,11 +91,8 @@ CHEAT = textwrap.dedent('''\
 
 
 def test_no_game_reads_an_earlier_ones_pages_or_sees_a_lock_or_a_watch(tmp_path):
-    maps, group = tmp_path / "hidden", tmp_path / "students" / NAME
-    maps.mkdir()
+    maps, group = hidden_maps(tmp_path, 70), tmp_path / "students" / NAME
     group.mkdir(parents=True)
-    for i in range(2):
-        write_map(generate_island(24, 20, rng=np.random.default_rng(70 + i)), maps / f"MAP_{i + 1:02d}.txt")
     (group / "agent.py").write_text(CHEAT)
     (group / "data.bin").write_bytes(bytes(range(256)) * 256)  # 64 kB: 16 pages, one bit each
     cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
