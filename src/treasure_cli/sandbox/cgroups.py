@@ -244,13 +244,18 @@ class GameGroup:
 
 
 def _cached(folder: str) -> bool:
-    """Whether a memory group still holds pages (its own page cache or memory, not its children's)."""
-    with contextlib.suppress(OSError, ValueError), open(os.path.join(folder, "memory.stat")) as f:
-        for line in f:
-            key, _, value = line.partition(" ")
-            if key in ("cache", "rss", "unevictable") and int(value) > 0:
-                return True
-    return False
+    """Whether a memory group still holds pages: its usage past its kernel memory (which its
+    emptying leaves, and which the next game cannot time). Read from the page counters, which
+    are exact: memory.stat's figures are flushed lazily (they read 0 with 512 KiB of a game's
+    pages still charged)."""
+    try:
+        with open(os.path.join(folder, "memory.usage_in_bytes")) as f:
+            usage = int(f.read())
+        with open(os.path.join(folder, "memory.kmem.usage_in_bytes")) as f:
+            kernel = int(f.read())
+    except (OSError, ValueError):
+        return False
+    return usage > kernel
 
 
 def empty_left(own: str) -> None:
