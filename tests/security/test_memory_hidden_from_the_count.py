@@ -21,6 +21,8 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import subprocess
+import sys
 import textwrap
 import time
 import uuid
@@ -92,24 +94,16 @@ TRICKS = textwrap.dedent('''\
 ''')
 
 
-def _child(trick: str, *args: int) -> int:
-    """A forked process that has played `trick` (returned once it has) and waits; its pid."""
-    code: dict = {}
-    exec(TRICKS, code)  # noqa: S102  (the tricks, as the agent below plays them)
-    done_r, done_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(done_r)
-            code[trick](*args)
-            os.write(done_w, b"done")
-            time.sleep(120)
-        finally:
-            os._exit(0)
-    os.close(done_w)
-    with os.fdopen(done_r, "rb") as f:
-        assert f.read(4) == b"done", trick
-    return pid
+def _child(trick: str, *args: int) -> subprocess.Popen:
+    """A process that has played `trick` (returned once it has) and waits (started, not forked:
+    the test's process is threaded)."""
+    code = TRICKS + f"\nimport sys\n{trick}(*{args!r})\nsys.stdout.write('done')\nsys.stdout.flush()\ntime.sleep(120)\n"
+    # The attack's own process forks as it likes, in the spawn-only session too (the rule that
+    # session sets is the referee's, not an agent's: tests/spawn_only/sitecustomize.py).
+    env = {k: v for k, v in os.environ.items() if k != "TREASURE_TEST_SPAWN_ONLY"}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stdout.read(4) == b"done", trick
+    return proc
 
 
 def _state(pid: int) -> str:
@@ -126,19 +120,20 @@ def _state(pid: int) -> str:
     ("private_table", (10,), 160 * MIB),
 ])
 def test_held_counts_what_a_process_hides_from_its_proc_files(trick, args, hidden):
-    pid = _child(trick, *args)
+    proc = _child(trick, *args)
+    pid = proc.pid
     try:
         pids = [pid, *agent_process._descendants(pid)]  # (the first trick's holder is a child of its own)
         deadline = time.monotonic() + 20
         while trick == "first_thread_gone" and _state(pids[-1]) != "Z" and time.monotonic() < deadline:
             time.sleep(0.01)  # its first thread gone: what the count must see through
         counted = held(pids)
-        assert counted >= hidden, (trick, counted >> 20)  # (the process itself, forked from pytest: ~60 MiB)
+        assert counted >= hidden, (trick, counted >> 20)  # (and the process itself)
     finally:
         for p in [*agent_process._descendants(pid), pid]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(p, 9)
-        os.waitpid(pid, 0)
+        proc.wait()
 
 
 AGENT = TRICKS + textwrap.dedent('''\

@@ -18,7 +18,9 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
-import time
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -29,7 +31,6 @@ GAP = 256 << 10  # bytes between two places
 MIB = 1 << 20
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
-_libc.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 
 
 @pytest.fixture
@@ -57,52 +58,58 @@ def _address(m: mmap.mmap) -> int:
     return int(np.frombuffer(m, dtype=np.uint8).ctypes.data)
 
 
-def _in_group(group: cgroups.GameGroup, work) -> tuple[int, int]:
-    """A process placed in `group` (as a game's) that runs `work(write_end)`; (pid, read end)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            group.enter()
-            work(w)
-        finally:
-            os._exit(0)
-    os.close(w)
-    assert os.read(r, 1) == b"x"
-    return pid, r
+def _in_group(group: cgroups.GameGroup, code: str) -> subprocess.Popen:
+    """A process placed in `group` (as a game's, before any of its work) that runs `code`, which
+    writes "x" on its standard output once done (a process started, not forked: the test's is
+    threaded)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import sys\nsys.stdin.read(1)\n" + code],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    group.add(proc.pid)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"g")
+    proc.stdin.flush()
+    assert proc.stdout.read(1) == b"x"
+    return proc
 
 
-def _leave(path: str):
-    def work(w: int) -> None:
-        with open(path, "rb") as f:
-            for k, bit in enumerate(PATTERN):
+def _leave(path: str) -> str:
+    return textwrap.dedent(f"""\
+        import os
+        with open({path!r}, "rb") as f:
+            for k, bit in enumerate({PATTERN!r}):
                 if bit:
-                    os.pread(f.fileno(), 1, k * GAP)
-        os.write(w, b"x")
-    return work
+                    os.pread(f.fileno(), 1, k * {GAP})
+        os.write(1, b"x")
+    """)
 
 
-def _pin(path: str, how: str):
-    def work(w: int) -> None:
-        fd = os.open(path, os.O_RDONLY)
+def _pin(path: str, how: str) -> str:
+    pin = textwrap.dedent(f"""\
+        import ctypes, mmap, os, time
+        import numpy as np
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        fd = os.open({path!r}, os.O_RDONLY)
         held = []
-        if how == "mlock":
-            m = mmap.mmap(fd, os.path.getsize(path), prot=mmap.PROT_READ)
-            base = _address(m)
-            for k, bit in enumerate(PATTERN):
-                if bit and _libc.mlock(base + k * GAP, mmap.PAGESIZE) != 0:
+    """)
+    if how == "mlock":
+        pin += textwrap.dedent(f"""\
+            m = mmap.mmap(fd, os.path.getsize({path!r}), prot=mmap.PROT_READ)
+            base = int(np.frombuffer(m, dtype=np.uint8).ctypes.data)
+            for k, bit in enumerate({PATTERN!r}):
+                if bit and libc.mlock(base + k * {GAP}, mmap.PAGESIZE) != 0:
                     raise OSError(ctypes.get_errno(), "mlock")
             held.append(m)
-        else:  # splice: each page referenced by a pipe's buffer
-            for k, bit in enumerate(PATTERN):
+        """)
+    else:  # splice: each page referenced by a pipe's buffer
+        pin += textwrap.dedent(f"""\
+            for k, bit in enumerate({PATTERN!r}):
                 if bit:
                     r, pw = os.pipe()
-                    os.splice(fd, pw, 1, offset_src=k * GAP)
+                    os.splice(fd, pw, 1, offset_src=k * {GAP})
                     held += [r, pw]
-        os.write(w, b"x")
-        time.sleep(120)
-    return work
+        """)
+    return pin + 'os.write(1, b"x")\ntime.sleep(120)\n'
 
 
 @pytest.mark.parametrize("how", ["mlock", "splice"])
@@ -118,17 +125,14 @@ def test_pages_pinned_by_a_game_beside_it_are_emptied_before_a_later_game(tmp_pa
     assert not any(_resident(str(probe))), _resident(str(probe))
 
     first, beside = cgroups.GameGroup(256 * MIB, None), cgroups.GameGroup(256 * MIB, None)
-    pid, r = _in_group(first, _leave(str(probe)))
-    os.waitpid(pid, 0)
-    os.close(r)
+    _in_group(first, _leave(str(probe))).wait()
     assert _resident(str(probe)) == [bool(b) for b in PATTERN]
-    pinner, r = _in_group(beside, _pin(str(probe), how))
+    pinner = _in_group(beside, _pin(str(probe), how))
     try:
         first.close()  # the first game ends while the game beside it pins its pages
     finally:
-        os.kill(pinner, 9)
-        os.waitpid(pinner, 0)
-        os.close(r)
+        pinner.kill()
+        pinner.wait()
         beside.close()
     later = cgroups.GameGroup(256 * MIB, None)  # a later game's group, made before its code runs
     try:
