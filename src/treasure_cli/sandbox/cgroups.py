@@ -87,10 +87,10 @@ def _sweep(own: str) -> None:
             folder = os.path.join(own, entry)
             with contextlib.suppress(OSError):
                 for game in os.listdir(folder):
-                    if game.startswith(("game-", "left-")):
+                    if game.startswith("left-"):  # (its pages first: see GameGroup.close)
+                        _release(os.path.join(folder, game))
+                    elif game.startswith("game-"):
                         with contextlib.suppress(OSError):
-                            if game.startswith("left-"):  # (its pages first: see GameGroup.close)
-                                _write(os.path.join(folder, game, "memory.force_empty"), "0")
                             os.rmdir(os.path.join(folder, game))
                 os.rmdir(folder)
 
@@ -271,11 +271,15 @@ def empty_left(own: str) -> None:
             with contextlib.suppress(OSError):
                 for left in os.listdir(base):
                     if left.startswith("left-"):
-                        folder = os.path.join(base, left)
-                        with contextlib.suppress(OSError):
-                            _write(os.path.join(folder, "memory.force_empty"), "0")
-                            if not _cached(folder):
-                                os.rmdir(folder)
+                        _release(os.path.join(base, left))
+
+
+def _release(folder: str) -> None:
+    """Empty a kept memory group (`left-N`) again, and remove it once it holds no page."""
+    with contextlib.suppress(OSError):
+        _write(os.path.join(folder, "memory.force_empty"), "0")
+        if not _cached(folder):
+            os.rmdir(folder)
 
 
 def _cpu_list(cpus: set[int]) -> str:
@@ -288,11 +292,8 @@ def remove_bases() -> None:
         with contextlib.suppress(OSError):
             for entry in os.listdir(base):
                 if entry.startswith("left-"):  # removed once emptied; else a later run's `_sweep` does
-                    with contextlib.suppress(OSError):
-                        _write(os.path.join(base, entry, "memory.force_empty"), "0")
-                    if _cached(os.path.join(base, entry)):
-                        continue
-                if entry.startswith(("game-", "left-")):
+                    _release(os.path.join(base, entry))
+                elif entry.startswith("game-"):
                     with contextlib.suppress(OSError):
                         os.rmdir(os.path.join(base, entry))
             os.rmdir(base)

@@ -252,14 +252,11 @@ class AgentProcess:
         """The game's process, forked by the warm host and waiting for its first message
         (warm_host.py: no code of the agent's runs before it), put in a group of its own."""
         self.group = self._new_group()
-        if self.group is None:
-            if COUNTS:
-                hosts = self.pids()
-                game = _children(hosts[0]) if hosts else []
-                self._watch(game[0] if len(game) == 1 else None)
-            return
         hosts = self.pids()
         game = _children(hosts[0]) if hosts else []
+        self._watch(game[0] if len(game) == 1 else None)  # (where no memory group holds it)
+        if self.group is None:
+            return
         try:
             if len(game) != 1:
                 raise OSError(f"the warm host has {len(game)} processes, not the game's one")
@@ -306,10 +303,10 @@ class AgentProcess:
 
     def _count_memory(self, turn: int) -> None:
         """End the game once its processes hold more than its memory limit (sandbox/game_memory.py)."""
-        root = self._watched
-        if root is None or time.monotonic() < self._watch_at:
+        root, now = self._watched, time.monotonic()
+        if root is None or now < self._watch_at:
             return
-        self._watch_at = time.monotonic() + WATCH_SECONDS
+        self._watch_at = now + WATCH_SECONDS
         usage = held([root, *_descendants(root)], self.limits.file_size, self._counts % THOROUGH == 0)
         self._counts += 1
         if usage > self.limits.memory:
