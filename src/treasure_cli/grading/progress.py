@@ -188,7 +188,7 @@ class Estimate:
         sizes = [t for (a, t) in self._seconds if a == agent]
         if not sizes:
             return None
-        near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+        near = _nearest(sizes, tiles)
         mean = statistics.fmean(self._seconds[(agent, near)])
         if near == tiles:
             return mean
@@ -241,7 +241,7 @@ class Estimate:
             sizes = {t for (_, t) in self._seconds}
             fixed = 0.0
             if sizes:
-                near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+                near = _nearest(sizes, tiles)
                 there = [statistics.fmean(v) for (a, t), v in self._seconds.items() if t == near]
                 fixed = min(there) if len(there) > 1 else 0.0
             self._memo[("fixed", tiles)] = fixed
@@ -259,7 +259,7 @@ class Estimate:
         everyone = self._size_sums.get(tiles, [0, 0])
         sizes = [t for t in self._sizes.get(agent, ()) if t != tiles and (agent, t) in self._sums]
         if sizes and not games:
-            near = min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
+            near = _nearest(sizes, tiles)
             there = self._expected_actions(agent, near)
             assert there is not None
             mean = {key: cell[2] / cell[0] for key, cell in self._sums.items() if cell[0] and key[1] in (near, tiles)}
@@ -423,6 +423,11 @@ class Estimate:
             parts.append("failed: " + ", ".join(f"{name} {n}" for name, n in worst))
         text = " · ".join(parts)
         return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def _nearest(sizes: Iterable[int], tiles: int) -> int:
+    """The size (in tiles) of `sizes` nearest `tiles` by ratio, the larger on a tie."""
+    return min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
 
 
 def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True) -> float:
