@@ -12,6 +12,8 @@ the default size, and the same 14 pairs queue a few MiB.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import textwrap
 import uuid
 
@@ -77,3 +79,72 @@ def test_a_game_cannot_grow_its_socket_buffers(tmp_path):
     assert sockets >= 20, said[0]
     assert all(before == after for before, after in sizes), said[0]  # set, and unchanged
     assert queued < 24 << 20, said[0]  # (219 MiB before, with 4 MiB of net.core.wmem_max)
+
+
+# An i386 program reaches setsockopt through the `socketcall` multiplexer (number 102, its first
+# argument SYS_SETSOCKOPT 14), whose options a filter cannot read. Built without a C library
+# (gcc -m32 needs no 32-bit one with -nostdlib); its exit status says what its socket's size
+# became: 0 grown past 1 MiB, 1 unchanged, 10-12 a call failed.
+I386_PROGRAM = textwrap.dedent('''\
+    static long sys(long n, long a, long b, long c) {
+        long r;
+        __asm__ volatile ("int $0x80" : "=a"(r) : "a"(n), "b"(a), "c"(b), "d"(c) : "memory");
+        return r;
+    }
+    void _start(void) {
+        int sv[2], size = 4 << 20, got = 0, len = 4;
+        long args[6] = {1, 1, 0, (long)sv, 0, 0};                   /* AF_UNIX, SOCK_STREAM */
+        if (sys(102, 8, (long)args, 0) < 0) sys(1, 10, 0, 0);       /* SYS_SOCKETPAIR */
+        args[0] = sv[0]; args[1] = 1; args[2] = 7; args[3] = (long)&size; args[4] = 4;
+        if (sys(102, 14, (long)args, 0) < 0) sys(1, 11, 0, 0);      /* SYS_SETSOCKOPT SO_SNDBUF */
+        args[3] = (long)&got; args[4] = (long)&len;
+        if (sys(102, 15, (long)args, 0) < 0) sys(1, 12, 0, 0);      /* SYS_GETSOCKOPT */
+        sys(1, got > (1 << 20) ? 0 : 1, 0, 0);
+    }
+''')
+
+I386_AGENT = textwrap.dedent('''\
+    import pathlib
+    import subprocess
+    import sys
+
+    from treasure_cli import LargeScan
+
+
+    class Runner:
+        """Runs the i386 program it brought and says its exit status."""
+
+        def __init__(self):
+            program = pathlib.Path(__file__).with_name("grow32")
+            status = subprocess.run([str(program)]).returncode
+            print(f"i386 status {status}", file=sys.stderr, flush=True)
+
+        def act(self, obs):
+            return LargeScan()
+''')
+
+
+def test_an_i386_program_cannot_grow_its_socket_buffers_through_socketcall(tmp_path):
+    if not bwrap_works():
+        pytest.fail("bubblewrap is needed (make test installs it)")
+    if shutil.which("gcc") is None:
+        pytest.fail("gcc is needed to build the i386 program (make test installs g++, which brings it)")
+    group = tmp_path / f"i386_{uuid.uuid4().hex[:12]}"
+    group.mkdir()
+    (group / "grow32.c").write_text(I386_PROGRAM)
+    subprocess.run(["gcc", "-m32", "-static", "-nostdlib", "-ffreestanding", "-fno-stack-protector", "-O1",
+                    "-o", str(group / "grow32"), str(group / "grow32.c")], check=True)
+    (group / "grow32.c").unlink()
+    outside = subprocess.run([str(group / "grow32")]).returncode
+    assert outside == 0, f"the program should grow its buffer outside the sandbox (status {outside})"
+    (group / "agent.py").write_text(I386_AGENT)
+    island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
+    agent_process.close_all()
+    try:
+        record, _ = play_game(island, f"{group / 'agent.py'}:Runner", 1, map_name="m", isolation="sandbox",
+                              max_turns=3, game_timeout=60)
+    finally:
+        agent_process.close_all()
+    said = re.search(r"i386 status (\d+)", record.output)
+    assert said, (record.output, record.error)
+    assert said[1] == "1", said[0]  # the socket pair was made, setsockopt succeeded, the size stayed

@@ -72,24 +72,29 @@ FCNTL: dict[int, tuple[int, ...]] = {_X86_64: (72,), _I386: (55, 221), _AARCH64:
 FCNTL_DENIED = (1024, 1026)
 
 # setsockopt, whose buffer sizes (its second argument SOL_SOCKET, its third one of these) are
-# left as they are: the call succeeds and changes nothing (see the module's text). i386's
-# programs may reach it through the `socketcall` multiplexer too, whose arguments a filter
-# cannot read: not filtered.
+# left as they are: the call succeeds and changes nothing (see the module's text).
 SETSOCKOPT: dict[int, tuple[int, ...]] = {_X86_64: (54,), _I386: (366,), _AARCH64: (208,)}
 SOL_SOCKET = 1
 BUFFER_OPTIONS = (7, 8, 32, 33)  # SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE
+# i386's programs reach setsockopt through the `socketcall` multiplexer too (its first argument
+# SYS_SETSOCKOPT), whose other arguments sit in memory that a filter cannot read: there every
+# setsockopt succeeds and changes nothing. A game has no network, and its sockets keep their
+# default options; the multiplexer's other calls are allowed.
+SOCKETCALL: dict[int, int] = {_I386: 102}
+SYS_SETSOCKOPT = 14
 
 # linux/filter.h, linux/seccomp.h, linux/prctl.h
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
-_NR, _ARCH, _ARG1, _ARG2 = 0, 4, 24, 32  # struct seccomp_data's offsets (an argument's low word: little-endian)
+_NR, _ARCH, _ARG0, _ARG1, _ARG2 = 0, 4, 16, 24, 32  # struct seccomp_data's offsets (an argument's low word: little-endian)
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
 def program() -> list[tuple[int, int, int, int]]:
     """The filter's BPF instructions (code, jump if true, jump if false, k): for each known
     architecture, its denied numbers, fcntl with a denied command, and setsockopt of a buffer's
-    size (which succeeds, doing nothing); anything else is allowed."""
+    size (which succeeds, doing nothing; on i386, any setsockopt through socketcall); anything
+    else is allowed."""
     allow, denied = (_RET_K, "", "", _RET_ALLOW), (_RET_K, "", "", _RET_ERRNO | errno.ENOSYS)
     out: list[tuple[int, int, int, int]] = []
     for arch, numbers in DENIED.items():
@@ -101,9 +106,14 @@ def program() -> list[tuple[int, int, int, int]]:
         block += [(_JEQ_K, "denied", "", n) for n in numbers]
         block += [(_JEQ_K, "fcntl", "", n) for n in FCNTL[arch]]
         block += [(_JEQ_K, "sockopt", "", n) for n in SETSOCKOPT[arch]]
+        if arch in SOCKETCALL:
+            block.append((_JEQ_K, "socketcall", "", SOCKETCALL[arch]))
         block += [allow, "fcntl", (_LD_W_ABS, "", "", _ARG1)]
         block += [(_JEQ_K, "denied", "", c) for c in FCNTL_DENIED]
-        block += [allow, "sockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
+        block.append(allow)
+        if arch in SOCKETCALL:
+            block += ["socketcall", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "unchanged", "allow", SYS_SETSOCKOPT)]
+        block += ["sockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
                   (_LD_W_ABS, "", "", _ARG2)]
         block += [(_JEQ_K, "unchanged", "", o) for o in BUFFER_OPTIONS]
         block += ["allow", allow, "unchanged", (_RET_K, "", "", _RET_ERRNO | 0), "denied", denied, "end"]
