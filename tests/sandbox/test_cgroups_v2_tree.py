@@ -110,3 +110,26 @@ def test_a_gone_referees_folder_is_swept_and_a_live_ones_kept(parent):
     os.mkdir(live)
     cgroup2.make_base(parent, os.getpid())
     assert not os.path.exists(stale) and os.path.isdir(live)
+
+
+def test_a_process_started_for_one_game_enters_its_group_before_its_program(parent):
+    """The way a process started for a single game is placed: it writes 0 (itself) into the
+    group's cgroup.procs between fork and exec (sandbox/process.py's `prepare`)."""
+    base = cgroup2.make_base(parent, os.getpid())
+    group = cgroup2.Group(base, 1, 64 << 20, None)
+    code = ("import sys; print([x for x in open('/proc/self/cgroup') if x.startswith('0::')][0], end='', flush=True); "
+            "sys.stdin.read()")
+    game = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: group.add(0))
+    try:
+        said = game.stdout.readline()  # type: ignore[union-attr]
+        where = "/".join([os.path.basename(parent), f"treasure-{os.getpid()}", "game-1"])
+        assert said.startswith("0::/") and said.endswith(f"/{where}\n"), said
+        assert group.pids() == [game.pid]
+        assert group.close()
+        assert game.wait(timeout=10) == -9
+    finally:
+        with contextlib.suppress(OSError):
+            game.kill()
+        game.wait()
+    cgroup2.remove_base(base)
