@@ -76,7 +76,8 @@ def test_a_game_group_holds_a_forking_tree_and_cgroup_kill_ends_it(parent):
     base = cgroup2.make_base(parent, os.getpid())
     group = cgroup2.Group(base, 1, 64 << 20, None)
     assert os.path.isdir(group.folder) and group.pids() == [] and not group.populated()
-    game = subprocess.Popen([sys.executable, "-c", TREE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # (-I: the game is a process of its own that may fork, also in the spawn_only session)
+    game = subprocess.Popen([sys.executable, "-I", "-c", TREE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         group.add(game.pid)
         assert group.pids() == [game.pid] and group.populated()
