@@ -31,6 +31,7 @@ class FakeFiles(cgroup2.Files):
         self.root = root
         self.log: list[tuple[str, str, str]] = []
         self.stuck: set[str] = set()  # folders whose rmdir fails (EBUSY)
+        self.refused: set[str] = set()  # controllers the kernel will not hand on (the write fails whole)
         root.mkdir()
         (root / "cgroup.controllers").write_text(offered + "\n")
         (root / "cgroup.subtree_control").write_text("\n")
@@ -91,6 +92,8 @@ class FakeFiles(cgroup2.Files):
             for word in value.split():
                 if word[1:] not in offered:
                     raise OSError(errno.ENOENT, "not offered", path)
+                if word[1:] in self.refused:
+                    raise OSError(errno.EINVAL, "refused", path)
                 if os.path.exists(os.path.join(folder, "cgroup.type")) and self._procs(folder):
                     raise OSError(errno.EBUSY, "no internal processes", path)
                 enabled = enabled | {word[1:]} if word[0] == "+" else enabled - {word[1:]}
@@ -189,6 +192,15 @@ def test_the_memory_verdict_is_read_from_memory_events(tmp_path, monkeypatch, ev
     Path(group.folders["memory"], "memory.events").write_text(events)
     assert group.oom_killed() is verdict
     group.close()
+
+
+def test_a_cpuset_the_kernel_refuses_leaves_memory_handed_on_alone(tmp_path):
+    files, _ = _delegated(tmp_path)
+    files.refused.add("cpuset")
+    choice = cgroups.choose(REFEREE, proc=_proc(tmp_path, "/run-1.scope"), files=files)
+    assert choice.kind == "v2" and choice.v2 is not None and choice.v2.controllers == ("memory",), choice.why
+    assert [entry[2] for entry in files.log if entry[1] == "run-1.scope/cgroup.subtree_control"] == [
+        "+memory +cpuset", "+memory"]
 
 
 def test_v1_is_kept_where_its_memory_hierarchy_is_writable_and_v2_is_left_alone(tmp_path):

@@ -147,19 +147,31 @@ def delegated_parent(own: str, pid: int, files: Files = FILES) -> tuple[str | No
     with contextlib.suppress(OSError):
         if os.path.basename(own).startswith(LEAF) and "memory" in _words(files, f"{parent}/cgroup.subtree_control"):
             return parent, ""  # a referee process started in another's leaf (a pool's worker)
-    wanted = " ".join("+" + name for name in WANTED if name in offered)
+    wanted = tuple(name for name in WANTED if name in offered)
     try:
         if "memory" in _words(files, os.path.join(own, "cgroup.subtree_control")):
             return own, ""
         if _is_root(files, own):
-            files.write(os.path.join(own, "cgroup.subtree_control"), wanted)
+            _hand_on(files, own, wanted)
             return own, ""
     except OSError as exc:
         return None, f"cannot hand the memory controller on in {own}: {exc}"
     return _move_into_leaf(own, pid, wanted, files)
 
 
-def _move_into_leaf(own: str, pid: int, wanted: str, files: Files) -> tuple[str | None, str]:
+def _hand_on(files: Files, folder: str, names: tuple[str, ...]) -> None:
+    """Hand `names` on to `folder`'s children. The kernel takes such a write whole or not at
+    all: where it refuses one of them (a cpuset it cannot give), memory alone is asked for."""
+    path = os.path.join(folder, "cgroup.subtree_control")
+    try:
+        files.write(path, " ".join("+" + name for name in names))
+    except OSError:
+        if names == ("memory",) or "memory" not in names:
+            raise
+        files.write(path, "+memory")
+
+
+def _move_into_leaf(own: str, pid: int, wanted: tuple[str, ...], files: Files) -> tuple[str | None, str]:
     """Move this referee's processes (`pid` and all it started) out of `own` into a leaf of
     theirs, then hand `wanted` on in `own`; where `own` holds anyone else's, touch nothing."""
     procs = os.path.join(own, "cgroup.procs")
@@ -183,7 +195,7 @@ def _move_into_leaf(own: str, pid: int, wanted: str, files: Files) -> tuple[str 
             held = {int(x) for x in _words(files, procs)}
             if not held:
                 break
-        files.write(os.path.join(own, "cgroup.subtree_control"), wanted)
+        _hand_on(files, own, wanted)
         return own, ""
     except (OSError, ValueError) as exc:
         with contextlib.suppress(OSError, ValueError):  # back as they were
@@ -205,13 +217,14 @@ class Base:
 def make_base(parent: str, pid: int, files: Files = FILES) -> Base:
     """`parent/treasure-PID`, handing on what `parent` hands it (raises OSError)."""
     sweep(parent, files, pid)
-    given = tuple(name for name in WANTED if name in _words(files, os.path.join(parent, "cgroup.subtree_control")))
+    offered = _words(files, os.path.join(parent, "cgroup.subtree_control"))
     folder = os.path.join(parent, f"{BASE}{pid}")
     with contextlib.suppress(FileExistsError):
         files.mkdir(folder)
-    if given:
-        files.write(os.path.join(folder, "cgroup.subtree_control"), " ".join("+" + name for name in given))
-    return Base(folder, given, files)
+    if "memory" in offered:
+        _hand_on(files, folder, tuple(name for name in WANTED if name in offered))
+    given = _words(files, os.path.join(folder, "cgroup.subtree_control"))
+    return Base(folder, tuple(name for name in WANTED if name in given), files)
 
 
 def sweep(parent: str, files: Files = FILES, mine: int | None = None) -> None:
