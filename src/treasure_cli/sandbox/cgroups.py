@@ -5,12 +5,12 @@ started for the one game) are placed in a group of their own before any of the a
 code runs, under the group the referee itself runs in (so every limit above it still
 holds), and the group is removed when the game ends:
 
-* `memory` (cgroup v1's memory controller): the whole game, its children, its
-  `memfd_create` and tmpfs pages and its pipes' buffers included, is held to
-  `--agent-memory` (`memory.limit_in_bytes`); past it the kernel kills a process of the
-  game, never one outside it. The per-process address-space limit does not count pages
+* `memory`: the whole game, its children, its `memfd_create` and tmpfs pages and its
+  pipes' buffers included, is held to `--agent-memory` (v1's `memory.limit_in_bytes`,
+  v2's `memory.max`); past it the kernel kills a process of the game (v2: all of it),
+  never one outside it. The per-process address-space limit does not count pages
   that are not mapped (a memfd's), nor add up across processes. When the game ends, the
-  group is emptied (`memory.force_empty`) of the file pages and the names (dentries) its
+  group is emptied (v1's `memory.force_empty`, v2's `memory.reclaim`) of the file pages and the names (dentries) its
   game brought into the kernel's caches: a later game timing its own reads would find them.
 * `cpuset`: the game's CPUs are the referee's choice (`cpuset.cpus`); a process inside
   may call sched_setaffinity, but only within them.
