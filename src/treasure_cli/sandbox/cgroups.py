@@ -37,6 +37,7 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
+from typing import Literal
 
 from treasure_cli.sandbox import cgroup2
 
@@ -70,7 +71,7 @@ def _own_groups(proc: str = PROC) -> dict[str, str]:
 class Choice:
     """The groups this referee process gives its games: `kind` is "v1", "v2" or "count"."""
 
-    kind: str = "count"
+    kind: Literal["v1", "v2", "count"] = "count"
     v1: dict[str, str] = field(default_factory=dict)  # controller -> its v1 folder `treasure-<pid>`
     v2: cgroup2.Base | None = None                    # the v2 folder, where v1 has no memory
     why: str = ""                                     # where it is, or why neither v1 nor v2
