@@ -13,6 +13,7 @@ import errno
 import functools
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ class FakeFiles(cgroup2.Files):
         self.log: list[tuple[str, str, str]] = []
         self.stuck: set[str] = set()  # folders whose rmdir fails (EBUSY)
         self.refused: set[str] = set()  # controllers the kernel will not hand on (the write fails whole)
+        self.then: dict[str, Callable[[], None]] = {}  # done once after a write to this path (relative)
         root.mkdir()
         (root / "cgroup.controllers").write_text(offered + "\n")
         (root / "cgroup.subtree_control").write_text("\n")
@@ -110,6 +112,8 @@ class FakeFiles(cgroup2.Files):
             Path(folder, "cgroup.events").write_text("populated 0\nfrozen 0\n")
         else:
             Path(path).write_text(value)
+        if self.rel(path) in self.then:
+            self.then.pop(self.rel(path))()
 
 
 def _proc(tmp: Path, own_v2: str, memory_v1: str | None = None, name: str = "proc") -> str:
@@ -241,6 +245,17 @@ def test_a_v2_group_shared_with_other_processes_is_left_as_it_is(tmp_path):
     assert "holds 1 other processes" in choice.why and "Delegate=yes" in choice.why
     assert files.log == []
     assert Path(scope, "cgroup.procs").read_text().split() == [str(OTHER), str(REFEREE)]
+
+
+def test_a_process_that_joins_the_referees_group_meanwhile_is_not_moved_and_all_is_put_back(tmp_path):
+    files, scope = _delegated(tmp_path)
+    leaf = f"run-1.scope/treasure-ref-{REFEREE}"
+    files.then[f"{leaf}/cgroup.procs"] = lambda: Path(scope, "cgroup.procs").write_text(f"{OTHER}\n")
+    choice = cgroups.choose(REFEREE, proc=_proc(tmp_path, "/run-1.scope"), files=files)
+    assert choice.kind == "count" and "cannot hand the memory controller on" in choice.why, choice.why
+    assert not [entry for entry in files.log if entry[2] == str(OTHER)]  # never moved
+    assert sorted(Path(scope, "cgroup.procs").read_text().split()) == sorted([str(OTHER), str(REFEREE)])
+    assert not os.path.exists(os.path.join(files.root, leaf))
 
 
 def test_the_tree_root_hands_memory_on_without_moving_the_referee(tmp_path):

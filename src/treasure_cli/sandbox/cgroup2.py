@@ -195,6 +195,7 @@ def _move_into_leaf(own: str, pid: int, wanted: tuple[str, ...], files: Files) -
             held = {int(x) for x in _words(files, procs)}
             if not held:
                 break
+            held &= {pid} | _descendants(pid)  # (only its own: anyone else's stays, and the hand-on fails)
         _hand_on(files, own, wanted)
         return own, ""
     except (OSError, ValueError) as exc:
