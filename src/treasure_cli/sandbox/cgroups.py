@@ -299,13 +299,15 @@ class GameGroup:
             self._v2 = None
         memory = self._v1.get("memory")
         if memory is not None:
+            pause = 0.0001  # (the kill takes a fraction of a millisecond: waited for briefly, then longer)
             while left := self.pids():
                 for pid in left:
                     with contextlib.suppress(OSError):
                         os.kill(pid, signal.SIGKILL)
                 if time.monotonic() > deadline:
                     break
-                time.sleep(0.002)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)
             else:
                 # A page (or a looked-up name) the game brought into a cache is charged to its
                 # group. Left cached, it would tell a later game, which times its own read of it,
