@@ -182,6 +182,9 @@ def run_tasks(fn: Callable[..., T], tasks: Iterable[tuple], jobs: int = 1, *, st
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+    from treasure_cli.sandbox import cgroups
+
+    cgroups.settle()  # (a cgroup v2 referee moves into a leaf of its own before its workers start)
     context = multiprocessing.get_context(choose_start_method(start_method))
     if context.get_start_method() == "forkserver":
         # The server imports the task's module (numpy and the game with it) once; each worker

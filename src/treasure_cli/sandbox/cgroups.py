@@ -5,21 +5,27 @@ started for the one game) are placed in a group of their own before any of the a
 code runs, under the group the referee itself runs in (so every limit above it still
 holds), and the group is removed when the game ends:
 
-* `memory` (cgroup v1's memory controller): the whole game, its children, its
-  `memfd_create` and tmpfs pages and its pipes' buffers included, is held to
-  `--agent-memory` (`memory.limit_in_bytes`); past it the kernel kills a process of the
-  game, never one outside it. The per-process address-space limit does not count pages
+* `memory`: the whole game, its children, its `memfd_create` and tmpfs pages and its
+  pipes' buffers included, is held to `--agent-memory` (v1's `memory.limit_in_bytes`,
+  v2's `memory.max`); past it the kernel kills a process of the game (v2: all of it),
+  never one outside it. The per-process address-space limit does not count pages
   that are not mapped (a memfd's), nor add up across processes. When the game ends, the
-  group is emptied (`memory.force_empty`) of the file pages and the names (dentries) its
+  group is emptied (v1's `memory.force_empty`, v2's `memory.reclaim`) of the file pages and the names (dentries) its
   game brought into the kernel's caches: a later game timing its own reads would find them.
 * `cpuset`: the game's CPUs are the referee's choice (`cpuset.cpus`); a process inside
   may call sched_setaffinity, but only within them.
 
-Where there is no such group (no cgroup v1 hierarchy writable by this program: not
-root, or a container that hides it), nothing is placed, and `treasure doctor` says so;
-docs/security.md gives what bounds a game's memory then (sandbox/levels.py's limits).
-cgroup v2 is not used yet: its groups need a delegated subtree whose own processes live
-in a leaf, which a referee started from a shell does not have.
+Which groups, chosen once per referee process (`choice`):
+
+* `v1`: cgroup v1's `memory` hierarchy is writable by this program (root, on many CI
+  machines and containers): a group in each of its two hierarchies, as above;
+* `v2`: it is not, but the cgroup v2 tree hands this program its memory controller (the
+  tree's root, or a delegated group of the referee's own: sandbox/cgroup2.py says how):
+  one group holding both controllers (cpuset where the tree offers it), the same limits;
+* `count`: neither (not root, a container that hides them, or a referee sharing its v2
+  group with other processes): nothing is placed, the referee counts a game's memory
+  itself (sandbox/game_memory.py), and `treasure doctor` says why.
+`TREASURE_NO_CGROUPS=1` gives the count whatever the machine has.
 """
 
 from __future__ import annotations
@@ -30,15 +36,20 @@ import itertools
 import os
 import signal
 import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from treasure_cli.sandbox import cgroup2
 
 CONTROLLERS = ("memory", "cpuset")
 _COUNT = itertools.count(1)
+PROC = "/proc/self"  # where this process's mountinfo and cgroup files are read (a fake tree's in tests)
 
 
-def _own_groups() -> dict[str, str]:
+def _own_groups(proc: str = PROC) -> dict[str, str]:
     """Controller -> the folder of this process's own group in its cgroup v1 hierarchy."""
     mounts: dict[str, str] = {}
-    with contextlib.suppress(OSError), open("/proc/self/mountinfo") as f:
+    with contextlib.suppress(OSError), open(f"{proc}/mountinfo") as f:
         for line in f:
             left, _, right = line.partition(" - ")
             fields, tail = left.split(), right.split()
@@ -47,7 +58,7 @@ def _own_groups() -> dict[str, str]:
                     if option in CONTROLLERS:
                         mounts.setdefault(option, fields[4])
     found: dict[str, str] = {}
-    with contextlib.suppress(OSError), open("/proc/self/cgroup") as f:
+    with contextlib.suppress(OSError), open(f"{proc}/cgroup") as f:
         for line in f:
             _, names, path = line.rstrip("\n").split(":", 2)
             for name in names.split(","):
@@ -56,24 +67,77 @@ def _own_groups() -> dict[str, str]:
     return found
 
 
+@dataclass
+class Choice:
+    """The groups this referee process gives its games: `kind` is "v1", "v2" or "count"."""
+
+    kind: Literal["v1", "v2", "count"] = "count"
+    v1: dict[str, str] = field(default_factory=dict)  # controller -> its v1 folder `treasure-<pid>`
+    v2: cgroup2.Base | None = None                    # the v2 folder, where v1 has no memory
+    why: str = ""                                     # where it is, or why neither v1 nor v2
+
+
 @functools.cache
-def _bases(pid: int) -> dict[str, str]:
-    """Controller -> a folder of this process's own (`treasure-<pid>`) under its group, made
-    once per process (a pool's forked worker makes its own); only where it could be made."""
-    bases: dict[str, str] = {}
+def _bases(pid: int) -> Choice:
+    """This process's groups (`choose`), made once per process (a pool's worker makes its own)."""
     if os.environ.get("TREASURE_NO_CGROUPS"):  # (tests and doctor: the machine without them)
-        return bases
-    for name, own in _own_groups().items():
+        return Choice(why="TREASURE_NO_CGROUPS is set")
+    return choose(pid)
+
+
+def choose(pid: int, proc: str = PROC, files: cgroup2.Files = cgroup2.FILES) -> Choice:
+    """cgroup v1 where its memory hierarchy is writable, else cgroup v2 where the tree hands
+    this process a memory controller, else the count (with why neither)."""
+    choice = Choice()
+    whys: list[str] = []
+    own_groups = _own_groups(proc)
+    for name, own in own_groups.items():
         _sweep(own)
         base = os.path.join(own, f"treasure-{pid}")
         try:
             os.makedirs(base, exist_ok=True)
             if name == "cpuset":
                 _inherit_cpuset(own, base)
-            bases[name] = base
-        except OSError:
+            choice.v1[name] = base
+        except OSError as exc:
+            if name == "memory":
+                whys.append(f"cgroup v1: {own} is not writable ({exc.strerror or exc})")
             continue
-    return bases
+    if "memory" in choice.v1:
+        choice.kind, choice.why = "v1", f"cgroup v1, under {os.path.dirname(choice.v1['memory'])}"
+        return choice
+    if "memory" not in own_groups:
+        whys.append("cgroup v1: no memory hierarchy is mounted")
+    own_v2, why = cgroup2.own_folder(f"{proc}/mountinfo", f"{proc}/cgroup")
+    parent = None
+    if own_v2 is not None:
+        parent, why = cgroup2.delegated_parent(own_v2, pid, files)
+    if parent is not None:
+        try:
+            made = cgroup2.make_base(parent, pid, files)
+        except OSError as exc:
+            why = f"cannot make {parent}/{cgroup2.BASE}{pid}: {exc.strerror or exc}"
+        else:
+            if "memory" in made.controllers:
+                choice.kind, choice.v2 = "v2", made
+                choice.why = f"cgroup v2, under {parent}"
+                return choice
+            cgroup2.remove_base(made)
+            why = f"{parent} hands on no memory controller"
+    whys.append(f"cgroup v2: {why}")
+    choice.why = "; ".join(whys)
+    return choice
+
+
+def settle() -> None:
+    """Choose this process's groups now: before a pool's workers start, so that where the
+    referee's processes must move into a cgroup v2 leaf of their own, the workers start there.
+    Where cgroup v1's memory hierarchy is writable (each worker takes it), nothing is made here."""
+    if os.environ.get("TREASURE_NO_CGROUPS"):
+        return
+    memory = _own_groups().get("memory")
+    if memory is None or not os.access(memory, os.W_OK):
+        available()
 
 
 def _sweep(own: str) -> None:
@@ -116,18 +180,36 @@ def _write(path: str, value: str) -> None:
 
 def available() -> dict[str, str]:
     """The controllers this process can give a game a group of (name -> where), made lazily."""
-    return dict(_bases(os.getpid()))
+    bases = _bases(os.getpid())
+    found = dict(bases.v1)
+    if bases.v2 is not None:
+        for name in bases.v2.controllers:  # (a writable v1 cpuset stays the games' cpuset)
+            found.setdefault(name, bases.v2.folder)
+    return found
+
+
+def choice() -> Choice:
+    """Which groups this process gives its games, and why (`treasure doctor`)."""
+    return _bases(os.getpid())
 
 
 class GameGroup:
     """One game's group in each controller there is: made with its limits, filled, then removed."""
 
     def __init__(self, memory: int, cpus: set[int] | None):
-        self.folders: dict[str, str] = {}
+        self._v1: dict[str, str] = {}        # controller -> the game's cgroup v1 folder
+        self._v2: cgroup2.Group | None = None  # or its one cgroup v2 group
         number = next(_COUNT)
-        bases = available()
+        chosen = _bases(os.getpid())
+        bases = chosen.v1
         if "memory" in bases:
             empty_left(os.path.dirname(bases["memory"]))
+        if chosen.v2 is not None:
+            try:
+                self._v2 = cgroup2.Group(chosen.v2, number, memory, None if "cpuset" in bases else cpus)
+            except OSError:
+                self.close()
+                raise  # (not a game without its limits where the machine gives them)
         for name, base in bases.items():
             folder = os.path.join(base, f"game-{number}")
             try:
@@ -137,7 +219,7 @@ class GameGroup:
             except OSError:
                 self.close()
                 raise  # (not a game without its limits where the machine gives them)
-            self.folders[name] = folder
+            self._v1[name] = folder
             try:
                 if name == "memory":
                     _write(os.path.join(folder, "memory.limit_in_bytes"), str(memory))
@@ -151,14 +233,27 @@ class GameGroup:
                 self.close()
                 raise
 
+    @property
+    def folders(self) -> dict[str, str]:
+        """Controller -> the game's folder of it (cgroup v2: one folder for both)."""
+        found = dict(self._v1)
+        if self._v2 is not None:
+            for name in self._v2.base.controllers:
+                found.setdefault(name, self._v2.folder)
+        return found
+
     def set_cpus(self, cpus: set[int]) -> None:
-        folder = self.folders.get("cpuset")
+        folder = self._v1.get("cpuset")
         if folder is not None and cpus:
             _write(os.path.join(folder, "cpuset.cpus"), _cpu_list(cpus))
+        elif self._v2 is not None:
+            self._v2.set_cpus(cpus)
 
     def add(self, pid: int) -> None:
         """Put process `pid` (and the children it starts from now on) in the group."""
-        for folder in self.folders.values():
+        if self._v2 is not None:
+            self._v2.add(pid)
+        for folder in self._v1.values():
             _write(os.path.join(folder, "cgroup.procs"), str(pid))
 
     def enter(self) -> None:
@@ -167,7 +262,9 @@ class GameGroup:
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of the game at its memory limit."""
-        folder = self.folders.get("memory")
+        if self._v2 is not None and "memory" in self._v2.base.controllers:
+            return self._v2.oom_killed()
+        folder = self._v1.get("memory")
         if folder is None:
             return False
         with contextlib.suppress(OSError), open(os.path.join(folder, "memory.oom_control")) as f:
@@ -187,8 +284,8 @@ class GameGroup:
             return peak >= int(f.read()) - (1 << 20)
 
     def pids(self) -> list[int]:
-        out: set[int] = set()
-        for folder in self.folders.values():
+        out: set[int] = set(self._v2.pids() if self._v2 is not None else ())
+        for folder in self._v1.values():
             with contextlib.suppress(OSError), open(os.path.join(folder, "cgroup.procs")) as f:
                 out |= {int(x) for x in f.read().split()}
         return sorted(out)
@@ -197,15 +294,20 @@ class GameGroup:
         """Kill whatever is left in the group, empty it of the file pages and names its game
         brought into the kernel's caches, then remove it."""
         deadline = time.monotonic() + 2
-        memory = self.folders.get("memory")
+        if self._v2 is not None:  # (its own way: sandbox/cgroup2.py)
+            self._v2.close()
+            self._v2 = None
+        memory = self._v1.get("memory")
         if memory is not None:
+            pause = 0.0001  # (the kill takes a fraction of a millisecond: waited for briefly, then longer)
             while left := self.pids():
                 for pid in left:
                     with contextlib.suppress(OSError):
                         os.kill(pid, signal.SIGKILL)
                 if time.monotonic() > deadline:
                     break
-                time.sleep(0.002)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)
             else:
                 # A page (or a looked-up name) the game brought into a cache is charged to its
                 # group. Left cached, it would tell a later game, which times its own read of it,
@@ -225,8 +327,8 @@ class GameGroup:
                     with contextlib.suppress(OSError):
                         kept = os.path.join(os.path.dirname(memory), "left-" + os.path.basename(memory))
                         os.rename(memory, kept)
-                        del self.folders["memory"]
-        for folder in list(self.folders.values()):
+                        del self._v1["memory"]
+        for folder in list(self._v1.values()):
             while True:
                 try:
                     os.rmdir(folder)
@@ -240,7 +342,7 @@ class GameGroup:
                     if time.monotonic() > deadline:
                         break
                     time.sleep(0.002)
-        self.folders.clear()
+        self._v1.clear()
 
 
 def _cached(folder: str) -> bool:
@@ -288,7 +390,10 @@ def _cpu_list(cpus: set[int]) -> str:
 
 def remove_bases() -> None:
     """This process's own folders, once its games' groups are gone (at exit)."""
-    for base in _bases(os.getpid()).values():
+    chosen = _bases(os.getpid())
+    if chosen.v2 is not None:
+        cgroup2.remove_base(chosen.v2)
+    for base in chosen.v1.values():
         with contextlib.suppress(OSError):
             for entry in os.listdir(base):
                 if entry.startswith("left-"):  # removed once emptied; else a later run's `_sweep` does

@@ -55,7 +55,11 @@ def _filter_works() -> str | None:
 
 def _group_works() -> dict[str, str | None]:
     """Controller -> None if a game's group of it could be made and used here, else why not."""
-    found: dict[str, str | None] = {name: "no writable cgroup v1 hierarchy of it" for name in cgroups.CONTROLLERS}
+    chosen = cgroups.choice()
+    found: dict[str, str | None] = {
+        "memory": chosen.why if chosen.kind == "count" else "not in the chosen groups",
+        "cpuset": "no writable cgroup v1 hierarchy of it" + (", and the cgroup v2 tree hands on none"
+                                                             if chosen.kind == "v2" else "")}
     if not cgroups.available():
         return found
     try:
@@ -95,10 +99,13 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
         rows.append(("a jail for each game", "yes" if why is None else "no",
                      "user, PID, mount, IPC, network and UTS namespaces of its own, made for the game"
                      if why is None else f"{why}: each game then gets a sandbox of its own (slower)"))
+    chosen = cgroups.choice() if linux else None  # (before _group_works, which removes this process's folders)
     groups = _group_works() if linux else {name: "not Linux" for name in cgroups.CONTROLLERS}
     rows.append(("memory per game", "yes" if groups["memory"] is None else "no",
-                 f"a memory control group holds all of a game's processes to --agent-memory ({_size(memory)}),"
-                 " then empties the file caches it filled"
+                 f"{chosen.why if chosen else ''}: a memory control group holds all of a game's processes to"
+                 f" --agent-memory ({_size(memory)}), then "
+                 + ("reclaims the file pages it cached" if chosen and chosen.kind == "v2" else
+                    "empties the file caches it filled")
                  if groups["memory"] is None else f"{groups['memory']}: "
                  + ("the referee counts what all a game's processes hold instead (below)" if COUNTS else
                     "only the limits per process below")
