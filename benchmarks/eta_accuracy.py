@@ -189,7 +189,7 @@ def replay(path: Path, workers: int | None = None, model: Path | None = None) ->
     for e in lines[1:]:
         now[0] = e["t"]
         if "plan" in e:
-            estimate = Estimate([Planned(a, t) for a, t in e["plan"]], clock=lambda: now[0],
+            estimate = Estimate([Planned(*p) for p in e["plan"]], clock=lambda: now[0],
                                 workers=e.get("workers", workers))
         elif estimate is not None and "flight" in e:  # the games in flight, as the workers' board said
             if hasattr(estimate, "playing"):  # (an older estimate does not take them)

@@ -60,7 +60,7 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
             for k, side in enumerate(sizes) for i in range(games) for agent in agents]
     clock = Clock()
     start = clock.now
-    estimate = Estimate([Planned(e.agent, e.tiles) for e in todo], clock=clock, workers=workers)
+    estimate = Estimate([Planned(e.agent, e.tiles, e.map_digest) for e in todo], clock=clock, workers=workers)
     share = FairShare(todo, workers, on_start=lambda e: estimate.started(e.agent, e.tiles, e.key))
     feed = iter(share)
     queue: list[Entry] = []  # handed over, not begun: the pool's workers take them in that order

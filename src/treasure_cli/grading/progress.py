@@ -68,6 +68,7 @@ class Planned:
 
     agent: str
     tiles: int   # W x H: games on maps of one size cost alike
+    island: str = ""  # the map's digest ("": not known): an agent plays its islands in passes (FairShare)
 
 
 class Estimate:
@@ -80,9 +81,13 @@ class Estimate:
         self.start = clock()
         self.left: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # agent -> tiles -> games
         self.total = 0
+        islands: dict[str, set[str]] = defaultdict(set)
         for p in planned:
             self.left[p.agent][p.tiles] += 1
             self.total += 1
+            if p.island:
+                islands[p.agent].add(p.island)
+        self.islands = {agent: len(i) for agent, i in islands.items()}  # agent -> its islands (0: not known)
         self.done = 0
         self.failed: dict[str, int] = defaultdict(int)
         self.busy = 0.0                          # the workers' time of the games done
@@ -410,7 +415,7 @@ class Estimate:
             games = sum(sizes.values())
             if games:
                 cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
-                work[agent] = [float(games), cost / games + wait]
+                work[agent] = [float(games), cost / games + wait, float(min(games, self.islands.get(agent, 0)))]
         return fair_share_time(work, workers, capped=self.workers is not None)
 
     def line(self, width: int = 100) -> str:
@@ -431,27 +436,33 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
 
 
 def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True) -> float:
-    """The time `workers` take to play `work` (agent -> [games, seconds a game]) as FairShare offers
-    it: every agent's games at one pace in games a second, except that an agent holds at most
-    `workers - 1` workers (`capped`) while another agent has games left. Played as a fluid: the pace
-    holds until an agent's games are over, then is worked out again for the agents left."""
-    left = {a: [n, c] for a, (n, c) in work.items() if n > 0}
+    """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
+    offers it: every agent's games at one pace in games a second, except that an agent holds at most
+    `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
+    worker plays its n `islands` left (0: not known) in passes, at most n games at once, and between
+    two passes lets its games in flight end: on k = min(workers, n) workers, about (k - 1) / 2
+    games' time of them idles each pass of n games, so it plays as if on k n / (n + (k - 1) / 2)
+    workers. Played as a fluid: the pace holds until an agent's games are over, then is worked
+    out again for the agents left."""
+    left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
+    islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     elapsed = 0.0
     while left:
         cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
+        caps = {a: _passes(cap, min(islands[a], n)) for a, (n, _) in left.items()}
         costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
-        # One pace g (games a second) for all, an agent at most cap / cost: raise g until the workers are full.
+        # One pace g (games a second) for all, an agent at most caps / cost: raise g until the workers are full.
         rates: dict[str, float] = {}
         free, open_ = workers, set(left)
         while open_:
             pace = free / sum(costs[a] for a in open_)
-            held = {a for a in open_ if pace * costs[a] > cap}
+            held = {a for a in open_ if pace * costs[a] > caps[a]}
             if not held:
                 rates.update({a: pace for a in open_})
                 break
             for a in held:
-                rates[a] = cap / costs[a]
-                free -= cap
+                rates[a] = caps[a] / costs[a]
+                free -= caps[a]
             open_ -= held
             if free <= 0:
                 rates.update({a: 0.0 for a in open_})
@@ -463,6 +474,15 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
             if left[a][0] <= 1e-9:
                 del left[a]
     return elapsed
+
+
+def _passes(workers: float, islands: float) -> float:
+    """The workers an agent's games keep busy on `workers` of them, its games left on `islands`
+    islands (0: not known), played in passes with its games in flight ended between two."""
+    if islands <= 0 or workers <= 1:
+        return workers
+    k = min(workers, max(1.0, islands))
+    return k * islands / (islands + (k - 1) / 2)
 
 
 def clock_text(seconds: float) -> str:
