@@ -106,6 +106,7 @@ class Estimate:
                 self._units_left[p.agent][(p.tiles, p.unit)] += 1
         # (tiles, unit) -> agent -> the actions its game there took, of the games ended that said them
         self._unit_actions: dict[tuple[int, object], dict[str, int]] = defaultdict(dict)
+        self._played: dict[str, list[tuple[int, object]]] = defaultdict(list)  # agent -> those units of its
         self.done = 0
         self.failed: dict[str, int] = defaultdict(int)
         self.busy = 0.0                          # the workers' time of the games done
@@ -127,7 +128,9 @@ class Estimate:
         self._key_at: dict[int, object] = {}      # a game in flight (its place in _handed) -> its key
         self._playing: dict[object, tuple[float, int]] = {}  # a game's key -> (seconds, actions) so far
         self._memo: dict[tuple, float | None] = {}  # what one `remaining` has worked out already
-        self._ratios: dict[tuple[int, object], dict[str, float]] = {}  # (and each unit's `_difficulty`)
+        # (and each unit's `_difficulty`: the agents' ratios there and their sum; each agent's parts of a game)
+        self._ratios: dict[tuple[int, object], tuple[dict[str, float], float]] = {}
+        self._parts: dict[tuple, tuple[float, float, float] | None] = {}
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
         """A game of `agent` on `tiles` tiles was handed over (`key`: the game's, as `finished` will
@@ -173,8 +176,9 @@ class Estimate:
         if place is not None:
             units = self._units_left[agent]
             units[place] = max(0, units[place] - 1)
-            if actions is not None and actions > 0:
+            if actions is not None and actions > 0 and agent not in self._unit_actions[place]:
                 self._unit_actions[place][agent] = actions
+                self._played[agent].append(place)
         if failed:
             self.failed[agent] += 1
         seconds = max(0.0, seconds)
@@ -323,9 +327,10 @@ class Estimate:
         short)."""
         if ("level", agent, tiles) not in self._memo:
             games, _, actions = self._sums[(agent, tiles)]
-            for place, took in self._unit_actions.items():
-                if place[0] == tiles and agent in took:
-                    actions += took[agent] / self._difficulty(agent, place) - took[agent]
+            for place in self._played.get(agent, ()):
+                if place[0] == tiles:
+                    took = self._unit_actions[place][agent]
+                    actions += took / self._difficulty(agent, place) - took
             self._memo[("level", agent, tiles)] = actions
         return self._memo[("level", agent, tiles)] or 0.0
 
@@ -337,34 +342,40 @@ class Estimate:
         the other agents' games there took: each one's actions there over its mean on that size,
         averaged, drawn towards 1 as if that were WEIGH more agents' worth of an average unit (1: no
         other agent has ended its game there)."""
-        ratios = self._ratios.get(place)
-        if ratios is None:  # (worked out once a `remaining` for every agent)
-            ratios = self._ratios[place] = {}
+        known = self._ratios.get(place)
+        if known is None:  # (worked out once a `remaining`, for every agent)
+            ratios = {}
             for other, actions in self._unit_actions.get(place, {}).items():
                 games, _, total = self._sums[(other, place[0])]
                 if games > 1 and total > 0:
                     ratios[other] = actions * games / total
+            known = self._ratios[place] = (ratios, sum(ratios.values()))
+        ratios, total = known
         mine = ratios.get(agent)
-        count = len(ratios) - (mine is not None)
-        return (sum(ratios.values()) - (mine or 0.0) + self.WEIGH) / (count + self.WEIGH)
+        if mine is None:
+            return (total + self.WEIGH) / (len(ratios) + self.WEIGH)
+        return (total - mine + self.WEIGH) / (len(ratios) - 1 + self.WEIGH)
 
     def _unit_cost(self, agent: str, now: float) -> float | None:
-        """What the agent's games left cost the workers, each priced on its own unit: the actions it
-        is expected to take on its size, times that unit's difficulty, at its time an action, plus
-        the part per game and its time around a game; a game in flight that says how far it is costs
-        what is left of that, at least FLOOR of it. None: some game left has no known unit, or the
-        agent has no time an action yet (it is priced by size then)."""
+        """What the agent's games left cost the workers, each priced on its own unit (`_unit_game`),
+        plus its time around a game; a game in flight costs what is left of that past its age (its
+        own time so far, as the workers' board says it, else since its worker took it), at least
+        FLOOR of it. None: some game left has no known unit, or the agent has no time an action yet
+        (it is priced by size then)."""
         places = self._units_left.get(agent)
         if not places or sum(places.values()) != sum(self.left[agent].values()):
             return None
         around = self._around_of(agent)
         total = 0.0
+        sizes: dict[int, tuple[float, float, float] | None] = {}
         for place, n in places.items():
             if n:
-                game = self._unit_game(agent, place)
-                if game is None:
+                parts = sizes[place[0]] if place[0] in sizes else sizes.setdefault(place[0], self._unit_parts(
+                    agent, place[0]))
+                if parts is None:
                     return None
-                total += n * (game[0] + game[1] * game[2] + around)
+                fixed, per_game, follows = parts
+                total += n * (fixed + around + per_game * max(0.1, 1 + follows * (self._difficulty(agent, place) - 1)))
         for k in self._flight.get(agent, ()):
             key = self._key_at.get(k)
             flying = self._unit_of.get(key) if key is not None else None
@@ -377,23 +388,30 @@ class Estimate:
                 if began is None or self._began is None:
                     continue
                 age = max(0.0, now - max(began, self._began) - around)
-            game = self._unit_game(agent, flying)
-            assert game is not None  # (as every unit it has left, priced above)
-            fixed, pace, actions = game
-            full = fixed + pace * actions
+            full = self._unit_game(agent, flying)
+            assert full is not None  # (as every unit it has left, priced above)
             total -= full - max(full - age, self.FLOOR * full)
         return total
 
-    def _unit_game(self, agent: str, place: tuple[int, object]) -> tuple[float, float, float] | None:
-        """A game of the agent on a unit: (its part per game, its time an action, its actions expected
-        there), None if not known."""
-        tiles = place[0]
-        pace = self._pace(agent, tiles)
-        expected = self._expected_actions(agent, tiles) if pace is not None else None
-        if pace is None or expected is None:
+    def _unit_game(self, agent: str, place: tuple[int, object]) -> float | None:
+        """A game of the agent on a unit: the part per game on its size, plus its time an action
+        times the actions it is expected to take there, times 1 + s x (the unit's difficulty - 1),
+        s how far its games follow the others' (`_follows`). None: not known."""
+        parts = self._unit_parts(agent, place[0])
+        if parts is None:
             return None
-        follows = self._follows(agent, tiles)
-        return self._fixed(tiles), pace, expected * max(0.1, 1 + follows * (self._difficulty(agent, place) - 1))
+        fixed, per_game, follows = parts
+        return fixed + per_game * max(0.1, 1 + follows * (self._difficulty(agent, place) - 1))
+
+    def _unit_parts(self, agent: str, tiles: int) -> tuple[float, float, float] | None:
+        """(the part per game on `tiles` tiles, the agent's time an action times its expected actions
+        there, `_follows`), None if not known."""
+        if (agent, tiles) not in self._parts:
+            pace = self._pace(agent, tiles)
+            expected = self._expected_actions(agent, tiles) if pace is not None else None
+            self._parts[(agent, tiles)] = (None if pace is None or expected is None else
+                                           (self._fixed(tiles), pace * expected, self._follows(agent, tiles)))
+        return self._parts[(agent, tiles)]
 
     FOLLOW = 3  # the slope measured on an agent's games weighs as this many games against a slope of 1
 
@@ -404,8 +422,8 @@ class Estimate:
         games. The difficulty is a mean of the others' agents, some of which play unlike it: the
         slope says how much of it is this agent's."""
         if ("follows", agent, tiles) not in self._memo:
-            pairs = [(self._difficulty(agent, place), took[agent]) for place, took in self._unit_actions.items()
-                     if place[0] == tiles and agent in took]
+            pairs = [(self._difficulty(agent, place), self._unit_actions[place][agent])
+                     for place in self._played.get(agent, ()) if place[0] == tiles]
             slope, n = 1.0, 0
             if len(pairs) >= 2:
                 md = statistics.fmean(d for d, _ in pairs)
@@ -549,7 +567,7 @@ class Estimate:
         if self.done >= self.total:
             return 0.0
         now = self.clock()
-        self._memo, self._ratios = {}, {}
+        self._memo, self._ratios, self._parts = {}, {}, {}
         workers, wait = self._parallel(now)
         work: dict[str, list[float]] = {}  # agent -> [games left, cost of each]
         for agent, sizes in self.left.items():
