@@ -389,8 +389,8 @@ class Estimate:
                     continue
                 age = max(0.0, now - max(began, self._began) - around)
             full = self._unit_game(agent, flying)
-            assert full is not None  # (as every unit it has left, priced above)
-            total -= full - max(full - age, self.FLOOR * full)
+            if full is not None:  # (it is: a game in flight is one of the games left, priced above)
+                total -= full - max(full - age, self.FLOOR * full)
         return total
 
     def _unit_game(self, agent: str, place: tuple[int, object]) -> float | None:
