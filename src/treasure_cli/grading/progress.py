@@ -581,7 +581,7 @@ class Estimate:
                 cost = self._unit_cost(agent, now)
                 if cost is None:
                     cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
-                work[agent] = [float(games), cost / games + wait, float(min(games, self.islands.get(agent, 0)))]
+                work[agent] = [float(games), cost / games + wait, float(self.islands.get(agent, 0))]
         return fair_share_time(work, workers, capped=self.workers is not None)
 
     def line(self, width: int = 100) -> str:
@@ -605,17 +605,15 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
     offers it: every agent's games at one pace in games a second, except that an agent holds at most
     `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
-    worker plays its n `islands` left (0: not known) in passes, at most n games at once, and between
-    two passes lets its games in flight end: on k = min(workers, n) workers, about (k - 1) / 2
-    games' time of them idles each pass of n games, so it plays as if on k n / (n + (k - 1) / 2)
-    workers. Played as a fluid: the pace holds until an agent's games are over, then is worked
-    out again for the agents left."""
+    worker plays its `islands` (0: not known) in passes, one game an island, and between two passes
+    lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
+    games are over, then is worked out again for the agents left."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     elapsed = 0.0
     while left:
         cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
-        caps = {a: _passes(cap, min(islands[a], n)) for a, (n, _) in left.items()}
+        caps = {a: _passes(cap, islands[a], n) for a, (n, _) in left.items()}
         costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
         # One pace g (games a second) for all, an agent at most caps / cost: raise g until the workers are full.
         rates: dict[str, float] = {}
@@ -642,13 +640,19 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     return elapsed
 
 
-def _passes(workers: float, islands: float) -> float:
-    """The workers an agent's games keep busy on `workers` of them, its games left on `islands`
-    islands (0: not known), played in passes with its games in flight ended between two."""
+DRAIN = 0.5
+
+
+def _passes(workers: float, islands: float, games: float) -> float:
+    """The workers an agent's `games` left keep busy on `workers` of them, on `islands` islands (0:
+    not known), played in passes of one game an island with its games in flight ended between two
+    passes: at most `islands` at once, and (k - 1) / 2 games' time of k workers idle at each of
+    the ceil(games / islands) - 1 ends of a pass (none after the last)."""
     if islands <= 0 or workers <= 1:
         return workers
     k = min(workers, max(1.0, islands))
-    return k * islands / (islands + (k - 1) / 2)
+    drains = max(0.0, math.ceil(games / islands - 1e-9) - 1)
+    return k * games / (games + drains * (k - 1) * DRAIN)
 
 
 def clock_text(seconds: float) -> str:
