@@ -49,10 +49,13 @@ import math
 import numpy as np
 
 from treasure_cli.agents.belief import hint_log_factors
+from treasure_cli.agents.coverage import Coverage
 from treasure_cli.agents.logic import _LARGE_SCAN, Features, LogicAgent, _box, _describe, _Mass
 from treasure_cli.agents.mass_kernel import count_both
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Pos, bfs_distance
+from treasure_cli.rules.hint_draw import MAX_PARAM_DRAWS
+from treasure_cli.rules.hints import FIXED_KINDS
 from treasure_cli.rules.observation import Note, Observation
 
 # Turns a game still takes with n equally likely candidates and the teleport kept, at n = 2^0,
@@ -75,7 +78,16 @@ DEADLINE = True        # in the race, price the candidates the pirate reaches be
 LOSS_TURNS = 10.0      # turns a game lost to the pirate is worth: what a plan pays for each share of weight it loses
 DEADLINE_AREA = 1 << 14  # maps up to this many tiles (128x128) measure the deadline's walks (else straight lines)
 DEADLINE_WALKS = 16    # the most candidates whose walks are searched (the most urgent)
+DRAW_CHANCES = True    # a hint's soft weight by each tile's own chance of being in a draw of its kind (coverage.py);
+                       # False: by the share of land its set covers, the same for every tile (belief.py)
 RACE_URGENCY = False   # the scans' weights raised by how soon the pirate reaches each tile (logic-greedy's way; the deadline prices it instead)
+
+
+def _accept(s: np.ndarray | float) -> np.ndarray:
+    """a(s)/s for each chance s that one draw holds a tile: the draws the pirate makes for it,
+    a(s) = 1 - (1 - s)^MAX_PARAM_DRAWS the chance he finds one within his budget (belief.py)."""
+    s = np.clip(np.asarray(s, dtype=np.float64), 1e-12, 1.0)
+    return (1.0 - (1.0 - s) ** MAX_PARAM_DRAWS) / s  # type: ignore[no-any-return]
 
 
 def future_turns(n: float) -> float:
@@ -100,6 +112,7 @@ class PlanningAgent(LogicAgent):
         self._log: np.ndarray | None = None          # log-weights of the tiles by the hints heard (map-sized;
                                                      # kept up to date over the candidates' box only)
         self._heard = 0                              # hints folded into _log
+        self._coverage: Coverage | None = None       # each tile's chance of being in a draw, by kind
         self._weights: np.ndarray | None = None      # the search's weights, over the candidates' box
         self._weights_key: tuple[np.ndarray, int] | None = None  # (candidates, hints heard) they are for
         self._weights_mass: _Mass | None = None      # their masses, kept with them
@@ -238,9 +251,20 @@ class PlanningAgent(LogicAgent):
             mask = know.open_mask(number)  # None once verified or settled: nothing to weigh
             if mask is None or number in know.verified:
                 continue
-            q = count_both(mask, plain, 0, h, 0, w) / plain_count
-            inside, outside = hint_log_factors(know.hints[number - 1].kind, q, truth_rate)  # type: ignore[arg-type]
+            hint = know.hints[number - 1]
             inner = log[box]  # (a view: the additions land in the map-sized log)
+            chance = None
+            if DRAW_CHANCES:
+                if self._coverage is None:
+                    self._coverage = Coverage(island)
+                self._coverage.tell_prison(know.prison)
+                chance = self._coverage.chance(hint, number)
+            if chance is not None and hint.kind not in FIXED_KINDS:
+                c = chance[box] if isinstance(chance, np.ndarray) else chance
+                inner += np.where(mask[box], np.log(truth_rate * _accept(c)), np.log((1.0 - truth_rate) * _accept(1.0 - c)))
+                continue
+            q = count_both(mask, plain, 0, h, 0, w) / plain_count
+            inside, outside = hint_log_factors(hint.kind, q, truth_rate)  # type: ignore[arg-type]
             inner += outside
             inner[mask[box]] += inside - outside
 
