@@ -80,6 +80,8 @@ DEADLINE_AREA = 1 << 14  # maps up to this many tiles (128x128) measure the dead
 DEADLINE_WALKS = 16    # the most candidates whose walks are searched (the most urgent)
 DRAW_CHANCES = True    # a hint's soft weight by each tile's own chance of being in a draw of its kind (coverage.py);
                        # False: by the share of land its set covers, the same for every tile (belief.py)
+JUMP_VETO = 3.0        # the rules' jump while the pirate is in prison is left when the plans price it this many
+                       # turns over their best (a jump that strands the agent far from the other candidates)
 RACE_URGENCY = False   # the scans' weights raised by how soon the pirate reaches each tile (logic-greedy's way; the deadline prices it instead)
 
 
@@ -126,6 +128,7 @@ class PlanningAgent(LogicAgent):
         self._tp_free = True                         # the teleport is kept (this action's)
         self._jumped = False                         # the last action was the rules' teleport, the plans weighed
         self._idle = False                           # the last action was a walk: no plan scanned a candidate
+        self._vetoed: tuple[Pos, float] | None = None  # the rules' jump left (its target, the turns the plans give it)
         self._seen = 0.0                             # the most weight a scan plan of this action sees
         self._verify_splits: dict[int, int] = {}     # hint number -> candidates in its set (this action's)
         self._verify_chance: dict[int, float] = {}   # hint number -> the chance it is true (this action's)
@@ -209,6 +212,16 @@ class PlanningAgent(LogicAgent):
         best_value, _, best, order = options[0]
         self._weighed = [(label, 1.0 + value) for value, label, _, _ in options[:4]]
         self._why = ("", 1.0 + best_value, 0.0)
+        self._vetoed = None
+        if rules_teleport is not None and JUMP_VETO > 0 and type(rules_teleport) is Teleport:
+            # The rules jump to the richest window once the candidates are concentrated, whatever
+            # is left beyond it; the plans price the walk from there to the rest once it is spent
+            # (in a maze, two candidates far apart: a jump to one left the other a long walk away,
+            # where walking to the nearer first keeps the jump for the other).
+            jump = self._teleport_value(walk, rules_teleport.target, mass, n, obs.actions_left >= 2)
+            if jump > best_value + JUMP_VETO:
+                self._vetoed = (rules_teleport.target, 1.0 + jump)
+                rules_teleport = None
         if IDLE_WALK and tp_free and rules_teleport is None and order == 0 and self._seen <= SEEN_NONE:
             # Every scan plan of the turn sees nothing and the teleport is kept: the plans are
             # all worth the same (the turns the candidates take; no walk is priced while a jump
@@ -613,16 +626,20 @@ class PlanningAgent(LogicAgent):
             text = (f"{self._count} candidates; {_describe(chose)}: the rules' jump to the richest window, "
                     f"far, worth the walk it saves; plans weighed, in turns: {listed}")
             return Note(text, self._candidate_tiles())
+        left = ""
+        if self._vetoed is not None:
+            (r, c), turns = self._vetoed
+            left = f"; the rules' jump to ({r}, {c}) is left: it leaves {turns:.2f} turns, the rest far from it"
         if self._idle:
             toward = ("a step toward the window worth most for its distance" if type(chose) is Move
                       else "no move brings it nearer them")
             text = (f"{self._count} candidates; {_describe(chose)}: no plan of this turn scans one, each "
                     f"leaves {weighed[0][1]:.2f} turns and none saves any on another; the teleport is kept: "
-                    f"{toward}; plans weighed, in turns: {listed}")
+                    f"{toward}; plans weighed, in turns: {listed}{left}")
             return Note(text, self._candidate_tiles())
         (_, best), rest = weighed[0], weighed[1:]
         against = f"saves {rest[0][1] - best:.2f} on {rest[0][0]}" if rest else "saves 0.00: no other plan"
-        text = f"{self._count} candidates; {_describe(chose)}: {best:.2f} turns, {against}; expected turns: {listed}"
+        text = f"{self._count} candidates; {_describe(chose)}: {best:.2f} turns, {against}; expected turns: {listed}{left}"
         if type(chose) is Verify and chose.number in self._verify_splits:
             inside = self._verify_splits[chose.number]
             text += (f"; hint {chose.number} is true with chance {self._verify_chance[chose.number]:.2f}"
