@@ -4,7 +4,9 @@
 This agent keeps its knowledge (the candidate tiles) and two of its rules: a
 plan of the turn that finds the treasure for sure, and the teleport while the
 pirate is in prison (its jump to concentrated candidates; `LogicAgent._rules`,
-asked with its own test of a verification switched off). Everything else is
+asked with its own test of a verification switched off), unless the plans
+price that jump JUMP_VETO turns over their best (the walk from it to the
+candidates it leaves, once it is spent). Everything else is
 planned, the teleport in the race against the free pirate too: every plan
 of the turn's remaining actions (a large scan, each legal move, then the best
 second scan from where it lands; the teleport to the richest window and its
@@ -13,8 +15,10 @@ its answers) is scored by the turns it is expected to leave, in the game's
 own currency:
 
 * the belief: the candidates weighted by what the unverified hints say about
-  how the pirate draws (`belief.py`; verified hints, scans, the prison and the
-  pirate's walk are hard facts);
+  how the pirate draws: each tile by its own chance of being in one draw of the
+  hint's kind (`coverage.py`; `belief.py`'s share of land where that is not
+  computed). Verified hints, scans, the prison and the pirate's walk are hard
+  facts;
 * a plan whose scans cover a share c of that weight ends the game this turn
   with chance c; else n·(1 − c) candidates are left;
 * what follows the turn is priced by `future_turns(n)`: the turns a game with n
