@@ -74,6 +74,7 @@ class Coverage:
     def __init__(self, island: Island) -> None:
         self.island = island
         self._maps: dict[object, np.ndarray | float] = {}
+        self._prison: tuple[int, int] | None = None  # once revealed: kind 13's second origin
 
     def chance(self, hint: Hint, number: int) -> np.ndarray | float | None:
         """c(t) for hint `number` (given at turn `number`) as stated: the chance one draw of its
@@ -150,8 +151,6 @@ class Coverage:
             distinct = (near[0] >= 0).astype(np.int64) + ((near[1:] != near[:-1]) & (near[1:] >= 0)).sum(axis=0)
             return np.where(isl.land, distinct / pairs, 0.0)
         return None  # fixed kinds (6, 10, 15: drawn once) and kind 14
-
-    _prison: tuple[int, int] | None = None
 
     def tell_prison(self, prison: tuple[int, int] | None) -> None:
         """The prison, once revealed (kind 13's second origin)."""
