@@ -173,12 +173,27 @@ def estimate_class(path: Path | None):
     return Other
 
 
+def planned(plan: list[list], lines: list[dict]) -> list:
+    """The games a trace's plan gave the estimate, each with its key and unit (its map and seed:
+    the tournament's key less the agent's two parts). A trace kept before the plan said them
+    (agent and tiles only) has them in its games' `start` events, every game of the plan handed
+    over once: those are taken instead."""
+    from treasure_cli.grading.progress import Planned
+
+    if plan and len(plan[0]) == 5:  # with its island (a run under FairShare's passes)
+        return [Planned(a, t, tuple(key), tuple(unit), island) for a, t, key, unit, island in plan]
+    if plan and len(plan[0]) == 4:
+        return [Planned(a, t, tuple(key), tuple(unit)) for a, t, key, unit in plan]
+    starts = [(e["start"], e["tiles"], tuple(e["key"])) for e in lines if "start" in e and e.get("key")]
+    if len(starts) != len(plan):
+        return [Planned(a, t) for a, t in plan]
+    return [Planned(a, t, key, key[2:]) for a, t, key in starts]
+
+
 def replay(path: Path, workers: int | None = None, model: Path | None = None) -> dict:
     """A kept trace played again through the estimate of this checkout (grading/progress.py), or of
     `model`, on a fake clock at the trace's times: what that ETA would have said on that run (to
     compare two models on the same runs; the run's own numbers are what the command showed)."""
-    from treasure_cli.grading.progress import Planned
-
     Estimate = estimate_class(model)
 
     lines = [json.loads(line) for line in path.read_text().splitlines()]
@@ -189,8 +204,7 @@ def replay(path: Path, workers: int | None = None, model: Path | None = None) ->
     for e in lines[1:]:
         now[0] = e["t"]
         if "plan" in e:
-            estimate = Estimate([Planned(a, t) for a, t in e["plan"]], clock=lambda: now[0],
-                                workers=e.get("workers", workers))
+            estimate = Estimate(planned(e["plan"], lines), clock=lambda: now[0], workers=e.get("workers", workers))
         elif estimate is not None and "flight" in e:  # the games in flight, as the workers' board said
             if hasattr(estimate, "playing"):  # (an older estimate does not take them)
                 estimate.playing([(tuple(key), seconds, actions) for key, seconds, actions in e["flight"]])

@@ -5,6 +5,7 @@ Run with the project's Python:
     .venv/bin/python benchmarks/planner_time.py --size 64 --games 100
     .venv/bin/python benchmarks/planner_time.py --size 1024 --games 3
     .venv/bin/python benchmarks/planner_time.py --size 64 --games 100 --free-turn 3   # the race
+    .venv/bin/python benchmarks/planner_time.py --size 64 --games 100 --switch DRAW_CHANCES=False
 
 Generates `--games` islands of the size (seed `--seed`), plays each in this
 process with each agent, and times every `act` call alone (the agent's own
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from treasure_cli.agents.logic import LogicAgent
+from treasure_cli.agents import planner
 from treasure_cli.agents.planner import PlanningAgent
 from treasure_cli.agents.registry import AgentSpec
 from treasure_cli.islands.generator import generate_island
@@ -50,7 +52,16 @@ def main() -> None:
     parser.add_argument("--style", default="island")
     parser.add_argument("--free-turn", type=int, default=None,
                         help="the turn the pirate is free (3: the race from turn 3, as planning_rows.py's free3 rows)")
+    parser.add_argument("--switch", action="append", default=[], metavar="NAME=VALUE",
+                        help="set one of agents/planner.py's constants (True, False or a number) first, "
+                             "to time the planner with and without one of its ideas")
     args = parser.parse_args()
+    for item in args.switch:
+        name, _, value = item.partition("=")
+        if not hasattr(planner, name) or not name.isupper():
+            parser.error(f"--switch {item}: agents/planner.py has no constant {name}")
+        old = getattr(planner, name)
+        setattr(planner, name, value == "True" if isinstance(old, bool) else type(old)(value))
     print(f"{'agent':<14} {'size':>9} {'games':>5} {'actions':>7} {'mean ms':>8} {'median ms':>9} {'p99 ms':>8} {'max ms':>8}")
     for name, cls in (("logic", PlanningAgent), ("logic-greedy", LogicAgent)):
         times: list[float] = []

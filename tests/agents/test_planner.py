@@ -283,3 +283,26 @@ def test_the_deadline_counts_a_candidate_no_walk_reaches_as_lost():
     agent._deadline_walk = (np.array([0, 1]), fields)
     assert agent._loss((4, 4), tp_free=False) == planner.LOSS_TURNS * 0.25
     assert agent._loss((4, 4), tp_free=True) == 0.0
+
+
+def test_the_rules_jump_that_strands_it_far_from_the_other_candidates_is_left():
+    """Game 84 of the 32x32 maze bench (seed 11): after a verification at turn 7 two candidates
+    are left, far apart along the maze's corridors, the pirate still in prison. The rules jump to
+    the richest window (one of them) whatever is left beyond it: the scan there missed, and the
+    other was a walk of 17 turns away (won at turn 25). The plans price that walk once the jump
+    is spent (7.74 turns against 2.15): the jump is left, the agent walks toward the nearer one
+    and keeps the jump for the other, and its note says so."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(32,), games=85, seed=11, style="maze")
+    task = next(t for t in make_tasks(options) if t.index == 84)
+    record, events = play_game(task_island(task, options), "logic", task.game_seed, map_name="maze", notes=True)
+    assert record.won and record.turns <= 10, (record.reason, record.turns)
+    left = [e.text for e in events if type(e).__name__ == "AgentNoted" and "the rules' jump to (" in e.text
+            and " is left: it leaves " in e.text]
+    assert left, "no jump left"
+    turns_left = float(re.search(r" is left: it leaves (\d+\.\d\d) turns", left[0]).group(1))
+    listed = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|;)", left[0].split("plans weighed, in turns: ")[1])]
+    from treasure_cli.agents import planner
+    assert turns_left > listed[0] + planner.JUMP_VETO, left[0]

@@ -65,8 +65,8 @@ def test_progress_counts_games_eta_and_failures_on_a_terminal_only(tmp_path):
 
 
 def test_the_eta_trace_logs_every_estimate_with_its_game(tmp_path, monkeypatch):
-    """TREASURE_CLI_ETA_TRACE (benchmarks/eta_accuracy.py): the plan, each game handed over and each
-    game ended, with its worker's busy time (at least its own) and the ETA then, also without a terminal."""
+    """TREASURE_CLI_ETA_TRACE (benchmarks/eta_accuracy.py): the plan (each game's key and unit), each
+    game handed over and each game ended, with its worker's busy time (at least its own) and the ETA then, also without a terminal."""
     import json
 
     (tmp_path / "maps").mkdir()
@@ -79,10 +79,15 @@ def test_the_eta_trace_logs_every_estimate_with_its_game(tmp_path, monkeypatch):
                              catch_exceptions=False)
     assert got.exit_code == 0, got.output
     events = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert sorted({a for a, _ in events[0]["plan"]}) == ["greedy", "random"] and len(events[0]["plan"]) == 8
-    assert all(t > 0 for _, t in events[0]["plan"])
+    plan = events[0]["plan"]  # agent, tiles, key, unit (its map and seed), island (its map) of each game
+    assert sorted({a for a, *_ in plan}) == ["greedy", "random"] and len(plan) == 8
+    assert all(t > 0 for _, t, *_ in plan)
     assert events[0]["workers"] == 1
+    units = [tuple(map(str, u)) for *_, u, _ in plan]
+    assert len(set(units)) == 4 and all(units.count(u) == 2 for u in units)  # 2 maps x 2 games, both agents
+    assert len({island for *_, island in plan}) == 2 and all(island == u[1] for (*_, u, island) in plan)
     starts = [e for e in events if "start" in e]
+    assert sorted(map(tuple, (key for _, _, key, _, _ in plan))) == sorted(map(tuple, (e["key"] for e in starts)))
     ends = [e for e in events if "end" in e]
     assert len(starts) == len(ends) == 8
     assert [e["done"] for e in ends] == list(range(1, 9)) and {e["total"] for e in ends} == {8}

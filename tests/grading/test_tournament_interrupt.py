@@ -87,7 +87,7 @@ def test_fair_share_keeps_a_worker_for_the_others_and_never_leaves_one_idle():
     from treasure_cli.grading.tournament import FairShare, _order
     from treasure_cli.play.executor import WAIT
 
-    entries = [SimpleNamespace(agent=agent, tiles=1024 if i == 0 else 256, i=i, index=0)
+    entries = [SimpleNamespace(agent=agent, tiles=1024 if i == 0 else 256, i=i, index=0, map_digest=f"m{i}")
                for agent in ("a", "b", "slow") for i in range(3)]
     alone, played = FairShare(entries, 1), []
     for task in alone:  # one worker: the plain order, each game started when the last one ended

@@ -55,3 +55,53 @@ def test_jobs_1_never_plays_two_games_at_once(tmp_path):
     spans.sort()
     for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
         assert end < start, f"a game of {second} ran while one of {first} did"
+
+
+SLOW = CLOCKED.replace("        return super().act(obs)", "        time.sleep(0.03)\n        return super().act(obs)")
+
+
+def test_no_chain_of_an_agents_games_side_by_side_reaches_a_later_game_on_its_island(tmp_path):
+    """With `--jobs 2` (the default on this machine) an agent's games may run two at a time, but a
+    game on an island starts only once every game of its agent that may have heard of that island
+    (a game of it there, or beside one, or beside one beside one...) has ended: between any two
+    games of an agent on one island, there is a moment with no game of that agent running. The slow
+    agent's games are what is left at the end; before, its second game on an island started while
+    its game beside the first was still running."""
+    assert "sleep" in SLOW
+    maps, students = hidden_maps(tmp_path, 40), tmp_path / "students"
+    students.mkdir()
+    (students / "ann.py").write_text(CLOCKED)
+    (students / "bob.py").write_text(CLOCKED)
+    (students / "slow.py").write_text(SLOW)
+    agent_process.close_all()
+    try:
+        done = CliRunner().invoke(cli, ["tournament", str(students), "--maps", str(maps), "--games", "3",
+                                        "--seed", "3", "--db", str(tmp_path / "r.sqlite"), "--jobs", "2"])
+    finally:
+        agent_process.close_all()
+    assert done.exit_code == 0, done.output
+    with Store(tmp_path / "r.sqlite") as s:
+        rows = s.rows()
+    games: dict[str, list[tuple[int, int, str]]] = {}  # agent -> (first, last clock time, island)
+    for r in rows:
+        times = [int(line.split()[1]) for line in r.output.splitlines() if line.startswith("at ")]
+        assert len(times) >= 2, r.output
+        games.setdefault(r.label, []).append((min(times), max(times), r.map_digest))
+    assert sorted(len(g) for g in games.values()) == [6, 6, 6]
+    every = sorted((start, end) for g in games.values() for start, end, _ in g)
+    assert any(end > start for (_, end), (start, _) in zip(every, every[1:])), "no two games ran at once"
+    side_by_side = 0
+    for label, own in games.items():
+        own.sort()
+        side_by_side += sum(end > start for (_, end, _), (start, _, _) in zip(own, own[1:]))
+        for i, (first, _, island) in enumerate(own):
+            for later, _, there in own[i + 1:]:
+                if there != island:
+                    continue
+                # some moment in [first, later] with none of the agent's games running
+                reach = first
+                for start, end, _ in own:
+                    if start <= reach < end:
+                        reach = end  # a game running at `reach` carries the chain on to its end
+                assert reach < later, f"a chain of {label}'s games side by side ran from one game on an island to the next"
+    assert side_by_side, "no two games of one agent ran at once: the test saw no chain to break"

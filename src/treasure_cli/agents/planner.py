@@ -4,7 +4,9 @@
 This agent keeps its knowledge (the candidate tiles) and two of its rules: a
 plan of the turn that finds the treasure for sure, and the teleport while the
 pirate is in prison (its jump to concentrated candidates; `LogicAgent._rules`,
-asked with its own test of a verification switched off). Everything else is
+asked with its own test of a verification switched off), unless the plans
+price that jump JUMP_VETO turns over their best (the walk from it to the
+candidates it leaves, once it is spent). Everything else is
 planned, the teleport in the race against the free pirate too: every plan
 of the turn's remaining actions (a large scan, each legal move, then the best
 second scan from where it lands; the teleport to the richest window and its
@@ -13,8 +15,10 @@ its answers) is scored by the turns it is expected to leave, in the game's
 own currency:
 
 * the belief: the candidates weighted by what the unverified hints say about
-  how the pirate draws (`belief.py`; verified hints, scans, the prison and the
-  pirate's walk are hard facts);
+  how the pirate draws: each tile by its own chance of being in one draw of the
+  hint's kind (`coverage.py`; `belief.py`'s share of land where that is not
+  computed). Verified hints, scans, the prison and the pirate's walk are hard
+  facts;
 * a plan whose scans cover a share c of that weight ends the game this turn
   with chance c; else n·(1 − c) candidates are left;
 * what follows the turn is priced by `future_turns(n)`: the turns a game with n
@@ -49,10 +53,13 @@ import math
 import numpy as np
 
 from treasure_cli.agents.belief import hint_log_factors
+from treasure_cli.agents.coverage import Coverage
 from treasure_cli.agents.logic import _LARGE_SCAN, Features, LogicAgent, _box, _describe, _Mass
 from treasure_cli.agents.mass_kernel import count_both
 from treasure_cli.rules.actions import Action, LargeScan, Move, Teleport, Verify
 from treasure_cli.rules.grid import Pos, bfs_distance
+from treasure_cli.rules.hint_draw import MAX_PARAM_DRAWS
+from treasure_cli.rules.hints import FIXED_KINDS
 from treasure_cli.rules.observation import Note, Observation
 
 # Turns a game still takes with n equally likely candidates and the teleport kept, at n = 2^0,
@@ -75,7 +82,18 @@ DEADLINE = True        # in the race, price the candidates the pirate reaches be
 LOSS_TURNS = 10.0      # turns a game lost to the pirate is worth: what a plan pays for each share of weight it loses
 DEADLINE_AREA = 1 << 14  # maps up to this many tiles (128x128) measure the deadline's walks (else straight lines)
 DEADLINE_WALKS = 16    # the most candidates whose walks are searched (the most urgent)
+DRAW_CHANCES = True    # a hint's soft weight by each tile's own chance of being in a draw of its kind (coverage.py);
+                       # False: by the share of land its set covers, the same for every tile (belief.py)
+JUMP_VETO = 3.0        # the rules' jump while the pirate is in prison is left when the plans price it this many
+                       # turns over their best (a jump that strands the agent far from the other candidates)
 RACE_URGENCY = False   # the scans' weights raised by how soon the pirate reaches each tile (logic-greedy's way; the deadline prices it instead)
+
+
+def _accept(s: np.ndarray | float) -> np.ndarray:
+    """a(s)/s for each chance s that one draw holds a tile: the draws the pirate makes for it,
+    a(s) = 1 - (1 - s)^MAX_PARAM_DRAWS the chance he finds one within his budget (belief.py)."""
+    s = np.clip(np.asarray(s, dtype=np.float64), 1e-12, 1.0)
+    return (1.0 - (1.0 - s) ** MAX_PARAM_DRAWS) / s  # type: ignore[no-any-return]
 
 
 def future_turns(n: float) -> float:
@@ -100,6 +118,7 @@ class PlanningAgent(LogicAgent):
         self._log: np.ndarray | None = None          # log-weights of the tiles by the hints heard (map-sized;
                                                      # kept up to date over the candidates' box only)
         self._heard = 0                              # hints folded into _log
+        self._coverage: Coverage | None = None       # each tile's chance of being in a draw, by kind
         self._weights: np.ndarray | None = None      # the search's weights, over the candidates' box
         self._weights_key: tuple[np.ndarray, int] | None = None  # (candidates, hints heard) they are for
         self._weights_mass: _Mass | None = None      # their masses, kept with them
@@ -113,6 +132,7 @@ class PlanningAgent(LogicAgent):
         self._tp_free = True                         # the teleport is kept (this action's)
         self._jumped = False                         # the last action was the rules' teleport, the plans weighed
         self._idle = False                           # the last action was a walk: no plan scanned a candidate
+        self._vetoed: tuple[Pos, float] | None = None  # the rules' jump left (its target, the turns the plans give it)
         self._seen = 0.0                             # the most weight a scan plan of this action sees
         self._verify_splits: dict[int, int] = {}     # hint number -> candidates in its set (this action's)
         self._verify_chance: dict[int, float] = {}   # hint number -> the chance it is true (this action's)
@@ -196,6 +216,16 @@ class PlanningAgent(LogicAgent):
         best_value, _, best, order = options[0]
         self._weighed = [(label, 1.0 + value) for value, label, _, _ in options[:4]]
         self._why = ("", 1.0 + best_value, 0.0)
+        self._vetoed = None
+        if rules_teleport is not None and JUMP_VETO > 0 and type(rules_teleport) is Teleport:
+            # The rules jump to the richest window once the candidates are concentrated, whatever
+            # is left beyond it; the plans price the walk from there to the rest once it is spent
+            # (in a maze, two candidates far apart: a jump to one left the other a long walk away,
+            # where walking to the nearer first keeps the jump for the other).
+            jump = self._teleport_value(walk, rules_teleport.target, mass, n, obs.actions_left >= 2)
+            if jump > best_value + JUMP_VETO:
+                self._vetoed = (rules_teleport.target, 1.0 + jump)
+                rules_teleport = None
         if IDLE_WALK and tp_free and rules_teleport is None and order == 0 and self._seen <= SEEN_NONE:
             # Every scan plan of the turn sees nothing and the teleport is kept: the plans are
             # all worth the same (the turns the candidates take; no walk is priced while a jump
@@ -238,9 +268,20 @@ class PlanningAgent(LogicAgent):
             mask = know.open_mask(number)  # None once verified or settled: nothing to weigh
             if mask is None or number in know.verified:
                 continue
-            q = count_both(mask, plain, 0, h, 0, w) / plain_count
-            inside, outside = hint_log_factors(know.hints[number - 1].kind, q, truth_rate)  # type: ignore[arg-type]
+            hint = know.hints[number - 1]
             inner = log[box]  # (a view: the additions land in the map-sized log)
+            chance = None
+            if DRAW_CHANCES:
+                if self._coverage is None:
+                    self._coverage = Coverage(island)
+                self._coverage.tell_prison(know.prison)
+                chance = self._coverage.chance(hint, number)
+            if chance is not None and hint.kind not in FIXED_KINDS:
+                c = chance[box] if isinstance(chance, np.ndarray) else chance
+                inner += np.where(mask[box], np.log(truth_rate * _accept(c)), np.log((1.0 - truth_rate) * _accept(1.0 - c)))
+                continue
+            q = count_both(mask, plain, 0, h, 0, w) / plain_count
+            inside, outside = hint_log_factors(hint.kind, q, truth_rate)  # type: ignore[arg-type]
             inner += outside
             inner[mask[box]] += inside - outside
 
@@ -589,16 +630,20 @@ class PlanningAgent(LogicAgent):
             text = (f"{self._count} candidates; {_describe(chose)}: the rules' jump to the richest window, "
                     f"far, worth the walk it saves; plans weighed, in turns: {listed}")
             return Note(text, self._candidate_tiles())
+        left = ""
+        if self._vetoed is not None:
+            (r, c), turns = self._vetoed
+            left = f"; the rules' jump to ({r}, {c}) is left: it leaves {turns:.2f} turns, the rest far from it"
         if self._idle:
             toward = ("a step toward the window worth most for its distance" if type(chose) is Move
                       else "no move brings it nearer them")
             text = (f"{self._count} candidates; {_describe(chose)}: no plan of this turn scans one, each "
                     f"leaves {weighed[0][1]:.2f} turns and none saves any on another; the teleport is kept: "
-                    f"{toward}; plans weighed, in turns: {listed}")
+                    f"{toward}; plans weighed, in turns: {listed}{left}")
             return Note(text, self._candidate_tiles())
         (_, best), rest = weighed[0], weighed[1:]
         against = f"saves {rest[0][1] - best:.2f} on {rest[0][0]}" if rest else "saves 0.00: no other plan"
-        text = f"{self._count} candidates; {_describe(chose)}: {best:.2f} turns, {against}; expected turns: {listed}"
+        text = f"{self._count} candidates; {_describe(chose)}: {best:.2f} turns, {against}; expected turns: {listed}{left}"
         if type(chose) is Verify and chose.number in self._verify_splits:
             inside = self._verify_splits[chose.number]
             text += (f"; hint {chose.number} is true with chance {self._verify_chance[chose.number]:.2f}"

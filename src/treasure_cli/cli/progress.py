@@ -50,8 +50,8 @@ ETA_TRACE = "TREASURE_CLI_ETA_TRACE"  # benchmarks/eta_accuracy.py: a file to lo
 
 class EtaTrace:
     """With TREASURE_CLI_ETA_TRACE=FILE (benchmarks/eta_accuracy.py, not for users): one JSON line
-    appended per event, each with its time (`t`, time.monotonic): the plan (`plan`: [agent, tiles] of
-    each game to play, and `workers`), a game handed over (`start`: agent, `tiles`, `key`), a game
+    appended per event, each with its time (`t`, time.monotonic): the plan (`plan`: [agent, tiles,
+    key, unit] of each game to play, and `workers`), a game handed over (`start`: agent, `tiles`, `key`), a game
     ended (`end`: agent, `tiles`, `seconds`, `busy`, `failed`, `key`, `actions`, then the games `done` of
     `total` and the `eta` the progress line would show then, in seconds), and before each end the
     games in flight as the workers' board said them (`flight`: [key, seconds, actions] of each,

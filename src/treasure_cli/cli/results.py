@@ -101,9 +101,11 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
                        f"{len(todo)} to play", err=True)
         # the worker processes (run_tasks); a Dask cluster's threads are measured as the games end
         workers = None if scheduler is not None else max(1, min(jobs, len(todo)))
-        line.append(ProgressLine("playing", Estimate((Planned(label(e), e.tiles) for e in todo), workers=workers)))
+        # a unit: one map and seed, played by every agent (the same game's length for each, more or less)
+        games = [Planned(label(e), e.tiles, e.key, (e.settings, e.map_digest, e.seed), e.map_digest) for e in todo]
+        line.append(ProgressLine("playing", Estimate(games, workers=workers)))
         if trace is not None:  # what the estimate was given, to play it again (benchmarks/eta_accuracy.py)
-            trace({"plan": [[label(e), e.tiles] for e in todo], "workers": workers})
+            trace({"plan": [[g.agent, g.tiles, g.key, g.unit, g.island] for g in games], "workers": workers})
 
     def label(entry) -> str:
         return (names or {}).get(entry.agent) or entry.agent

@@ -37,6 +37,19 @@ scheduler would (grading/tournament.py):
   least as the age of its oldest game in flight. (The workers take the games
   in the order they were handed over, so a game's start is the end that
   freed its worker, not its hand-over.)
+- where the plan says each game's unit (its map and seed, played by every agent: `Planned.unit`), an
+  agent with a time an action prices each of its games left on its own unit. A unit's game is long or
+  short for every agent alike, more or less (the treasure far or near, the hints), and the quick
+  agents end a unit's games long before a slow one plays it: the unit's difficulty is the other
+  agents' actions there, each over its mean on that size, averaged (drawn towards 1 as if one more
+  agent had an average game there). The agent's expected actions are its own games' actions, each
+  over its unit's difficulty (its first games on short units do not price the rest as short), drawn
+  towards the others' mean; times 1 + s x (difficulty - 1), s the slope of its own games' lengths
+  on their units' difficulty (how far it plays like the others), drawn towards 1 as if that were
+  FOLLOW more games. A game in flight costs what is left of its price past its age (its own time
+  so far, from the workers' board, else since its worker took it), at least FLOOR of its price.
+  (Measured on real runs with one agent 30x slower than three others: its last seven games were
+  long units, priced at its mean game the ETA was 37 % short at nine tenths of the run.)
 - each game also costs the time a worker waits between two games (handing
   a game over and recording it: most of a built-in's 2 ms game), measured as
   the workers' time so far that no game used, per game;
@@ -68,6 +81,9 @@ class Planned:
 
     agent: str
     tiles: int   # W x H: games on maps of one size cost alike
+    key: object = None   # the game's key, as `started` and `finished` will say it (None: not known)
+    unit: object = None  # its map and seed, alike for every agent (None: not known)
+    island: str = ""     # its map's digest ("": not known): an agent plays its islands in passes (FairShare)
 
 
 class Estimate:
@@ -80,9 +96,22 @@ class Estimate:
         self.start = clock()
         self.left: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # agent -> tiles -> games
         self.total = 0
+        self._unit_of: dict[object, tuple[int, object]] = {}  # a planned game's key -> (tiles, unit)
+        # agent -> (tiles, unit) -> its games there still to end
+        self._units_left: dict[str, dict[tuple[int, object], int]] = defaultdict(lambda: defaultdict(int))
+        islands: dict[str, set[str]] = defaultdict(set)
         for p in planned:
             self.left[p.agent][p.tiles] += 1
             self.total += 1
+            if p.island:
+                islands[p.agent].add(p.island)
+            if p.key is not None and p.unit is not None:
+                self._unit_of[p.key] = (p.tiles, p.unit)
+                self._units_left[p.agent][(p.tiles, p.unit)] += 1
+        self.islands = {agent: len(i) for agent, i in islands.items()}  # agent -> its islands (0: not known)
+        # (tiles, unit) -> agent -> the actions its game there took, of the games ended that said them
+        self._unit_actions: dict[tuple[int, object], dict[str, int]] = defaultdict(dict)
+        self._played: dict[str, list[tuple[int, object]]] = defaultdict(list)  # agent -> those units of its
         self.done = 0
         self.failed: dict[str, int] = defaultdict(int)
         self.busy = 0.0                          # the workers' time of the games done
@@ -104,6 +133,9 @@ class Estimate:
         self._key_at: dict[int, object] = {}      # a game in flight (its place in _handed) -> its key
         self._playing: dict[object, tuple[float, int]] = {}  # a game's key -> (seconds, actions) so far
         self._memo: dict[tuple, float | None] = {}  # what one `remaining` has worked out already
+        # (and each unit's `_difficulty`: the agents' ratios there and their sum; each agent's parts of a game)
+        self._ratios: dict[tuple[int, object], tuple[dict[str, float], float]] = {}
+        self._parts: dict[tuple, tuple[float, float, float] | None] = {}
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
         """A game of `agent` on `tiles` tiles was handed over (`key`: the game's, as `finished` will
@@ -145,6 +177,13 @@ class Estimate:
         self._playing.pop(key, None)
         cell = self.left[agent]
         cell[tiles] = max(0, cell[tiles] - 1)
+        place = self._unit_of.get(key) if key is not None else None
+        if place is not None:
+            units = self._units_left[agent]
+            units[place] = max(0, units[place] - 1)
+            if actions is not None and actions > 0 and agent not in self._unit_actions[place]:
+                self._unit_actions[place][agent] = actions
+                self._played[agent].append(place)
         if failed:
             self.failed[agent] += 1
         seconds = max(0.0, seconds)
@@ -202,14 +241,28 @@ class Estimate:
 
     def _per_action(self, agent: str, tiles: int) -> float | None:
         """The agent's game time on `tiles` tiles as a part per game (the quickest agent's time there)
-        plus its time an action times the actions it is expected to take there (None: some game of it
-        did not say its actions, or none has said any yet).
+        plus its time an action (`_pace`) times the actions it is expected to take there (None: some
+        game of it did not say its actions, or none has said any yet)."""
+        pace = self._pace(agent, tiles)
+        expected = self._expected_actions(agent, tiles) if pace is not None else None
+        if pace is None or expected is None:
+            return None
+        return self._fixed(tiles) + pace * expected
 
-        Its time an action is a ratio, its games' time beyond the part per game over their actions,
-        on that size if it has played there, else on all: its games ended, and its games in flight
-        that say how far they are (`playing`; the action under way counts as half a one). A mean of
-        a few games' times would follow how many actions those few took (here 4 to 47 on one size):
-        the ratio does not, and a game in flight already gives it before any game has ended."""
+    def _pace(self, agent: str, tiles: int) -> float | None:
+        """The agent's time an action on `tiles` tiles beyond a game's part per game (None: some game
+        of it did not say its actions, or none has said any yet).
+
+        A ratio, its games' time beyond the part per game over their actions, on that size if it has
+        played there, else on all: its games ended, and its games in flight that say how far they are
+        (`playing`; the action under way counts as half a one). A mean of a few games' times would
+        follow how many actions those few took (here 4 to 47 on one size): the ratio does not, and a
+        game in flight already gives it before any game has ended."""
+        if ("pace", agent, tiles) not in self._memo:
+            self._memo[("pace", agent, tiles)] = self._measured_pace(agent, tiles)
+        return self._memo[("pace", agent, tiles)]
+
+    def _measured_pace(self, agent: str, tiles: int) -> float | None:
         sums: dict[int, list[float]] = {}  # tiles -> [games, seconds, actions]: its games ended and in flight
         for t in self._sizes.get(agent, ()):
             if len(self._actions.get((agent, t), ())) < len(self._seconds[(agent, t)]):
@@ -227,11 +280,8 @@ class Estimate:
         actions = sum(cell[2] for cell in same.values())
         if actions <= 0:
             return None
-        expected = self._expected_actions(agent, tiles)
-        if expected is None:
-            return None
         beyond = sum(cell[1] - cell[0] * self._fixed(t) for t, cell in same.items())
-        return self._fixed(tiles) + max(0.0, beyond) / actions * expected
+        return max(0.0, beyond) / actions
 
     def _fixed(self, tiles: int) -> float:
         """A game's time on `tiles` tiles besides its agent's actions: the quickest agent's mean time
@@ -257,6 +307,9 @@ class Estimate:
         square root of the ratio of the tiles). None: no game has said its actions yet."""
         games, _, actions = self._sums[(agent, tiles)] if (agent, tiles) in self._sums else (0, 0.0, 0)
         everyone = self._size_sums.get(tiles, [0, 0])
+        prior_actions = actions
+        if games and self._unit_actions:  # its own games as if on units of average length
+            actions = self._level(agent, tiles)
         sizes = [t for t in self._sizes.get(agent, ()) if t != tiles and (agent, t) in self._sums]
         if sizes and not games:
             near = _nearest(sizes, tiles)
@@ -267,10 +320,126 @@ class Estimate:
                       if t == near and a != agent and (a, tiles) in mean]
             return there * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
         others = everyone[0] - games
-        prior = (everyone[1] - actions) / others if others > 0 else None
+        prior = (everyone[1] - prior_actions) / others if others > 0 else None
         if prior is None:
             return actions / games if games else None
         return (actions + self.SHRINK * prior) / (games + self.SHRINK)
+
+    def _level(self, agent: str, tiles: int) -> float:
+        """The actions of the agent's games ended on `tiles` tiles, each divided by its unit's
+        difficulty (`_difficulty`, 1 for a game of no known unit): what they would have taken on
+        units of average length (a slow agent's first games, on short units, priced the rest as
+        short)."""
+        if ("level", agent, tiles) not in self._memo:
+            games, _, actions = self._sums[(agent, tiles)]
+            for place in self._played.get(agent, ()):
+                if place[0] == tiles:
+                    took = self._unit_actions[place][agent]
+                    actions += took / self._difficulty(agent, place) - took
+            self._memo[("level", agent, tiles)] = actions
+        return self._memo[("level", agent, tiles)] or 0.0
+
+    WEIGH = 1.0   # the others' games on a unit weigh against this many agents' worth of an average unit
+    FLOOR = 0.25  # a game in flight past its expected length still has this part of that length to play
+
+    def _difficulty(self, agent: str, place: tuple[int, object]) -> float:
+        """How long a game on this unit (tiles, map and seed) is against the average on its size, as
+        the other agents' games there took: each one's actions there over its mean on that size,
+        averaged, drawn towards 1 as if that were WEIGH more agents' worth of an average unit (1: no
+        other agent has ended its game there)."""
+        known = self._ratios.get(place)
+        if known is None:  # (worked out once a `remaining`, for every agent)
+            ratios = {}
+            for other, actions in self._unit_actions.get(place, {}).items():
+                games, _, total = self._sums[(other, place[0])]
+                if games > 1 and total > 0:
+                    ratios[other] = actions * games / total
+            known = self._ratios[place] = (ratios, sum(ratios.values()))
+        ratios, total = known
+        mine = ratios.get(agent)
+        if mine is None:
+            return (total + self.WEIGH) / (len(ratios) + self.WEIGH)
+        return (total - mine + self.WEIGH) / (len(ratios) - 1 + self.WEIGH)
+
+    def _unit_cost(self, agent: str, now: float) -> float | None:
+        """What the agent's games left cost the workers, each priced on its own unit (`_unit_game`),
+        plus its time around a game; a game in flight costs what is left of that past its age (its
+        own time so far, as the workers' board says it, else since its worker took it), at least
+        FLOOR of it. None: some game left has no known unit, or the agent has no time an action yet
+        (it is priced by size then)."""
+        places = self._units_left.get(agent)
+        if not places or sum(places.values()) != sum(self.left[agent].values()):
+            return None
+        around = self._around_of(agent)
+        total = 0.0
+        sizes: dict[int, tuple[float, float, float] | None] = {}
+        for place, n in places.items():
+            if n:
+                parts = sizes[place[0]] if place[0] in sizes else sizes.setdefault(place[0], self._unit_parts(
+                    agent, place[0]))
+                if parts is None:
+                    return None
+                fixed, per_game, follows = parts
+                total += n * (fixed + around + per_game * max(0.1, 1 + follows * (self._difficulty(agent, place) - 1)))
+        for k in self._flight.get(agent, ()):
+            key = self._key_at.get(k)
+            flying = self._unit_of.get(key) if key is not None else None
+            if flying is None:
+                continue
+            if key in self._playing:
+                age = self._playing[key][0]
+            else:  # a game that does not say how far it is: its age since its worker took it, if it has
+                began = self._began_at(k)
+                if began is None or self._began is None:
+                    continue
+                age = max(0.0, now - max(began, self._began) - around)
+            full = self._unit_game(agent, flying)
+            if full is not None:  # (it is: a game in flight is one of the games left, priced above)
+                total -= full - max(full - age, self.FLOOR * full)
+        return total
+
+    def _unit_game(self, agent: str, place: tuple[int, object]) -> float | None:
+        """A game of the agent on a unit: the part per game on its size, plus its time an action
+        times the actions it is expected to take there, times 1 + s x (the unit's difficulty - 1),
+        s how far its games follow the others' (`_follows`). None: not known."""
+        parts = self._unit_parts(agent, place[0])
+        if parts is None:
+            return None
+        fixed, per_game, follows = parts
+        return fixed + per_game * max(0.1, 1 + follows * (self._difficulty(agent, place) - 1))
+
+    def _unit_parts(self, agent: str, tiles: int) -> tuple[float, float, float] | None:
+        """(the part per game on `tiles` tiles, the agent's time an action times its expected actions
+        there, `_follows`), None if not known."""
+        if (agent, tiles) not in self._parts:
+            pace = self._pace(agent, tiles)
+            expected = self._expected_actions(agent, tiles) if pace is not None else None
+            self._parts[(agent, tiles)] = (None if pace is None or expected is None else
+                                           (self._fixed(tiles), pace * expected, self._follows(agent, tiles)))
+        return self._parts[(agent, tiles)]
+
+    FOLLOW = 3  # the slope measured on an agent's games weighs as this many games against a slope of 1
+
+    def _follows(self, agent: str, tiles: int) -> float:
+        """How far the agent's games follow the others' on a unit: the slope of its actions (over
+        their mean) against the units' difficulty, on its games ended on `tiles` tiles, kept between
+        0 (its lengths owe nothing to the unit) and 3, drawn towards 1 as if that were FOLLOW more
+        games. The difficulty is a mean of the others' agents, some of which play unlike it: the
+        slope says how much of it is this agent's."""
+        if ("follows", agent, tiles) not in self._memo:
+            pairs = [(self._difficulty(agent, place), self._unit_actions[place][agent])
+                     for place in self._played.get(agent, ()) if place[0] == tiles]
+            slope, n = 1.0, 0
+            if len(pairs) >= 2:
+                md = statistics.fmean(d for d, _ in pairs)
+                ma = statistics.fmean(a for _, a in pairs)
+                sdd = sum((d - md) ** 2 for d, _ in pairs)
+                if sdd > 1e-9 and ma > 0:
+                    slope = sum((d - md) * (a / ma - 1) for d, a in pairs) / sdd
+                    n = len(pairs)
+            slope = min(3.0, max(0.0, slope))
+            self._memo[("follows", agent, tiles)] = (n * slope + self.FOLLOW) / (n + self.FOLLOW)
+        return self._memo[("follows", agent, tiles)] or 0.0
 
     def _by_actions(self, agent: str, near: int, tiles: int) -> float | None:
         """The agent's game time on `tiles` tiles from its games on `near`: its part per game, plus its
@@ -403,14 +572,16 @@ class Estimate:
         if self.done >= self.total:
             return 0.0
         now = self.clock()
-        self._memo = {}
+        self._memo, self._ratios, self._parts = {}, {}, {}
         workers, wait = self._parallel(now)
         work: dict[str, list[float]] = {}  # agent -> [games left, cost of each]
         for agent, sizes in self.left.items():
             games = sum(sizes.values())
             if games:
-                cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
-                work[agent] = [float(games), cost / games + wait]
+                cost = self._unit_cost(agent, now)
+                if cost is None:
+                    cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
+                work[agent] = [float(games), cost / games + wait, float(self.islands.get(agent, 0))]
         return fair_share_time(work, workers, capped=self.workers is not None)
 
     def line(self, width: int = 100) -> str:
@@ -431,27 +602,31 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
 
 
 def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True) -> float:
-    """The time `workers` take to play `work` (agent -> [games, seconds a game]) as FairShare offers
-    it: every agent's games at one pace in games a second, except that an agent holds at most
-    `workers - 1` workers (`capped`) while another agent has games left. Played as a fluid: the pace
-    holds until an agent's games are over, then is worked out again for the agents left."""
-    left = {a: [n, c] for a, (n, c) in work.items() if n > 0}
+    """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
+    offers it: every agent's games at one pace in games a second, except that an agent holds at most
+    `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
+    worker plays its `islands` (0: not known) in passes, one game an island, and between two passes
+    lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
+    games are over, then is worked out again for the agents left."""
+    left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
+    islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     elapsed = 0.0
     while left:
         cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
+        caps = {a: _passes(cap, islands[a], n) for a, (n, _) in left.items()}
         costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
-        # One pace g (games a second) for all, an agent at most cap / cost: raise g until the workers are full.
+        # One pace g (games a second) for all, an agent at most caps / cost: raise g until the workers are full.
         rates: dict[str, float] = {}
         free, open_ = workers, set(left)
         while open_:
             pace = free / sum(costs[a] for a in open_)
-            held = {a for a in open_ if pace * costs[a] > cap}
+            held = {a for a in open_ if pace * costs[a] > caps[a]}
             if not held:
                 rates.update({a: pace for a in open_})
                 break
             for a in held:
-                rates[a] = cap / costs[a]
-                free -= cap
+                rates[a] = caps[a] / costs[a]
+                free -= caps[a]
             open_ -= held
             if free <= 0:
                 rates.update({a: 0.0 for a in open_})
@@ -463,6 +638,21 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
             if left[a][0] <= 1e-9:
                 del left[a]
     return elapsed
+
+
+DRAIN = 0.5
+
+
+def _passes(workers: float, islands: float, games: float) -> float:
+    """The workers an agent's `games` left keep busy on `workers` of them, on `islands` islands (0:
+    not known), played in passes of one game an island with its games in flight ended between two
+    passes: at most `islands` at once, and (k - 1) / 2 games' time of k workers idle at each of
+    the ceil(games / islands) - 1 ends of a pass (none after the last)."""
+    if islands <= 0 or workers <= 1:
+        return workers
+    k = min(workers, max(1.0, islands))
+    drains = max(0.0, math.ceil(games / islands - 1e-9) - 1)
+    return k * games / (games + drains * (k - 1) * DRAIN)
 
 
 def clock_text(seconds: float) -> str:

@@ -157,16 +157,31 @@ def _order(todo: list[Entry]) -> list[Entry]:
 
 class FairShare:
     """The tournament's tasks, one game each, offered as workers free up: no agent holds more than
-    all the workers but one while another agent has games waiting.
+    all the workers but one while another agent has games waiting, and no game starts on an island
+    that a game of its agent in flight may have heard of.
 
     One game a task, so a game is recorded the moment it ends: Ctrl-C or SIGTERM keeps every
     game that finished. (A task used to be one seed on one map for every agent, to parse the map
     once: one agent taking 0.5 s an action then held every task open, and Ctrl-C after 40 s kept
     none of 450 games.) And one slow agent's games cannot take every worker while the others
     wait: its next game starts only when fewer than `workers - 1` of its games are in flight, or
-    when no other agent has a game to start (a worker is never left idle for fairness). A worker
-    still parses a map once for its games in a row (`_island`); handing one game to a process
-    costs well under a millisecond beside a sandboxed game's tens (docs/tournament.md).
+    when no other agent has a game to start (a worker is never left idle for fairness alone).
+
+    Games that run at the same time can talk (a lock on a shared file, the CPU, the caches while
+    both run: docs/security.md, "Side channels"), so a game of an agent may learn the islands of
+    the agent's games beside it, and they what it learnt, and so on along a chain of the agent's
+    games, each beside the next, for as long as one of them runs: a game that finds the treasure
+    could hand its tile to a later game of its agent on the same island. `known[agent]` is every
+    island such a chain may carry: the islands of the agent's games since it last had none in
+    flight (the games in flight all run beside each other, so each may know them all). A game on
+    one of them waits; when the agent's last game in flight ends, the chain is broken (what a game
+    leaves behind is emptied with it, sandbox/cgroups.py) and `known` starts again empty. An agent
+    whose games are all that is left thus plays two at a time across the islands, then lets its
+    games in flight end before it starts an island again. Games of two agents that collude are
+    not kept apart this way: `--jobs 1` does that.
+
+    A worker still parses a map once for its games in a row (`_island`); handing one game to a
+    process costs well under a millisecond beside a sandboxed game's tens (docs/tournament.md).
     """
 
     def __init__(self, todo: list[Entry], workers: int, on_start: Callable[[Entry], None] | None = None):
@@ -177,20 +192,34 @@ class FairShare:
         for k, e in enumerate(_order(todo)):
             self.waiting.setdefault(e.agent, collections.deque()).append((k, e))
         self.running: collections.Counter[str] = collections.Counter()
+        self.known: dict[str, set[str]] = collections.defaultdict(set)  # agent -> islands (map digests)
         self.handed: dict[int, Entry] = {}  # each game handed over, by its ticket (its place in the order)
+
+    def _head(self, agent: str) -> int | None:
+        """The place in the agent's queue of its first game on an island none of its games in
+        flight may know (None: every game it has left is on one)."""
+        known = self.known.get(agent)
+        for i, (_, entry) in enumerate(self.waiting[agent]):
+            if not known or entry.map_digest not in known:
+                return i
+        return None
 
     def __iter__(self) -> Iterator[tuple]:
         while self.waiting:
-            heads = [(queue[0][0], agent) for agent, queue in self.waiting.items()]
+            heads = [(queue[i][0], agent, i) for agent, queue in self.waiting.items()
+                     for i in [self._head(agent)] if i is not None]
             fair = [h for h in heads if self.running[h[1]] < self.cap]
-            if not fair and sum(self.running.values()) >= self.workers:
-                yield WAIT  # every worker is busy: the next game is chosen when one ends
+            if not heads or (not fair and sum(self.running.values()) >= self.workers):
+                yield WAIT  # every worker is busy, or every game left waits for its island: asked again when one ends
                 continue
-            _, agent = min(fair or heads)
-            k, entry = self.waiting[agent].popleft()
-            if not self.waiting[agent]:
+            _, agent, i = min(fair or heads)
+            queue = self.waiting[agent]
+            k, entry = queue[i]
+            del queue[i]
+            if not queue:
                 del self.waiting[agent]
             self.running[agent] += 1
+            self.known[agent].add(entry.map_digest)
             self.handed[k] = entry
             if self.on_start is not None:
                 self.on_start(entry)
@@ -198,6 +227,8 @@ class FairShare:
 
     def ended(self, agent: str) -> None:
         self.running[agent] -= 1
+        if not self.running[agent]:  # the chain of its games side by side is broken
+            self.known.pop(agent, None)
 
     def workers_are(self, workers: int) -> None:
         """How many games can be played at once, once known (a Dask cluster's threads)."""
