@@ -32,20 +32,25 @@ CLOCKED = textwrap.dedent('''\
 ''')
 
 
-def test_jobs_1_never_plays_two_games_at_once(tmp_path):
-    maps, students = hidden_maps(tmp_path, 40), tmp_path / "students"
-    students.mkdir()
-    for name in ("ann", "bob", "cyd"):
-        (students / f"{name}.py").write_text(CLOCKED)
+def _tournament(tmp_path, students: dict[str, str], games: int, jobs: int) -> list:
+    """The rows of `treasure tournament` of `students` (name -> source) on two hidden maps."""
+    maps, folder = hidden_maps(tmp_path, 40), tmp_path / "students"
+    folder.mkdir()
+    for name, source in students.items():
+        (folder / f"{name}.py").write_text(source)
     agent_process.close_all()
     try:
-        done = CliRunner().invoke(cli, ["tournament", str(students), "--maps", str(maps), "--games", "2",
-                                        "--seed", "3", "--db", str(tmp_path / "r.sqlite"), "--jobs", "1"])
+        done = CliRunner().invoke(cli, ["tournament", str(folder), "--maps", str(maps), "--games", str(games),
+                                        "--seed", "3", "--db", str(tmp_path / "r.sqlite"), "--jobs", str(jobs)])
     finally:
         agent_process.close_all()
     assert done.exit_code == 0, done.output
     with Store(tmp_path / "r.sqlite") as s:
-        rows = s.rows()
+        return s.rows()
+
+
+def test_jobs_1_never_plays_two_games_at_once(tmp_path):
+    rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "cyd": CLOCKED}, games=2, jobs=1)
     spans = []
     for r in rows:
         times = [int(line.split()[1]) for line in r.output.splitlines() if line.startswith("at ")]
@@ -68,20 +73,7 @@ def test_no_chain_of_an_agents_games_side_by_side_reaches_a_later_game_on_its_is
     agent's games are what is left at the end; before, its second game on an island started while
     its game beside the first was still running."""
     assert "sleep" in SLOW
-    maps, students = hidden_maps(tmp_path, 40), tmp_path / "students"
-    students.mkdir()
-    (students / "ann.py").write_text(CLOCKED)
-    (students / "bob.py").write_text(CLOCKED)
-    (students / "slow.py").write_text(SLOW)
-    agent_process.close_all()
-    try:
-        done = CliRunner().invoke(cli, ["tournament", str(students), "--maps", str(maps), "--games", "3",
-                                        "--seed", "3", "--db", str(tmp_path / "r.sqlite"), "--jobs", "2"])
-    finally:
-        agent_process.close_all()
-    assert done.exit_code == 0, done.output
-    with Store(tmp_path / "r.sqlite") as s:
-        rows = s.rows()
+    rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "slow": SLOW}, games=3, jobs=2)
     games: dict[str, list[tuple[int, int, str]]] = {}  # agent -> (first, last clock time, island)
     for r in rows:
         times = [int(line.split()[1]) for line in r.output.splitlines() if line.startswith("at ")]

@@ -37,6 +37,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 LEAF = "treasure-ref-"      # the leaf a referee's processes move into (its pid follows)
@@ -44,6 +45,22 @@ BASE = "treasure-"          # a referee process's folder of game groups (its pid
 GAME = "game-"              # a game's group in it (a number follows)
 WANTED = ("memory", "cpuset")
 CLOSE_SECONDS = 2.0         # how long a game's group is waited for to empty and go
+
+
+def ended(pids: Callable[[], Iterable[int]], alive: Callable[[], bool], deadline: float) -> bool:
+    """Kill every process `pids` gives, again, until `alive` says none is left (True) or the
+    `deadline` passes (False). The kill takes a fraction of a millisecond: waited for briefly
+    at first (0.1 ms), then longer (up to 2 ms)."""
+    pause = 0.0001
+    while alive():
+        for pid in pids():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.002)
+    return True
 
 
 class Files:
@@ -320,16 +337,7 @@ class Group:
         killer = os.path.join(self.folder, "cgroup.kill")
         with contextlib.suppress(OSError):  # (no cgroup.kill before Linux 5.14: each process below)
             self.files.write(killer, "1")
-        pause = 0.0001  # (the kill takes a fraction of a millisecond: waited for briefly, then longer)
-        while self.populated():
-            for pid in self.pids():
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > deadline:
-                break
-            time.sleep(pause)
-            pause = min(pause * 2, 0.002)
-        else:
+        if ended(self.pids, self.populated, deadline):
             # The file pages (and names) its game brought into the kernel's caches stay
             # charged to a removed group, still cached: a later game timing its own reads
             # would find them. Reclaimed, they are gone.

@@ -299,16 +299,7 @@ class GameGroup:
             self._v2 = None
         memory = self._v1.get("memory")
         if memory is not None:
-            pause = 0.0001  # (the kill takes a fraction of a millisecond: waited for briefly, then longer)
-            while left := self.pids():
-                for pid in left:
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGKILL)
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(pause)
-                pause = min(pause * 2, 0.002)
-            else:
+            if cgroup2.ended(self.pids, lambda: bool(self.pids()), deadline):
                 # A page (or a looked-up name) the game brought into a cache is charged to its
                 # group. Left cached, it would tell a later game, which times its own read of it,
                 # that this game read it: a bit for each place, enough to pass on the treasure's
