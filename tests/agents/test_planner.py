@@ -306,3 +306,19 @@ def test_the_rules_jump_that_strands_it_far_from_the_other_candidates_is_left():
     listed = [float(v) for v in re.findall(r" (\d+\.\d\d)(?:,|;)", left[0].split("plans weighed, in turns: ")[1])]
     from treasure_cli.agents import planner
     assert turns_left > listed[0] + planner.JUMP_VETO, left[0]
+
+
+def test_racing_with_many_candidates_left_it_keeps_the_teleport():
+    """Games 148, 237 and 267 of the 64x64 bench with the pirate free at turn 3 (seed 11): the
+    planner spent the teleport for under a tenth of a turn with 67 to 304 candidates left, and the
+    pirate reached the treasure first (turns 12, 14 and 11). While racing with more than RACE_MANY
+    candidates, the kept teleport is worth RACE_TELEPORT more: it is kept, and all three are won."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(64,), games=268, seed=11, free_turn=3)
+    tasks = [t for t in make_tasks(options) if t.index in (148, 237, 267)]
+    assert len(tasks) == 3
+    for task in tasks:
+        record, _ = play_game(task_island(task, options), "logic", task.game_seed, map_name="race")
+        assert record.won, (task.index, record.reason, record.turns)

@@ -67,6 +67,8 @@ from treasure_cli.rules.observation import Note, Observation
 # (seed 7, 900 games), smoothed. One more turn for each doubling past the table.
 _FUTURE = (1.0, 1.15, 1.3, 1.7, 2.1, 2.6, 3.2, 4.0, 4.8, 5.7, 6.6, 7.6, 8.6, 9.6)
 TELEPORT_VALUE = 0.8   # turns the teleport kept for later is worth (what spending it costs)
+RACE_TELEPORT = 0.4    # worth more while the pirate is free and more than RACE_MANY candidates are left: spent for
+RACE_MANY = 32         # a tenth of a turn with 67 to 304 left, three games of the free-turn-3 64x64 bench were lost
 WALK_PER_TURN = 8.0    # tiles two large moves walk in a turn
 PLAN_MAX_CANDIDATES = 1 << 14  # more candidates than this (only on maps over 128x128): the rules' search
 FIELD_AREA = 1 << 18   # tiles a walking search may cover (~12 ms at most)
@@ -387,7 +389,10 @@ class PlanningAgent(LogicAgent):
         f = future_turns(n_left)
         if tp_free:
             return f
-        return f + TELEPORT_VALUE + self._walk_turns(pos, f)
+        kept = TELEPORT_VALUE
+        if self.features.race and self.know.pirate_free and n_left > RACE_MANY:
+            kept += RACE_TELEPORT  # racing with many left: the jump is the way past the pirate, later
+        return f + kept + self._walk_turns(pos, f)
 
     def _walk_turns(self, pos: Pos, f: float) -> float:
         """Turns of walking from `pos` to the candidates beyond what `f` turns' spare actions walk:
