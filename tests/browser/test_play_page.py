@@ -154,8 +154,54 @@ def test_a_page_that_loads_before_the_game_asks_its_first_action_shows_it_when_i
         playing.start()
         page.wait_for_function("document.querySelector('#status').textContent.startsWith('turn 1')", timeout=10_000)
     finally:
-        person.choose("q")  # the game ends (given up) and the thread with it
+        person.sent(person.choose("q"))  # the game ends (given up) and the thread with it
         if playing is not None:
             playing.join(timeout=10)
         context.close()
+        person.close()
+
+
+def test_giving_up_ends_the_game_only_once_the_page_has_its_answer():
+    """The program ends with the game. On "q" the game ended at once, and on a busy machine the
+    process was gone before the server wrote the page its answer: the page never showed the game
+    over (test_ctrl_c_and_giving_up_stop_the_server_and_write_no_log timed out once in four
+    suites). The game now waits for the answer to be written (`sent`), QUIT_WAIT at most."""
+    import contextlib
+    import threading
+    import time
+
+    from treasure_cli.formats.map_file import read_map
+    from treasure_cli.play.loop import play_agent
+    from treasure_cli.rules.game import Game
+    from treasure_cli.view.person import GaveUp
+    from treasure_cli.view.play_page import QUIT_WAIT, PagePerson
+    from treasure_cli.view.render import Renderer
+
+    island = read_map(ROOT / "input" / "MAP_01.txt", [])
+    game = Game(island, 7, agent_name="person", map_name="MAP_01.txt")
+    person = PagePerson(game, Renderer(island.public(), color=False), lambda *a, **k: None)
+    ended: list[float] = []
+
+    def play() -> None:
+        with contextlib.suppress(GaveUp):
+            list(play_agent(game, person))
+        ended.append(time.monotonic())
+
+    playing = threading.Thread(target=play, daemon=True)
+    try:
+        playing.start()
+        for _ in range(200):  # until the game asks its first action
+            with person.changed:
+                if person.state:
+                    break
+            time.sleep(0.05)
+        answer = person.choose("q")
+        assert answer.get("over") and "you gave up" in answer["error"]
+        time.sleep(0.5)
+        assert not ended, "the game ended before the page's answer was written"
+        written = time.monotonic()
+        person.sent(answer)
+        playing.join(timeout=QUIT_WAIT)
+        assert ended and ended[0] - written < 1.0
+    finally:
         person.close()

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 MAX_BODY = 200        # bytes of an action's line
 END_WAIT = 30.0       # seconds the server waits, after the game, for the page to fetch its end
+QUIT_WAIT = 5.0       # seconds the game waits, once the person gave up, for the page's answer to be sent
 STEP_WAIT = 60.0      # seconds an action's answer waits for the game to step
 
 
@@ -51,6 +52,7 @@ class PagePerson(Person):
         self.version = 0                  # one more at each new state
         self.chosen: Action | None = None
         self.gave_up: str | None = None
+        self.gave_up_sent = False         # the page's answer to its giving up is written
         self.ended_seen = False
         self.changed = threading.Condition()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -81,6 +83,11 @@ class PagePerson(Person):
             while self.chosen is None and self.gave_up is None:
                 self.changed.wait(0.5)  # a timeout: Ctrl-C is seen while waiting
             if self.gave_up is not None:
+                # The program ends with the game: first let the server write the page its answer
+                # (else, on a busy machine, the page lost it and never showed the game over).
+                deadline = time.monotonic() + QUIT_WAIT
+                while not self.gave_up_sent and time.monotonic() < deadline:
+                    self.changed.wait(0.1)
                 raise GaveUp(self.gave_up)
             chosen = self.chosen
             assert chosen is not None
@@ -118,6 +125,14 @@ class PagePerson(Person):
             self.ended_seen = True
             self.changed.notify_all()
         return dict(self.state)
+
+    def sent(self, answer: dict[str, Any]) -> None:
+        """The server wrote the page `answer` to an action line: once it says the person gave up,
+        the game may end (and the program with it)."""
+        if answer.get("over"):
+            with self.changed:
+                self.gave_up_sent = True
+                self.changed.notify_all()
 
     def finish(self, frame: str, board: str, message: str) -> None:
         """Show the end (the map with its treasure), until the page has it or END_WAIT passes."""
@@ -177,7 +192,9 @@ def _handler(person: PagePerson) -> type[BaseHTTPRequestHandler]:
                 self._send(400, b"bad request", "text/plain")
                 return
             line = self.rfile.read(length).decode("utf-8", "replace")
-            self._json(person.choose(line))
+            answer = person.choose(line)
+            self._json(answer)
+            person.sent(answer)
 
     return Handler
 
