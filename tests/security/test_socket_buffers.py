@@ -61,18 +61,23 @@ HOARDER = textwrap.dedent('''\
 ''')
 
 
+def _sandboxed_game(spec: str):
+    """The record of one short game of the agent `spec` in the sandbox."""
+    island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
+    agent_process.close_all()
+    try:
+        record, _ = play_game(island, spec, 1, map_name="m", isolation="sandbox", max_turns=3, game_timeout=60)
+    finally:
+        agent_process.close_all()
+    return record
+
+
 def test_a_game_cannot_grow_its_socket_buffers(tmp_path):
     if not bwrap_works():
         pytest.fail("bubblewrap is needed (make test installs it)")
     file = tmp_path / f"hoarder_{uuid.uuid4().hex[:12]}.py"
     file.write_text(HOARDER)
-    island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
-    agent_process.close_all()
-    try:
-        record, _ = play_game(island, f"{file}:Hoarder", 1, map_name="m", isolation="sandbox", max_turns=3,
-                              game_timeout=60)
-    finally:
-        agent_process.close_all()
+    record = _sandboxed_game(f"{file}:Hoarder")
     said = re.search(r"sockets (\d+) queued (\d+) sizes (\[.*\])", record.output)
     assert said, (record.output, record.error)
     sockets, queued, sizes = int(said[1]), int(said[2]), eval(said[3])  # noqa: S307  (our agent's own line)
@@ -138,13 +143,7 @@ def test_an_i386_program_cannot_grow_its_socket_buffers_through_socketcall(tmp_p
     outside = subprocess.run([str(group / "grow32")]).returncode
     assert outside == 0, f"the program should grow its buffer outside the sandbox (status {outside})"
     (group / "agent.py").write_text(I386_AGENT)
-    island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
-    agent_process.close_all()
-    try:
-        record, _ = play_game(island, f"{group / 'agent.py'}:Runner", 1, map_name="m", isolation="sandbox",
-                              max_turns=3, game_timeout=60)
-    finally:
-        agent_process.close_all()
+    record = _sandboxed_game(f"{group / 'agent.py'}:Runner")
     said = re.search(r"i386 status (\d+)", record.output)
     assert said, (record.output, record.error)
     assert said[1] == "1", said[0]  # the socket pair was made, setsockopt succeeded, the size stayed

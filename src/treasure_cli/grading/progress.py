@@ -372,15 +372,12 @@ class Estimate:
             return None
         around = self._around_of(agent)
         total = 0.0
-        sizes: dict[int, tuple[float, float, float] | None] = {}
         for place, n in places.items():
             if n:
-                parts = sizes[place[0]] if place[0] in sizes else sizes.setdefault(place[0], self._unit_parts(
-                    agent, place[0]))
-                if parts is None:
+                game = self._unit_game(agent, place)
+                if game is None:
                     return None
-                fixed, per_game, follows = parts
-                total += n * (fixed + around + per_game * max(0.1, 1 + follows * (self._difficulty(agent, place) - 1)))
+                total += n * (game + around)
         for k in self._flight.get(agent, ()):
             key = self._key_at.get(k)
             flying = self._unit_of.get(key) if key is not None else None
@@ -640,7 +637,7 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     return elapsed
 
 
-DRAIN = 0.5
+DRAIN = 0.5  # a worker's idle time at a pass's end, in games: the half left of the game beside it
 
 
 def _passes(workers: float, islands: float, games: float) -> float:
