@@ -2,7 +2,7 @@
 30 % after the first tenth of the games).
 
     .venv/bin/python benchmarks/eta_accuracy.py [--shape NAME ...] [--scale 1.0] [--repeat 1] [--jobs 2] [--seed 1]
-                                                [--keep-traces DIR]
+                                                [--keep-traces DIR] [--apart]
     .venv/bin/python benchmarks/eta_accuracy.py --replay DIR/*.jsonl [--estimate old_progress.py]
 
 Each shape is a small class played by the real command (`python -m treasure_cli tournament`, a fresh
@@ -104,7 +104,8 @@ def shape_args(shape: str, folder: Path, scale: float) -> list[str]:
     raise SystemExit(f"unknown shape {shape!r}")
 
 
-def measure(shape: str, scale: float, jobs: int, keep: Path | None = None, run: int = 0, seed: int = 1) -> dict:
+def measure(shape: str, scale: float, jobs: int, keep: Path | None = None, run: int = 0, seed: int = 1,
+            more: tuple[str, ...] = ()) -> dict:
     with tempfile.TemporaryDirectory(prefix="eta-") as tmp:
         folder = Path(tmp)
         args = shape_args(shape, folder, scale)
@@ -112,7 +113,7 @@ def measure(shape: str, scale: float, jobs: int, keep: Path | None = None, run: 
         env = {**os.environ, "TREASURE_CLI_ETA_TRACE": str(trace)}
         start = time.monotonic()
         done = subprocess.run(TREASURE + ["tournament", *args, "--db", str(folder / "r.sqlite"), "--seed", str(seed),
-                                          "--jobs", str(jobs), "--no-timing"],
+                                          "--jobs", str(jobs), "--no-timing", *more],
                               env=env, capture_output=True, text=True, cwd=folder)
         if done.returncode not in (0, 1):
             raise SystemExit(f"{shape}: the tournament failed:\n{done.stderr[-2000:]}")
@@ -227,6 +228,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1,
                         help="the tournament's --seed: which games are played (each repeat plays the same ones)")
     parser.add_argument("--json", action="store_true", help="one JSON line per run instead of the table")
+    parser.add_argument("--apart", action="store_true", help="play with `tournament --apart`")
     parser.add_argument("--keep-traces", type=Path, metavar="DIR", help="keep each run's trace in DIR")
     parser.add_argument("--replay", type=Path, nargs="+", metavar="TRACE",
                         help="play kept traces again through this checkout's estimate (plays no game; --jobs: "
@@ -240,7 +242,8 @@ def main() -> None:
     if options.replay:
         runs = (replay(path, options.jobs, options.estimate) for path in options.replay)
     else:
-        runs = (measure(shape, options.scale, options.jobs, options.keep_traces, k, options.seed)
+        runs = (measure(shape, options.scale, options.jobs, options.keep_traces, k, options.seed,
+                        ("--apart",) if options.apart else ())
                 for k in range(options.repeat) for shape in shapes)
     worst, within, count, tenths, points = 0.0, 0, 0, [], 0
     for r in runs:

@@ -1,7 +1,8 @@
 """FairShare, the tournament's scheduler, on random runs: no game starts on an island that a game of
 its agent in flight may have heard of (its island, or that of a game beside it, and so on), no agent
 holds more than all the workers but one while others wait, and no worker is kept waiting while a
-game may start."""
+game may start. With `apart` (`tournament --apart`), the chain runs across agents: no game starts on an
+island that any game in flight may have heard of."""
 
 from __future__ import annotations
 
@@ -40,17 +41,45 @@ def test_an_agent_alone_plays_its_islands_in_passes():
     assert [started(), started(), started()] == ["a/m0/1", "a/m1/1", "WAIT"]
 
 
+def test_apart_two_agents_games_side_by_side_reach_no_later_game_on_their_island():
+    """Two groups that collude: a game of one beside a game of the other may pass it the island's
+    treasure, and that game pass it on to the next game of either there. With `apart`, a game on an
+    island that any game in flight may know waits for every game in flight to end."""
+    share = FairShare(_entries(("a", "b"), 2, 2), 2, apart=True)
+    feed = iter(share)
+
+    def started() -> str:
+        task = next(feed)
+        return "WAIT" if task is WAIT else task[0][0].name
+
+    assert [started(), started(), started()] == ["a/m0/0", "b/m1/0", "WAIT"]  # not b/m0/0 beside a/m0/0
+    share.ended("a")
+    assert started() == "WAIT"  # b's game on m1 may know m0: a/m1/0 and b/m0/0 wait
+    share.ended("b")
+    assert [started(), started(), started()] == ["b/m0/0", "a/m1/0", "WAIT"]
+
+
+@pytest.mark.parametrize("apart", [False, True])
 @pytest.mark.parametrize("seed", range(8))
-def test_no_chain_of_an_agents_games_reaches_its_island_again(seed):
+def test_no_chain_of_games_reaches_their_island_again(seed, apart):
+    """Without `apart`, a chain of an agent's own games; with it, of any games."""
     rng = random.Random(seed)
     agents = tuple(f"g{k}" for k in range(rng.randint(1, 6)))
     entries = _entries(agents, rng.randint(1, 5), rng.randint(1, 4))
     workers = rng.randint(2, 6)
-    share = FairShare(entries, workers)
+    share = FairShare(entries, workers, apart=apart)
+    chain = (lambda agent: "") if apart else (lambda agent: agent)
     feed = iter(share)
     flight: list[SimpleNamespace] = []  # handed over, not ended (queued at a worker or playing)
-    heard: dict[str, set[str]] = {}  # agent -> islands its games in flight may know, worked out here
+    heard: dict[str, set[str]] = {}  # chain -> islands its games in flight may know, worked out here
     handed: list[SimpleNamespace] = []
+
+    def end_one() -> None:
+        done = flight.pop(rng.randrange(len(flight)))
+        share.ended(done.agent)
+        if not any(chain(f.agent) == chain(done.agent) for f in flight):
+            heard.pop(chain(done.agent), None)
+
     while True:
         task = next(feed, None)
         if task is None:
@@ -58,27 +87,20 @@ def test_no_chain_of_an_agents_games_reaches_its_island_again(seed):
         if task is WAIT:
             assert flight, "WAIT with no game in flight"
             left = [e for e in entries if e not in handed]
-            mine = {e.agent for e in flight}
             # a game that may start without breaking a rule is never held back
-            assert all(e.map_digest in heard.get(e.agent, set()) or
+            assert all(e.map_digest in heard.get(chain(e.agent), set()) or
                        (len(flight) >= workers and sum(f.agent == e.agent for f in flight) >= max(1, workers - 1))
                        for e in left), (left, flight)
-            done = flight.pop(rng.randrange(len(flight)))
-            share.ended(done.agent)
-            if done.agent in mine and not any(f.agent == done.agent for f in flight):
-                heard.pop(done.agent, None)
+            end_one()
             continue
         entry = task[0][0]
-        assert entry.map_digest not in heard.get(entry.agent, set()), f"{entry.name}: its island reached by a chain"
+        assert entry.map_digest not in heard.get(chain(entry.agent), set()), f"{entry.name}: its island reached"
         others_wait = any(e.agent != entry.agent for e in entries if e not in handed and e is not entry)
         if others_wait and len(flight) >= workers:
             assert sum(f.agent == entry.agent for f in flight) < max(1, workers - 1), "more than its share"
-        heard.setdefault(entry.agent, set()).add(entry.map_digest)
+        heard.setdefault(chain(entry.agent), set()).add(entry.map_digest)
         flight.append(entry)
         handed.append(entry)
         if len(flight) >= workers or rng.random() < 0.3:
-            done = flight.pop(rng.randrange(len(flight)))
-            share.ended(done.agent)
-            if not any(f.agent == done.agent for f in flight):
-                heard.pop(done.agent, None)
+            end_one()
     assert sorted(e.name for e in handed) == sorted(e.name for e in entries)  # each game once

@@ -1,7 +1,8 @@
-"""`--jobs 1` plays one game at a time: no two games run side by side, so two groups that collude
-have no game of the other's running beside theirs to pass a tile to (docs/security.md, "A class
-tournament, safely"). Each agent says the clock's time when its game's process starts and at each
-action; no two games' spans may overlap."""
+"""Games side by side pass nothing on to a later game on their island (docs/security.md, "A class
+tournament, safely"): `--jobs 1` plays one game at a time; with more workers, a game starts only
+once every game of its agent that may have heard of its island has ended, and with `--apart` every
+game of any group. Each agent says the clock's time when its game's process starts and at each
+action."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ CLOCKED = textwrap.dedent('''\
 ''')
 
 
-def _tournament(tmp_path, students: dict[str, str], games: int, jobs: int) -> list:
+def _tournament(tmp_path, students: dict[str, str], games: int, jobs: int, *more: str) -> list:
     """The rows of `treasure tournament` of `students` (name -> source) on two hidden maps."""
     maps, folder = hidden_maps(tmp_path, 40), tmp_path / "students"
     folder.mkdir()
@@ -41,7 +42,7 @@ def _tournament(tmp_path, students: dict[str, str], games: int, jobs: int) -> li
     agent_process.close_all()
     try:
         done = CliRunner().invoke(cli, ["tournament", str(folder), "--maps", str(maps), "--games", str(games),
-                                        "--seed", "3", "--db", str(tmp_path / "r.sqlite"), "--jobs", str(jobs)])
+                                        "--seed", "3", "--db", str(tmp_path / "r.sqlite"), "--jobs", str(jobs), *more])
     finally:
         agent_process.close_all()
     assert done.exit_code == 0, done.output
@@ -97,3 +98,29 @@ def test_no_chain_of_an_agents_games_side_by_side_reaches_a_later_game_on_its_is
                         reach = end  # a game running at `reach` carries the chain on to its end
                 assert reach < later, f"a chain of {label}'s games side by side ran from one game on an island to the next"
     assert side_by_side, "no two games of one agent ran at once: the test saw no chain to break"
+
+
+def test_apart_no_chain_of_games_side_by_side_reaches_a_later_game_on_their_island(tmp_path):
+    """`--apart`: a game on an island starts only once every game that may have heard of that island
+    has ended, whatever its group (a game there, or one beside it, or one beside one beside it...):
+    between any two games on one island there is a moment with no game running, so two groups that
+    collude cannot pass a tile along their games side by side. Without it, a game of `bob` starts
+    on an island while a game of `ann` there still runs."""
+    rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "slow": SLOW}, 3, 2, "--apart")
+    games: list[tuple[int, int, str, str]] = []  # (first, last clock time, island, agent)
+    for r in rows:
+        times = [int(line.split()[1]) for line in r.output.splitlines() if line.startswith("at ")]
+        assert len(times) >= 2, r.output
+        games.append((min(times), max(times), r.map_digest, r.label))
+    assert len(games) == 18
+    games.sort()
+    assert any(end > start for (_, end, _, _), (start, _, _, _) in zip(games, games[1:])), "no two games ran at once"
+    for i, (first, _, island, label) in enumerate(games):
+        for later, _, there, other in games[i + 1:]:
+            if there != island:
+                continue
+            reach = first  # some moment in [first, later] with no game running
+            for start, end, _, _ in games:
+                if start <= reach < end:
+                    reach = end  # a game running at `reach` carries the chain on to its end
+            assert reach < later, f"a chain of games side by side ran from {label}'s game on an island to {other}'s"

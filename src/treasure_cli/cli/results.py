@@ -69,9 +69,9 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                      no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
                      verdicts: list | None = None, include_secret_seed: bool = False,
-                     map_names: dict[str, str] | None = None) -> None:
+                     map_names: dict[str, str] | None = None, apart: bool = False) -> None:
     """Play the games the store does not hold yet, then show every game of the command; with it, the
-    groups left out (`verdicts`) and those whose every game failed."""
+    groups left out (`verdicts`) and those whose every game failed. `apart`: `tournament --apart`."""
     from treasure_cli.agents.registry import is_builtin
     from treasure_cli.play.bench import BenchResult, summarize
     from treasure_cli.grading.tournament import as_record, run_tournament
@@ -137,7 +137,7 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
     try:
         result = run_tournament(options, db_path, jobs=jobs, scheduler=scheduler, on_plan=plan,
                                 on_progress=progress, names=names, map_names=map_names, on_start=start,
-                                on_flight=flight)
+                                on_flight=flight, apart=apart)
     except (KeyboardInterrupt, Terminated):
         if line:  # the games played are in the store, each whole: say so, and how to go on
             line[0].close()

@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
               help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
 @SCHEDULER
+@click.option("--apart", "keep_apart", is_flag=True,
+              help="Keep the groups' games apart too: no game starts on a map that a game in flight, of any group, "
+                   "may have heard of, so two groups that collude cannot pass a tile between games side by side "
+                   "(docs/security.md). For final grades: cheap with many more maps than --jobs, dearer with few "
+                   "maps or one very slow agent.")
 @click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game (or the ranking) as JSON.")
 @click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
 @click.option("--report", is_flag=True,
@@ -83,7 +88,8 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
                versus: str | None = None, agent_isolation: str = "auto", agent_memory: int = 1 << 30,
                action_timeout: float | None = None, hints=None, include_secret_seed: bool = False,
                public_maps: str | None = None, roster_path: str | None = None, dry_run: bool = False,
-               max_group_files: int = 2000, max_group_size: int = 50 << 20, max_source_size: int = 2 << 20) -> None:
+               max_group_files: int = 2000, max_group_size: int = 50 << 20, max_source_size: int = 2 << 20,
+               keep_apart: bool = False) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
     SUBMISSIONS is a class's folder (one entry per group) or the groups
@@ -112,6 +118,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament students/ --with logic,greedy --maps hidden/ --db results.sqlite
       treasure tournament students/ann.py students/bob/ --maps 'hidden/**/*.txt' --games 3 --db results.sqlite
       treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
+      treasure tournament class/ --maps hidden/ --db final.sqlite --apart
       treasure tournament --db results.sqlite --report
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --public-maps 'hidden/MAP_0[12].txt'
@@ -218,7 +225,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
     record_intake(db_path, [s.name for s in found], verdicts, ids)
     play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, None,
                      {s.spec: s.name for s in found}, verdicts, include_secret_seed,
-                     map_names(maps_path, found_maps))
+                     map_names(maps_path, found_maps), keep_apart)
 
 
 def _estimate_line(db_path: str, specs: list[str], labels: dict[str, str], isolation: str,

@@ -177,14 +177,21 @@ class FairShare:
     one of them waits; when the agent's last game in flight ends, the chain is broken (what a game
     leaves behind is emptied with it, sandbox/cgroups.py) and `known` starts again empty. An agent
     whose games are all that is left thus plays two at a time across the islands, then lets its
-    games in flight end before it starts an island again. Games of two agents that collude are
-    not kept apart this way: `--jobs 1` does that.
+    games in flight end before it starts an island again.
+
+    `apart` keeps every agent's games in one chain (`tournament --apart`): the chain of games side
+    by side then runs across agents, so two groups that collude cannot pass a tile between their
+    games either. All the games are then played in passes of one game an island, and between two
+    passes every game in flight ends: cheap with many more islands than workers (a worker idles
+    about half a game a pass), dear with few islands or one very slow agent.
 
     A worker still parses a map once for its games in a row (`_island`); handing one game to a
     process costs well under a millisecond beside a sandboxed game's tens (docs/tournament.md).
     """
 
-    def __init__(self, todo: list[Entry], workers: int, on_start: Callable[[Entry], None] | None = None):
+    def __init__(self, todo: list[Entry], workers: int, on_start: Callable[[Entry], None] | None = None,
+                 apart: bool = False):
+        self.apart = apart
         self.cap = max(1, workers - 1)
         self.on_start = on_start
         self.workers = workers
@@ -192,13 +199,14 @@ class FairShare:
         for k, e in enumerate(_order(todo)):
             self.waiting.setdefault(e.agent, collections.deque()).append((k, e))
         self.running: collections.Counter[str] = collections.Counter()
-        self.known: dict[str, set[str]] = collections.defaultdict(set)  # agent -> islands (map digests)
+        # a chain (an agent, or "" for all with `apart`) -> the islands (map digests) its games in flight may know
+        self.known: dict[str, set[str]] = collections.defaultdict(set)
         self.handed: dict[int, Entry] = {}  # each game handed over, by its ticket (its place in the order)
 
     def _head(self, agent: str) -> int | None:
-        """The place in the agent's queue of its first game on an island none of its games in
-        flight may know (None: every game it has left is on one)."""
-        known = self.known.get(agent)
+        """The place in the agent's queue of its first game on an island none of the games in flight
+        of its chain may know (None: every game it has left is on one)."""
+        known = self.known.get(self._chain(agent))
         for i, (_, entry) in enumerate(self.waiting[agent]):
             if not known or entry.map_digest not in known:
                 return i
@@ -219,16 +227,21 @@ class FairShare:
             if not queue:
                 del self.waiting[agent]
             self.running[agent] += 1
-            self.known[agent].add(entry.map_digest)
+            self.known[self._chain(agent)].add(entry.map_digest)
             self.handed[k] = entry
             if self.on_start is not None:
                 self.on_start(entry)
             yield ((entry,), k)  # play_entries' arguments: a tuple of one game, its ticket
 
+    def _chain(self, agent: str) -> str:
+        return "" if self.apart else agent
+
     def ended(self, agent: str) -> None:
         self.running[agent] -= 1
-        if not self.running[agent]:  # the chain of its games side by side is broken
-            self.known.pop(agent, None)
+        if not self.running[agent]:
+            del self.running[agent]
+        if not (self.running if self.apart else self.running[agent]):  # its chain of games side by side is broken
+            self.known.pop(self._chain(agent), None)
 
     def workers_are(self, workers: int) -> None:
         """How many games can be played at once, once known (a Dask cluster's threads)."""
@@ -278,7 +291,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
                    on_plan: Callable[[list[Entry], int], None] | None = None,
                    names: dict[str, str] | None = None, map_names: dict[str, str] | None = None,
                    on_start: Callable[[Entry], None] | None = None,
-                   on_flight: Callable[[list[tuple[tuple, float, int]]], None] | None = None) -> TournamentResult:
+                   on_flight: Callable[[list[tuple[tuple, float, int]]], None] | None = None,
+                   apart: bool = False) -> TournamentResult:
     """Play every game of `options` (map files) that `db` does not hold yet, recording each as it finishes.
 
     `options.seed` None: the store's secret base seed (made when the store is, kept for resuming).
@@ -290,7 +304,8 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
     `on_progress(rows)` with the rows of each game recorded, once it is committed, and
     `on_start(entry)` when a game is handed to a worker, and `on_flight(games)` before each
     `on_progress`, with (key, seconds so far, actions so far) of each game in flight that has begun
-    (play/pulse.py; only with worker processes: `jobs` > 1 and no `scheduler`).
+    (play/pulse.py; only with worker processes: `jobs` > 1 and no `scheduler`). `apart`: no game
+    starts on an island that a game in flight, of any agent, may have heard of (FairShare).
     """
     if not options.maps:
         raise TreasureError("a tournament plays map files: give --maps")
@@ -324,7 +339,7 @@ def run_tournament(options: BenchOptions, db: str | Path, *, jobs: int = 1, sche
         played = 0
         # On a Dask cluster too: no more games in flight than its threads (the executor says how
         # many), so a slow agent's games cannot queue on every worker ahead of the others'.
-        share = FairShare(todo, jobs, on_start)
+        share = FairShare(todo, jobs, on_start, apart)
         board = (pulse.new_board(min(jobs, len(todo))) if on_flight is not None and scheduler is None
                  and min(jobs, len(todo)) > 1 else None)
         for _, rows in run_tasks(play_entries, share, jobs, count=len(todo), scheduler=scheduler,
