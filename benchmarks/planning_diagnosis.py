@@ -16,6 +16,9 @@ games both `logic` and `oracle-greedy` won, per row, the gap's parts in turns
   (large scans and small moves), less the oracle's;
 * `to <=25` and `after`: the turns to reach 25 candidates (a large scan's
   worth), and the turns from there to the find, less the oracle's;
+* `reached`: the turns later than the oracle that logic first began a turn
+  with at most 100, 25 and 6 candidates, and the turns it took from each of
+  those to the find, less the oracle's (where in the game the gap is lost);
 * the teleport: how many games each used it in, and how many turns earlier
   (negative) or later logic jumped when both did;
 * the games 3 turns or more behind, and the share of the gap they hold;
@@ -44,6 +47,7 @@ from treasure_cli.rules.events import (
 
 ROWS: dict[str, dict[str, Any]] = {"default": {}, "free3": {"free_turn": 3}, "maze": {"style": "maze"}}
 CANDIDATES = re.compile(r"^(\d+) candidates")
+PHASES = (100, 25, 6)  # candidate counts: the turn each agent first began with at most so many
 
 
 @dataclass
@@ -111,6 +115,7 @@ def row(name: str, size: int, games: int, seed: int, dump: int) -> None:
     gap: list[float] = []
     new_oracle: list[float] = []
     parts: dict[str, list[float]] = {k: [] for k in ("verify", "large moves", "scans", "to <=25", "after")}
+    phases: dict[int, tuple[list[float], list[float]]] = {k: ([], []) for k in PHASES}
     jumps = [0, 0]
     jump_turns: list[float] = []
     apart: list[str] = []
@@ -133,6 +138,10 @@ def row(name: str, size: int, games: int, seed: int, dump: int) -> None:
         below_mine, below_old = mine.turn_below(25), old.turn_below(25)
         parts["to <=25"].append(below_mine - below_old)
         parts["after"].append((mine.turns - below_mine) - (old.turns - below_old))
+        for k, (to, after) in phases.items():
+            below_mine, below_old = mine.turn_below(k), old.turn_below(k)
+            to.append(below_mine - below_old)
+            after.append((mine.turns - below_mine) - (old.turns - below_old))
         jumps[0] += mine.teleport is not None
         jumps[1] += old.teleport is not None
         if mine.teleport is not None and old.teleport is not None:
@@ -142,6 +151,9 @@ def row(name: str, size: int, games: int, seed: int, dump: int) -> None:
     print(f"{name} {size}x{size}: {len(gap)} games both won; gap {mean_se(gap)}, "
           f"oracle - oracle-greedy {mean_se(new_oracle)}")
     print("   " + ", ".join(f"{k} {statistics.mean(v):+.2f}" for k, v in parts.items() if v))
+    if gap:
+        print("   reached " + ", ".join(f"<={k} {statistics.mean(to):+.2f}" for k, (to, _) in phases.items())
+              + "; after it " + ", ".join(f"{mean_se(after)}" for _, after in phases.values()))
     print(f"   teleported: logic {jumps[0]}, oracle-greedy {jumps[1]}; logic's jump "
           f"{statistics.mean(jump_turns) if jump_turns else float('nan'):+.2f} turns later")
     print(f"   {len(behind)} games 3 turns or more behind hold {sum(behind) / max(1, len(gap)):+.2f} of the gap")
