@@ -162,8 +162,8 @@ def estimate_class(path: Path | None):
         return {k: v for k, v in kw.items() if k in names}
 
     class Other(base):  # type: ignore[misc,valid-type]
-        def __init__(self, planned, clock, workers=None):
-            super().__init__(planned, clock=clock, **takes(base.__init__, {"workers": workers}))
+        def __init__(self, planned, clock, workers=None, apart=False):
+            super().__init__(planned, clock=clock, **takes(base.__init__, {"workers": workers, "apart": apart}))
 
         def started(self, agent, tiles, key=None):
             super().started(agent, tiles, **takes(base.started, {"key": key}))
@@ -205,7 +205,8 @@ def replay(path: Path, workers: int | None = None, model: Path | None = None) ->
     for e in lines[1:]:
         now[0] = e["t"]
         if "plan" in e:
-            estimate = Estimate(planned(e["plan"], lines), clock=lambda: now[0], workers=e.get("workers", workers))
+            estimate = Estimate(planned(e["plan"], lines), clock=lambda: now[0], workers=e.get("workers", workers),
+                                apart=e.get("apart", False))
         elif estimate is not None and "flight" in e:  # the games in flight, as the workers' board said
             if hasattr(estimate, "playing"):  # (an older estimate does not take them)
                 estimate.playing([(tuple(key), seconds, actions) for key, seconds, actions in e["flight"]])

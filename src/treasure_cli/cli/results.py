@@ -103,9 +103,10 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         workers = None if scheduler is not None else max(1, min(jobs, len(todo)))
         # a unit: one map and seed, played by every agent (the same game's length for each, more or less)
         games = [Planned(label(e), e.tiles, e.key, (e.settings, e.map_digest, e.seed), e.map_digest) for e in todo]
-        line.append(ProgressLine("playing", Estimate(games, workers=workers)))
+        line.append(ProgressLine("playing", Estimate(games, workers=workers, apart=apart)))
         if trace is not None:  # what the estimate was given, to play it again (benchmarks/eta_accuracy.py)
-            trace({"plan": [[g.agent, g.tiles, g.key, g.unit, g.island] for g in games], "workers": workers})
+            trace({"plan": [[g.agent, g.tiles, g.key, g.unit, g.island] for g in games], "workers": workers,
+                   "apart": apart})
 
     def label(entry) -> str:
         return (names or {}).get(entry.agent) or entry.agent

@@ -44,10 +44,9 @@ if TYPE_CHECKING:
               help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
 @SCHEDULER
 @click.option("--apart", "keep_apart", is_flag=True,
-              help="Keep the groups' games apart too: no game starts on a map that a game in flight, of any group, "
-                   "may have heard of, so two groups that collude cannot pass a tile between games side by side "
-                   "(docs/security.md). For final grades: cheap with many more maps than --jobs, dearer with few "
-                   "maps or one very slow agent.")
+              help="Keep every game apart from the games that may have heard of its map, whatever their group, not "
+                   "only its own group's: two groups that collude cannot pass a tile between games side by side "
+                   "(docs/security.md). For final grades: cheap with many more maps than --jobs.")
 @click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game (or the ranking) as JSON.")
 @click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
 @click.option("--report", is_flag=True,

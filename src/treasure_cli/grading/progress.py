@@ -90,9 +90,10 @@ class Estimate:
     """Games done of total, failures per agent, and the time left (`remaining`)."""
 
     def __init__(self, planned: Iterable[Planned], clock: Callable[[], float] = time.monotonic,
-                 noun: bool = True, workers: int | None = None):
+                 noun: bool = True, workers: int | None = None, apart: bool = False):
         self.clock, self.noun = clock, noun
         self.workers = workers
+        self.apart = apart  # `tournament --apart`: every game in passes of one game an island (FairShare)
         self.start = clock()
         self.left: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # agent -> tiles -> games
         self.total = 0
@@ -560,7 +561,22 @@ class Estimate:
         used += sum(now - max(t, since) for t in starts)
         if self.workers is None:  # measured: no wait to add, it is in the parallelism
             return max(1.0, used / span), 0.0
-        return float(self.workers), max(0.0, (self.workers * span - used) / (self.done - half))
+        idle = self._held(since, now) if self.apart else 0.0
+        return float(self.workers), max(0.0, (self.workers * span - used - idle) / (self.done - half))
+
+    def _held(self, since: float, now: float) -> float:
+        """The workers' time since `since` that no game could use because fewer games than workers
+        were in flight (handed over, not ended): with `apart`, the ends of passes, which
+        `fair_share_time` prices itself (the games in flight then all play: none waits in a queue)."""
+        assert self.workers is not None
+        events = sorted([(t, 1) for t in self._handed] + [(t, -1) for t in self._ends])
+        flight, last, idle = 0, since, 0.0
+        for t, step in events:
+            if t > since:
+                idle += max(0, self.workers - flight) * (min(t, now) - last)
+                last = min(t, now)
+            flight += step
+        return idle + max(0, self.workers - flight) * max(0.0, now - last)
 
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
@@ -579,7 +595,7 @@ class Estimate:
                 if cost is None:
                     cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
                 work[agent] = [float(games), cost / games + wait, float(self.islands.get(agent, 0))]
-        return fair_share_time(work, workers, capped=self.workers is not None)
+        return fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart)
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""
@@ -598,23 +614,30 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
     return min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
 
 
-def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True) -> float:
+def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True, apart: bool = False) -> float:
     """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
     offers it: every agent's games at one pace in games a second, except that an agent holds at most
     `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
     worker plays its `islands` (0: not known) in passes, one game an island, and between two passes
     lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
-    games are over, then is worked out again for the agents left."""
+    games are over, then is worked out again for the agents left. With `apart`, the passes are of
+    every agent's games at once: one game an island, the islands of the agent with the most."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     elapsed = 0.0
     while left:
-        cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
-        caps = {a: _passes(cap, islands[a], n) for a, (n, _) in left.items()}
+        room = workers
+        if apart:  # a pass ends with its longest game: the workers idle about half of one
+            games = sum(n for n, _ in left.values())
+            mean = sum(n * c for n, c in left.values()) / games
+            room = _passes(workers, max(islands[a] for a in left), games,
+                           DRAIN * max(c for _, c in left.values()) / max(mean, 1e-9))
+        cap = min(room, max(1.0, workers - 1)) if capped and len(left) > 1 else room
+        caps = {a: cap if apart else _passes(cap, islands[a], n) for a, (n, _) in left.items()}
         costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
         # One pace g (games a second) for all, an agent at most caps / cost: raise g until the workers are full.
         rates: dict[str, float] = {}
-        free, open_ = workers, set(left)
+        free, open_ = room, set(left)
         while open_:
             pace = free / sum(costs[a] for a in open_)
             held = {a for a in open_ if pace * costs[a] > caps[a]}
@@ -640,7 +663,7 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
 DRAIN = 0.5  # a worker's idle time at a pass's end, in games: the half left of the game beside it
 
 
-def _passes(workers: float, islands: float, games: float) -> float:
+def _passes(workers: float, islands: float, games: float, drain: float = DRAIN) -> float:
     """The workers an agent's `games` left keep busy on `workers` of them, on `islands` islands (0:
     not known), played in passes of one game an island with its games in flight ended between two
     passes: at most `islands` at once, and (k - 1) / 2 games' time of k workers idle at each of
@@ -649,7 +672,7 @@ def _passes(workers: float, islands: float, games: float) -> float:
         return workers
     k = min(workers, max(1.0, islands))
     drains = max(0.0, math.ceil(games / islands - 1e-9) - 1)
-    return k * games / (games + drains * (k - 1) * DRAIN)
+    return k * games / (games + drains * (k - 1) * drain)
 
 
 def clock_text(seconds: float) -> str:
