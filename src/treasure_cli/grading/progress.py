@@ -67,6 +67,7 @@ file of its own.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 import statistics
@@ -129,6 +130,9 @@ class Estimate:
         self._ends: list[float] = []              # when each game ended, in that order
         self._busy: list[tuple[float, float]] = []  # (end, busy time) of each game ended, in that order
         self._flight: dict[str, list[int]] = defaultdict(list)  # agent -> its games in flight (in _handed)
+        # at each hand-over and end, in time order: (when, the workers' time held idle so far for want of
+        # games in flight, the games in flight after it): `_held`
+        self._idle: list[tuple[float, float, int]] = [(self.start, 0.0, 0)]
         self._keys: dict[object, int] = {}        # a game's key -> its place in _handed, while in flight
         self._tiles: dict[int, int] = {}          # a game in flight (its place in _handed) -> its tiles
         self._key_at: dict[int, object] = {}      # a game in flight (its place in _handed) -> its key
@@ -148,6 +152,7 @@ class Estimate:
         self._key_at[len(self._handed)] = key
         self._flight[agent].append(len(self._handed))
         self._handed.append(self.clock())
+        self._count(self._handed[-1], +1)
 
     def _began_at(self, k: int) -> float | None:
         """When the k-th game handed over began, as far as is known (None: not yet). The workers take
@@ -166,6 +171,7 @@ class Estimate:
         now = self.clock()
         self.done += 1
         self._ends.append(now)
+        self._count(now, -1)
         flight = self._flight.get(agent)
         if flight:
             game = self._keys.pop(key, None)
@@ -564,19 +570,21 @@ class Estimate:
         idle = self._held(since, now) if self.apart else 0.0
         return float(self.workers), max(0.0, (self.workers * span - used - idle) / (self.done - half))
 
+    def _count(self, when: float, step: int) -> None:
+        """A game handed over (+1) or ended (-1) at `when`: the idle held so far, carried on (`_held`)."""
+        last, held, flight = self._idle[-1]
+        free = max(0, (self.workers or 0) - flight)
+        self._idle.append((max(when, last), held + free * max(0.0, when - last), flight + step))
+
+    def _held_at(self, when: float) -> float:
+        last, held, flight = self._idle[max(0, bisect.bisect_right(self._idle, (when, math.inf)) - 1)]
+        return held + max(0, (self.workers or 0) - flight) * max(0.0, when - last)
+
     def _held(self, since: float, now: float) -> float:
         """The workers' time since `since` that no game could use because fewer games than workers
         were in flight (handed over, not ended): with `apart`, the ends of passes, which
         `fair_share_time` prices itself (the games in flight then all play: none waits in a queue)."""
-        assert self.workers is not None
-        events = sorted([(t, 1) for t in self._handed] + [(t, -1) for t in self._ends])
-        flight, last, idle = 0, since, 0.0
-        for t, step in events:
-            if t > since:
-                idle += max(0, self.workers - flight) * (min(t, now) - last)
-                last = min(t, now)
-            flight += step
-        return idle + max(0, self.workers - flight) * max(0.0, now - last)
+        return max(0.0, self._held_at(now) - self._held_at(since))
 
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
