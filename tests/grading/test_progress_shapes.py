@@ -22,6 +22,17 @@ from treasure_cli.grading.tournament import Entry, FairShare
 from treasure_cli.play.executor import WAIT
 
 
+APART = [False]  # how `play` schedules by default: set for each test by `scheduling`
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["side-by-side", "apart"])
+def scheduling(request):
+    """Every shape twice: as `tournament` plays by default, and with `--apart`."""
+    APART[0] = request.param
+    yield
+    APART[0] = False
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 100.0
@@ -45,7 +56,8 @@ SLOW_ACTS = (0.0, 0.025, 0.05, 0.8)
 
 def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, workers: int,
          seed: int = 1, worker_start: float = 2.0, handing: float = 0.003, spread: float = 0.3,
-         at: float = 0.1, pulse: bool = False, units: bool = False, apart: bool = False) -> tuple[float, float, float]:
+         at: float = 0.1, pulse: bool = False, units: bool = False,
+         apart: bool | None = None) -> tuple[float, float, float]:
     """A tournament run on a fake clock, the estimate told of each game as the command tells it:
     (its estimate after a fraction `at` of the games, the truth then, a plain rate's guess then).
     Each game's own time is its agent's mean on 32x32 times (tiles / 1024) ** 0.6, give or take
@@ -58,7 +70,9 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
     game's actions follow its unit (its map and seed): each unit is long or short alike for every
     agent (a lognormal factor, sigma 0.6; each agent's game give or take 20 %), and the estimate is
     told each game's unit, as the tournament tells it. With `apart`, as `tournament --apart` plays and
-    tells the estimate: every agent's games in passes of one game an island."""
+    tells the estimate: every agent's games in passes of one game an island; else as `--no-apart`
+    (None: as the test's `scheduling` fixture says)."""
+    apart = APART[0] if apart is None else apart
     rng = random.Random(seed)
     todo = [Entry(agent, "d", None, f"m{k}", f"m{k}", b"", side * side, i, i)
             for k, side in enumerate(sizes) for i in range(games) for agent in agents]

@@ -629,36 +629,14 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     worker plays its `islands` (0: not known) in passes, one game an island, and between two passes
     lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
     games are over, then is worked out again for the agents left. With `apart`, the passes are of
-    every agent's games at once: one game an island, the islands of the agent with the most."""
+    every agent's games at once (`_pass_rates`) while more than one agent has games left."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     elapsed = 0.0
     while left:
-        room = workers
-        if apart:  # a pass ends with its longest game: the workers idle about half of one
-            games = sum(n for n, _ in left.values())
-            mean = sum(n * c for n, c in left.values()) / games
-            room = _passes(workers, max(islands[a] for a in left), games,
-                           DRAIN * max(c for _, c in left.values()) / max(mean, 1e-9))
-        cap = min(room, max(1.0, workers - 1)) if capped and len(left) > 1 else room
-        caps = {a: cap if apart else _passes(cap, islands[a], n) for a, (n, _) in left.items()}
-        costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
-        # One pace g (games a second) for all, an agent at most caps / cost: raise g until the workers are full.
-        rates: dict[str, float] = {}
-        free, open_ = room, set(left)
-        while open_:
-            pace = free / sum(costs[a] for a in open_)
-            held = {a for a in open_ if pace * costs[a] > caps[a]}
-            if not held:
-                rates.update({a: pace for a in open_})
-                break
-            for a in held:
-                rates[a] = caps[a] / costs[a]
-                free -= caps[a]
-            open_ -= held
-            if free <= 0:
-                rates.update({a: 0.0 for a in open_})
-                break
+        rates = _pass_rates(left, islands, workers, capped) if apart and len(left) > 1 else None
+        if rates is None:
+            rates = _fair_rates(left, islands, workers, capped)
         step = min(left[a][0] / rates[a] for a in left if rates[a] > 0)
         elapsed += step
         for a in list(left):
@@ -666,6 +644,66 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
             if left[a][0] <= 1e-9:
                 del left[a]
     return elapsed
+
+
+def _fair_rates(left: dict[str, list[float]], islands: dict[str, float], workers: float,
+                capped: bool) -> dict[str, float]:
+    """Each agent's games a second (`fair_share_time`, its agents' own passes)."""
+    cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
+    caps = {a: _passes(cap, islands[a], n) for a, (n, _) in left.items()}
+    costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
+    # One pace g (games a second) for all, an agent at most caps / cost: raise g until the workers are full.
+    rates: dict[str, float] = {}
+    free, open_ = workers, set(left)
+    while open_:
+        pace = free / sum(costs[a] for a in open_)
+        held = {a for a in open_ if pace * costs[a] > caps[a]}
+        if not held:
+            rates.update({a: pace for a in open_})
+            break
+        for a in held:
+            rates[a] = caps[a] / costs[a]
+            free -= caps[a]
+        open_ -= held
+        if free <= 0:
+            rates.update({a: 0.0 for a in open_})
+            break
+    return rates
+
+
+def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers: float,
+                capped: bool) -> dict[str, float] | None:
+    """Each agent's games a second when every agent's games go in passes of one game an island
+    (`apart`; None: the islands are not known). The pass's islands are shared out alike (FairShare
+    offers the game furthest back in the order), but an agent plays no more games in a pass than
+    its share of workers (all but one) can one after another while the pass lasts; the pass lasts
+    its games' work over the workers plus half its longest game idle on the others at its end, and
+    at least its longest game. So an agent 30 times slower than the rest plays one game a pass, and
+    the others wait for it at each pass's end."""
+    size = max(islands[a] for a in left)
+    if size <= 0:
+        return None
+    k = min(workers, size)
+    cap = max(1.0, workers - 1) if capped else workers
+    costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
+    length = max(costs.values())
+    for _ in range(3):  # the shares and the pass's length, each from the other: settled in a few rounds
+        limits = {a: cap * max(1.0, length / costs[a]) for a in left}
+        share: dict[str, float] = {}
+        room, open_ = size, set(left)
+        while open_:
+            each = room / len(open_)
+            held = {a for a in open_ if each > limits[a]}
+            if not held:
+                share.update({a: each for a in open_})
+                break
+            for a in held:
+                share[a] = limits[a]
+                room -= limits[a]
+            open_ -= held
+        longest = max(costs[a] for a in left if share[a] > 0)
+        length = max(longest, sum(share[a] * costs[a] for a in left) / k + (k - 1) / k * DRAIN * longest)
+    return {a: share[a] / length for a in left}
 
 
 DRAIN = 0.5  # a worker's idle time at a pass's end, in games: the half left of the game beside it
