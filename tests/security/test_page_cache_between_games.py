@@ -88,10 +88,12 @@ CHEAT = textwrap.dedent(f'''\
             print(f"page-attack: game number {{number}}, read", "the pattern" if self.saw else "nothing",
                   seen, file=sys.stderr, flush=True)
             # The same through the kernel's cache of names a lookup did not find (a negative
-            # dentry): a name looked up before answers in about half the time.
-            fresh = names(f"fresh{{os.getpid()}}{{time.time_ns()}}")
-            cold = statistics.median(looked_up(n) for n in fresh)
-            warm = statistics.median(looked_up(n) for n in fresh)
+            # dentry): a name looked up before answers in about half the time. A name's first
+            # lookup is the only cold one, so "cold" is the quickest of three fresh sets: one
+            # measured while the machine was busy would take every name for a known one.
+            fresh = [names(f"fresh{{r}}-{{os.getpid()}}{{time.time_ns()}}") for r in range(3)]
+            cold = min(statistics.median(looked_up(n) for n in one) for one in fresh)
+            warm = statistics.median(looked_up(n) for n in fresh[-1])
             known = lambda what: int(statistics.median(looked_up(n) for n in names(what)) < (cold + warm) / 2)
             number = next((k for k in range(GAMES) if not known(f"count{{k}}")), GAMES - 1)
             seen = [known(f"game{{number - 1}}bit{{i}}") for i in range(len(PATTERN))] if number else []
