@@ -1,0 +1,199 @@
+"""Games held to --agent-memory by a REAL cgroup v2 memory controller (sandbox/cgroup2.py).
+
+SKIPPED unless this process's cgroup v2 group offers the memory controller and no cgroup v1
+memory hierarchy is mounted (a machine on cgroup v1, as the project's own, skips it at once):
+it is meant for a virtual machine, or a teacher's machine on cgroup v2 alone. How to boot one and
+run it: docs/security.md, "cgroup v2". Run it with `-s` to see what each game held.
+
+Each game goes through the CLI (`treasure run`, a process of its own), at `process` and
+`sandbox`: an agent that allocates past --agent-memory 256M in one process, one whose eight
+children hold 64 MiB each, one that fills memfd files; each must end at its game's memory limit,
+leave no process and no group behind, and a normal game must play after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+TREASURE = str(Path(sys.executable).with_name("treasure"))
+TOKEN = "v2vm_" + uuid.uuid4().hex[:10]
+
+
+def _v2_memory_here() -> str:
+    """Why this module cannot run here ("" where it can), without touching any group."""
+    from treasure_cli.sandbox import cgroup2, cgroups
+
+    if "memory" in cgroups._own_groups():
+        return "cgroup v1 holds the memory controller here"
+    own, why = cgroup2.own_folder()
+    if own is None:
+        return why
+    try:
+        offered = cgroup2.FILES.read(os.path.join(own, "cgroup.controllers")).split()
+    except OSError as exc:
+        return str(exc)
+    return "" if "memory" in offered else f"the cgroup v2 group {own} offers no memory controller"
+
+
+pytestmark = pytest.mark.skipif(bool(_v2_memory_here()), reason=f"no real cgroup v2 memory: {_v2_memory_here()}")
+
+AGENTS = textwrap.dedent('''\
+    import mmap
+    import os
+    import time
+
+    from treasure_cli import LargeScan
+
+    MIB = 1 << 20
+
+
+    def touch(size):
+        m = mmap.mmap(-1, size)
+        for at in range(0, size, 4096):
+            m[at] = 1
+        return m
+
+
+    def fill_memfds(count, size=16 * MIB):
+        kept = []
+        block = b"x" * MIB
+        for n in range(count):
+            fd = os.memfd_create(f"m{n}")
+            for _ in range(size // MIB):
+                os.write(fd, block)
+            kept.append(fd)
+        return kept
+
+
+    class OneProcess_TOKEN:
+        def act(self, obs):
+            self.kept = [touch(32 * MIB) for _ in range(12)]  # 384 MiB in one process
+            return LargeScan()
+
+
+    class Forks_TOKEN:
+        def act(self, obs):
+            for _ in range(8):  # eight children of 64 MiB: 512 MiB together
+                if os.fork() == 0:
+                    kept = touch(64 * MIB)
+                    time.sleep(120)
+                    os._exit(0)
+            time.sleep(60)
+            return LargeScan()
+
+
+    class Memfds_TOKEN:
+        def act(self, obs):
+            self.kept = fill_memfds(24)  # 384 MiB of memfd pages: no address space
+            return LargeScan()
+
+
+    class Modest_TOKEN:
+        def act(self, obs):
+            if not hasattr(self, "kept"):
+                self.kept = touch(64 * MIB)
+            return LargeScan()
+''').replace("TOKEN", TOKEN)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("v2vm")
+    agents = folder / "hog.py"
+    agents.write_text(AGENTS)
+    subprocess.run([TREASURE, "generate", "--size", "16", "--seed", "3", "-o", str(folder / "MAP_1.txt")],
+                   check=True, capture_output=True)
+    return agents, folder / "MAP_1.txt"
+
+
+def _own_v2() -> str:
+    from treasure_cli.sandbox import cgroup2
+
+    own, _ = cgroup2.own_folder()
+    assert own is not None
+    return own
+
+
+def _ours() -> list[int]:
+    """Processes whose command line carries this module's token (its agents')."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and entry != str(os.getpid()):
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if TOKEN.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def _play(agents: Path, island: Path, name: str, level: str, out: Path) -> tuple[dict[str, object], int, float]:
+    """One game through the CLI: its record, the most memory its game's group was seen to hold
+    (memory.current every 5 ms), and its wall time."""
+    own = _own_v2()
+    start = time.monotonic()
+    cli = subprocess.Popen([TREASURE, "run", str(island), str(out), "--agent", f"{agents}:{name}_{TOKEN}",
+                            "--agent-memory", "256M", "--agent-isolation", level, "--seed", "1", "--json",
+                            "--game-timeout", "240"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    parents = [own, os.path.dirname(own)]
+
+    def watch() -> None:
+        while cli.poll() is None:
+            for parent in parents:
+                base = os.path.join(parent, f"treasure-{cli.pid}")
+                try:
+                    games = [e for e in os.listdir(base) if e.startswith("game-")]
+                except OSError:
+                    continue
+                for game in games:
+                    try:
+                        with open(os.path.join(base, game, "memory.current")) as f:
+                            peak[0] = max(peak[0], int(f.read()))
+                    except (OSError, ValueError):
+                        pass
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    stdout, stderr = cli.communicate(timeout=300)
+    watcher.join()
+    seconds = time.monotonic() - start
+    (record,) = json.loads(stdout)
+    # Nothing of the game is left: no process of its agent, no folder of that referee's.
+    time.sleep(0.2)
+    assert _ours() == [], _ours()
+    for parent in parents:
+        assert not os.path.exists(os.path.join(parent, f"treasure-{cli.pid}")), (parent, cli.pid)
+    return record, peak[0], seconds
+
+
+@pytest.mark.parametrize("level", ["process", "sandbox"])
+@pytest.mark.parametrize("name", ["OneProcess", "Forks", "Memfds"])
+def test_a_game_past_its_memory_is_ended_at_the_limit(setup: tuple[Path, Path], tmp_path: Path,
+                                                       name: str, level: str) -> None:
+    agents, island = setup
+    record, peak, seconds = _play(agents, island, name, level, tmp_path / "hungry")
+    print(f"\n{name} at {level}: {record['outcome']} {record['reason']}, group held at most {peak >> 20} MiB, "
+          f"{seconds:.1f} s: {record.get('error')}")
+    assert record["outcome"] == "failed", record
+    if name == "OneProcess":
+        # One process meets its own address-space limit (--agent-memory too) before the group's.
+        assert "Cannot allocate memory" in str(record["error"]) or "memory limit" in str(record["error"]), record
+    else:
+        assert record["reason"] == "agent-died" and "memory limit" in str(record["error"]), record
+        assert peak <= 256 << 20, peak
+    fine, peak, seconds = _play(agents, island, "Modest", level, tmp_path / "fine")
+    print(f"Modest at {level}: {fine['outcome']}, group held at most {peak >> 20} MiB, {seconds:.1f} s")
+    assert fine["outcome"] != "failed", fine
