@@ -13,6 +13,7 @@ leave no process and no group behind, and a normal game must play after it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -24,6 +25,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from treasure_cli.sandbox.cgroup2 import Files
 
 TREASURE = str(Path(sys.executable).with_name("treasure"))
 TOKEN = "v2vm_" + uuid.uuid4().hex[:10]
@@ -197,3 +200,73 @@ def test_a_game_past_its_memory_is_ended_at_the_limit(setup: tuple[Path, Path], 
     fine, peak, seconds = _play(agents, island, "Modest", level, tmp_path / "fine")
     print(f"Modest at {level}: {fine['outcome']}, group held at most {peak >> 20} MiB, {seconds:.1f} s")
     assert fine["outcome"] != "failed", fine
+
+
+class _Seen(Files):
+    """The real tree, noting each group's memory.current just before it is removed."""
+
+    def __init__(self) -> None:
+        self.at_removal: dict[str, int] = {}
+
+    def rmdir(self, path: str) -> None:
+        try:
+            self.at_removal[path] = int(self.read(os.path.join(path, "memory.current")))
+        except (OSError, ValueError):
+            pass
+        super().rmdir(path)
+
+
+def _cached_file(tmp_path: Path) -> Path:
+    """32 MiB on a file system with a page cache: TREASURE_VM_DISK (tests/vm/run_in_vm.py mounts an
+    ext4 disk there; the VM's shared root, 9p, and its tmpfs would not do), else `tmp_path`."""
+    folder = Path(os.environ.get("TREASURE_VM_DISK") or tmp_path)
+    path = folder / f"cached-{uuid.uuid4().hex[:8]}"
+    with open(path, "wb") as f:
+        for _ in range(32):
+            f.write(os.urandom(1 << 20))
+        os.fsync(f.fileno())
+    return path
+
+
+def test_a_closed_group_gives_back_the_file_pages_its_game_cached(tmp_path: Path) -> None:
+    """The file pages a game brought into the page cache stay charged to its group once all its
+    processes are gone; memory.reclaim must empty it before it is removed."""
+    from treasure_cli.sandbox import cgroup2
+
+    library = _cached_file(tmp_path)
+    size = library.stat().st_size
+    files = _Seen()
+    parent, why = cgroup2.delegated_parent(_own_v2(), os.getpid(), files)
+    assert parent is not None, why
+    base = cgroup2.make_base(parent, os.getpid(), files)
+    group = cgroup2.Group(base, 1, 256 << 20, None)
+    reader = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""\
+        import mmap, sys
+        sys.stdin.readline()  # (placed in its group first)
+        with open({str(library)!r}, "rb") as f, mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ) as m:
+            total = sum(m[at] for at in range(0, len(m), 4096))
+        print("read", flush=True)
+        sys.stdin.readline()
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        group.add(reader.pid)
+        assert reader.stdin is not None and reader.stdout is not None
+        with contextlib.suppress(OSError), open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("1")  # (as root: the file is not cached yet, so its pages are charged to this group)
+        reader.stdin.write("go\n")
+        reader.stdin.flush()
+        assert reader.stdout.readline().strip() == "read"
+        with open(os.path.join(group.folder, "memory.current")) as f:
+            held = int(f.read())
+        if held < size * 3 // 4:
+            pytest.skip(f"{library.parent} caches no file pages in the group ({held >> 20} MiB): set TREASURE_VM_DISK")
+        assert group.close()
+    finally:
+        reader.kill()
+        reader.wait()
+        cgroup2.remove_base(base)
+        library.unlink()
+    left = files.at_removal[group.folder]
+    print(f"\n{library.name}: {size >> 20} MiB cached; the group held {held >> 20} MiB, "
+          f"{left >> 10} KiB at its removal")
+    assert left < 2 << 20, left
