@@ -111,6 +111,11 @@ AGENTS = textwrap.dedent('''\
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    from treasure_cli.sandbox import cgroups
+
+    # In a delegated group of its own (systemd-run --scope -p Delegate=yes pytest ...), this
+    # process moves into a leaf first, so that the referees it starts find their parent free.
+    assert "memory" in cgroups.available(), cgroups.choice().why
     folder = tmp_path_factory.mktemp("v2vm")
     agents = folder / "hog.py"
     agents.write_text(AGENTS)
