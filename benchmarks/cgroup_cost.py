@@ -72,6 +72,10 @@ def main() -> None:
         print(f"v2: cannot make a group in {own} ({exc})")
         return
     try:
+        with contextlib.suppress(OSError):  # (where this process's group hands memory on: a real v2 tree)
+            handed = cgroup2.FILES.read(os.path.join(own, "cgroup.subtree_control")).split()
+            cgroup2.FILES.write(os.path.join(parent, "cgroup.subtree_control"),
+                                " ".join(f"+{name}" for name in cgroup2.WANTED if name in handed))
         base = cgroup2.make_base(parent, os.getpid())
         numbers = iter(range(1, 1 << 30))
 
