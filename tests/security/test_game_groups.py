@@ -6,6 +6,7 @@ CPU set past the one the referee gave it. DOMjudge's runguard tests are the mode
 from __future__ import annotations
 
 import textwrap
+import time
 import uuid
 
 import numpy as np
@@ -61,6 +62,20 @@ AGENTS = textwrap.dedent('''\
                     os._exit(0)
             time.sleep(5)
             print("four children held 384 MiB", file=sys.stderr, flush=True)
+            return LargeScan()
+
+
+    class ForksAndWaits:
+        def act(self, obs):
+            for n in range(8):  # eight children of 64 MiB each: the kernel's choice at the limit is one of them
+                if os.fork() == 0:
+                    block = bytearray(64 * MIB)
+                    block[::4096] = b"x" * len(block[::4096])
+                    time.sleep(20)
+                    os._exit(0)
+            for n in range(8):  # and this process waits for all eight before it acts
+                os.wait()
+            print("eight children held 512 MiB", file=sys.stderr, flush=True)
             return LargeScan()
 
 
@@ -137,6 +152,23 @@ def test_a_memory_hungry_game_is_stopped_at_its_memory_limit(agents, island, lev
     assert "memory limit" in record.error, record.error
     assert "held" not in record.output  # it never got to say it held it
     # The next game of the same agent starts afresh, with all its memory.
+    fine = _play(agents, island, "Modest", level, seed=2)
+    assert not fine.failed, fine.error
+
+
+@needs_memory
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_child_killed_at_the_memory_limit_ends_the_whole_game(agents, island, level):
+    """The kernel ends one process at a memory group's limit, the one holding the most: here a child.
+    cgroup v2 then ends the whole game (`memory.oom.group`); with v1 the agent's own process waited
+    for its children until they ended on their own (20 s) and played on. Told by the group's
+    notification, the referee ends the game with the memory verdict at once, on v1 as on v2."""
+    began = time.monotonic()
+    record = _play(agents, island, "ForksAndWaits", level)
+    assert record.failed and record.reason == "agent-died", (record.reason, record.error, record.output)
+    assert "memory limit" in record.error, record.error
+    assert "held" not in record.output
+    assert time.monotonic() - began < 15, "the game went on after a process of it was killed at its memory limit"
     fine = _play(agents, island, "Modest", level, seed=2)
     assert not fine.failed, fine.error
 

@@ -199,6 +199,7 @@ class GameGroup:
     def __init__(self, memory: int, cpus: set[int] | None):
         self._v1: dict[str, str] = {}        # controller -> the game's cgroup v1 folder
         self._v2: cgroup2.Group | None = None  # or its one cgroup v2 group
+        self._oom: tuple[int, int] | None = None  # v1: (eventfd, memory.oom_control) of `oom_events`
         number = next(_COUNT)
         chosen = _bases(os.getpid())
         bases = chosen.v1
@@ -260,6 +261,34 @@ class GameGroup:
         """Put the calling process in the group (a child between fork and exec)."""
         self.add(0)
 
+    def oom_events(self) -> int | None:
+        """A descriptor that turns readable when the kernel kills a process of the game at its
+        memory limit (cgroup v1's notification on `memory.oom_control`; None where there is none).
+
+        v2 ends the whole game then (`memory.oom.group`); v1 ends only the process it picks, often
+        a child holding the most, and the agent's own process would play on, or wait for that child
+        until the game's time limit. Told here, the referee ends the whole game with the memory
+        verdict, as v2 does. The descriptor is the referee's own (close-on-exec, made after the
+        game's processes started or before any of its code ran: `process.AgentProcess`)."""
+        folder = self._v1.get("memory")
+        if folder is None or self._v2 is not None:
+            return None
+        if self._oom is None:
+            events = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
+            try:
+                control = os.open(os.path.join(folder, "memory.oom_control"), os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                os.close(events)
+                return None
+            try:
+                _write(os.path.join(folder, "cgroup.event_control"), f"{events} {control}")
+            except OSError:
+                os.close(events)
+                os.close(control)
+                return None
+            self._oom = (events, control)
+        return self._oom[0]
+
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of the game at its memory limit."""
         if self._v2 is not None and "memory" in self._v2.base.controllers:
@@ -294,6 +323,11 @@ class GameGroup:
         """Kill whatever is left in the group, empty it of the file pages and names its game
         brought into the kernel's caches, then remove it."""
         deadline = time.monotonic() + 2
+        if self._oom is not None:
+            for fd in self._oom:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._oom = None
         if self._v2 is not None:  # (its own way: sandbox/cgroup2.py)
             self._v2.close()
             self._v2 = None

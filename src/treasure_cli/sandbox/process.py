@@ -118,6 +118,7 @@ class AgentProcess:
         # The game's control groups (sandbox/cgroups.py), where the machine has them: a warm
         # host's are made for each game; any other process plays one game, in its own from its start.
         self.group: GameGroup | None = None
+        self._oom = -1  # its group's signal of a process of the game killed at its memory limit (-1: none)
         # Without a memory group: the game's first process, whose tree the referee counts while it
         # waits (sandbox/game_memory.py), and when it counts next.
         self._watched: int | None = None
@@ -156,6 +157,7 @@ class AgentProcess:
         os.set_blocking(self._err, False)
         self._poller = select.poll()
         self._poller.register(self._err, select.POLLIN)
+        self._hear_oom()
         if not self.forks:
             self._pipes(self.proc.stdin.fileno(), self.proc.stdout.fileno())  # type: ignore[union-attr]  # PIPE
             self._watch(self.proc.pid)
@@ -257,6 +259,7 @@ class AgentProcess:
         self._watch(game[0] if len(game) == 1 else None)  # (where no memory group holds it)
         if self.group is None:
             return
+        self._hear_oom()
         try:
             if len(game) != 1:
                 raise OSError(f"the warm host has {len(game)} processes, not the game's one")
@@ -274,7 +277,18 @@ class AgentProcess:
             with contextlib.suppress(OSError):
                 self.group.set_cpus(self.cpus)
 
+    def _hear_oom(self) -> None:
+        """Wait on the game's group's memory-limit signal too, where it gives one (v1)."""
+        fd = self.group.oom_events() if self.group is not None else None
+        if fd is not None:
+            self._oom = fd
+            self._poller.register(fd, select.POLLIN)
+
     def _close_group(self) -> None:
+        if self._oom >= 0:
+            with contextlib.suppress(KeyError, ValueError):
+                self._poller.unregister(self._oom)
+            self._oom = -1
         if self.group is not None:
             self.group.close()
             self.group = None
@@ -495,6 +509,8 @@ class AgentProcess:
                 self._buffer += chunk
             elif fd == self._err:
                 self._drain_stderr()
+            elif fd == self._oom:  # a process of the game was killed at its memory limit: the game ends
+                raise self._gone(turn, "its game reached its memory limit", oom=True)
 
     def _drain_stderr(self) -> None:
         if self._err_done:
@@ -518,17 +534,22 @@ class AgentProcess:
             return ActionTimeout(turn, f"the agent ran past its {self.limits.action_timeout:g} s action limit")
         return AgentTimeout(turn, "the game ran past its time limit")
 
-    def _gone(self, turn: int, what: str) -> AgentError:
+    def _gone(self, turn: int, what: str, oom: bool = False) -> AgentError:
+        """The error for a game whose process is gone or going; `oom`: a process of it was killed
+        at its memory limit, and the referee ends the rest now (killed by SIGKILL)."""
+        oom = oom or (self.group is not None and self.group.oom_killed())
+        if oom:
+            self.kill_game()
         if self.forks:
             code = self.game_status()
         else:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=0.5)
             code = self.proc.poll()
+        if oom and code is None:
+            code = -signal.SIGKILL
         self._drain_stderr()
-        limit = ""
-        if self.group is not None and self.group.oom_killed():
-            limit = f" at its game's memory limit ({self.limits.memory >> 20} MiB for all its processes)"
+        limit = f" at its game's memory limit ({self.limits.memory >> 20} MiB for all its processes)" if oom else ""
         self.kill_game()
         if code is None:
             return ProtocolBreach(turn, f"the agent stopped talking: {what}")
