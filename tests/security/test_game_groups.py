@@ -11,7 +11,7 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import agents_file
+from helpers import agents_file, with_fill_memfds
 
 import treasure_cli
 from treasure_cli.play.games import play_game
@@ -23,7 +23,7 @@ LEVELS = ["process", pytest.param("sandbox", marks=pytest.mark.skipif(not bwrap_
 MEMORY = 256 << 20  # the games' --agent-memory here
 pytestmark = pytest.mark.usefixtures("fresh_agent_pool")
 
-AGENTS = textwrap.dedent('''\
+AGENTS = with_fill_memfds(textwrap.dedent('''\
     import os
     import sys
     import threading
@@ -34,16 +34,7 @@ AGENTS = textwrap.dedent('''\
     MIB = 1 << 20
 
 
-    def fill_memfds(count, size=16 * MIB):
-        """Pages of memfd files, written, never mapped: no address space."""
-        kept = []
-        block = b"x" * MIB
-        for n in range(count):
-            fd = os.memfd_create(f"m{n}")
-            for _ in range(size // MIB):
-                os.write(fd, block)
-            kept.append(fd)
-        return kept
+    FILL_MEMFDS
 
 
     class Memfds:
@@ -121,7 +112,7 @@ AGENTS = textwrap.dedent('''\
 
         def act(self, obs):
             return LargeScan()
-''')
+'''))
 
 needs_memory = pytest.mark.skipif("memory" not in cgroups.available(), reason="no memory control group here")
 needs_cpuset = pytest.mark.skipif("cpuset" not in cgroups.available(), reason="no cpuset control group here")

@@ -25,6 +25,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from helpers import with_fill_memfds
 
 from treasure_cli.sandbox.cgroup2 import Files
 
@@ -50,7 +51,7 @@ def _v2_memory_here() -> str:
 
 pytestmark = pytest.mark.skipif(bool(_v2_memory_here()), reason=f"no real cgroup v2 memory: {_v2_memory_here()}")
 
-AGENTS = textwrap.dedent('''\
+AGENTS = with_fill_memfds(textwrap.dedent('''\
     import mmap
     import os
     import time
@@ -67,15 +68,7 @@ AGENTS = textwrap.dedent('''\
         return m
 
 
-    def fill_memfds(count, size=16 * MIB):
-        kept = []
-        block = b"x" * MIB
-        for n in range(count):
-            fd = os.memfd_create(f"m{n}")
-            for _ in range(size // MIB):
-                os.write(fd, block)
-            kept.append(fd)
-        return kept
+    FILL_MEMFDS
 
 
     class OneProcess_TOKEN:
@@ -106,7 +99,7 @@ AGENTS = textwrap.dedent('''\
             if not hasattr(self, "kept"):
                 self.kept = touch(64 * MIB)
             return LargeScan()
-''').replace("TOKEN", TOKEN)
+''')).replace("TOKEN", TOKEN)
 
 
 @pytest.fixture(scope="module")
