@@ -130,8 +130,8 @@ class Estimate:
         self._ends: list[float] = []              # when each game ended, in that order
         self._busy: list[tuple[float, float]] = []  # (end, busy time) of each game ended, in that order
         self._flight: dict[str, list[int]] = defaultdict(list)  # agent -> its games in flight (in _handed)
-        # at each hand-over and end, in time order: (when, the workers' time held idle so far for want of
-        # games in flight, the games in flight after it): `_held`
+        # with `apart`, at each hand-over and end, in time order: (when, the workers' time held idle so
+        # far for want of games in flight, the games in flight after it): `_held`
         self._idle: list[tuple[float, float, int]] = [(self.start, 0.0, 0)]
         self._keys: dict[object, int] = {}        # a game's key -> its place in _handed, while in flight
         self._tiles: dict[int, int] = {}          # a game in flight (its place in _handed) -> its tiles
@@ -152,7 +152,8 @@ class Estimate:
         self._key_at[len(self._handed)] = key
         self._flight[agent].append(len(self._handed))
         self._handed.append(self.clock())
-        self._count(self._handed[-1], +1)
+        if self.apart:
+            self._count(self._handed[-1], +1)
 
     def _began_at(self, k: int) -> float | None:
         """When the k-th game handed over began, as far as is known (None: not yet). The workers take
@@ -171,7 +172,8 @@ class Estimate:
         now = self.clock()
         self.done += 1
         self._ends.append(now)
-        self._count(now, -1)
+        if self.apart:
+            self._count(now, -1)
         flight = self._flight.get(agent)
         if flight:
             game = self._keys.pop(key, None)
@@ -646,29 +648,36 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     return elapsed
 
 
-def _fair_rates(left: dict[str, list[float]], islands: dict[str, float], workers: float,
-                capped: bool) -> dict[str, float]:
-    """Each agent's games a second (`fair_share_time`, its agents' own passes)."""
-    cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
-    caps = {a: _passes(cap, islands[a], n) for a, (n, _) in left.items()}
-    costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
-    # One pace g (games a second) for all, an agent at most caps / cost: raise g until the workers are full.
-    rates: dict[str, float] = {}
-    free, open_ = workers, set(left)
+def _fill(total: float, weights: dict[str, float], limits: dict[str, float]) -> dict[str, float]:
+    """`total` shared out in proportion to `weights`, none above its limit: raise one level t,
+    each agent's part t x its weight, until the parts add up to `total` (or all are at their
+    limits); an agent held at its limit leaves the rest to the others."""
+    parts: dict[str, float] = {}
+    open_ = set(weights)
     while open_:
-        pace = free / sum(costs[a] for a in open_)
-        held = {a for a in open_ if pace * costs[a] > caps[a]}
+        level = total / sum(weights[a] for a in open_)
+        held = {a for a in open_ if level * weights[a] > limits[a]}
         if not held:
-            rates.update({a: pace for a in open_})
+            parts.update({a: level * weights[a] for a in open_})
             break
         for a in held:
-            rates[a] = caps[a] / costs[a]
-            free -= caps[a]
+            parts[a] = limits[a]
+            total -= limits[a]
         open_ -= held
-        if free <= 0:
-            rates.update({a: 0.0 for a in open_})
+        if total <= 0:
+            parts.update({a: 0.0 for a in open_})
             break
-    return rates
+    return parts
+
+
+def _fair_rates(left: dict[str, list[float]], islands: dict[str, float], workers: float,
+                capped: bool) -> dict[str, float]:
+    """Each agent's games a second (`fair_share_time`, its agents' own passes): one pace for all,
+    so each agent's workers in proportion to its game's cost, an agent at most its cap of workers."""
+    cap = max(1.0, workers - 1) if capped and len(left) > 1 else workers
+    costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
+    held = _fill(workers, costs, {a: _passes(cap, islands[a], n) for a, (n, _) in left.items()})
+    return {a: held[a] / costs[a] for a in left}
 
 
 def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers: float,
@@ -686,21 +695,10 @@ def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers
     k = min(workers, size)
     cap = max(1.0, workers - 1) if capped else workers
     costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
+    alike = {a: 1.0 for a in left}
     length = max(costs.values())
     for _ in range(3):  # the shares and the pass's length, each from the other: settled in a few rounds
-        limits = {a: cap * max(1.0, length / costs[a]) for a in left}
-        share: dict[str, float] = {}
-        room, open_ = size, set(left)
-        while open_:
-            each = room / len(open_)
-            held = {a for a in open_ if each > limits[a]}
-            if not held:
-                share.update({a: each for a in open_})
-                break
-            for a in held:
-                share[a] = limits[a]
-                room -= limits[a]
-            open_ -= held
+        share = _fill(size, alike, {a: cap * max(1.0, length / costs[a]) for a in left})
         longest = max(costs[a] for a in left if share[a] > 0)
         length = max(longest, sum(share[a] * costs[a] for a in left) / k + (k - 1) / k * DRAIN * longest)
     return {a: share[a] / length for a in left}
@@ -709,7 +707,7 @@ def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers
 DRAIN = 0.5  # a worker's idle time at a pass's end, in games: the half left of the game beside it
 
 
-def _passes(workers: float, islands: float, games: float, drain: float = DRAIN) -> float:
+def _passes(workers: float, islands: float, games: float) -> float:
     """The workers an agent's `games` left keep busy on `workers` of them, on `islands` islands (0:
     not known), played in passes of one game an island with its games in flight ended between two
     passes: at most `islands` at once, and (k - 1) / 2 games' time of k workers idle at each of
@@ -718,7 +716,7 @@ def _passes(workers: float, islands: float, games: float, drain: float = DRAIN) 
         return workers
     k = min(workers, max(1.0, islands))
     drains = max(0.0, math.ceil(games / islands - 1e-9) - 1)
-    return k * games / (games + drains * (k - 1) * drain)
+    return k * games / (games + drains * (k - 1) * DRAIN)
 
 
 def clock_text(seconds: float) -> str:
