@@ -240,7 +240,8 @@ class FairShare:
         self.running[agent] -= 1
         if not self.running[agent]:
             del self.running[agent]
-        if not (self.running if self.apart else self.running[agent]):  # its chain of games side by side is broken
+        in_chain = self.running if self.apart else self.running[agent]  # the chain's games in flight
+        if not in_chain:  # none: its chain of games side by side is broken
             self.known.pop(self._chain(agent), None)
 
     def workers_are(self, workers: int) -> None:

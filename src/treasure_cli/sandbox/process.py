@@ -550,7 +550,8 @@ class AgentProcess:
             code = -signal.SIGKILL
         self._drain_stderr()
         limit = f" at its game's memory limit ({self.limits.memory >> 20} MiB for all its processes)" if oom else ""
-        self.kill_game()
+        if not oom:  # (ended above)
+            self.kill_game()
         if code is None:
             return ProtocolBreach(turn, f"the agent stopped talking: {what}")
         said = _last_words(self.output)
