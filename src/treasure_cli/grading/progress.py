@@ -75,6 +75,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
+from treasure_cli.grading.paces import Paces
+
 
 @dataclasses.dataclass(frozen=True)
 class Planned:
@@ -95,6 +97,7 @@ class Estimate:
         self.clock, self.noun = clock, noun
         self.workers = workers
         self.apart = apart  # `tournament --apart`: every game in passes of one game an island (FairShare)
+        self.paces = Paces()  # as FairShare keeps them: with `apart`, the slow agents play last
         self.start = clock()
         self.left: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # agent -> tiles -> games
         self.total = 0
@@ -196,6 +199,7 @@ class Estimate:
         if failed:
             self.failed[agent] += 1
         seconds = max(0.0, seconds)
+        self.paces.ended(agent, seconds)
         busy = seconds if busy is None else max(seconds, busy)
         self.busy += busy
         self._busy.append((now, busy))
@@ -507,7 +511,12 @@ class Estimate:
                 first = hosts < (self.workers or 1)  # it may be starting the agent's host in its worker
                 hosts += first
                 if self._key_at.get(game) not in self._playing:
-                    ages.append(now - max(began, self._began) - (startup if first else 0.0))
+                    age = now - max(began, self._began) - (startup if first else 0.0)
+                    there = self._tiles.get(game, tiles)
+                    if there != tiles and own is not None:  # its age on another size, scaled to this one
+                        played = self._game_seconds(agent, there)
+                        age *= own / played if played else 1.0
+                    ages.append(age)
         if not ended:  # slow before it has finished a game: at least as slow as its oldest so far
             return max([cost] + ages[:1])
         return (ended * cost + sum(max(cost, age) for age in ages)) / (ended + len(ages))
@@ -605,7 +614,9 @@ class Estimate:
                 if cost is None:
                     cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
                 work[agent] = [float(games), cost / games + wait, float(self.islands.get(agent, 0))]
-        return fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart)
+        return fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart,
+                               last=self.paces.slow(after=0)  # as FairShare will put them last
+                               if self.apart and self.workers != 1 else frozenset())
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""
@@ -624,24 +635,27 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
     return min(sizes, key=lambda t: (abs(math.log(max(1, t) / max(1, tiles))), -t))
 
 
-def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True, apart: bool = False) -> float:
+def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True, apart: bool = False,
+                    last: frozenset[str] = frozenset()) -> float:
     """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
     offers it: every agent's games at one pace in games a second, except that an agent holds at most
     `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
     worker plays its `islands` (0: not known) in passes, one game an island, and between two passes
     lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
     games are over, then is worked out again for the agents left. With `apart`, the passes are of
-    every agent's games at once (`_pass_rates`) while more than one agent has games left."""
+    every agent's games at once (`_pass_rates`) while more than one agent has games left. The agents
+    of `last` (grading/paces.py: the slow ones, with `apart`) play once the others' games are over."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     elapsed = 0.0
     while left:
-        rates = _pass_rates(left, islands, workers, capped) if apart and len(left) > 1 else None
+        playing = {a: w for a, w in left.items() if a not in last} or left
+        rates = _pass_rates(playing, islands, workers, capped) if apart and len(playing) > 1 else None
         if rates is None:
-            rates = _fair_rates(left, islands, workers, capped)
-        step = min(left[a][0] / rates[a] for a in left if rates[a] > 0)
+            rates = _fair_rates(playing, islands, workers, capped)
+        step = min(playing[a][0] / rates[a] for a in playing if rates[a] > 0)
         elapsed += step
-        for a in list(left):
+        for a in list(playing):
             left[a][0] -= rates[a] * step
             if left[a][0] <= 1e-9:
                 del left[a]
