@@ -13,22 +13,33 @@ work, with its `explain` left out, as in a game without notes): the mean, the
 median, the 99th percentile and the largest, in milliseconds. Issue 44's budget is 2 ms
 an action at 64x64 and 50 ms at 1024x1024. The machine is shared: run it
 twice and read the lower figures.
+
+OpenBLAS is held to one thread here, as `treasure` holds it for every game it
+plays (cli/__init__.py) and the sandbox for every agent: the verifications'
+matrix products, at 1024x1024 with thousands of candidates, are the planner's
+only linear algebra, and with a thread per core on a loaded 2-core machine
+they took up to 100 ms where one thread takes 2 (round 9). A value set in the
+environment is kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
-import numpy as np
+for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy is imported
+    os.environ.setdefault(_variable, "1")
 
-from treasure_cli.agents.logic import LogicAgent
-from treasure_cli.agents import planner
-from treasure_cli.agents.planner import PlanningAgent
-from treasure_cli.agents.registry import AgentSpec
-from treasure_cli.islands.generator import generate_island
-from treasure_cli.play.games import play_game
+import numpy as np  # noqa: E402
+
+from treasure_cli.agents.logic import LogicAgent  # noqa: E402
+from treasure_cli.agents import planner  # noqa: E402
+from treasure_cli.agents.planner import PlanningAgent  # noqa: E402
+from treasure_cli.agents.registry import AgentSpec  # noqa: E402
+from treasure_cli.islands.generator import generate_island  # noqa: E402
+from treasure_cli.play.games import play_game  # noqa: E402
 
 
 def timed(cls: type[LogicAgent], times: list[float]) -> Any:
