@@ -322,3 +322,26 @@ def test_racing_with_many_candidates_left_it_keeps_the_teleport():
     for task in tasks:
         record, _ = play_game(task_island(task, options), "logic", task.game_seed, map_name="race")
         assert record.won, (task.index, record.reason, record.turns)
+
+
+def test_an_early_jump_must_beat_the_other_plans_by_a_margin():
+    """Games 143 and 217 of the default 32x32 bench (seed 11): with hundreds of candidates left and
+    the pirate in prison, the plans priced the teleport a hair better than the best search, jumped,
+    and were left far from the rest (won at turns 11 and 12). The jump must now beat the best other
+    plan by EARLY_JUMP_MARGIN there: the agent searches on, keeps the jump for later, and wins both
+    by turn 5."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(32,), games=218, seed=11)
+    tasks = [t for t in make_tasks(options) if t.index in (143, 217)]
+    assert len(tasks) == 2
+    said = []
+    for task in tasks:
+        record, events = play_game(task_island(task, options), "logic", task.game_seed, map_name="default",
+                                   notes=True)
+        assert record.won and record.turns <= 5, (task.index, record.reason, record.turns)
+        said += [e.text for e in events if type(e).__name__ == "AgentNoted" and "an early jump must save" in e.text]
+    assert said, "no note says the teleport was kept for the margin"
+    saves = float(re.search(r"it would save (\d+\.\d\d), under the ", said[0]).group(1))
+    assert 0 < saves < 0.1, said[0]

@@ -88,6 +88,8 @@ DRAW_CHANCES = True    # a hint's soft weight by each tile's own chance of being
                        # False: by the share of land its set covers, the same for every tile (belief.py)
 JUMP_VETO = 3.0        # the rules' jump while the pirate is in prison is left when the plans price it this many
                        # turns over their best (a jump that strands the agent far from the other candidates)
+EARLY_JUMP_MARGIN = 0.1  # turns the plans' own jump must beat the best other plan by, the pirate in prison and more than
+EARLY_JUMP_MANY = 150    # this many candidates left: its price is an estimate, and the jump can be made only once
 RACE_URGENCY = False   # the scans' weights raised by how soon the pirate reaches each tile (logic-greedy's way; the deadline prices it instead)
 
 
@@ -135,6 +137,7 @@ class PlanningAgent(LogicAgent):
         self._jumped = False                         # the last action was the rules' teleport, the plans weighed
         self._idle = False                           # the last action was a walk: no plan scanned a candidate
         self._vetoed: tuple[Pos, float] | None = None  # the rules' jump left (its target, the turns the plans give it)
+        self._held_jump: float | None = None  # the turns the plans' jump would have saved, under the early margin
         self._seen = 0.0                             # the most weight a scan plan of this action sees
         self._verify_splits: dict[int, int] = {}     # hint number -> candidates in its set (this action's)
         self._verify_chance: dict[int, float] = {}   # hint number -> the chance it is true (this action's)
@@ -214,8 +217,15 @@ class PlanningAgent(LogicAgent):
         if VERIFY_PLANS:
             for value, label, action in self._verify_options(pos, weights, box, n, obs.actions_left >= 2):
                 options.append((value, label, action, 2))
-        options.sort(key=lambda o: (o[0], o[3]))  # stable: the first of equals in move order
+        # An early jump is priced by the same estimate as the searches, but it is the one action that
+        # cannot be taken back: chosen on a hair's margin with many candidates left, it strands the
+        # agent far from the rest (seed 11's default 32x32 games: 44 such jumps, 1.27 turns behind
+        # oracle-greedy). So it must beat the best other plan by a margin there.
+        margin = EARLY_JUMP_MARGIN if n > EARLY_JUMP_MANY and not self.know.pirate_free else 0.0
+        options.sort(key=lambda o: (o[0] + (margin if o[3] == 1 else 0.0), o[3]))  # stable: the first of equals in move order
         best_value, _, best, order = options[0]
+        jumps = [o[0] for o in options if o[3] == 1]
+        self._held_jump = best_value - jumps[0] if jumps and jumps[0] < best_value - 1e-9 else None  # the margin chose
         self._weighed = [(label, 1.0 + value) for value, label, _, _ in options[:4]]
         self._why = ("", 1.0 + best_value, 0.0)
         self._vetoed = None
@@ -636,9 +646,12 @@ class PlanningAgent(LogicAgent):
                     f"far, worth the walk it saves; plans weighed, in turns: {listed}")
             return Note(text, self._candidate_tiles())
         left = ""
+        if self._held_jump is not None:
+            left = (f"; the teleport is kept: it would save {self._held_jump:.2f}, under the {EARLY_JUMP_MARGIN:.2f} "
+                    f"an early jump must save (more than {EARLY_JUMP_MANY} candidates, the pirate in prison)")
         if self._vetoed is not None:
             (r, c), turns = self._vetoed
-            left = f"; the rules' jump to ({r}, {c}) is left: it leaves {turns:.2f} turns, the rest far from it"
+            left += f"; the rules' jump to ({r}, {c}) is left: it leaves {turns:.2f} turns, the rest far from it"
         if self._idle:
             toward = ("a step toward the window worth most for its distance" if type(chose) is Move
                       else "no move brings it nearer them")
@@ -648,6 +661,8 @@ class PlanningAgent(LogicAgent):
             return Note(text, self._candidate_tiles())
         (_, best), rest = weighed[0], weighed[1:]
         against = f"saves {rest[0][1] - best:.2f} on {rest[0][0]}" if rest else "saves 0.00: no other plan"
+        if self._held_jump is not None:  # the teleport, listed first of the others, is priced lower
+            against = "the best plan but the teleport"
         text = f"{self._count} candidates; {_describe(chose)}: {best:.2f} turns, {against}; expected turns: {listed}{left}"
         if type(chose) is Verify and chose.number in self._verify_splits:
             inside = self._verify_splits[chose.number]
