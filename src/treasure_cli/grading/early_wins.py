@@ -9,6 +9,13 @@ seeds, so play alone wins on the first turn as often in either: each agent's fir
 later games are set against its rate in its first games (a win and a loss added, never 0), a
 binomial tail. Measured on the agent itself, a bold strategy (a teleport and a scan at once) is not
 taken for a channel. A flag is a question, never a verdict.
+
+A group that knows the tile need not take it on the first turn: one that spent its first turn on
+two scans where it stood and teleported onto the treasure on the second won every later game in two
+turns and was not flagged (tests/security/test_early_wins_evaded.py). So wins by the second and by
+the third turn are weighed the same way, each of the three tests' p-values times three (Bonferroni);
+an agent is flagged at the earliest turn whose test flags it. Waiting longer still pays less: the
+pirate and the turns it costs.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from treasure_cli.play.records import FAILED, WIN
 
 P_FLAG = 1e-3   # flag an agent whose later first-turn wins are this unlikely at its first games' rate
 MIN_WINS = 3    # and that has at least this many of them
+TURNS = 3       # wins by turn 1, 2 and 3 are each weighed (their p-values times TURNS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,13 +42,25 @@ class EarlyWins:
     later: int         # its later games played (failed ones left out)
     opening_first: int  # its first games on each map won on the first turn
     openings: int      # its first games on each map played
-    p_value: float     # the chance of `later_first` or more in `later` at the first games' rate
+    p_value: float     # the chance of `later_first` or more in `later` at the first games' rate (times TURNS)
+    turn: int = 1      # the wins counted are those by this turn (`later_first`, `opening_first`)
+
+    @property
+    def when(self) -> str:
+        return "on the first turn" if self.turn == 1 else f"by turn {self.turn}"
 
     @property
     def text(self) -> str:
-        return (f"won {self.later_first} of {self.later} games on the first turn once it had played "
+        return (f"won {self.later_first} of {self.later} games {self.when} once it had played "
                 f"their map, {self.opening_first} of {self.openings} in its first game on each map "
                 f"(p = {self.p_value:.1e})")
+
+    @property
+    def flag(self) -> str:
+        """The gradebook's words for it."""
+        said = "first-turn wins" if self.turn == 1 else f"wins by turn {self.turn}"
+        return (f"{said}: {self.later_first} of {self.later} once it knew the map, "
+                f"{self.opening_first} of {self.openings} before")
 
 
 def early_wins(rows: Sequence[Row], labels: Mapping[int, str]) -> tuple[EarlyWins, ...]:
@@ -54,15 +74,21 @@ def early_wins(rows: Sequence[Row], labels: Mapping[int, str]) -> tuple[EarlyWin
         c = counts.setdefault(label, Counter())
         part = "opening" if r.game_index == 0 else "later"
         c[part] += 1
-        c[part + "_first"] += r.outcome == WIN and r.turns <= 1
+        for turn in range(1, TURNS + 1):
+            c[f"{part}_{turn}"] += r.outcome == WIN and r.turns <= turn
     flagged = []
     for agent, c in sorted(counts.items()):
-        if c["later_first"] < MIN_WINS or not c["opening"]:
+        if not c["opening"]:
             continue
-        rate = (c["opening_first"] + 1) / (c["opening"] + 2)
-        p = binomial_tail(c["later_first"], c["later"], rate)
-        if p < P_FLAG:
-            flagged.append(EarlyWins(agent, c["later_first"], c["later"], c["opening_first"], c["opening"], p))
+        for turn in range(1, TURNS + 1):
+            later, opening = c[f"later_{turn}"], c[f"opening_{turn}"]
+            if later < MIN_WINS:
+                continue
+            rate = (opening + 1) / (c["opening"] + 2)
+            p = min(1.0, TURNS * binomial_tail(later, c["later"], rate))
+            if p < P_FLAG:
+                flagged.append(EarlyWins(agent, later, c["later"], opening, c["opening"], p, turn))
+                break
     return tuple(flagged)
 
 

@@ -678,8 +678,7 @@ def gradebook(board: Leaderboard) -> list[dict[str, str]]:
         flagged.setdefault(f.a, []).append(f"{f.kind} with {f.b}")
         flagged.setdefault(f.b, []).append(f"{f.kind} with {f.a}")
     for e in board.early:
-        flagged.setdefault(e.agent, []).append(f"first-turn wins: {e.later_first} of {e.later} once it knew the map, "
-                                               f"{e.opening_first} of {e.openings} before")
+        flagged.setdefault(e.agent, []).append(e.flag)
     rows = []
     for s in board.standings:
         verdict = board.verdict(s)
