@@ -798,10 +798,13 @@ def replay_limits(row: Row, limits: AgentLimits) -> AgentLimits:
 
 
 def same_result(row: Row, record: GameRecord) -> bool:
-    """Whether a game played again ended as it is stored (an agent that is not deterministic may not)."""
+    """Whether a game played again is the game stored (an agent that is not deterministic may not be):
+    its end, and its actions where the store has their digest (the same end by other actions is
+    another game: a replay page would show what was not graded)."""
     # a failed game stored before its turn was (0): its turn is not compared
     turns = row.turns if record.failed and row.turns == 0 else record.turns
-    return (record.outcome, record.reason, turns) == (row.outcome, row.reason, row.turns)
+    acted = row.play_digest is None or record.play_digest is None or row.play_digest == record.play_digest
+    return acted and (record.outcome, record.reason, turns) == (row.outcome, row.reason, row.turns)
 
 
 def write_gradebook(board: Leaderboard, path: str | Path) -> Path:
