@@ -4,10 +4,9 @@ The process limit (RLIMIT_NPROC, 64) counts every process and thread of a user, 
 as root gave every agent's sandbox in one worker the same user. Each agent keeps a warm host in
 each worker for the whole run (sandbox/process.py), so each agent played before took one of the
 64 from every later game in that worker, past the first ten or so: a probe that starts threads
-until it cannot started 50 as the first agent of a class, 48 after 12 others, 34 after 24 and 20
-after 40 (a JVM wants 14 to 19 threads; past about 60
-agents in a worker no game could start a process at all). The games of the groups played last
-failed for what others were, not for what they did. Now each agent's sandbox has a user of its
+until it cannot started 50 as the first agent of a class, 48 after 12 others, 36 after 24 and 20
+after 40 (a JVM wants 14 to 19 threads). A group played late in a large class could fail for
+what the others were, not for what it did. Now each agent's sandbox has a user of its
 own (sandbox/levels.py, `sandbox_user`).
 
 As a user other than root, every sandbox runs as that user, whose processes (every warm host
