@@ -5,8 +5,9 @@ its first game there (grading/early_wins.py): what a tile carried from an earlie
 between games, the page cache without memory groups: docs/security.md) buys. It looked at the
 first turn alone, so a group that knew the tile and spent its first turn on two scans where it stood,
 then teleported onto the treasure on the second, won every later game in two turns
-and was not flagged. Now wins by the second and by the third turn are weighed too (each test's
-p-value times three).
+and was not flagged. Now wins by the second and by the third turn are weighed too, by Fisher's exact
+test (later games against first games), each chance times two. Five maps: with fewer first games
+than that, no exact test can tell a rate apart at the flag's 1 in 1,000.
 
 The tile is carried here as the flag's own test carries it: the group reads the map file at
 `--agent-isolation process`, where it can, standing for whatever channel a group has.
@@ -50,21 +51,25 @@ class Waiter(GreedyAgent):
 """
 
 
+GAMES = 6
+
+
 def test_a_group_that_wins_on_the_second_turn_once_it_knows_the_map_is_flagged(tmp_path):
-    maps = shipped_maps(tmp_path / "maps", "MAP_02.txt", "MAP_03.txt")
+    names = ("MAP_01.txt", "MAP_02.txt", "MAP_03.txt", "MAP_04.txt", "MAP_05.txt")  # 16x16 to 128x128
+    maps = shipped_maps(tmp_path / "maps", *names)
     klass = tmp_path / "class"
     klass.mkdir()
-    memo = {"32": str(maps / "MAP_02.txt"), "64": str(maps / "MAP_03.txt")}
+    memo = {(maps / name).read_text().split()[0]: str(maps / name) for name in names}
     (klass / "waits.py").write_text(WAITER.format(memo=str(tmp_path / "memo.json"), maps=memo))
     (klass / "plays.py").write_text(GREEDY_GROUP.format(name="Plays"))
     db = str(tmp_path / "r.sqlite")
-    played = invoke("tournament", str(klass), "--maps", str(maps), "--db", db, "--games", "10", "--seed", "3",
+    played = invoke("tournament", str(klass), "--maps", str(maps), "--db", db, "--games", str(GAMES), "--seed", "3",
                     "--agent-isolation", "process", "--jobs", "1")
     assert played.exit_code == 0, played.output
     report = invoke("tournament", "--db", db, "--report", "--json")
     assert report.exit_code == 0, report.output
     standings = {s["agent"]: s for s in json.loads(report.stdout)["standings"]}
-    assert standings["waits"]["wins"] >= 18, standings["waits"]  # the cheat paid: 18 later games won on turn 2
+    assert standings["waits"]["wins"] >= 5 * (GAMES - 1), standings["waits"]  # the cheat paid: every later game on turn 2
     text = invoke("tournament", "--db", db, "--report")
     flagged = [line.split()[0] for line in text.output.splitlines() if "once it had played their map" in line]
     assert flagged == ["waits"], text.output

@@ -13,9 +13,10 @@ taken for a channel. A flag is a question, never a verdict.
 A group that knows the tile need not take it on the first turn: one that spent its first turn on
 two scans where it stood and teleported onto the treasure on the second won every later game in two
 turns and was not flagged (tests/security/test_early_wins_evaded.py). So wins by the second and by
-the third turn are weighed the same way, each of the three tests' p-values times three (Bonferroni);
-an agent is flagged at the earliest turn whose test flags it. Waiting longer still pays less: the
-pirate and the turns it costs.
+the third turn are weighed too, by Fisher's exact test (later games against first games, the first
+games' rate not taken as known: at those turns a fair agent wins often enough that the rate of a
+few first games would flag it), each chance times two; an agent is flagged at the earliest turn
+whose test flags it. Waiting longer still hides it, and pays less: the pirate and the turns it costs.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from treasure_cli.play.records import FAILED, WIN
 
 P_FLAG = 1e-3   # flag an agent whose later first-turn wins are this unlikely at its first games' rate
 MIN_WINS = 3    # and that has at least this many of them
-TURNS = 3       # wins by turn 1, 2 and 3 are each weighed (their p-values times TURNS)
+TURNS = 3       # wins by turn 2 and 3 are weighed too, by Fisher's exact test (each p-value times TURNS - 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,7 +43,7 @@ class EarlyWins:
     later: int         # its later games played (failed ones left out)
     opening_first: int  # its first games on each map won on the first turn
     openings: int      # its first games on each map played
-    p_value: float     # the chance of `later_first` or more in `later` at the first games' rate (times TURNS)
+    p_value: float     # the chance of `later_first` or more in `later` (see `early_wins`)
     turn: int = 1      # the wins counted are those by this turn (`later_first`, `opening_first`)
 
     @property
@@ -84,12 +85,32 @@ def early_wins(rows: Sequence[Row], labels: Mapping[int, str]) -> tuple[EarlyWin
             later, opening = c[f"later_{turn}"], c[f"opening_{turn}"]
             if later < MIN_WINS:
                 continue
-            rate = (opening + 1) / (c["opening"] + 2)
-            p = min(1.0, TURNS * binomial_tail(later, c["later"], rate))
+            if turn == 1:  # at the first games' rate (a win and a loss added)
+                p = binomial_tail(later, c["later"], (opening + 1) / (c["opening"] + 2))
+            else:  # later games against first games, neither rate known
+                p = min(1.0, (TURNS - 1) * hypergeometric_tail(later, c["later"], later + opening,
+                                                                c["later"] + c["opening"]))
             if p < P_FLAG:
                 flagged.append(EarlyWins(agent, later, c["later"], opening, c["opening"], p, turn))
                 break
     return tuple(flagged)
+
+
+def hypergeometric_tail(k: int, n: int, successes: int, total: int) -> float:
+    """P(X >= k) for X the successes among `n` drawn without replacement from `total` holding
+    `successes`: Fisher's exact test, one-sided, of `k` of `n` against the rest."""
+    if k <= 0:
+        return 1.0
+
+    def log_choose(a: int, b: int) -> float:
+        return math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(a - b + 1)
+
+    logs = [log_choose(successes, i) + log_choose(total - successes, n - i) - log_choose(total, n)
+            for i in range(k, min(n, successes) + 1) if n - i <= total - successes]
+    if not logs:
+        return 0.0
+    top = max(logs)
+    return min(1.0, math.exp(top) * sum(math.exp(x - top) for x in logs))
 
 
 def binomial_tail(k: int, n: int, p: float) -> float:
