@@ -73,3 +73,14 @@ def test_a_group_that_wins_on_the_second_turn_once_it_knows_the_map_is_flagged(t
     text = invoke("tournament", "--db", db, "--report")
     flagged = [line.split()[0] for line in text.output.splitlines() if "once it had played their map" in line]
     assert flagged == ["waits"], text.output
+
+
+def test_fishers_exact_tail():
+    from math import comb
+
+    from treasure_cli.grading.early_wins import hypergeometric_tail
+
+    assert abs(hypergeometric_tail(25, 25, 26, 30) - 26 / comb(30, 25)) < 1e-15  # 25 of 25 later, 1 of 5 first
+    assert abs(hypergeometric_tail(3, 5, 3, 10) - comb(7, 2) / comb(10, 5)) < 1e-15
+    assert hypergeometric_tail(0, 5, 3, 10) == 1.0
+    assert abs(sum(hypergeometric_tail(k, 5, 3, 10) - hypergeometric_tail(k + 1, 5, 3, 10) for k in range(6)) - 1) < 1e-12
