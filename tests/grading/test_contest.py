@@ -74,7 +74,7 @@ def test_a_group_left_out_of_the_contest_has_its_line_and_a_group_with_no_win_no
     data = json.loads(CliRunner().invoke(cli, args + ["--json"]).stdout)
     assert [g["name"] for g in data["left_out"]] == ["cat"] and data["left_out"][0]["verdict"] == "left out"
     page = (tmp_path / "page" / "index.html").read_text()
-    shown = json.loads(re.search(r"const D = (\{.*?\});\n", page, re.S).group(1))
+    shown = json.loads(re.search(r'<script id="contest-data" type="application/json">(\{.*?\})</script>', page, re.S).group(1))
     assert [g["name"] for g in shown["left_out"]] == ["cat"]
     assert "bob" not in [p["name"] for p in shown["podium"]]  # ranked 2nd of 2, but it won nothing
     assert [p["name"] for p in shown["podium"]] == ["ann"]

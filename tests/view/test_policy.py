@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from helpers import ROOT
 
 from treasure_cli.cli import cli
-from treasure_cli.view.policy import script_hashes, with_policy
+from treasure_cli.view.policy import own_scripts, script_hashes, with_policy
 
 META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 
@@ -21,13 +21,15 @@ def sha(text: str) -> str:
 
 
 def test_only_scripts_that_run_are_allowed_and_frames_share_their_pages_policy():
-    inner = with_policy('<html><head><meta charset="utf-8"></head><body><script>inner()</script></body></html>')
+    # Two of the program's own scripts (any other is a stranger's: tests/security/test_policy_allows_only_own_scripts.py)
+    run, inner_run = sorted(own_scripts())[:2]
+    inner = with_policy(f'<html><head><meta charset="utf-8"></head><body><script>{inner_run}</script></body></html>')
     page = with_policy('<html><head><meta charset="utf-8"><title>t</title></head><body>'
-                       '<script id="d" type="application/json">{"a":1}</script><script>run(1)</script>'
+                       f'<script id="d" type="application/json">{{"a":1}}</script><script>{run}</script>'
                        f'<iframe srcdoc="{inner.replace("&", "&amp;").replace(chr(34), "&quot;")}"></iframe>'
                        '</body></html>')
     [policy] = META.findall(page)
-    assert f"script-src {sha('run(1)')} {sha('inner()')};" in policy
+    assert f"script-src {sha(run)} {sha(inner_run)};" in policy
     assert sha('{"a":1}') not in policy and "default-src 'none'" in policy
     assert page.index("Content-Security-Policy") < page.index("<script")
     assert "script-src 'none'" in with_policy('<head><meta charset="utf-8"></head><body>no script</body>')

@@ -138,9 +138,10 @@ def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: b
     if events is None:
         raise click.ClickException(printable(f"game {row.game_id} failed again: {record.error}"))
     if not same_result(row, record):
+        how = " by other actions" if (record.outcome, record.turns) == (row.outcome, row.turns) else ""
         click.echo(f"warning: game {row.game_id} is stored as {row.outcome} on turn {row.turns}, and ended as "
-                   f"{record.outcome} on turn {record.turns} when played again: the agent does not play the same "
-                   "game from the same seed", err=True)
+                   f"{record.outcome} on turn {record.turns}{how} when played again: the agent does not play the "
+                   "same game from the same seed", err=True)
     if log_out is not None:
         write_text_atomic(Path(log_out), format_log(events))
         # The log names its map by file name, as the tournament's kept logs do: say where it is.

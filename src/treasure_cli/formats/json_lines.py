@@ -29,5 +29,12 @@ def dump_line(message: dict[str, Any]) -> bytes:
 
 
 def load_line(line: bytes) -> Any:
-    """The JSON value of one line; ValueError if it is not JSON."""
-    return orjson.loads(line) if orjson is not None else json.loads(line)
+    """The JSON value of one line; ValueError if it is not JSON, or nested past what the parser
+    follows (orjson stops at 1,024 levels; the standard library's parser ran into the recursion
+    limit, and an agent's line of nested brackets raised the referee's own RecursionError)."""
+    if orjson is not None:
+        return orjson.loads(line)
+    try:
+        return json.loads(line)
+    except RecursionError:
+        raise ValueError("nested too deep") from None

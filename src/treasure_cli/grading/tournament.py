@@ -692,8 +692,7 @@ def gradebook(board: Leaderboard) -> list[dict[str, str]]:
         flagged.setdefault(f.a, []).append(f"{f.kind} with {f.b}")
         flagged.setdefault(f.b, []).append(f"{f.kind} with {f.a}")
     for e in board.early:
-        flagged.setdefault(e.agent, []).append(f"first-turn wins: {e.later_first} of {e.later} once it knew the map, "
-                                               f"{e.opening_first} of {e.openings} before")
+        flagged.setdefault(e.agent, []).append(e.flag)
     rows = []
     for s in board.standings:
         verdict = board.verdict(s)
@@ -813,10 +812,13 @@ def replay_limits(row: Row, limits: AgentLimits) -> AgentLimits:
 
 
 def same_result(row: Row, record: GameRecord) -> bool:
-    """Whether a game played again ended as it is stored (an agent that is not deterministic may not)."""
+    """Whether a game played again is the game stored (an agent that is not deterministic may not be):
+    its end, and its actions where the store has their digest (the same end by other actions is
+    another game: a replay page would show what was not graded)."""
     # a failed game stored before its turn was (0): its turn is not compared
     turns = row.turns if record.failed and row.turns == 0 else record.turns
-    return (record.outcome, record.reason, turns) == (row.outcome, row.reason, row.turns)
+    acted = row.play_digest is None or record.play_digest is None or row.play_digest == record.play_digest
+    return acted and (record.outcome, record.reason, turns) == (row.outcome, row.reason, row.turns)
 
 
 def write_gradebook(board: Leaderboard, path: str | Path) -> Path:

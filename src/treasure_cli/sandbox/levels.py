@@ -252,12 +252,26 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
         # As root the sandbox's user would be root, whom the kernel exempts from the process
         # limit: drop to a user of this referee's own (no other process has it) before the agent
         # runs; setuid away from root clears every capability, and setpriv empties the bounding set.
-        uid = 1_900_000_000 + os.getpid() % 100_000_000
+        uid = sandbox_user(command, own)
         argv += ["--", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                  "--bounding-set=-all", "--no-new-privs"]
     else:
         argv += ["--unshare-user", "--cap-drop", "ALL", "--"]
     return Launch((*argv, *command), level, (), "/", uid, forks)
+
+
+_USERS: dict[tuple[tuple[str, ...], str | None], int] = {}  # each agent's number in this process (sandbox_user)
+
+
+def sandbox_user(command: tuple[str, ...], own: str | None) -> int:
+    """The user an agent's sandbox runs as, when the referee is root: this referee process's own, and
+    the agent's own among them (`command` and its folder `own` name it). The process limit counts a
+    user's processes and threads together, and an agent's warm host stays in its worker for the
+    whole run: with one user for every agent, each agent played before took one of the 64 from
+    every later game in the worker (40 agents on, a game could start 20 threads instead of 50).
+    Up to 1,000 agents a process get users of their own; then they share, a thousand apart."""
+    number = _USERS.setdefault((command, own), len(_USERS)) % 1_000
+    return 1_900_000_000 + (os.getpid() % 100_000) * 1_000 + number
 
 
 def set_limits(limits: AgentLimits) -> None:

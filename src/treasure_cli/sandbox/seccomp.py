@@ -36,6 +36,13 @@ read-only `/usr`, the interpreter, the agent's own copy, the same inodes in ever
   libraries lock the files they read (with locks refused, a group reading its own SQLite table
   failed with "disk I/O error"). A lock dies with its process: it carries nothing to a later game.
 
+And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
+each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
+jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
+first user namespace, as its agent's user, whose user keyring and persistent keyring
+(`KEYCTL_GET_PERSISTENT`, kept three days) the kernel keeps after the game's last process ends:
+a key added to either in one game was found by the next (tests/security/test_keys_between_games.py).
+
 And sockets' buffers, which the kernel holds for a process and neither its limits nor the
 referee's count see: `setsockopt(SOL_SOCKET, SO_SNDBUF or SO_RCVBUF)` succeeds and changes
 nothing, so a socket keeps the machine's default size (`net.core.wmem_default`, about 208 KiB)
@@ -66,6 +73,11 @@ DENIED: dict[int, tuple[int, ...]] = {
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
                26, 262),                                     # inotify_init1, fanotify_init
 }
+# add_key and request_key, refused; keyctl, allowed for KEYCTL_JOIN_SESSION_KEYRING (its first
+# argument) of no name (its second, NULL) only: the warm host's jail gives each game a keyring so.
+KEYS_DENIED: dict[int, tuple[int, ...]] = {_X86_64: (248, 249), _I386: (286, 287), _AARCH64: (217, 218)}
+KEYCTL: dict[int, int] = {_X86_64: 250, _I386: 288, _AARCH64: 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
 # fcntl (and i386's fcntl64), refused for these commands only (its second argument): F_SETLEASE
 # and F_NOTIFY (record locks are allowed: see above).
 FCNTL: dict[int, tuple[int, ...]] = {_X86_64: (72,), _I386: (55, 221), _AARCH64: (25,)}
@@ -92,7 +104,8 @@ _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 def program() -> list[tuple[int, int, int, int]]:
     """The filter's BPF instructions (code, jump if true, jump if false, k): for each known
-    architecture, its denied numbers, fcntl with a denied command, and setsockopt of a buffer's
+    architecture, its denied numbers, keyctl but a nameless session keyring's join, fcntl with a
+    denied command, and setsockopt of a buffer's
     size (which succeeds, doing nothing; on i386, any setsockopt through socketcall); anything
     else is allowed."""
     allow, denied = (_RET_K, "", "", _RET_ALLOW), (_RET_K, "", "", _RET_ERRNO | errno.ENOSYS)
@@ -103,12 +116,16 @@ def program() -> list[tuple[int, int, int, int]]:
             (_LD_W_ABS, "", "", _ARCH), (_JEQ_K, "", "end", arch), (_LD_W_ABS, "", "", _NR)]
         if arch == _X86_64:
             block.append((_JSET_K, "denied", "", _X32_BIT))
-        block += [(_JEQ_K, "denied", "", n) for n in numbers]
+        block += [(_JEQ_K, "denied", "", n) for n in numbers + KEYS_DENIED[arch]]
+        block.append((_JEQ_K, "keyctl", "", KEYCTL[arch]))
         block += [(_JEQ_K, "fcntl", "", n) for n in FCNTL[arch]]
         block += [(_JEQ_K, "sockopt", "", n) for n in SETSOCKOPT[arch]]
         if arch in SOCKETCALL:
             block.append((_JEQ_K, "socketcall", "", SOCKETCALL[arch]))
-        block += [allow, "fcntl", (_LD_W_ABS, "", "", _ARG1)]
+        block += [allow, "keyctl", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "denied", KEYCTL_JOIN_SESSION_KEYRING),
+                  (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "denied", 0),
+                  (_LD_W_ABS, "", "", _ARG1 + 4), (_JEQ_K, "allow", "denied", 0)]  # (both words of the pointer)
+        block += ["fcntl", (_LD_W_ABS, "", "", _ARG1)]
         block += [(_JEQ_K, "denied", "", c) for c in FCNTL_DENIED]
         block.append(allow)
         if arch in SOCKETCALL:

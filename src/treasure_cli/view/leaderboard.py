@@ -513,7 +513,8 @@ def write_leaderboard(board: Leaderboard, db: str, folder: Path, map_paths: Sequ
                 if events is None:
                     why = f"played again, the game failed: {record.error}"
                 elif not same_result(row, record):
-                    why = (f"played again, the game ended as {record.outcome} on turn {record.turns}: the agent "
+                    how = " by other actions" if (record.outcome, record.turns) == (row.outcome, row.turns) else ""
+                    why = (f"played again, the game ended as {record.outcome} on turn {record.turns}{how}: the agent "
                            "does not play the same game from the same seed")
             except TreasureError as exc:
                 why = str(exc)
