@@ -3,8 +3,8 @@
 A group is named after its file, folder or archive, which a student names. The report's table,
 the gradebook and the pages show both rows as `ann`: a teacher who copies grades by name cannot
 tell which row is the classmate's and which the impostor's (the pages' file names differ, the
-rows do not). Open: names are escaped for control characters and the right-to-left override,
-not for letters of another script that look like Latin ones (docs/security.md, fifth round).
+rows do not). Now the letters a reader could not tell apart are shown as their code
+(grading/submissions.py `told_apart`): `\\u0430nn`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import shutil
 import unicodedata
 
-import pytest
 from helpers import ROOT, invoke
 
 # A few Cyrillic and Greek letters drawn as Latin ones (Unicode's confusables list has thousands).
@@ -24,7 +23,6 @@ def seen(name: str) -> str:
     return unicodedata.normalize("NFKC", name).translate(LOOKS_LATIN)
 
 
-@pytest.mark.xfail(strict=True, reason="open: look-alike group names are shown alike (docs/security.md, fifth round)")
 def test_two_groups_whose_names_look_alike_are_told_apart_in_the_table(tmp_path):
     klass, maps = tmp_path / "class", tmp_path / "maps"
     klass.mkdir()
@@ -42,3 +40,14 @@ def test_two_groups_whose_names_look_alike_are_told_apart_in_the_table(tmp_path)
     rows = [line.split()[1] for line in report.output.splitlines() if line[:1] in "=123456789" and "file:" in line]
     assert len(rows) == 2, report.output
     assert seen(rows[0]) != seen(rows[1]), rows
+
+
+def test_only_the_letters_that_could_pass_for_others_are_shown_as_code():
+    """A second script inside one name, or a name of another script that looks like another
+    group's, is shown as code; accents and a name wholly in one script are kept as they are."""
+    from treasure_cli.grading.submissions import Submission, told_apart
+
+    names = ["ann", IMPOSTOR, "Zoé", "Zoe", "\u0430\u0435\u0445", "aex", "Алексей", "Ζωή"]
+    found = [Submission(n, f"{n}.py:Agent", n, "python", f"{n}.py", 1, 1) for n in names]
+    shown = [s.name for s in told_apart(found, [])[0]]
+    assert shown == ["ann", "\\u0430nn", "Zoé", "Zoe", "\\u0430\\u0435\\u0445", "aex", "Алексей", "Ζωή"]

@@ -203,6 +203,7 @@ def find_submissions(paths: list[str]) -> tuple[list[Submission], list[LeftOut]]
         else:
             found.append(submission(path))
     found, left_out = apart(found, left_out, set(agent_names()))
+    found, left_out = told_apart(found, left_out)
     seen: dict[str, str] = {}
     for s in found:
         if s.name in seen:
@@ -233,6 +234,54 @@ def apart(found: list[Submission], left_out: list[LeftOut], taken: set[str]
     found = [dataclasses.replace(s, name=free(s.name)) for s in found]
     left_out = [LeftOut(free(x.name), x.where, x.reason, x.folder, x.student_id, x.status) for x in left_out]
     return found, left_out
+
+
+# Letters of Cyrillic and Greek drawn like Latin ones in common fonts (a part of Unicode's
+# confusables, the part a name's impostor would reach for), with the Latin letter each passes for.
+_LOOKS_LATIN = str.maketrans("аеорсухіјѕԁӏһԛԝАВЕКМНОРСТХІЈЅοαρτνικυϲΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+                             "aeopcyxijsdlhqwABEKMHOPCTXIJSoaptvikucABEZHIKMNOPTYX")
+
+
+def _script(ch: str) -> str:
+    """A letter's script, as its Unicode name starts (LATIN, CYRILLIC, GREEK, ...); "" for the rest."""
+    return unicodedata.name(ch, "").split(" ", 1)[0] if ch.isalpha() else ""
+
+
+def _skeleton(name: str) -> str:
+    """What a name looks like: compatibility forms folded (NFKC), look-alike letters as the Latin
+    ones they pass for, case set aside."""
+    return unicodedata.normalize("NFKC", name).translate(_LOOKS_LATIN).casefold()
+
+
+def told_apart(found: list[Submission], left_out: list[LeftOut]) -> tuple[list[Submission], list[LeftOut]]:
+    """Every group's name shown so that no two look alike. A name is shown as it is (accents
+    and any one script kept), except the letters a reader could not tell apart, shown as their
+    code (`\\u0430nn` for `аnn`, its first letter Cyrillic): the letters of a second script in
+    one name (Latin mixed with Cyrillic or Greek), and the letters not Latin of a name that looks
+    like another group's (an all-Cyrillic `аех` beside `aex`). Two groups named `ann` and `аnn`
+    were two rows `ann` in the table and the gradebook."""
+    names = [s.name for s in found] + [x.name for x in left_out]
+    looks: dict[str, set[str]] = {}
+    for name in names:
+        looks.setdefault(_skeleton(name), set()).add(name)
+    used = set(names)
+
+    def shown(name: str) -> str:
+        scripts = [_script(ch) for ch in name if _script(ch)]
+        main = max(set(scripts), key=scripts.count) if scripts else ""
+        alike = len(looks.get(_skeleton(name), ())) > 1
+        odd = [ch for ch in name if _script(ch) and (_script(ch) != main if len(set(scripts)) > 1
+                                                      else alike and _script(ch) != "LATIN")]
+        if not odd:
+            return name
+        new = "".join(f"\\u{ord(ch):04x}" if ch in odd else ch for ch in name)
+        while new in used:  # (a name handed in as the escape itself)
+            new += "_"
+        used.add(new)
+        return new
+
+    return ([dataclasses.replace(s, name=shown(s.name)) for s in found],
+            [LeftOut(shown(x.name), x.where, x.reason, x.folder, x.student_id, x.status) for x in left_out])
 
 
 def _is_class_folder(path: Path) -> bool:
