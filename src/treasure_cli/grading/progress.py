@@ -761,9 +761,10 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     longest = {a: max(w[1], w[3]) if len(w) > 3 else w[1] for a, w in work.items()}
-    elapsed = 0.0
+    elapsed, drain = 0.0, 0.0
     while left:
         rates = _pass_rates(left, islands, workers, capped, longest) if apart and len(left) > 1 else None
+        passes = rates is not None  # (each pass's drain priced, the last one's too)
         if rates is None:
             rates = _fair_rates(left, islands, workers, capped)
         step = min(left[a][0] / rates[a] for a in left if rates[a] > 0)
@@ -771,8 +772,13 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
         for a in list(left):
             left[a][0] -= rates[a] * step
             if left[a][0] <= 1e-9:
+                k = min(workers, islands[a]) if islands[a] > 0 else workers
+                if apart and not passes:
+                    drain = max(drain, (k - 1) / max(1.0, k) * DRAIN * left[a][1])
                 del left[a]
-    return elapsed
+    # With `apart`, every pass is priced with its drain: the last, of the agent left alone, too (its
+    # workers end one after another, not as one; side by side, the model was fitted without it).
+    return elapsed + drain
 
 
 def _fill(total: float, weights: dict[str, float], limits: dict[str, float]) -> dict[str, float]:
