@@ -3,7 +3,7 @@ process for every game, a control group for each game where the machine gives th
 
     .venv/bin/python benchmarks/grade_class.py                       # 40 agents x 30 maps x 5 games
     .venv/bin/python benchmarks/grade_class.py --agents 8 --maps 6 --games 2   # a scaled-down class
-    .venv/bin/python benchmarks/grade_class.py --apart               # with tournament --apart
+    .venv/bin/python benchmarks/grade_class.py --side-by-side        # with tournament --side-by-side
 
 The class: `--agents` Python file agents (copies of the built-ins logic, greedy and random, in
 turn, each in its own file, as students' submissions would be) and `--maps` maps of 32x32,
@@ -53,14 +53,15 @@ def main() -> None:
     parser.add_argument("--maps", type=int, default=30)
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--apart", action="store_true", help="play with `tournament --apart`")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="play with `tournament --side-by-side` (the default keeps every game apart)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="grade-class-") as tmp:
         folder = Path(tmp)
         students, hidden = make_class(folder, args.agents, args.maps)
         db = folder / "results.sqlite"
         command = ["tournament", str(students), "--maps", str(hidden), "--games", str(args.games),
-                   "--db", str(db), "--jobs", str(args.jobs)] + (["--apart"] if args.apart else [])
+                   "--db", str(db), "--jobs", str(args.jobs)] + (["--side-by-side"] if args.side_by_side else [])
         print("treasure " + " ".join(command).replace(str(folder) + "/", ""), flush=True)
         start = time.perf_counter()
         done = subprocess.run(TREASURE + command, capture_output=True, text=True)

@@ -1,7 +1,7 @@
 """FairShare, the tournament's scheduler, on random runs: no game starts on an island that a game of
 its agent in flight may have heard of (its island, or that of a game beside it, and so on), no agent
 holds more than all the workers but one while others wait, and no worker is kept waiting while a
-game may start. With `apart` (`tournament --apart`), the chain runs across agents: no game starts on an
+game may start. With `apart` (`tournament`'s default), the chain runs across agents: no game starts on an
 island that any game in flight may have heard of."""
 
 from __future__ import annotations
@@ -104,3 +104,43 @@ def test_no_chain_of_games_reaches_their_island_again(seed, apart):
         if len(flight) >= workers or rng.random() < 0.3:
             end_one()
     assert sorted(e.name for e in handed) == sorted(e.name for e in entries)  # each game once
+
+
+def _play(share: FairShare, workers: int, seconds: dict[str, float], told: bool = True) -> list[str]:
+    """The games in the order they start, as the executor plays them: a game asked for whenever a
+    worker is free; at a WAIT, or with every worker busy, the game in flight that ends first ends
+    (each agent's games take its `seconds`, told to the share unless `told` is False)."""
+    feed, flight, order, clock = iter(share), [], [], 0.0
+    while True:
+        task = next(feed, None) if len(flight) < workers else WAIT
+        if task is None and not flight:
+            return order
+        if task is None or task is WAIT:
+            flight.sort(key=lambda f: f[0])
+            clock, done = flight.pop(0)
+            share.ended(done.agent, seconds[done.agent] if told else None)
+            continue
+        entry = task[0][0]
+        flight.append((clock + seconds[entry.agent], entry))
+        order.append(entry.name)
+
+
+def test_apart_a_slow_agent_plays_once_the_others_have_nothing_left_to_start():
+    """With `apart` a pass lasts its slowest game: an agent whose games take more than SLOW_PACE
+    times the median agent's would hold every pass. Once a game of it has ended, slow, its next
+    ones wait while another agent has a game to start; then they play side by side across islands."""
+    order = _play(FairShare(_entries(("a", "b", "s"), 4, 2), 2, apart=True), 2, {"a": 0.1, "b": 0.1, "s": 3.0})
+    slow = [k for k, name in enumerate(order) if name.startswith("s/")]
+    others = [k for k, name in enumerate(order) if not name.startswith("s/")]
+    assert len(slow) == 8 and len(others) == 16
+    first_ended = 1  # s's first game is played before its pace is known, its others after the rest
+    assert max(others) < slow[first_ended], order
+
+
+@pytest.mark.parametrize(("apart", "pace"), [(True, 0.35), (False, 3.0)])
+def test_no_agent_is_put_last_side_by_side_or_within_slow_pace(apart, pace):
+    """Agents within SLOW_PACE of the median keep their places, and without `apart` so does a slow
+    agent (it holds one worker, not every pass): the order is the one of games of untold length."""
+    seconds = {"a": 0.1, "b": 0.1, "s": pace}
+    told = _play(FairShare(_entries(("a", "b", "s"), 4, 2), 2, apart=apart), 2, seconds)
+    assert told == _play(FairShare(_entries(("a", "b", "s"), 4, 2), 2, apart=apart), 2, seconds, told=False)

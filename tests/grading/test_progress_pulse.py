@@ -68,7 +68,8 @@ def test_the_tournament_reads_a_game_in_flight_off_its_worker(tmp_path):
     safety = threading.Timer(60, gate.touch)  # never hang: the assertion below says what went wrong
     safety.start()
     try:
-        result = run_tournament(options, tmp_path / "r.sqlite", jobs=2, on_flight=flight)
+        # side by side: on one map `apart` plays one game at a time, and this needs two
+        result = run_tournament(options, tmp_path / "r.sqlite", jobs=2, on_flight=flight, apart=False)
     finally:
         safety.cancel()
     assert result.played == 4

@@ -1,5 +1,6 @@
 """The tournament's fair share on a Dask cluster: a slow agent's games never take every worker
-while other agents have games waiting. The slow agent (helpers.gated_agent) waits at its first
+while other agents have games waiting (side by side: with `apart`, a game that never ends holds
+every island its games beside it played). The slow agent (helpers.gated_agent) waits at its first
 action until a gate file appears, leaving a marker file: the test waits on those (events)."""
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def test_a_slow_agent_holds_one_worker_of_two_while_the_others_play_on(tmp_path)
                                   dashboard_address=":0", worker_dashboard_address=None) as cluster:
         result: list = []
         run = threading.Thread(target=lambda: result.append(
-            run_tournament(options, db, scheduler=cluster.scheduler_address)), daemon=True)
+            run_tournament(options, db, scheduler=cluster.scheduler_address, apart=False)), daemon=True)
         run.start()
         try:
             # The slow agent is given first: its first game is the first task. A second one of its

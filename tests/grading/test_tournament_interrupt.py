@@ -41,6 +41,10 @@ def wait_for(condition, proc: subprocess.Popen, what: str, limit: float = 120) -
 
 @pytest.mark.parametrize(("jobs", "signum"), [(1, signal.SIGINT), (2, signal.SIGINT), (2, signal.SIGTERM)])
 def test_a_signal_keeps_exactly_the_finished_games_beside_a_slow_agent(tmp_path, jobs, signum):
+    """With two workers, side by side: with `--apart` (the default) a game that never ends holds
+    every island its neighbours played until its action timeout ends it (a slow agent whose games
+    do end plays last: tests/grading/test_fair_share.py); side by side, it holds one worker of two."""
+    mode = "--apart" if jobs == 1 else "--side-by-side"
     maps = tmp_path / "hidden"
     maps.mkdir()
     for m in MAPS:
@@ -52,7 +56,7 @@ def test_a_signal_keeps_exactly_the_finished_games_beside_a_slow_agent(tmp_path,
     proc = subprocess.Popen(
         [sys.executable, "-m", "treasure_cli", "tournament", "--with", f"greedy,random,{spec}", "--maps", str(maps),
          "--games", str(games), "--seed", "4", "--db", str(db), "--jobs", str(jobs),
-         "--agent-isolation", "process"],
+         "--agent-isolation", "process", mode],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         # Once every worker waits in a slow game, no other game can end: what is stored is final.

@@ -1,13 +1,14 @@
 """Games side by side pass nothing on to a later game on their island (docs/security.md, "A class
 tournament, safely"): `--jobs 1` plays one game at a time; with more workers, a game starts only
-once every game of its agent that may have heard of its island has ended, and with `--apart` every
-game of any group. Each agent says the clock's time when its game's process starts and at each
+once every game that may have heard of its island has ended, of any group (the default, `--apart`),
+or of its own group (`--side-by-side`). Each agent says the clock's time when its game's process starts and at each
 action."""
 
 from __future__ import annotations
 
 import textwrap
 
+import pytest
 from click.testing import CliRunner
 from helpers import hidden_maps
 
@@ -66,15 +67,15 @@ def test_jobs_1_never_plays_two_games_at_once(tmp_path):
 SLOW = CLOCKED.replace("        return super().act(obs)", "        time.sleep(0.03)\n        return super().act(obs)")
 
 
-def test_no_chain_of_an_agents_games_side_by_side_reaches_a_later_game_on_its_island(tmp_path):
-    """With `--jobs 2` (the default on this machine) an agent's games may run two at a time, but a
+def test_side_by_side_no_chain_of_an_agents_games_reaches_a_later_game_on_its_island(tmp_path):
+    """`--side-by-side`, with `--jobs 2`: an agent's games may run two at a time, but a
     game on an island starts only once every game of its agent that may have heard of that island
     (a game of it there, or beside one, or beside one beside one...) has ended: between any two
     games of an agent on one island, there is a moment with no game of that agent running. The slow
     agent's games are what is left at the end; before, its second game on an island started while
     its game beside the first was still running."""
     assert "sleep" in SLOW
-    rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "slow": SLOW}, games=3, jobs=2)
+    rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "slow": SLOW}, 3, 2, "--side-by-side")
     games: dict[str, list[tuple[int, int, str]]] = {}  # agent -> (first, last clock time, island)
     for r in rows:
         times = [int(line.split()[1]) for line in r.output.splitlines() if line.startswith("at ")]
@@ -100,13 +101,14 @@ def test_no_chain_of_an_agents_games_side_by_side_reaches_a_later_game_on_its_is
     assert side_by_side, "no two games of one agent ran at once: the test saw no chain to break"
 
 
-def test_apart_no_chain_of_games_side_by_side_reaches_a_later_game_on_their_island(tmp_path):
-    """`--apart`: a game on an island starts only once every game that may have heard of that island
-    has ended, whatever its group (a game there, or one beside it, or one beside one beside it...):
-    between any two games on one island there is a moment with no game running, so two groups that
-    collude cannot pass a tile along their games side by side. Without it, a game of `bob` starts
-    on an island while a game of `ann` there still runs."""
-    rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "slow": SLOW}, 3, 2, "--apart")
+@pytest.mark.parametrize("flags", [(), ("--apart",)], ids=["default", "apart"])
+def test_apart_no_chain_of_games_side_by_side_reaches_a_later_game_on_their_island(tmp_path, flags):
+    """By default (`--apart`): a game on an island starts only once every game that may have heard of
+    that island has ended, whatever its group (a game there, or one beside it, or one beside one
+    beside it...): between any two games on one island there is a moment with no game running, so two
+    groups that collude cannot pass a tile along their games side by side. With `--side-by-side` (the
+    default before), a game of `bob` starts on an island while a game of `ann` there still runs."""
+    rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "slow": SLOW}, 3, 2, *flags)
     games: list[tuple[int, int, str, str]] = []  # (first, last clock time, island, agent)
     for r in rows:
         times = [int(line.split()[1]) for line in r.output.splitlines() if line.startswith("at ")]

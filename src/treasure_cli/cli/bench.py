@@ -153,8 +153,9 @@ def bench(agents: str, sizes: str | None, maps_path: str | None, recursive: bool
     if db_path is not None or scheduler is not None:
         if keep_dir is not None:
             raise click.UsageError("--keep-logs goes with a plain bench")
+        # A bench compares agents one chooses to run, not a class's grades: side by side, as quick as it goes.
         play_tournament(options, db_path, jobs or os.cpu_count() or 1, scheduler, as_json, no_timing, html_path,
-                        map_names=named)
+                        map_names=named, apart=False)
         return
     options = dataclasses.replace(options, seed=1 if seed is None else seed)  # reproducible for one's own agents
     with click.progressbar(length=total_games(options), label="benchmarking", file=sys.stderr,

@@ -12,7 +12,7 @@ import click
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.formats.text import printable
 from treasure_cli.cli.options import (
-    GAME_TIMEOUT, SCHEDULER, agent_spec, finite, hint_options, intake_caps_options, isolation_options,
+    GAME_TIMEOUT, KEEP_APART, SCHEDULER, agent_spec, finite, hint_options, intake_caps_options, isolation_options,
     isolation_settings, set_intake_caps, split_csv,
 )
 
@@ -39,6 +39,7 @@ from treasure_cli.cli.options import (
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
               help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
 @SCHEDULER
+@KEEP_APART
 @click.option("--html", "html_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write the contest page, DIR/index.html: every agent's game on a grid of boards playing in "
                    "step, for a projector (each game is played again from the store to draw it).")
@@ -51,7 +52,7 @@ def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, game
             jobs: int | None, scheduler: str | None, html_dir: str | None, as_json: bool,
             agent_isolation: str = "auto", agent_memory: int = 1 << 30, action_timeout: float | None = None,
             hints=None, max_group_files: int = 2000, max_group_size: int = 50 << 20,
-            max_source_size: int = 2 << 20) -> None:
+            max_source_size: int = 2 << 20, keep_apart: bool = True) -> None:
     """The contest: every group's agent on one MAP, the same games for all, ranked for the class.
 
     SUBMISSIONS are as for `treasure tournament` (a folder of submissions,
@@ -103,7 +104,7 @@ def contest(map_path: str, submissions: tuple[str, ...], extra: str | None, game
                                 scheduler=scheduler, on_plan=plan,
                                 on_progress=lambda n: bar_box[0].update(n),
                                 truth_rate=truth_rate, max_turns=max_turns, game_timeout=game_timeout,
-                                isolation=level, limits=limits, hints=hints)
+                                isolation=level, limits=limits, hints=hints, apart=keep_apart)
     finally:
         if bar_box:
             bar_box[0].__exit__(None, None, None)

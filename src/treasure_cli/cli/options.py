@@ -80,7 +80,7 @@ def _maps_only(found: list[Path], base: Path, only_maps: bool) -> list[Path]:
 MAPS_HELP = "a folder (its *.txt), one map file, or a quoted glob such as 'hidden/**/*.txt'"
 RECURSIVE = click.option("--recursive", is_flag=True, help="With a folder for --maps: its subfolders' maps too.")
 # A tournament's maps (and a stored game's, for `replay --db`) are often one subfolder per size or style.
-MAPS_RECURSIVE = click.option("--recursive/--no-recursive", default=True, show_default=True,
+MAPS_RECURSIVE = click.option("--recursive/--no-recursive", default=True, show_default=False,
                               help="With a folder for --maps: its subfolders' maps too.")
 
 
@@ -231,7 +231,7 @@ def isolation_options(command):
         "--agent-memory", default="1G", show_default=True, metavar="SIZE", callback=byte_size,
         help="Memory (address space) an agent's process may use: 512M, 2G, ...")(command)
     return click.option(
-        "--agent-isolation", type=click.Choice(LEVELS), default="auto", show_default=True,
+        "--agent-isolation", type=click.Choice(LEVELS), default="auto", show_default=False,
         help="Where agents that are not built in play: sandbox (bubblewrap: no network, no files but "
              "their own), process (a process of their own, OS limits), none (this process, trusted "
              "code only); auto = sandbox where bubblewrap runs, else process. See docs/security.md.")(command)
@@ -310,6 +310,16 @@ def split_csv(value: str, param: str, convert=str) -> tuple:
     if not out:
         raise click.BadParameter(f"expected a comma-separated list, got {value!r}", param_hint=param)
     return out
+
+
+# Grades need games kept apart across groups (docs/security.md, "A class tournament, safely"):
+# the default, whatever it costs on many workers with few maps; --side-by-side is for practice.
+KEEP_APART = click.option(
+    "--apart/--side-by-side", "keep_apart", default=True,
+    help="--apart (the default): a game starts on a map only once every game that may have heard of that map "
+         "has ended, whatever its group, so two groups that collude cannot pass a tile between games side by "
+         "side (docs/security.md). --side-by-side keeps only each group's own games apart: quicker with many "
+         "workers and few maps, for practice runs, not for grades.")
 
 
 SCHEDULER = click.option(

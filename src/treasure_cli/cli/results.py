@@ -69,9 +69,9 @@ def show_bench(result, as_json: bool, no_timing: bool, html_path: str | None, fo
 def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | None, as_json: bool,
                      no_timing: bool, html_path: str | None, names: dict[str, str] | None = None,
                      verdicts: list | None = None, include_secret_seed: bool = False,
-                     map_names: dict[str, str] | None = None, apart: bool = False) -> None:
+                     map_names: dict[str, str] | None = None, apart: bool = True) -> None:
     """Play the games the store does not hold yet, then show every game of the command; with it, the
-    groups left out (`verdicts`) and those whose every game failed. `apart`: `tournament --apart`."""
+    groups left out (`verdicts`) and those whose every game failed. `apart`: False with `--side-by-side`."""
     from treasure_cli.agents.registry import is_builtin
     from treasure_cli.play.bench import BenchResult, summarize
     from treasure_cli.grading.tournament import as_record, run_tournament

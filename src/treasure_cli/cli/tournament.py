@@ -10,7 +10,7 @@ import click
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.formats.text import one_line
 from treasure_cli.cli.options import (
-    GAME_TIMEOUT, MAPS_HELP, MAPS_RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, intake_caps_options,
+    GAME_TIMEOUT, KEEP_APART, MAPS_HELP, MAPS_RECURSIVE, SCHEDULER, agent_spec, finite, hint_options, intake_caps_options,
     isolation_options, isolation_settings, map_files, map_names, set_intake_caps, split_csv,
 )
 from treasure_cli.cli.results import leaderboard, play_tournament
@@ -43,10 +43,7 @@ if TYPE_CHECKING:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
               help="Processes playing in parallel [default: number of CPUs]; results do not depend on it.")
 @SCHEDULER
-@click.option("--apart", "keep_apart", is_flag=True,
-              help="Keep every game apart from the games that may have heard of its map, whatever their group, not "
-                   "only its own group's: two groups that collude cannot pass a tile between games side by side "
-                   "(docs/security.md). For final grades: cheap with many more maps than --jobs.")
+@KEEP_APART
 @click.option("--json", "as_json", is_flag=True, help="Print every statistic and every game (or the ranking) as JSON.")
 @click.option("--no-timing", is_flag=True, help="Leave out the timing columns (for diffs and tests).")
 @click.option("--report", is_flag=True,
@@ -88,7 +85,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
                action_timeout: float | None = None, hints=None, include_secret_seed: bool = False,
                public_maps: str | None = None, roster_path: str | None = None, dry_run: bool = False,
                max_group_files: int = 2000, max_group_size: int = 50 << 20, max_source_size: int = 2 << 20,
-               keep_apart: bool = False) -> None:
+               keep_apart: bool = True) -> None:
     """Play a class's submissions on the hidden maps into a results store, then rank them.
 
     SUBMISSIONS is a class's folder (one entry per group) or the groups
@@ -117,7 +114,7 @@ def tournament(submissions: tuple[str, ...], extra: str | None, maps_path: str |
       treasure tournament students/ --with logic,greedy --maps hidden/ --db results.sqlite
       treasure tournament students/ann.py students/bob/ --maps 'hidden/**/*.txt' --games 3 --db results.sqlite
       treasure tournament students/ --maps hidden/ --db results.sqlite --scheduler tcp://10.0.0.5:8786
-      treasure tournament class/ --maps hidden/ --db final.sqlite --apart
+      treasure tournament class/ --maps practice/ --db practice.sqlite --side-by-side
       treasure tournament --db results.sqlite --report
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --csv grades.csv
       treasure tournament --db results.sqlite --report --maps hidden/ --html leaderboard/ --public-maps 'hidden/MAP_0[12].txt'

@@ -144,12 +144,13 @@ def place(rows: Sequence[Row], names: dict[str, str], map_path: str, games: int)
 def run_contest(map_path: str, agents: Sequence[str], db: str | Path, *, games: int = 5, seed: int | None = None,
                 names: dict[str, str] | None = None, jobs: int = 1, scheduler: str | None = None,
                 on_plan: Callable[[int, int], None] | None = None,
-                on_progress: Callable[[int], None] | None = None,
+                on_progress: Callable[[int], None] | None = None, apart: bool = True,
                 **settings: object) -> tuple[Contest, TournamentResult]:
     """Play the contest (the games `db` does not hold yet) and rank it.
 
     `settings` are BenchOptions' other fields (truth_rate, max_turns, game_timeout,
-    isolation, limits, hints); `seed` None draws the games from the store's secret seed.
+    isolation, limits, hints); `seed` None draws the games from the store's secret seed. `apart`:
+    as the tournament's; on one map it plays one game at a time (no two groups' games side by side).
     """
     if games < 1:
         raise TreasureError("a contest plays at least one game")
@@ -157,7 +158,7 @@ def run_contest(map_path: str, agents: Sequence[str], db: str | Path, *, games: 
                            **settings)  # type: ignore[arg-type]
     # The tournament reports its plan as entries and its progress as rows; a contest counts games.
     result = run_tournament(
-        options, db, jobs=jobs, scheduler=scheduler, names=names,
+        options, db, jobs=jobs, scheduler=scheduler, names=names, apart=apart,
         on_plan=None if on_plan is None else (lambda todo, already: on_plan(len(todo), already)),
         on_progress=None if on_progress is None else (lambda rows: on_progress(len(rows))))
     if result.skipped:
