@@ -64,12 +64,11 @@ scheduler would (grading/tournament.py):
   lasts at least its longest game, a start among them for as many passes as
   there are starts left; side by side, the last start to end may run past
   the rest (`overhang`).
-- with `--apart`, a pass lasts at least its longest game: where each game is
-  priced on its unit, an agent's longest of the games it plays in a pass is
-  the mean longest of that many drawn from its games left
-  (`expected_longest`), not its mean game (a slow agent's three games a pass
-  vary fourfold, and the quick agents wait for the longest); the last pass,
-  of the agent left alone, ends with its workers idle one after another.
+- with `--apart`, FairShare holds an agent more than SLOW_PACE times slower
+  than the median one until no other has a game to start: the others' games
+  are played out first, then the slow agents'. The last pass, of an agent
+  left alone, ends with its workers idle one after another, as every pass of
+  several agents is priced.
 - each game also costs the time a worker waits between two games (handing
   a game over and recording it: most of a built-in's 2 ms game), measured as
   the workers' time so far that no game used, per game;
@@ -162,7 +161,6 @@ class Estimate:
         # (and each unit's `_difficulty`: the agents' ratios there and their sum; each agent's parts of a game)
         self._ratios: dict[tuple[int, object], tuple[dict[str, float], float]] = {}
         self._parts: dict[tuple, tuple[float, float, float] | None] = {}
-        self._prices: dict[str, list[float]] = {}  # agent -> each of its games left priced on its unit
         # Which worker plays each game, as far as the order tells (`workers` known): the workers take the
         # games in the order handed over, each as its game before ends, so a game ended frees its worker
         # for the next game handed over. A game that is its agent's first on its worker starts the agent's
@@ -441,14 +439,12 @@ class Estimate:
             return None
         around = self._around_of(agent)
         total = 0.0
-        prices: list[float] = []  # each game's, for the passes' longest games (`_prices`)
         for place, n in places.items():
             if n:
                 game = self._unit_game(agent, place)
                 if game is None:
                     return None
                 total += n * (game + around)
-                prices += [game + around] * n
         for k in self._flight.get(agent, ()):
             key = self._key_at.get(k)
             flying = self._unit_of.get(key) if key is not None else None
@@ -464,9 +460,6 @@ class Estimate:
             full = self._unit_game(agent, flying)
             if full is not None:  # (it is: a game in flight is one of the games left, priced above)
                 total -= full - max(full - age, self.FLOOR * full)
-                if full + around in prices:
-                    prices[prices.index(full + around)] = max(full - age, self.FLOOR * full) + around
-        self._prices[agent] = prices
         return total
 
     def _unit_game(self, agent: str, place: tuple[int, object]) -> float | None:
@@ -718,7 +711,7 @@ class Estimate:
         if self.done >= self.total:
             return 0.0
         now = self.clock()
-        self._memo, self._ratios, self._parts, self._prices = {}, {}, {}, {}
+        self._memo, self._ratios, self._parts = {}, {}, {}
         workers, wait = self._parallel(now)
         work: dict[str, list[float]] = {}  # agent -> [games left, cost of each, islands, its longest game]
         starts: dict[str, tuple[float, float]] = {}  # agent -> (its host's starts left, each start)
@@ -738,8 +731,7 @@ class Estimate:
         share = min(1.0, sum(n for n, _ in starts.values()) / max(1.0, passes))
         for agent, (n, start) in starts.items():
             work[agent][3] += start * min(1.0, n) * share
-        spread = {a: sorted(p + wait for p in prices) for a, prices in self._prices.items() if a in work and prices}
-        time_left = fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart, spread=spread,
+        time_left = fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart,
                                     last=self._slow() if self.apart else set())
         if not self.apart:  # (with `apart`, the pass that holds a start lasts at least that game)
             pending = sum(n for n, _ in starts.values())
@@ -793,27 +785,24 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
 
 
 def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True, apart: bool = False,
-                    spread: dict[str, list[float]] | None = None, last: set[str] | frozenset[str] = frozenset()) -> float:
+                    last: set[str] | frozenset[str] = frozenset()) -> float:
     """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
     offers it: every agent's games at one pace in games a second, except that an agent holds at most
     `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
     worker plays its `islands` (0: not known) in passes, one game an island, and between two passes
     lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
     games are over, then is worked out again for the agents left. With `apart`, the passes are of
-    every agent's games at once (`_pass_rates`) while more than one agent has games left; `spread`
-    (agent -> each of its games' price, in order of size) tells how much longer than its mean the
-    longest of its games in a pass may be (`expected_longest`). With `apart`, the agents in `last`
-    (FairShare's slow agents) play once the others' games are all over."""
+    every agent's games at once (`_pass_rates`) while more than one agent has games left. With `apart`,
+    the agents in `last` (FairShare's slow agents) play once the others' games are all over."""
     if apart and last and any(a not in last for a in work) and any(a in last for a in work):
-        return (fair_share_time({a: w for a, w in work.items() if a not in last}, workers, capped, apart, spread)
-                + fair_share_time({a: w for a, w in work.items() if a in last}, workers, capped, apart, spread))
+        return (fair_share_time({a: w for a, w in work.items() if a not in last}, workers, capped, apart)
+                + fair_share_time({a: w for a, w in work.items() if a in last}, workers, capped, apart))
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     longest = {a: max(w[1], w[3]) if len(w) > 3 else w[1] for a, w in work.items()}
     elapsed, drain = 0.0, 0.0
-    longests: dict[tuple[str, int], float] = {}
     while left:
-        rates = _pass_rates(left, islands, workers, capped, longest, spread, longests) if apart and len(left) > 1 else None
+        rates = _pass_rates(left, islands, workers, capped, longest) if apart and len(left) > 1 else None
         passes = rates is not None  # (each pass's drain priced, the last one's too)
         if rates is None:
             rates = _fair_rates(left, islands, workers, capped)
@@ -864,9 +853,7 @@ def _fair_rates(left: dict[str, list[float]], islands: dict[str, float], workers
 
 
 def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers: float,
-                capped: bool, longest: dict[str, float] | None = None,
-                spread: dict[str, list[float]] | None = None,
-                longests: dict[tuple[str, int], float] | None = None) -> dict[str, float] | None:
+                capped: bool, longest: dict[str, float] | None = None) -> dict[str, float] | None:
     """Each agent's games a second when every agent's games go in passes of one game an island
     (`apart`; None: the islands are not known). The pass's islands are shared out alike (FairShare
     offers the game furthest back in the order), but an agent plays no more games in a pass than
@@ -883,34 +870,11 @@ def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers
     single = {a: max(costs[a], (longest or {}).get(a, 0.0)) for a in left}  # its longest game
     alike = {a: 1.0 for a in left}
     length = max(single.values())
-    spread = spread or {}
-    longests = {} if longests is None else longests  # (agent, games in a pass) -> its longest beyond its mean
     for _ in range(3):  # the shares and the pass's length, each from the other: settled in a few rounds
         share = _fill(size, alike, {a: cap * max(1.0, length / costs[a]) for a in left})
-        for a in left:  # the longest of its games in a pass, beyond their mean
-            if spread.get(a):
-                prices = spread[a]
-                m = max(1, math.ceil(share[a] - 1e-9))
-                if (a, m) not in longests:
-                    longests[(a, m)] = expected_longest(prices, m) - statistics.fmean(prices)
-                beyond = longests[(a, m)]
-                single[a] = max(costs[a], (longest or {}).get(a, 0.0)) + max(0.0, beyond)
         most = max(single[a] for a in left if share[a] > 0)
         length = max(most, sum(share[a] * costs[a] for a in left) / k + (k - 1) / k * DRAIN * most)
     return {a: share[a] / length for a in left}
-
-
-def expected_longest(prices: list[float], games: float) -> float:
-    """The mean of the longest of `games` games (rounded up, at least one) drawn alike, without
-    putting back, from `prices` (in increasing order): the longest of an agent's games in a pass."""
-    n = len(prices)
-    m = min(n, max(1, math.ceil(games - 1e-9)))
-    if m <= 1:
-        return statistics.fmean(prices) if prices else 0.0
-    # the i-th least (from 1) is the longest of the m drawn with probability C(i-1, m-1) / C(n, m)
-    log_all = math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)  # log C(n, m)
-    return sum(p * math.exp(math.lgamma(i) - math.lgamma(m) - math.lgamma(i - m + 1) - log_all)
-               for i, p in enumerate(prices, 1) if i >= m)
 
 
 DRAIN = 0.5  # a worker's idle time at a pass's end, in games: the half left of the game beside it
