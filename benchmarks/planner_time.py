@@ -6,39 +6,53 @@ Run with the project's Python:
     .venv/bin/python benchmarks/planner_time.py --size 1024 --games 3
     .venv/bin/python benchmarks/planner_time.py --size 64 --games 100 --free-turn 3   # the race
     .venv/bin/python benchmarks/planner_time.py --size 64 --games 100 --switch DRAW_CHANCES=False
+    .venv/bin/python benchmarks/planner_time.py --size 1024 --games 3 --free-turn 3 --cpu   # CPU time
 
 Generates `--games` islands of the size (seed `--seed`), plays each in this
 process with each agent, and times every `act` call alone (the agent's own
 work, with its `explain` left out, as in a game without notes): the mean, the
 median, the 99th percentile and the largest, in milliseconds. Issue 44's budget is 2 ms
 an action at 64x64 and 50 ms at 1024x1024. The machine is shared: run it
-twice and read the lower figures.
+twice and read the lower figures, or time by the process's CPU time
+(`--cpu`), which the other jobs on the machine change much less (its
+largest figures still move by a few milliseconds: caches, the collector).
+
+OpenBLAS is held to one thread here, as `treasure` holds it for every game it
+plays (cli/__init__.py) and the sandbox for every agent: the verifications'
+matrix products, at 1024x1024 with thousands of candidates, are the planner's
+only linear algebra, and with a thread per core on a loaded 2-core machine
+they took 29 to 66 ms of CPU in one action where one thread takes about 2
+(round 9). A value set in the environment is kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
-import numpy as np
+for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy is imported
+    os.environ.setdefault(_variable, "1")
 
-from treasure_cli.agents.logic import LogicAgent
-from treasure_cli.agents import planner
-from treasure_cli.agents.planner import PlanningAgent
-from treasure_cli.agents.registry import AgentSpec
-from treasure_cli.islands.generator import generate_island
-from treasure_cli.play.games import play_game
+import numpy as np  # noqa: E402
+
+from treasure_cli.agents.logic import LogicAgent  # noqa: E402
+from treasure_cli.agents import planner  # noqa: E402
+from treasure_cli.agents.planner import PlanningAgent  # noqa: E402
+from treasure_cli.agents.registry import AgentSpec  # noqa: E402
+from treasure_cli.islands.generator import generate_island  # noqa: E402
+from treasure_cli.play.games import play_game  # noqa: E402
 
 
-def timed(cls: type[LogicAgent], times: list[float]) -> Any:
-    """A factory of agents of `cls` whose every act() adds its seconds to `times`."""
+def timed(cls: type[LogicAgent], times: list[float], clock: Any = time.perf_counter) -> Any:
+    """A factory of agents of `cls` whose every act() adds its seconds (by `clock`) to `times`."""
 
     class Timed(cls):  # type: ignore[valid-type, misc]
         def act(self, obs: Any) -> Any:
-            start = time.perf_counter()
+            start = clock()
             action = super().act(obs)
-            times.append(time.perf_counter() - start)
+            times.append(clock() - start)
             return action
 
     return Timed
@@ -52,6 +66,9 @@ def main() -> None:
     parser.add_argument("--style", default="island")
     parser.add_argument("--free-turn", type=int, default=None,
                         help="the turn the pirate is free (3: the race from turn 3, as planning_rows.py's free3 rows)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time each action by this process's CPU time, not the wall clock: what the agent "
+                             "itself spent, not the time other jobs on a shared machine took from it")
     parser.add_argument("--switch", action="append", default=[], metavar="NAME=VALUE",
                         help="set one of agents/planner.py's constants (True, False or a number) first, "
                              "to time the planner with and without one of its ideas")
@@ -65,7 +82,7 @@ def main() -> None:
     print(f"{'agent':<14} {'size':>9} {'games':>5} {'actions':>7} {'mean ms':>8} {'median ms':>9} {'p99 ms':>8} {'max ms':>8}")
     for name, cls in (("logic", PlanningAgent), ("logic-greedy", LogicAgent)):
         times: list[float] = []
-        spec = AgentSpec(name, timed(cls, times))
+        spec = AgentSpec(name, timed(cls, times, time.process_time if args.cpu else time.perf_counter))
         for i in range(args.games):
             rng = np.random.default_rng([args.seed, args.size, i])
             island = generate_island(args.size, args.size, rng=rng, style=args.style, free_turn=args.free_turn)

@@ -20,7 +20,11 @@ games both `logic` and `oracle-greedy` won, per row, the gap's parts in turns
   with at most 100, 25 and 6 candidates, and the turns it took from each of
   those to the find, less the oracle's (where in the game the gap is lost);
 * the teleport: how many games each used it in, and how many turns earlier
-  (negative) or later logic jumped when both did;
+  (negative) or later logic jumped when both did; and logic's jumps by whose
+  they were (the rules' jump while the pirate is in prison, or a plan's) and
+  the candidates it jumped with (up to 50, 150, more): the games, their mean
+  gap, their share of the row's gap, and the large moves each agent made after
+  its own jump (walking the jump did not save);
 * the games 3 turns or more behind, and the share of the gap they hold;
 * the games one won and the other lost (game index, both reasons and
   turns, the turn the pirate was freed, both teleport turns).
@@ -61,6 +65,8 @@ class Trace:
     large_moves: int = 0
     scans: int = 0
     teleport: int | None = None   # the turn it teleported on
+    jump: str = ""                # whose jump: "rules" or "plan" (from its note), with the candidates
+    walked_after: int = 0         # large moves after the teleport
     freed: int | None = None      # the turn the pirate was freed on
     candidates: dict[int, int] = field(default_factory=dict)  # turn -> candidates at its first note
     actions: list[str] = field(default_factory=list)
@@ -75,6 +81,7 @@ def trace(island: Island, agent: str, seed: int) -> Trace:
     assert events is not None
     t = Trace(record.won, record.reason, record.turns)
     turn = 0
+    note = ""
     for e in events:
         if isinstance(e, TurnStarted):
             turn = e.turn
@@ -89,6 +96,7 @@ def trace(island: Island, agent: str, seed: int) -> Trace:
                 t.actions.append(f"{turn}:m")
             else:
                 t.large_moves += 1
+                t.walked_after += t.teleport is not None
                 t.actions.append(f"{turn}:M")
         elif isinstance(e, AreaScanned) and e.size == 5:
             t.scans += 1
@@ -96,7 +104,12 @@ def trace(island: Island, agent: str, seed: int) -> Trace:
         elif isinstance(e, Teleported):
             t.teleport = turn
             t.actions.append(f"{turn}:T")
+            found = CANDIDATES.match(note)
+            n = int(found.group(1)) if found else 0
+            whose = "rules" if "the rules' jump" in note else "plan"
+            t.jump = f"{whose} {'<=50' if n <= 50 else '<=150' if n <= 150 else '>150'}"
         elif isinstance(e, AgentNoted):
+            note = e.text
             found = CANDIDATES.match(e.text)
             if found and turn not in t.candidates:
                 t.candidates[turn] = int(found.group(1))
@@ -120,6 +133,7 @@ def row(name: str, size: int, games: int, seed: int, dump: int) -> None:
     jump_turns: list[float] = []
     apart: list[str] = []
     worst: list[tuple[int, int, Trace, Trace]] = []
+    by_jump: dict[str, list[tuple[int, int, int]]] = {}  # logic's jump -> (gap, its walk after, the oracle's)
     for task in make_tasks(options):
         island = task_island(task, options)
         mine, old, new = (trace(island, a, task.game_seed) for a in ("logic", "oracle-greedy", "oracle"))
@@ -147,6 +161,7 @@ def row(name: str, size: int, games: int, seed: int, dump: int) -> None:
         if mine.teleport is not None and old.teleport is not None:
             jump_turns.append(mine.teleport - old.teleport)
         worst.append((d, task.index, mine, old))
+        by_jump.setdefault(mine.jump or "none", []).append((d, mine.walked_after, old.walked_after))
     behind = [d for d in gap if d >= 3]
     print(f"{name} {size}x{size}: {len(gap)} games both won; gap {mean_se(gap)}, "
           f"oracle - oracle-greedy {mean_se(new_oracle)}")
@@ -156,6 +171,10 @@ def row(name: str, size: int, games: int, seed: int, dump: int) -> None:
               + "; after it " + ", ".join(f"{mean_se(after)}" for _, after in phases.values()))
     print(f"   teleported: logic {jumps[0]}, oracle-greedy {jumps[1]}; logic's jump "
           f"{statistics.mean(jump_turns) if jump_turns else float('nan'):+.2f} turns later")
+    print("   logic's jumps (whose, candidates): " + "; ".join(
+        f"{k} {len(v)} games, gap {statistics.mean(x[0] for x in v):+.2f} ({sum(x[0] for x in v) / len(gap):+.2f} of it), "
+        f"large moves after {statistics.mean(x[1] for x in v):.1f} / {statistics.mean(x[2] for x in v):.1f}"
+        for k, v in sorted(by_jump.items())))
     print(f"   {len(behind)} games 3 turns or more behind hold {sum(behind) / max(1, len(gap)):+.2f} of the gap")
     print(f"   won by one only (logic / oracle-greedy): {'; '.join(apart) or 'none'}")
     for d, index, mine, old in sorted(worst, key=lambda w: -w[0])[:dump]:

@@ -106,11 +106,14 @@ def test_no_chain_of_games_reaches_their_island_again(seed, apart):
     assert sorted(e.name for e in handed) == sorted(e.name for e in entries)  # each game once
 
 
-def _play(share: FairShare, workers: int, seconds: dict[str, float], told: bool = True) -> list[str]:
+def _play(share: FairShare, workers: int, seconds: dict[str, float], told: bool = True,
+          events: list[tuple[str, str]] | None = None) -> list[str]:
     """The games in the order they start, as the executor plays them: a game asked for whenever a
     worker is free; at a WAIT, or with every worker busy, the game in flight that ends first ends
-    (each agent's games take its `seconds`, told to the share unless `told` is False)."""
+    (each agent's games take its `seconds`, told to the share unless `told` is False). `events`
+    gets ("start" or "end", the game) in time order."""
     feed, flight, order, clock = iter(share), [], [], 0.0
+    events = [] if events is None else events
     while True:
         task = next(feed, None) if len(flight) < workers else WAIT
         if task is None and not flight:
@@ -119,22 +122,32 @@ def _play(share: FairShare, workers: int, seconds: dict[str, float], told: bool 
             flight.sort(key=lambda f: f[0])
             clock, done = flight.pop(0)
             share.ended(done.agent, seconds[done.agent] if told else None)
+            events.append(("end", done.name))
             continue
         entry = task[0][0]
         flight.append((clock + seconds[entry.agent], entry))
         order.append(entry.name)
+        events.append(("start", entry.name))
 
 
 def test_apart_a_slow_agent_plays_once_the_others_have_nothing_left_to_start():
     """With `apart` a pass lasts its slowest game: an agent whose games take more than SLOW_PACE
-    times the median agent's would hold every pass. Once a game of it has ended, slow, its next
-    ones wait while another agent has a game to start; then they play side by side across islands."""
-    order = _play(FairShare(_entries(("a", "b", "s"), 4, 2), 2, apart=True), 2, {"a": 0.1, "b": 0.1, "s": 3.0})
-    slow = [k for k, name in enumerate(order) if name.startswith("s/")]
-    others = [k for k, name in enumerate(order) if not name.startswith("s/")]
-    assert len(slow) == 8 and len(others) == 16
-    first_ended = 1  # s's first game is played before its pace is known, its others after the rest
-    assert max(others) < slow[first_ended], order
+    times the median agent's would hold every pass. Once more of its games have ended than there are
+    workers (its host's start in each left behind), its next ones wait while another agent has a
+    game to start; then they play side by side across islands."""
+    events: list[tuple[str, str]] = []
+    entries = _entries(("a", "b", "s"), 6, 4)
+    _play(FairShare(entries, 2, apart=True), 2, {"a": 0.1, "b": 0.1, "s": 3.0}, events=events)
+    quick_left = sum(not e.name.startswith("s/") for e in entries)
+    ended, late = 0, []
+    for kind, name in events:
+        if kind == "end" and name.startswith("s/"):
+            ended += 1
+        elif kind == "start":
+            quick_left -= not name.startswith("s/")
+            if name.startswith("s/") and ended > 2:
+                late.append((name, quick_left))
+    assert late and all(left == 0 for _, left in late), late  # none while a quick game was still to start
 
 
 @pytest.mark.parametrize(("apart", "pace"), [(True, 0.35), (False, 3.0)])

@@ -95,6 +95,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
+from treasure_cli.grading.paces import Paces
+
 
 @dataclasses.dataclass(frozen=True)
 class Planned:
@@ -115,6 +117,7 @@ class Estimate:
         self.clock, self.noun = clock, noun
         self.workers = workers
         self.apart = apart  # `tournament --apart`: every game in passes of one game an island (FairShare)
+        self.paces = Paces()  # as FairShare keeps them: with `apart`, the slow agents play last
         self.start = clock()
         self.left: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # agent -> tiles -> games
         self.total = 0
@@ -252,6 +255,7 @@ class Estimate:
         if failed:
             self.failed[agent] += 1
         seconds = max(0.0, seconds)
+        self.paces.ended(agent, seconds)
         busy = seconds if busy is None else max(seconds, busy)
         self.busy += busy
         self._busy.append((now, busy))
@@ -570,7 +574,12 @@ class Estimate:
                     hosts += first
                     start = startup if first else 0.0
                 if self._key_at.get(game) not in self._playing:
-                    ages.append(now - max(began, self._began) - start)
+                    age = now - max(began, self._began) - start
+                    there = self._tiles.get(game, tiles)
+                    if there != tiles and own is not None:  # its age on another size, scaled to this one
+                        played = self._game_seconds(agent, there)
+                        age *= own / played if played else 1.0
+                    ages.append(age)
         if not ended:  # slow before it has finished a game: at least as slow as its oldest so far
             return max([cost] + ages[:1])
         return (ended * cost + sum(max(cost, age) for age in ages)) / (ended + len(ages))
@@ -627,10 +636,6 @@ class Estimate:
         self._memo[("startup",)] = max(0.0, statistics.median(extra)) if extra else 0.0
         return self._memo[("startup",)] or 0.0
 
-    # A sandboxed agent's usual time around a game, as a part of that of its first game on a worker
-    # (which starts its host too), as measured on real runs (benchmarks/eta_accuracy.py): 0.05-0.08.
-    AROUND_SHARE = 0.07
-
     def _around_of(self, agent: str) -> float:
         """The time around one game of `agent` (its process's start and end). The first game of an
         agent in each worker also starts the agent's host there, once (`_start_of`): where the order
@@ -646,19 +651,11 @@ class Estimate:
             later = self._later_around.get(agent)
             if later:
                 return statistics.median(later)
-            firsts = self._first_around.get(agent)
-            if not firsts:  # none of its games has ended: the others' usual
-                others = [statistics.median(v) for a, v in self._later_around.items() if v and a != agent]
-                return statistics.median(others) if others else 0.0
-            # Its games so far all started its host: the usual of the other agents with a host (a first
-            # game well over their usual), else AROUND_SHARE of its own first games' (a built-in's
-            # usual, with no host, says nothing of a sandboxed agent's).
-            hosted = [statistics.median(v) for a, v in self._later_around.items()
-                      if v and a != agent and statistics.median(self._first_around.get(a) or [0.0])
-                      > 2 * statistics.median(v) + 0.01]
-            if hosted:
-                return min(min(firsts), statistics.median(hosted))
-            return self.AROUND_SHARE * statistics.median(firsts)
+            others = [statistics.median(v) for a, v in self._later_around.items() if v and a != agent]
+            firsts = self._first_around.get(agent) or self._around.get(agent)
+            if not others:
+                return min(firsts) if firsts else 0.0
+            return min(min(firsts), statistics.median(others)) if firsts else statistics.median(others)
         own = sorted(self._around.get(agent, ()))
         keep = own[:max(1, len(own) - (self.workers or 1))]
         if len(own) > (self.workers or 1):
@@ -732,28 +729,13 @@ class Estimate:
         for agent, (n, start) in starts.items():
             work[agent][3] += start * min(1.0, n) * share
         time_left = fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart,
-                                    last=self._slow() if self.apart else set())
+                                    last=self.paces.slow(after=0)  # as FairShare will put them last
+                                    if self.apart and self.workers != 1 else frozenset())
         if not self.apart:  # (with `apart`, the pass that holds a start lasts at least that game)
             pending = sum(n for n, _ in starts.values())
             longest = max((work[a][3] + start for a, (n, start) in starts.items() if n > 0), default=0.0)
             time_left += overhang(longest, pending, time_left)
         return time_left
-
-    def _slow(self) -> set[str]:
-        """The agents FairShare holds back with `apart` until no other agent has a game to start: those
-        whose ended games' own seconds took, on average, more than SLOW_PACE times the median agent's
-        (grading/tournament.py, told the same seconds)."""
-        from treasure_cli.grading.tournament import SLOW_PACE
-
-        means: dict[str, tuple[float, int]] = {}
-        for (agent, _), seconds in self._seconds.items():
-            total, count = means.get(agent, (0.0, 0))
-            means[agent] = (total + sum(seconds), count + len(seconds))
-        paces = {agent: total / count for agent, (total, count) in means.items() if count}
-        if len(paces) < 2:
-            return set()
-        median = statistics.median(paces.values())
-        return {agent for agent, pace in paces.items() if pace > SLOW_PACE * median}
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""
@@ -785,30 +767,29 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
 
 
 def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True, apart: bool = False,
-                    last: set[str] | frozenset[str] = frozenset()) -> float:
+                    last: frozenset[str] = frozenset()) -> float:
     """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
     offers it: every agent's games at one pace in games a second, except that an agent holds at most
     `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
     worker plays its `islands` (0: not known) in passes, one game an island, and between two passes
     lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
     games are over, then is worked out again for the agents left. With `apart`, the passes are of
-    every agent's games at once (`_pass_rates`) while more than one agent has games left. With `apart`,
-    the agents in `last` (FairShare's slow agents) play once the others' games are all over."""
-    if apart and last and any(a not in last for a in work) and any(a in last for a in work):
-        return (fair_share_time({a: w for a, w in work.items() if a not in last}, workers, capped, apart)
-                + fair_share_time({a: w for a, w in work.items() if a in last}, workers, capped, apart))
+    every agent's games at once (`_pass_rates`) while more than one agent has games left. The agents
+    of `last` (grading/paces.py: the slow ones, with `apart`) play once the others' games are over."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     longest = {a: max(w[1], w[3]) if len(w) > 3 else w[1] for a, w in work.items()}
     elapsed, drain = 0.0, 0.0
     while left:
-        rates = _pass_rates(left, islands, workers, capped, longest) if apart and len(left) > 1 else None
+        playing = {a: w for a, w in left.items() if a not in last} or left
+        rates = _pass_rates(playing, islands, workers, capped, longest) if apart and len(playing) > 1 else None
         passes = rates is not None  # (each pass's drain priced, the last one's too)
+        drain = 0.0  # (the last step's only)
         if rates is None:
-            rates = _fair_rates(left, islands, workers, capped)
-        step = min(left[a][0] / rates[a] for a in left if rates[a] > 0)
+            rates = _fair_rates(playing, islands, workers, capped)
+        step = min(playing[a][0] / rates[a] for a in playing if rates[a] > 0)
         elapsed += step
-        for a in list(left):
+        for a in list(playing):
             left[a][0] -= rates[a] * step
             if left[a][0] <= 1e-9:
                 k = min(workers, islands[a]) if islands[a] > 0 else workers

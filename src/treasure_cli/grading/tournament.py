@@ -25,7 +25,6 @@ import dataclasses
 import json
 import math
 import re
-import statistics
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.grading.early_wins import EarlyWins
+from treasure_cli.grading.paces import Paces
 from treasure_cli.formats.hint_plugins import BUILTIN_KEY, describe_key, hint_set_of_key, hints_key
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
@@ -56,9 +56,6 @@ from treasure_cli.rules.island import Island
 from treasure_cli.islands.style import map_style
 from treasure_cli.sandbox.launch import agent_code
 
-# With `apart`, an agent whose games take this many times the median agent's plays last (FairShare):
-# four times leaves alone the spread of a class's agents, and catches one that would hold every pass.
-SLOW_PACE = 4.0
 ALPHA = 0.05  # two agents whose paired sign test gives p < ALPHA are told apart
 
 
@@ -189,7 +186,7 @@ class FairShare:
     passes every game in flight ends: cheap with many more islands than workers (a worker idles
     about half a game a pass). A pass lasts its slowest game, so one very slow agent would hold
     every other back (an agent taking 0.5 s an action: 29 of 120 games kept after 40 s, against 98
-    side by side). With `apart`, an agent whose games take more than SLOW_PACE times the median
+    side by side). With `apart`, an agent whose games take more than SLOW_PACE (grading/paces.py) times the median
     agent's (the games' own seconds, told to `ended`) plays once the others have no game left to
     start: they play on in short passes, and the slow games come last, side by side across islands.
 
@@ -210,7 +207,7 @@ class FairShare:
         # a chain (an agent, or "" for all with `apart`) -> the islands (map digests) its games in flight may know
         self.known: dict[str, set[str]] = collections.defaultdict(set)
         self.handed: dict[int, Entry] = {}  # each game handed over, by its ticket (its place in the order)
-        self.paces: dict[str, tuple[float, int]] = {}  # an agent -> (its ended games' seconds, how many)
+        self.paces = Paces()  # each agent's ended games' own seconds (grading/paces.py)
 
     def _head(self, agent: str) -> int | None:
         """The place in the agent's queue of its first game on an island none of the games in flight
@@ -225,8 +222,8 @@ class FairShare:
         while self.waiting:
             heads = [(queue[i][0], agent, i) for agent, queue in self.waiting.items()
                      for i in [self._head(agent)] if i is not None]
-            if self.apart:  # the slow agents' games wait while another agent has a game to start
-                slow = self._slow()
+            if self.apart and self.workers > 1:  # the slow agents' games wait while another agent has one to start
+                slow = self.paces.slow(after=self.workers)
                 if slow and any(agent not in slow for agent in self.waiting):
                     heads = [h for h in heads if h[1] not in slow]
             fair = [h for h in heads if self.running[h[1]] < self.cap]
@@ -249,19 +246,10 @@ class FairShare:
     def _chain(self, agent: str) -> str:
         return "" if self.apart else agent
 
-    def _slow(self) -> set[str]:
-        """The agents whose ended games took more than SLOW_PACE times the median agent's, on average."""
-        means = {agent: total / count for agent, (total, count) in self.paces.items()}
-        if len(means) < 2:
-            return set()
-        median = statistics.median(means.values())
-        return {agent for agent, mean in means.items() if mean > SLOW_PACE * median}
-
     def ended(self, agent: str, seconds: float | None = None) -> None:
         """A game of `agent` has ended, after `seconds` of its own (None: not known)."""
         if seconds is not None:
-            total, count = self.paces.get(agent, (0.0, 0))
-            self.paces[agent] = (total + seconds, count + 1)
+            self.paces.ended(agent, seconds)
         self.running[agent] -= 1
         if not self.running[agent]:
             del self.running[agent]
