@@ -608,7 +608,11 @@ class Estimate:
         (0 without `workers`, or before the order has told a game's worker)."""
         if self.workers is None or not self._inferred():
             return 0.0
-        unused = self.workers - len(self._hosted.get(agent, ()))
+        # (the order may have put a game on the wrong worker: the games whose time around them says they
+        # started a host count too)
+        start, usual = self._start_of(agent), self._around_of(agent)
+        started = sum(x > usual + start / 2 for x in self._around.get(agent, ())) if start > 0 else 0
+        unused = self.workers - max(len(self._hosted.get(agent, ())), started)
         begun = sum(1 for game in self._flight.get(agent, ()) if game in self._worker)
         games = max(0, sum(self.left[agent].values()) - begun)
         return unused * (1 - (1 - 1 / self.workers) ** games) if unused > 0 else 0.0
@@ -649,8 +653,8 @@ class Estimate:
     def _usual_around(self, agent: str) -> float:
         if self._inferred():
             later = self._later_around.get(agent)
-            if later:
-                return statistics.median(later)
+            if later:  # (with fewer than three, the least: the order may have mistaken a start for one)
+                return statistics.median(later) if len(later) >= 3 else min(later)
             others = [statistics.median(v) for a, v in self._later_around.items() if v and a != agent]
             firsts = self._first_around.get(agent) or self._around.get(agent)
             if not others:
