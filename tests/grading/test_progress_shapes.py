@@ -319,7 +319,7 @@ def test_a_slow_agent_played_apart_late_in_the_run():
     game's length following its unit. FairShare plays the slow agent last, alone, in passes of the
     twelve maps on the four workers; the run's last pass ends with its workers idle one after
     another (the longest game beside the others' last), as every pass of several agents is priced.
-    Without that drain, at 95 % of the games the ETA was 17-45 % short (within 30 % on 7 runs of 10);
+    Without that drain, at 95 % of the games the ETA was 14-45 % short (within 30 % on 7 runs of 10);
     with it, on 9."""
     if not APART[0]:
         pytest.skip("a run played apart only (side by side, its passes are the slow agent's own)")
