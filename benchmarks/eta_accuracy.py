@@ -2,7 +2,7 @@
 30 % after the first tenth of the games).
 
     .venv/bin/python benchmarks/eta_accuracy.py [--shape NAME ...] [--scale 1.0] [--repeat 1] [--jobs 2] [--seed 1]
-                                                [--keep-traces DIR] [--apart]
+                                                [--keep-traces DIR] [--side-by-side]
     .venv/bin/python benchmarks/eta_accuracy.py --replay DIR/*.jsonl [--estimate old_progress.py]
 
 Each shape is a small class played by the real command (`python -m treasure_cli tournament`, a fresh
@@ -229,7 +229,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1,
                         help="the tournament's --seed: which games are played (each repeat plays the same ones)")
     parser.add_argument("--json", action="store_true", help="one JSON line per run instead of the table")
-    parser.add_argument("--apart", action="store_true", help="play with `tournament --apart`")
+    parser.add_argument("--apart", action="store_true",
+                        help="play with `tournament --apart` (the tournament's default: kept for old commands)")
+    parser.add_argument("--side-by-side", action="store_true", help="play with `tournament --side-by-side`")
     parser.add_argument("--keep-traces", type=Path, metavar="DIR", help="keep each run's trace in DIR")
     parser.add_argument("--replay", type=Path, nargs="+", metavar="TRACE",
                         help="play kept traces again through this checkout's estimate (plays no game; --jobs: "
@@ -244,7 +246,7 @@ def main() -> None:
         runs = (replay(path, options.jobs, options.estimate) for path in options.replay)
     else:
         runs = (measure(shape, options.scale, options.jobs, options.keep_traces, k, options.seed,
-                        ("--apart",) if options.apart else ())
+                        ("--apart",) if options.apart else ("--side-by-side",) if options.side_by_side else ())
                 for k in range(options.repeat) for shape in shapes)
     worst, within, count, tenths, points = 0.0, 0, 0, [], 0
     for r in runs:

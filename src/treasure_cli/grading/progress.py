@@ -10,8 +10,9 @@ scheduler would (grading/tournament.py):
 - a game costs a worker its *busy* time (the agent's start and end included,
   not only the game's own `seconds`): for an agent, its mean game time on
   maps of that size plus its usual time around a game, the median of its
-  times but its largest few (the first game of an agent in each worker also
-  starts the agent's host there, ~0.5-1 s once: not a price for every game).
+  times but those that started its host (the first game of an agent in each
+  worker also starts the agent's host there, ~0.3-1 s once: not a price for
+  every game; without `workers`, its largest few are left out).
   A size it has not played yet is priced from its nearest size played. Where
   the games said how many actions they took, the agent's time is split into
   a part per game and a part per action (a line fitted through its games),
@@ -50,6 +51,24 @@ scheduler would (grading/tournament.py):
   so far, from the workers' board, else since its worker took it), at least FLOOR of its price.
   (Measured on real runs with one agent 30x slower than three others: its last seven games were
   long units, priced at its mean game the ETA was 37 % short at nine tenths of the run.)
+- the hosts still to start are priced apart. With `workers`, which worker
+  plays each game follows from the order of hand-overs and ends (the workers
+  take the games in the order handed over, each as its game before ends), so
+  the games that were an agent's first on their worker are known: a start is
+  their time around a game beyond the agent's usual (else the other agents'
+  median), and an agent's games not yet begun reach, each on any worker
+  alike, (W - used) x (1 - (1 - 1/W)^games) workers that have not started its
+  host. (Measured in simulation, 40 agents on 8 workers, a start 10x a game:
+  the starts were most of the work; unpriced, the ETA was 76 % short with
+  `--apart` and 2.2x over at a tenth side by side.) With `--apart` a pass
+  lasts at least its longest game, a start among them for as many passes as
+  there are starts left; side by side, the last start to end may run past
+  the rest (`overhang`).
+- with `--apart`, FairShare holds an agent more than SLOW_PACE times slower
+  than the median one until no other has a game to start: the others' games
+  are played out first, then the slow agents'. The last pass, of an agent
+  left alone, ends with its workers idle one after another, as every pass of
+  several agents is priced.
 - each game also costs the time a worker waits between two games (handing
   a game over and recording it: most of a built-in's 2 ms game), measured as
   the workers' time so far that no game used, per game;
@@ -68,6 +87,7 @@ file of its own.
 from __future__ import annotations
 
 import bisect
+import collections
 import dataclasses
 import math
 import statistics
@@ -144,6 +164,18 @@ class Estimate:
         # (and each unit's `_difficulty`: the agents' ratios there and their sum; each agent's parts of a game)
         self._ratios: dict[tuple[int, object], tuple[dict[str, float], float]] = {}
         self._parts: dict[tuple, tuple[float, float, float] | None] = {}
+        # Which worker plays each game, as far as the order tells (`workers` known): the workers take the
+        # games in the order handed over, each as its game before ends, so a game ended frees its worker
+        # for the next game handed over. A game that is its agent's first on its worker starts the agent's
+        # host there (`_start_of`); its time around the game is kept apart from the agent's usual.
+        self._free: collections.deque[int] = collections.deque(range(workers or 0))  # workers with no game
+        self._queue: collections.deque[int] = collections.deque()  # games handed over, not yet begun
+        self._worker: dict[int, int] = {}          # a game in flight that has begun (in _handed) -> its worker
+        self._agent_at: dict[int, str] = {}        # a game in flight (in _handed) -> its agent
+        self._hosted: dict[str, set[int]] = defaultdict(set)  # agent -> the workers that have begun a game of it
+        self._firsts: set[int] = set()             # games in flight that are their agent's first on their worker
+        self._first_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, first games
+        self._later_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, the others
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
         """A game of `agent` on `tiles` tiles was handed over (`key`: the game's, as `finished` will
@@ -154,9 +186,23 @@ class Estimate:
         self._tiles[len(self._handed)] = tiles
         self._key_at[len(self._handed)] = key
         self._flight[agent].append(len(self._handed))
+        self._agent_at[len(self._handed)] = agent
+        if self.workers is not None:
+            self._queue.append(len(self._handed))
         self._handed.append(self.clock())
         if self.apart:
             self._count(self._handed[-1], +1)
+        self._assign()
+
+    def _assign(self) -> None:
+        """The games handed over and not begun, to the workers free, in order (each the first free)."""
+        while self._queue and self._free:
+            game, worker = self._queue.popleft(), self._free.popleft()
+            agent = self._agent_at[game]
+            self._worker[game] = worker
+            if worker not in self._hosted[agent]:
+                self._hosted[agent].add(worker)
+                self._firsts.add(game)
 
     def _began_at(self, k: int) -> float | None:
         """When the k-th game handed over began, as far as is known (None: not yet). The workers take
@@ -178,6 +224,7 @@ class Estimate:
         if self.apart:
             self._count(now, -1)
         flight = self._flight.get(agent)
+        first: bool | None = None  # whether the game started its agent's host in its worker (None: not known)
         if flight:
             game = self._keys.pop(key, None)
             if game in flight:
@@ -186,6 +233,15 @@ class Estimate:
                 game = flight.pop(0)
             self._tiles.pop(game, None)
             self._key_at.pop(game, None)
+            self._agent_at.pop(game, None)
+            worker = self._worker.pop(game, None)
+            if worker is not None:
+                first = game in self._firsts
+                self._firsts.discard(game)
+                self._free.append(worker)
+            elif game in self._queue:  # (ended before the order says it began: the order was wrong)
+                self._queue.remove(game)
+            self._assign()
         self._playing.pop(key, None)
         cell = self.left[agent]
         cell[tiles] = max(0, cell[tiles] - 1)
@@ -217,6 +273,8 @@ class Estimate:
             size[0] += 1
             size[1] += actions
         self._around[agent].append(busy - seconds)
+        if first is not None:
+            (self._first_around if first else self._later_around)[agent].append(busy - seconds)
 
     def playing(self, games: Iterable[tuple[object, float, int]]) -> None:
         """How far the games in flight that have begun are: (key, as `started` was given it; seconds of
@@ -490,11 +548,12 @@ class Estimate:
         return min(max(0.0, my - slope * mx), min(ys))
 
     def _cost(self, agent: str, tiles: int, now: float) -> float:
-        """What one more game of `agent` on `tiles` tiles costs a worker. Its games in flight count
-        too: each will have cost at least its age so far (its host's start left out, for one of the
-        agent's first games in a worker), unless it says how far it is (`playing`): its pace is then
-        in the agent's time an action, and its age, on whatever size it is played, is no price for
-        the games to come (a 48x48 game's age priced the 16x16 games after it at twice their time)."""
+        """What one more game of `agent` on `tiles` tiles costs a worker (its host's starts left out:
+        `_starts_left`). Its games in flight count too: each will have cost at least its age so far
+        (its host's start left out, for one of the agent's first games in a worker), unless it says
+        how far it is (`playing`): its pace is then in the agent's time an action, and its age, on
+        whatever size it is played, is no price for the games to come (a 48x48 game's age priced the
+        16x16 games after it at twice their time)."""
         own = self._game_seconds(agent, tiles)
         ended = len(self._around.get(agent, ()))
         if own is not None:
@@ -508,10 +567,14 @@ class Estimate:
         for game in self._flight.get(agent, ()):
             began = self._began_at(game)
             if began is not None and self._began is not None:
-                first = hosts < (self.workers or 1)  # it may be starting the agent's host in its worker
-                hosts += first
+                if game in self._worker:  # the order says on which worker: a first game there, or not
+                    start = self._start_of(agent) if game in self._firsts else 0.0
+                else:  # it may be starting the agent's host in its worker
+                    first = hosts < (self.workers or 1)
+                    hosts += first
+                    start = startup if first else 0.0
                 if self._key_at.get(game) not in self._playing:
-                    age = now - max(began, self._began) - (startup if first else 0.0)
+                    age = now - max(began, self._began) - start
                     there = self._tiles.get(game, tiles)
                     if there != tiles and own is not None:  # its age on another size, scaled to this one
                         played = self._game_seconds(agent, there)
@@ -521,9 +584,43 @@ class Estimate:
             return max([cost] + ages[:1])
         return (ended * cost + sum(max(cost, age) for age in ages)) / (ended + len(ages))
 
+    def _inferred(self) -> bool:
+        """Whether games have ended whose worker the order of hand-overs and ends told (`_assign`)."""
+        return bool(self._first_around or self._later_around)
+
+    def _start_of(self, agent: str) -> float:
+        """The start of the agent's host in a worker, once a worker: the median time around its games
+        that were its first on their worker, less its usual time around a game; for an agent none of
+        whose first games has ended, the median of the other agents' (0 if none is known)."""
+        if ("start", agent) not in self._memo:
+            own = self._first_around.get(agent)
+            if own:
+                start = max(0.0, statistics.median(own) - self._around_of(agent))
+            else:
+                others = [self._start_of(a) for a, v in self._first_around.items() if v and a != agent]
+                start = statistics.median(others) if others else 0.0
+            self._memo[("start", agent)] = start
+        return self._memo[("start", agent)] or 0.0
+
+    def _starts_left(self, agent: str) -> float:
+        """How many more workers will start the agent's host: of the workers that have begun no game
+        of it, those its games not yet begun are expected to reach, each game on any worker alike
+        (0 without `workers`, or before the order has told a game's worker)."""
+        if self.workers is None or not self._inferred():
+            return 0.0
+        # (the order may have put a game on the wrong worker: the games whose time around them says they
+        # started a host count too)
+        start, usual = self._start_of(agent), self._around_of(agent)
+        started = sum(x > usual + start / 2 for x in self._around.get(agent, ())) if start > 0 else 0
+        unused = self.workers - max(len(self._hosted.get(agent, ())), started)
+        begun = sum(1 for game in self._flight.get(agent, ()) if game in self._worker)
+        games = max(0, sum(self.left[agent].values()) - begun)
+        return unused * (1 - (1 - 1 / self.workers) ** games) if unused > 0 else 0.0
+
     def _hosts(self, agent: str, startup: float) -> int:
         """How many of the agent's games ended have started its host in a worker, as far as one can
-        tell: those that took longer around the game than its usual time by half a start-up."""
+        tell without knowing their workers: those that took longer around the game than its usual
+        time by half a start-up."""
         own = self._around.get(agent)
         if not own or not startup:
             return 0
@@ -531,9 +628,10 @@ class Estimate:
         return sum(x > usual + startup / 2 for x in own)
 
     def _startup(self) -> float:
-        """The one-off start of an agent's host in a worker, beyond a game's usual time around it:
-        the median, over the agents with more games than workers, of their largest times around a
-        game less the median of the others (0 until one is known)."""
+        """The one-off start of an agent's host in a worker, beyond a game's usual time around it,
+        without knowing the games' workers: the median, over the agents with more games than
+        workers, of their largest times around a game less the median of the others (0 until one
+        is known)."""
         if ("startup",) in self._memo:
             return self._memo[("startup",)] or 0.0
         n = self.workers or 1
@@ -544,14 +642,24 @@ class Estimate:
 
     def _around_of(self, agent: str) -> float:
         """The time around one game of `agent` (its process's start and end). The first game of an
-        agent in each worker also starts the agent's host there, once: of its games, as many as there
-        are workers may be such, so those are left out (the largest times); with no other game of it
-        yet, the least of its own and of the others' median."""
+        agent in each worker also starts the agent's host there, once (`_start_of`): where the order
+        told the games' workers, those games are left out; with none of its other games ended yet,
+        the least of its own and of the others' median. Otherwise, of its games, as many as there are
+        workers may be such, so those are left out (the largest times)."""
         if ("around", agent) not in self._memo:
             self._memo[("around", agent)] = self._usual_around(agent)
         return self._memo[("around", agent)] or 0.0
 
     def _usual_around(self, agent: str) -> float:
+        if self._inferred():
+            later = self._later_around.get(agent)
+            if later:  # (with fewer than three, the least: the order may have mistaken a start for one)
+                return statistics.median(later) if len(later) >= 3 else min(later)
+            others = [statistics.median(v) for a, v in self._later_around.items() if v and a != agent]
+            firsts = self._first_around.get(agent) or self._around.get(agent)
+            if not others:
+                return min(firsts) if firsts else 0.0
+            return min(min(firsts), statistics.median(others)) if firsts else statistics.median(others)
         own = sorted(self._around.get(agent, ()))
         keep = own[:max(1, len(own) - (self.workers or 1))]
         if len(own) > (self.workers or 1):
@@ -606,17 +714,32 @@ class Estimate:
         now = self.clock()
         self._memo, self._ratios, self._parts = {}, {}, {}
         workers, wait = self._parallel(now)
-        work: dict[str, list[float]] = {}  # agent -> [games left, cost of each]
+        work: dict[str, list[float]] = {}  # agent -> [games left, cost of each, islands, its longest game]
+        starts: dict[str, tuple[float, float]] = {}  # agent -> (its host's starts left, each start)
         for agent, sizes in self.left.items():
             games = sum(sizes.values())
             if games:
                 cost = self._unit_cost(agent, now)
                 if cost is None:
                     cost = sum(n * self._cost(agent, tiles, now) for tiles, n in sizes.items() if n)
-                work[agent] = [float(games), cost / games + wait, float(self.islands.get(agent, 0))]
-        return fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart,
-                               last=self.paces.slow(after=0)  # as FairShare will put them last
-                               if self.apart and self.workers != 1 else frozenset())
+                left = self._starts_left(agent)
+                starts[agent] = (left, self._start_of(agent) if left else 0.0)
+                work[agent] = [float(games), cost / games + wait + left * starts[agent][1] / games,
+                               float(self.islands.get(agent, 0)), cost / games + wait]
+        # With `apart`, a pass lasts at least its longest game: one that starts its agent's host is longer
+        # by the start. Of the passes left (the games left over the islands), at most one a start has one.
+        passes = sum(w[0] for w in work.values()) / max(1.0, max((w[2] for w in work.values()), default=1.0))
+        share = min(1.0, sum(n for n, _ in starts.values()) / max(1.0, passes))
+        for agent, (n, start) in starts.items():
+            work[agent][3] += start * min(1.0, n) * share
+        time_left = fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart,
+                                    last=self.paces.slow(after=0)  # as FairShare will put them last
+                                    if self.apart and self.workers != 1 else frozenset())
+        if not self.apart:  # (with `apart`, the pass that holds a start lasts at least that game)
+            pending = sum(n for n, _ in starts.values())
+            longest = max((work[a][3] + start for a, (n, start) in starts.items() if n > 0), default=0.0)
+            time_left += overhang(longest, pending, time_left)
+        return time_left
 
     def line(self, width: int = 100) -> str:
         """`412 of 2,700 games · ETA 3:21 · failed: carl 14, dora 2`, cut to `width` characters."""
@@ -628,6 +751,18 @@ class Estimate:
             parts.append("failed: " + ", ".join(f"{name} {n}" for name, n in worst))
         text = " · ".join(parts)
         return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def overhang(game: float, games: float, span: float) -> float:
+    """How much later than `span` (the rest played as a fluid) a run ends whose `games` long games
+    (`game` seconds each: a game that starts its agent's host) each begin at any time of `span`
+    alike: the last of them to end runs past it. One game: game**2 / (2 x span), if shorter than
+    the span; n of them: the mean of the largest of n overhangs."""
+    if games <= 0 or game <= 0 or span <= 0:
+        return 0.0
+    if game >= span:
+        return game - span / (games + 1)
+    return game - span / (games + 1) * (1 - (1 - game / span) ** (games + 1))
 
 
 def _nearest(sizes: Iterable[int], tiles: int) -> int:
@@ -647,10 +782,13 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     of `last` (grading/paces.py: the slow ones, with `apart`) play once the others' games are over."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
-    elapsed = 0.0
+    longest = {a: max(w[1], w[3]) if len(w) > 3 else w[1] for a, w in work.items()}
+    elapsed, drain = 0.0, 0.0
     while left:
         playing = {a: w for a, w in left.items() if a not in last} or left
-        rates = _pass_rates(playing, islands, workers, capped) if apart and len(playing) > 1 else None
+        rates = _pass_rates(playing, islands, workers, capped, longest) if apart and len(playing) > 1 else None
+        passes = rates is not None  # (each pass's drain priced, the last one's too)
+        drain = 0.0  # (the last step's only)
         if rates is None:
             rates = _fair_rates(playing, islands, workers, capped)
         step = min(playing[a][0] / rates[a] for a in playing if rates[a] > 0)
@@ -658,8 +796,13 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
         for a in list(playing):
             left[a][0] -= rates[a] * step
             if left[a][0] <= 1e-9:
+                k = min(workers, islands[a]) if islands[a] > 0 else workers
+                if apart and not passes:
+                    drain = max(drain, (k - 1) / max(1.0, k) * DRAIN * left[a][1])
                 del left[a]
-    return elapsed
+    # With `apart`, every pass is priced with its drain: the last, of the agent left alone, too (its
+    # workers end one after another, not as one; side by side, the model was fitted without it).
+    return elapsed + drain
 
 
 def _fill(total: float, weights: dict[str, float], limits: dict[str, float]) -> dict[str, float]:
@@ -695,7 +838,7 @@ def _fair_rates(left: dict[str, list[float]], islands: dict[str, float], workers
 
 
 def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers: float,
-                capped: bool) -> dict[str, float] | None:
+                capped: bool, longest: dict[str, float] | None = None) -> dict[str, float] | None:
     """Each agent's games a second when every agent's games go in passes of one game an island
     (`apart`; None: the islands are not known). The pass's islands are shared out alike (FairShare
     offers the game furthest back in the order), but an agent plays no more games in a pass than
@@ -709,12 +852,13 @@ def _pass_rates(left: dict[str, list[float]], islands: dict[str, float], workers
     k = min(workers, size)
     cap = max(1.0, workers - 1) if capped else workers
     costs = {a: max(c, 1e-9) for a, (_, c) in left.items()}
+    single = {a: max(costs[a], (longest or {}).get(a, 0.0)) for a in left}  # its longest game
     alike = {a: 1.0 for a in left}
-    length = max(costs.values())
+    length = max(single.values())
     for _ in range(3):  # the shares and the pass's length, each from the other: settled in a few rounds
         share = _fill(size, alike, {a: cap * max(1.0, length / costs[a]) for a in left})
-        longest = max(costs[a] for a in left if share[a] > 0)
-        length = max(longest, sum(share[a] * costs[a] for a in left) / k + (k - 1) / k * DRAIN * longest)
+        most = max(single[a] for a in left if share[a] > 0)
+        length = max(most, sum(share[a] * costs[a] for a in left) / k + (k - 1) / k * DRAIN * most)
     return {a: share[a] / length for a in left}
 
 
