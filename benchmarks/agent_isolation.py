@@ -164,7 +164,7 @@ def main() -> None:
           f"| games/s | vs in process |")
     print("|---|---|---|")
     for level, rate in rates.items():
-        print(f"| {level} | {rate:.0f} | {rate / rates['none']:.2f} |")
+        print(f"| {level} | {rate:.3g} | {rate / rates['none']:.2f} |")
 
 
 if __name__ == "__main__":
