@@ -186,9 +186,9 @@ class FairShare:
     passes every game in flight ends: cheap with many more islands than workers (a worker idles
     about half a game a pass). A pass lasts its slowest game, so one very slow agent would hold
     every other back (an agent taking 0.5 s an action: 29 of 120 games kept after 40 s, against 98
-    side by side). With `apart`, an agent whose games take more than SLOW_PACE (grading/paces.py) times the median
-    agent's (the games' own seconds, told to `ended`) plays once the others have no game left to
-    start: they play on in short passes, and the slow games come last, side by side across islands.
+    side by side). With `apart`, an agent whose games take more than SLOW_PACE times the median
+    agent's (grading/paces.py; the games' own seconds, told to `ended`) plays once the others have
+    no game left to start: they play on in short passes, and the slow games come last.
 
     A worker still parses a map once for its games in a row (`_island`); handing one game to a
     process costs well under a millisecond beside a sandboxed game's tens (docs/tournament.md).
