@@ -125,3 +125,15 @@ def test_the_vm_tests_fail_instead_of_skipping_where_memory_is_required() -> Non
     assert required.returncode == 1, required.stdout
     assert "TREASURE_VM_REQUIRE_V2_MEMORY=1 but no real cgroup v2 memory" in required.stdout, required.stdout
     assert vm.summary(required.stdout.splitlines()) == {"error": 1}, required.stdout
+
+
+def test_make_test_ends_with_the_vm_step_with_virtme_ng_pinned_in_a_venv_of_its_own() -> None:
+    makefile = (HERE.parents[1] / "Makefile").read_text()
+    recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0].strip().splitlines()
+    assert recipe[-1].strip().endswith("test-vm"), recipe[-1]  # after the suite, so its failures show first
+    step = makefile.split("\ntest-vm:", 1)[1].split("\n\n", 1)[0]
+    assert "run_in_vm.py --missing" in step and "apt-get install" in step
+    assert "run_in_vm.py --ci --vng $(VM_VENV)/bin/vng" in step
+    venv = makefile.split("\n$(VM_VENV)/.installed:", 1)[1].split("\n\n", 1)[0]
+    assert "'virtme-ng==$(VNG_VERSION)'" in venv and "$(VM_VENV)/bin/python -m pip install" in venv
+    assert "\nVM_VENV     := .venv-vm\n" in makefile and ".venv-vm/" in (HERE.parents[1] / ".gitignore").read_text()
