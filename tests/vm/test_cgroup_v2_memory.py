@@ -49,7 +49,17 @@ def _v2_memory_here() -> str:
     return "" if "memory" in offered else f"the cgroup v2 group {own} offers no memory controller"
 
 
-pytestmark = pytest.mark.skipif(bool(_v2_memory_here()), reason=f"no real cgroup v2 memory: {_v2_memory_here()}")
+# Set by tests/vm/run_in_vm.py --ci (`make test-vm`) in its VM, which must offer the controller:
+# there a machine without one fails every test here instead of skipping it.
+REQUIRED = os.environ.get("TREASURE_VM_REQUIRE_V2_MEMORY") == "1"
+WHY_NOT = _v2_memory_here()
+pytestmark = pytest.mark.skipif(bool(WHY_NOT) and not REQUIRED, reason=f"no real cgroup v2 memory: {WHY_NOT}")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _memory_required() -> None:
+    if WHY_NOT:  # (only where REQUIRED: the module is skipped otherwise)
+        pytest.fail(f"{'TREASURE_VM_REQUIRE_V2_MEMORY=1 but ' if REQUIRED else ''}no real cgroup v2 memory: {WHY_NOT}")
 
 AGENTS = with_fill_memfds(textwrap.dedent('''\
     import mmap
@@ -257,7 +267,7 @@ def test_a_closed_group_gives_back_the_file_pages_its_game_cached(tmp_path: Path
         with open(os.path.join(group.folder, "memory.current")) as f:
             held = int(f.read())
         if held < size * 3 // 4:
-            pytest.skip(f"{library.parent} caches no file pages in the group ({held >> 20} MiB): set TREASURE_VM_DISK")
+            (pytest.fail if REQUIRED else pytest.skip)(f"{library.parent} caches no file pages in the group ({held >> 20} MiB): set TREASURE_VM_DISK")
         assert group.close()
     finally:
         reader.kill()
