@@ -46,7 +46,8 @@ test-vm: $(STAMP) $(VM_VENV)/.installed
 $(VM_VENV)/.installed: Makefile
 	rm -rf $(VM_VENV)
 	$(PYTHON) -m venv $(VM_VENV)
-	$(VM_VENV)/bin/python -m pip install --quiet 'virtme-ng==$(VNG_VERSION)' \
+	@echo "test-vm: installing virtme-ng $(VNG_VERSION) in $(VM_VENV)"
+	@$(VM_VENV)/bin/python -m pip install --quiet 'virtme-ng==$(VNG_VERSION)' \
 	  || { echo "Error: the VM step: could not install virtme-ng $(VNG_VERSION) in $(VM_VENV)" >&2; rm -rf $(VM_VENV); exit 1; }
 	touch $@
 
