@@ -165,7 +165,13 @@ def test_no_game_times_the_pages_an_earlier_one_read(tmp_path, probe):
     cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
     for r in cheat:
         assert "page-attack: game number 0, read nothing" in r.output, (r.outcome, r.error, r.output)
-        assert "name-attack: game number 0, read nothing" in r.output, (r.outcome, r.error, r.output)
+        assert "name-attack: game number" in r.output and "read nothing" in r.output.split("name-attack")[1], (
+            r.outcome, r.error, r.output)
+    # A quick lookup on a busy machine can pass for a known name, so one game may count itself
+    # later than first (and then read nothing: noise cannot make the pattern). With the names'
+    # cache kept between games, the games would count 0, 1, 2, ...: only one would say 0.
+    firsts = sum("name-attack: game number 0," in r.output for r in cheat)
+    assert firsts >= len(cheat) - 2, [r.output for r in cheat]
     assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
     places = resident(probe)[:: GAP // mmap.PAGESIZE][:-1]
     assert not any(places), f"pages the games read are still cached: {[i for i, p in enumerate(places) if p]}"
