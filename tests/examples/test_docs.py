@@ -58,7 +58,7 @@ def test_check_agent_at_a_tournaments_sizes_prints_what_the_doc_shows(user_dir):
     result = invoke(command)
     assert result.exit_code == 0, result.output
     assert untimed(result.output) == untimed(shown(command))
-    command = "treasure check-agent ./slow.py:Slow --sizes 16,32 --max-action-ms 100"
+    command = "treasure check-agent ./slow.py:Slow --sizes 16,32 --max-action-ms 250"
     result = invoke(command)
     assert result.exit_code == 1, result.output
     assert untimed(result.output) == untimed(shown(command))
