@@ -36,6 +36,14 @@ read-only `/usr`, the interpreter, the agent's own copy, the same inodes in ever
   libraries lock the files they read (with locks refused, a group reading its own SQLite table
   failed with "disk I/O error"). A lock dies with its process: it carries nothing to a later game.
 
+And the free space of the file systems a game sees: the read-only `/usr`, the interpreter and
+the agent's copy sit on the machine's disks, where the referee writes the store and the logs, and
+what it writes for a game depends on the game (its agent's printed lines, up to 64 KiB, its error
+text). A game that printed k pages moved the disk's count of free blocks by about k, and the next
+game of the same tournament read it with `statvfs("/usr")`: four bits a game. `statfs`,
+`fstatfs` (and i386's `statfs64`, `fstatfs64`) and `ustat` are refused; a program asking for a
+disk's free space gets ENOSYS, which none of the runtimes needs to start.
+
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
 jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
@@ -65,13 +73,16 @@ _CACHESTAT = 451       # the same (6.5)
 DENIED: dict[int, tuple[int, ...]] = {
     _X86_64: (29, 68, 64, _IO_URING_SETUP, 321,             # shmget, msgget, semget, .., bpf
               221, 327, _CACHESTAT,                          # fadvise64, preadv2, ..
-              253, 294, 300),                                # inotify_init, inotify_init1, fanotify_init
+              253, 294, 300,                                 # inotify_init, inotify_init1, fanotify_init
+              137, 138, 136),                                # statfs, fstatfs, ustat
     _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
             250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
-            291, 332, 338),                                  # inotify_init, inotify_init1, fanotify_init
+            291, 332, 338,                                   # inotify_init, inotify_init1, fanotify_init
+            99, 100, 268, 269, 62),                          # statfs, fstatfs, statfs64, fstatfs64, ustat
     _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
-               26, 262),                                     # inotify_init1, fanotify_init
+               26, 262,                                      # inotify_init1, fanotify_init
+               43, 44),                                      # statfs, fstatfs
 }
 # add_key and request_key, refused; keyctl, allowed for KEYCTL_JOIN_SESSION_KEYRING (its first
 # argument) of no name (its second, NULL) only: the warm host's jail gives each game a keyring so.
