@@ -75,6 +75,18 @@ def test_side_by_side_no_chain_of_an_agents_games_reaches_a_later_game_on_its_is
     agent's games are what is left at the end; before, its second game on an island started while
     its game beside the first was still running."""
     assert "sleep" in SLOW
+    # Whether two of an agent's games overlap is the machine's timing: on a loaded machine one run
+    # had none (nothing to check). Every run's chains are checked; up to three runs until one has.
+    for run in range(3):
+        if _side_by_side_chains(tmp_path / f"run{run}"):
+            return
+    raise AssertionError("no two games of one agent ran at once in three runs: the test saw no chain to break")
+
+
+def _side_by_side_chains(tmp_path) -> int:
+    """Plays the test's tournament, checks every chain, and returns how often two games of one
+    agent ran at once."""
+    tmp_path.mkdir()
     rows = _tournament(tmp_path, {"ann": CLOCKED, "bob": CLOCKED, "slow": SLOW}, 3, 2, "--side-by-side")
     games: dict[str, list[tuple[int, int, str]]] = {}  # agent -> (first, last clock time, island)
     for r in rows:
@@ -83,7 +95,8 @@ def test_side_by_side_no_chain_of_an_agents_games_reaches_a_later_game_on_its_is
         games.setdefault(r.label, []).append((min(times), max(times), r.map_digest))
     assert sorted(len(g) for g in games.values()) == [6, 6, 6]
     every = sorted((start, end) for g in games.values() for start, end, _ in g)
-    assert any(end > start for (_, end), (start, _) in zip(every, every[1:])), "no two games ran at once"
+    if not any(end > start for (_, end), (start, _) in zip(every, every[1:])):
+        return 0  # no two games ran at once
     side_by_side = 0
     for label, own in games.items():
         own.sort()
@@ -98,7 +111,7 @@ def test_side_by_side_no_chain_of_an_agents_games_reaches_a_later_game_on_its_is
                     if start <= reach < end:
                         reach = end  # a game running at `reach` carries the chain on to its end
                 assert reach < later, f"a chain of {label}'s games side by side ran from one game on an island to the next"
-    assert side_by_side, "no two games of one agent ran at once: the test saw no chain to break"
+    return side_by_side
 
 
 @pytest.mark.parametrize("flags", [(), ("--apart",)], ids=["default", "apart"])
