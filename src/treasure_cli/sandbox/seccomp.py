@@ -44,6 +44,15 @@ game of the same tournament read it with `statvfs("/usr")`: four bits a game. `s
 `fstatfs` (and i386's `statfs64`, `fstatfs64`) and `ustat` are refused; a program asking for a
 disk's free space gets ENOSYS, which none of the runtimes needs to start.
 
+And the counters behind socket cookies: the kernel numbers a socket (`SO_COOKIE`) and a network
+namespace (`SO_NETNS_COOKIE`) from counters kept for the whole machine, a socket's only when
+someone asks for it, which nothing on a quiet machine does. A game asked k times and the next
+game of its agent, asking once, read k back: the cookies of consecutive games ran on (1, 2 then
+3, 4). getsockopt of either option is refused (ENOPROTOOPT), and so are sock_diag netlink sockets,
+which report cookies (EPROTONOSUPPORT). i386 programs reach both through `socketcall`, whose
+arguments a filter cannot read: there its getsockopt and socket are refused (the direct calls,
+i386's since Linux 4.3, are filtered by their arguments as elsewhere).
+
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
 jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
@@ -106,6 +115,17 @@ BUFFER_OPTIONS = (7, 8, 32, 33)  # SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVB
 SOCKETCALL: dict[int, int] = {_I386: 102}
 SYS_SETSOCKOPT = 14
 
+# Counters the kernel keeps for the whole machine, which a game could move and the next game read
+# (see the module's text): getsockopt of a socket's or a network namespace's cookie refused
+# (ENOPROTOOPT, as on a kernel without them), and sock_diag netlink sockets, which report cookies
+# too (EPROTONOSUPPORT). On i386 through `socketcall` (whose arguments a filter cannot read),
+# every getsockopt and every socket() is refused; socketpair and the direct calls are not.
+GETSOCKOPT: dict[int, tuple[int, ...]] = {_X86_64: (55,), _I386: (365,), _AARCH64: (209,)}
+COOKIE_OPTIONS = (57, 71)  # SO_COOKIE, SO_NETNS_COOKIE
+SOCKET: dict[int, tuple[int, ...]] = {_X86_64: (41,), _I386: (359,), _AARCH64: (198,)}
+AF_NETLINK, NETLINK_SOCK_DIAG = 16, 4
+SYS_SOCKET, SYS_GETSOCKOPT = 1, 15
+
 # linux/filter.h, linux/seccomp.h, linux/prctl.h
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
@@ -131,6 +151,8 @@ def program() -> list[tuple[int, int, int, int]]:
         block.append((_JEQ_K, "keyctl", "", KEYCTL[arch]))
         block += [(_JEQ_K, "fcntl", "", n) for n in FCNTL[arch]]
         block += [(_JEQ_K, "sockopt", "", n) for n in SETSOCKOPT[arch]]
+        block += [(_JEQ_K, "getsockopt", "", n) for n in GETSOCKOPT[arch]]
+        block += [(_JEQ_K, "socket", "", n) for n in SOCKET[arch]]
         if arch in SOCKETCALL:
             block.append((_JEQ_K, "socketcall", "", SOCKETCALL[arch]))
         block += [allow, "keyctl", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "denied", KEYCTL_JOIN_SESSION_KEYRING),
@@ -140,11 +162,19 @@ def program() -> list[tuple[int, int, int, int]]:
         block += [(_JEQ_K, "denied", "", c) for c in FCNTL_DENIED]
         block.append(allow)
         if arch in SOCKETCALL:
-            block += ["socketcall", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "unchanged", "allow", SYS_SETSOCKOPT)]
+            block += ["socketcall", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "unchanged", "", SYS_SETSOCKOPT),
+                      (_JEQ_K, "no option", "", SYS_GETSOCKOPT), (_JEQ_K, "no protocol", "allow", SYS_SOCKET)]
+        block += ["getsockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
+                  (_LD_W_ABS, "", "", _ARG2)]
+        block += [(_JEQ_K, "no option", "", o) for o in COOKIE_OPTIONS]
+        block += [allow, "socket", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "allow", AF_NETLINK),
+                  (_LD_W_ABS, "", "", _ARG2), (_JEQ_K, "no protocol", "allow", NETLINK_SOCK_DIAG)]
         block += ["sockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
                   (_LD_W_ABS, "", "", _ARG2)]
         block += [(_JEQ_K, "unchanged", "", o) for o in BUFFER_OPTIONS]
-        block += ["allow", allow, "unchanged", (_RET_K, "", "", _RET_ERRNO | 0), "denied", denied, "end"]
+        block += ["allow", allow, "unchanged", (_RET_K, "", "", _RET_ERRNO | 0), "denied", denied,
+                  "no option", (_RET_K, "", "", _RET_ERRNO | errno.ENOPROTOOPT),
+                  "no protocol", (_RET_K, "", "", _RET_ERRNO | errno.EPROTONOSUPPORT), "end"]
         at: dict[str, int] = {}
         code: list[tuple[int, str, str, int]] = []
         for item in block:
