@@ -246,5 +246,11 @@ def main(argv: list[str] | None = None, code: CodeType | None = None, compile_er
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # a game's own process (a sandbox per game, or `process`), never the referee's
+    from treasure_cli.sandbox import seccomp
+
+    try:
+        seccomp.refuse_user_namespaces()
+    except OSError:
+        pass  # a kernel without seccomp: `treasure doctor` says so
     sys.exit(main())

@@ -156,6 +156,7 @@ def unforked(launch: Launch) -> Launch:
     """`launch` with a process per game and no warm host, for where the warm host cannot jail a
     game: the plain Python host, or an exec: agent's program itself."""
     argv = list(launch.argv)
+    _no_nested_user_namespaces(argv)
     at = argv.index("treasure_cli.sandbox.warm_host")
     end = at + 2 if argv[at + 1] == "--jail" else at + 1
     if argv[end:end + 1] == ["--exec"]:
@@ -168,6 +169,24 @@ def unforked(launch: Launch) -> Launch:
         return dataclasses.replace(launch, argv=tuple(argv), forks=False, cwd=home)
     argv[at:end] = ["treasure_cli.sandbox.agent_host"]
     return dataclasses.replace(launch, argv=tuple(argv), forks=False)
+
+
+def _no_nested_user_namespaces(argv: list[str]) -> None:
+    """Without root, bubblewrap makes the sandbox's user namespace; --disable-userns (0.8 and later)
+    keeps the game from making another (sandbox/seccomp.py's second filter, for a warm host's
+    games, cannot be set before bubblewrap: it needs that namespace)."""
+    if "--unshare-user" in argv and "--disable-userns" not in argv and _disables_userns():
+        argv.insert(argv.index("--unshare-user") + 1, "--disable-userns")
+
+
+@functools.cache
+def _disables_userns() -> bool:
+    try:
+        said = subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], capture_output=True, text=True,
+                              timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--disable-userns" in said
 
 
 RUNTIMES = ("java", "javac", "node")  # language runtimes whose files outside /usr the sandbox shows too
@@ -257,6 +276,8 @@ def _launch(command: tuple[str, ...], level: str, own: str | None, python: bool,
                  "--bounding-set=-all", "--no-new-privs"]
     else:
         argv += ["--unshare-user", "--cap-drop", "ALL", "--"]
+        if not forks:
+            _no_nested_user_namespaces(argv)
     return Launch((*argv, *command), level, (), "/", uid, forks)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from treasure_cli.agents.tracebacks import fatal_error
 from treasure_cli.errors import AgentCrashError, AgentError
 from treasure_cli.formats import wire
+from treasure_cli.sandbox import seccomp
 from treasure_cli.sandbox.cgroups import GameGroup, remove_bases
 from treasure_cli.sandbox.game_memory import COUNTS, THOROUGH, WATCH_SECONDS, held
 from treasure_cli.sandbox.pacing import Pace, hold
@@ -132,8 +133,18 @@ class AgentProcess:
             self.group = self._new_group()
         group = self.group
 
+        # No user namespace for the game's own code (sandbox/seccomp.py): set here where nothing
+        # after it makes one (`process`; bubblewrap as root, which makes none); a warm host's game
+        # sets it once its jail is made, and bubblewrap without root gets --disable-userns.
+        no_namespaces = not launch.forks and (launch.level == "process" or launch.uid is not None)
+
         def prepare() -> None:  # in the child, before its program: its limits, its group
             set_limits(limits)
+            if no_namespaces:
+                try:
+                    seccomp.refuse_user_namespaces()
+                except OSError:
+                    pass  # a kernel without seccomp: `treasure doctor` says so
             if group is not None:
                 group.enter()
 

@@ -187,6 +187,29 @@ def program() -> list[tuple[int, int, int, int]]:
     return out + [(_RET_K, 0, 0, _RET_ALLOW)]
 
 
+# New user namespaces, refused to a game's own code by a second filter, set once the game's jail
+# (a user namespace of its own) is made: unshare and clone with CLONE_NEWUSER (EPERM), clone3,
+# whose flags sit in memory a filter cannot read, as on a kernel without it (ENOSYS: the C
+# library falls back to clone). In a namespace of its own a game had every capability again, and
+# mounted a tmpfs of any size, outside any count but a memory group's.
+UNSHARE: dict[int, int] = {_X86_64: 272, _I386: 310, _AARCH64: 97}
+CLONE: dict[int, int] = {_X86_64: 56, _I386: 120, _AARCH64: 220}
+_CLONE3 = 435  # one number on every architecture
+CLONE_NEWUSER = 0x10000000
+
+
+def namespaces_program() -> list[tuple[int, int, int, int]]:
+    """The second filter's BPF instructions (code, jump if true, jump if false, k)."""
+    out: list[tuple[int, int, int, int]] = []
+    for arch in DENIED:
+        out += [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 0, 9, arch), (_LD_W_ABS, 0, 0, _NR),
+                (_JEQ_K, 3, 0, UNSHARE[arch]), (_JEQ_K, 2, 0, CLONE[arch]),
+                (_JEQ_K, 0, 4, _CLONE3), (_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS),
+                (_LD_W_ABS, 0, 0, _ARG0), (_JSET_K, 0, 1, CLONE_NEWUSER),
+                (_RET_K, 0, 0, _RET_ERRNO | errno.EPERM), (_RET_K, 0, 0, _RET_ALLOW)]
+    return out + [(_RET_K, 0, 0, _RET_ALLOW)]
+
+
 class _Program(ctypes.Structure):  # struct sock_fprog
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -194,6 +217,10 @@ class _Program(ctypes.Structure):  # struct sock_fprog
 _CODE = program()
 _BUFFER = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *x) for x in _CODE))
 _PROGRAM = _Program(len(_CODE), ctypes.cast(_BUFFER, ctypes.c_void_p))  # made once, in the referee
+_NS_CODE = namespaces_program()
+_NS_BUFFER = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *x) for x in _NS_CODE))
+_NS_PROGRAM = _Program(len(_NS_CODE), ctypes.cast(_NS_BUFFER, ctypes.c_void_p))
+_namespaces_refused = False  # in this process (and, through fork, its children)
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None  # (none on Windows)
 
 
@@ -201,9 +228,22 @@ def install() -> None:
     """Set the filter on this process and all it starts (a subprocess's preexec_fn: so the
     filter is built beforehand, at import). It needs `no_new_privs` (which every sandboxed
     agent has anyway) or CAP_SYS_ADMIN (root); raises OSError if the kernel refuses it."""
+    _install(_PROGRAM)
+
+
+def refuse_user_namespaces() -> None:
+    """Set the second filter (no new user namespace) on this process and all it starts, once: in
+    a game's own process, after its jail is made and before the agent's code, never in the
+    referee or a warm host (which make namespaces). OSError if the kernel refuses it."""
+    global _namespaces_refused
+    if not _namespaces_refused:
+        _install(_NS_PROGRAM)
+        _namespaces_refused = True
+
+
+def _install(fprog: _Program) -> None:
     if _LIBC is None:
         return
-    fprog = _PROGRAM
     libc = _LIBC
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0:
         return

@@ -51,6 +51,7 @@ from typing import Any
 
 from treasure_cli.formats import json_lines  # not wire: a host of exec: agents needs neither the rules nor numpy
 
+from treasure_cli.sandbox import seccomp  # the game's own filter, once its jail is made
 from treasure_cli.sandbox.levels import TMP_BYTES  # a game's private /tmp and /dev/shm, at most
 
 # Linux's constants (linux/sched.h, linux/mount.h, linux/capability.h, linux/prctl.h)
@@ -297,8 +298,10 @@ class Zygote:
             os.close(3)
             os.setsid()
             _sys("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _no_user_namespaces()
             os._exit(self._play())
         jail()
+        _no_user_namespaces()  # its own made, no more for the game (sandbox/seccomp.py)
         told_r, told_w = os.pipe()  # how a program under the jail's process 1 ended (see _init)
         child = os.fork()
         if child == 0:  # process 1 of its own PID namespace
@@ -402,6 +405,13 @@ def _wait_for_referee() -> None:
     waiting.register(0, select.POLLIN)
     while not waiting.poll():
         pass
+
+
+def _no_user_namespaces() -> None:
+    try:
+        seccomp.refuse_user_namespaces()
+    except OSError:
+        pass  # a kernel without seccomp: `treasure doctor` says so
 
 
 def _init(program: list[str], told: int) -> int:
