@@ -63,7 +63,8 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
     Each game's own time is its agent's mean on 32x32 times (tiles / 1024) ** 0.6, give or take
     `spread` (drawn from `seed`); or, for an agent given with four numbers (as FILE_ACTS), its time
     a game plus its time an action times the game's actions, a game taking about half the map's
-    side in actions, give or take 70 % (as measured), and the estimate told them; `handing`: a
+    side in actions (times its fifth number, if given), give or take 70 % (as measured), and the
+    estimate told them; `handing`: a
     worker's wait between two games. With `pulse`, the estimate is told before each game's end how far
     the games in flight of the agents given with four numbers are (seconds of their own time, actions
     played), as the tournament reads them off its workers' board (play/pulse.py). With `units`, a
@@ -104,11 +105,11 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
         while queue and free:  # the first free worker takes the next game handed over
             free_at, w = heapq.heappop(free)
             entry = queue.pop(0)
-            if len(agents[entry.agent]) == 4:
-                fixed, per, around, host = agents[entry.agent]
+            if len(agents[entry.agent]) >= 4:
+                fixed, per, around, host, *longer = agents[entry.agent]
                 spread_of = (length[(entry.map_digest, entry.seed)] * rng.uniform(0.8, 1.2) if units
                              else rng.uniform(0.3, 1.7))
-                actions = max(1, round(entry.tiles ** 0.5 / 2 * spread_of))
+                actions = max(1, round(entry.tiles ** 0.5 / 2 * spread_of * (longer[0] if longer else 1.0)))
                 seconds = fixed + per * actions
             else:
                 mean, around, host = agents[entry.agent]
@@ -124,7 +125,7 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
             estimate.playing([(todo[g].key, end - own, int((end - own - agents[todo[g].agent][0])
                                                            // agents[todo[g].agent][1]))
                               for _, _, g, _, _, _, own in running
-                              if own <= end and len(agents[todo[g].agent]) == 4 and agents[todo[g].agent][1] > 0])
+                              if own <= end and len(agents[todo[g].agent]) >= 4 and agents[todo[g].agent][1] > 0])
         entry = todo[k]
         share.ended(entry.agent, seconds)  # its own time, as the tournament tells it (a slow agent last, with apart)
         estimate.finished(entry.agent, entry.tiles, seconds, busy=busy, key=entry.key, actions=actions)
@@ -326,3 +327,4 @@ def test_a_slow_agent_played_apart_late_in_the_run():
     agents = {"ann": FILE_LOADED, "bob": FILE_LOADED, "carl": FILE_LOADED, "slowpoke": SLOW_LOADED}
     mostly_within([(seed, *play(agents, [32] * 12, 3, 4, seed, at=0.95, pulse=True, units=True, apart=True)[:2])
                    for seed in SLOW_SEEDS])
+
