@@ -29,8 +29,9 @@ scheduler would (grading/tournament.py):
   actions, its games in flight counted as far as they are: `playing`, the
   workers' board, play/pulse.py), times the actions a game takes there: its
   own mean drawn towards the other agents' as if theirs were SHRINK more
-  games of its own. With many games of an agent that is its mean time; with
-  one or two (a slow agent, early) a mean of times would follow how many
+  games of its own, fewer the more the agents differ beside how one
+  agent's games spread (`_shrink`). With many games of an agent that is
+  its mean time; with one or two (a slow agent, early) a mean of times would follow how many
   actions those few took (4 to 47 on one size), and before any of them has
   ended only its game in flight says its pace. Its games in flight count as
   games of at least their age so far; an agent none of whose games has
@@ -89,6 +90,7 @@ from __future__ import annotations
 import bisect
 import collections
 import dataclasses
+import itertools
 import math
 import statistics
 import time
@@ -368,11 +370,11 @@ class Estimate:
             self._memo[("fixed", tiles)] = fixed
         return self._memo[("fixed", tiles)] or 0.0
 
-    SHRINK = 4  # an agent's few games on a size weigh against this many games' worth of the others' actions
+    SHRINK = 4  # an agent's few games on a size weigh against at most this many games' worth of the others' actions
 
     def _expected_actions(self, agent: str, tiles: int) -> float | None:
         """The actions a game of `agent` on `tiles` tiles is expected to take: its own mean there,
-        drawn towards the others' mean there as if that were SHRINK more games of its own (a few games
+        drawn towards the others' mean there as if that were `_shrink` more games of its own (a few games
         of one agent say little: 4 to 47 actions on one size); on a size it has not played, its
         expected actions on its nearest size, times the others' ratio between the two sizes (else the
         square root of the ratio of the tiles). None: no game has said its actions yet."""
@@ -392,9 +394,44 @@ class Estimate:
             return there * (statistics.median(ratios) if ratios else math.sqrt(max(1, tiles) / max(1, near)))
         others = everyone[0] - games
         prior = (everyone[1] - prior_actions) / others if others > 0 else None
-        if prior is None:
-            return actions / games if games else None
-        return (actions + self.SHRINK * prior) / (games + self.SHRINK)
+        if prior is None or not games:
+            return actions / games if games else prior
+        shrink = self._shrink(tiles)
+        return (actions + shrink * prior) / (games + shrink)
+
+    SPREAD = 30  # games an agent enough to tell how far its games spread (more: only a slower `remaining`)
+    SPREAD_FROM = 10  # games beyond each agent's first before a spread is measured (fewer: SHRINK)
+
+    def _shrink(self, tiles: int) -> float:
+        """How many games' worth the others' mean weighs against an agent's own games on `tiles` tiles:
+        the spread of one agent's games over the spread between the agents (a credibility weight), at
+        most SHRINK. Taken on the log of each game's actions over its unit's difficulty (`_level`'s
+        measure: one agent's games spread alike whether it takes 20 actions or 70, and a long unit is
+        no spread of the agent's). Agents that play alike (a student's copy of a built-in) leave
+        SHRINK; agents whose games differ in length (measured: `random` 73 actions a 64x64 game,
+        `logic` 20) each count on their own games: drawn towards the others' mean, `logic`'s first
+        three games (all it had ended while put last, grading/paces.py) priced its 177 games left at
+        1.7 times their actions, and the ETA was 50-90 % over mid-run."""
+        if ("shrink", tiles) not in self._memo:
+            logs = []  # each agent's, of its first SPREAD games on that size that said their actions
+            for (agent, t), actions in self._actions.items():
+                if t != tiles or len(actions) < 2:
+                    continue
+                places = list(itertools.islice((p for p in self._played.get(agent, ()) if p[0] == t), self.SPREAD))
+                logs.append([math.log(self._unit_actions[place][agent] / self._difficulty(agent, place))
+                             for place in places] if len(places) >= 2 else
+                            [math.log(a) for a in actions[:self.SPREAD]])
+            shrink = float(self.SHRINK)
+            # (a spread of a few games is itself a guess; sums of squares in floats: statistics.variance's
+            # fractions made `remaining` a third slower)
+            if len(logs) >= 2 and sum(len(v) - 1 for v in logs) >= self.SPREAD_FROM:
+                within = sum(_squares(v) for v in logs) / sum(len(v) - 1 for v in logs)
+                means = [statistics.fmean(v) for v in logs]
+                between = _squares(means) / (len(means) - 1) - within * statistics.fmean(1 / len(v) for v in logs)
+                if between > 0:
+                    shrink = min(shrink, within / between)
+            self._memo[("shrink", tiles)] = shrink
+        return self._memo[("shrink", tiles)] or 0.0
 
     def _level(self, agent: str, tiles: int) -> float:
         """The actions of the agent's games ended on `tiles` tiles, each divided by its unit's
@@ -763,6 +800,12 @@ def overhang(game: float, games: float, span: float) -> float:
     if game >= span:
         return game - span / (games + 1)
     return game - span / (games + 1) * (1 - (1 - game / span) ** (games + 1))
+
+
+def _squares(values: list[float]) -> float:
+    """The sum of the squares of `values`' deviations from their mean."""
+    mean = statistics.fmean(values)
+    return sum((v - mean) ** 2 for v in values)
 
 
 def _nearest(sizes: Iterable[int], tiles: int) -> int:
