@@ -274,29 +274,37 @@ def without_control_groups(monkeypatch, route: str) -> Iterator[str]:
 
 # A group's agent file: the greedy baseline under a class name of the group's ({name}).
 GREEDY_GROUP = "from treasure_cli.agents.greedy import GreedyAgent\n\n\nclass {name}(GreedyAgent):\n    pass\n"
-# A group that plays random legal moves, teleports left out (it loses games).
-# An agent's helper, put into agent sources that hold its name alone on a line (`with_fill_memfds`):
-# pages of memfd files, written and never mapped, so no address space, up to a game's memory.
-FILL_MEMFDS = '''\
-def fill_memfds(count, size=16 * MIB):
-    """Pages of memfd files, written, never mapped: no address space."""
-    kept = []
-    block = b"x" * MIB
-    for n in range(count):
-        fd = os.memfd_create(f"m{n}")
-        for _ in range(size // MIB):
-            os.write(fd, block)
-        kept.append(fd)
-    return kept
+# An agent's helper, put into agent sources that hold its name alone on a line (`with_try_memfd`):
+# what `memfd_create` answers in its first thread and in another (the seccomp filter refuses it in
+# a game; memfd pages were memory no address space counted).
+TRY_MEMFD = '''\
+def try_memfd():
+    """"made" or "refused ERRNO" for this thread, then the same for a thread of its own."""
+    said = []
+
+    def once():
+        try:
+            os.close(os.memfd_create("m"))
+            said.append("made")
+        except OSError as exc:
+            said.append(f"refused {exc.errno}")
+
+    once()
+    other = threading.Thread(target=once)
+    other.start()
+    other.join()
+    return " ".join(said)
 '''
 
 
-def with_fill_memfds(source: str) -> str:
-    """`source` (an agent's, dedented) with its line `FILL_MEMFDS` replaced by that function."""
-    assert "\nFILL_MEMFDS\n" in source
-    return source.replace("\nFILL_MEMFDS\n", "\n" + FILL_MEMFDS)
+def with_try_memfd(source: str) -> str:
+    """`source` (an agent's, dedented, importing os and threading) with its line `TRY_MEMFD`
+    replaced by that function."""
+    assert "\nTRY_MEMFD\n" in source
+    return source.replace("\nTRY_MEMFD\n", "\n" + TRY_MEMFD)
 
 
+# A group that plays random legal moves, teleports left out (it loses games).
 WANDERER = ("import random\n\nfrom treasure_cli import legal_actions\n\n\nclass Wanderer:\n"
             "    def reset(self, seed):\n        self.rng = random.Random(seed)\n\n"
             "    def act(self, obs):\n        return self.rng.choice(legal_actions(obs, teleports=False))\n")

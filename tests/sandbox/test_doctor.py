@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from treasure_cli.cli import cli
 from treasure_cli.sandbox import cgroups
 from treasure_cli.sandbox.doctor import _size
-from treasure_cli.sandbox.levels import bwrap_works, socket_buffer
+from treasure_cli.sandbox.levels import bwrap_works, pipe_max_size, socket_buffer
 
 
 def _rows(output: str) -> dict[str, str]:
@@ -37,10 +37,14 @@ def test_doctor_without_control_groups_gives_the_multiple(monkeypatch):
     assert result.exit_code == 0, result.output
     rows = _rows(result.output)
     assert rows["memory per game"].startswith("no ") and rows["CPU set per game"].startswith("no ")
-    # 1 GiB counted over all its processes + 33 x 16 MiB in flight + 2 x 64 MiB + 64 x 32 sockets' buffers
-    worst = (1024 + 33 * 16 + 2 * 64) * (1 << 20) + 64 * 32 * socket_buffer()
+    # 1 GiB counted over all its processes + 33 descriptors in flight at 16 MiB (the file size, or a
+    # pipe's most where larger) + 2 x 64 MiB + 64 x 32 sockets' buffers
+    flight = max(16 << 20, pipe_max_size())
+    worst = (1024 + 2 * 64) * (1 << 20) + 33 * flight + 64 * 32 * socket_buffer()
     assert rows["worst case of a game"] == (f"{_size(worst)} of memory ({worst / (1 << 30):.3g} x --agent-memory): "
-                                            "1 GiB over all its processes (their resident pages and memfd files, "
-                                            "counted every 20 ms) + 33 memfd files in flight + its /tmp and /dev/shm "
-                                            "+ what 64 x 32 sockets queue, and what it takes between two counts")
+                                            "1 GiB over all its processes (their resident pages, counted every 20 ms) "
+                                            f"+ 33 descriptors in flight at {_size(flight)} each (an upper bound) "
+                                            "+ its /tmp and /dev/shm + what 64 x 32 sockets queue, and what it takes "
+                                            "between two counts")
     assert rows["system calls refused"].split()[:3] == ["yes", "System", "V"]
+    assert "memfd_create" in rows["system calls refused"]

@@ -14,11 +14,17 @@ The fourth round of attacks (docs/security.md) read the count's sources, /proc/P
 
 Before the fix, the count saw none of it (0 MiB of a 200 MiB child, a process's 23 MiB of its
 183 MiB) and a game hiding 528 MiB under a 512 MiB limit played on to its end.
+
+Since the seccomp filter refuses `memfd_create` in a game, the two memfd tricks are refused
+there (the game here checks that they are); the count still reads through them (the first test,
+outside a game: `--agent-isolation none` has no filter), and the game hides its memory in
+children whose first thread is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import platform
 import subprocess
@@ -61,12 +67,20 @@ TRICKS = textwrap.dedent('''\
 
     def first_thread_gone(sys_exit, mib):
         """A child holding `mib` MiB and a memfd file whose first thread exits alone."""
+        r, w = os.pipe()
         if os.fork() == 0:
             block = bytearray(mib * MIB)  # zeroed: every page resident
-            held = memfd("gone")
+            try:
+                held = memfd("gone")
+            except OSError:
+                pass  # refused in a game (the seccomp filter): the block alone is hidden
             threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+            os.write(w, b"x")
             libc.syscall(sys_exit, 0)  # this thread only: the others keep the process, its memory
             os._exit(0)
+        os.close(w)
+        os.read(r, 1)  # its memory held: a loaded machine does not let a game end before it
+        os.close(r)
 
 
     def mapped_and_closed(files):
@@ -80,17 +94,22 @@ TRICKS = textwrap.dedent('''\
 
     def private_table(files):
         """A thread with a descriptor table of its own holding `files` memfd files of 16 MiB."""
-        ready = threading.Event()
+        ready, failed = threading.Event(), []
 
         def hold():
-            if libc.unshare(0x400) != 0:  # CLONE_FILES
-                raise OSError(ctypes.get_errno(), "unshare")
-            fds = [memfd("private") for _ in range(files)]
+            try:
+                if libc.unshare(0x400) != 0:  # CLONE_FILES
+                    raise OSError(ctypes.get_errno(), "unshare")
+                fds = [memfd("private") for _ in range(files)]
+            except OSError as exc:
+                failed.append(exc)
             ready.set()
             time.sleep(120)
 
         threading.Thread(target=hold, daemon=True).start()
         ready.wait(30)
+        if failed:
+            raise failed[0]
 ''')
 
 
@@ -139,16 +158,23 @@ def test_held_counts_what_a_process_hides_from_its_proc_files(trick, args, hidde
 AGENT = TRICKS + textwrap.dedent('''\
 
 
+    import sys
+
     from treasure_cli import LargeScan
 
 
     class Hider:
-        """528 MiB held where the count did not look, under a 512 MiB limit."""
+        """528 MiB held where the count did not look, under a 512 MiB limit; memfd files first."""
 
         def __init__(self):
-            first_thread_gone(SYS_EXIT, 176)
-            mapped_and_closed(11)
-            private_table(11)
+            for trick in (mapped_and_closed, private_table):
+                try:
+                    trick(1)
+                    print(f"{trick.__name__} made", file=sys.stderr, flush=True)
+                except OSError as exc:
+                    print(f"{trick.__name__} refused {exc.errno}", file=sys.stderr, flush=True)
+            for _ in range(3):
+                first_thread_gone(SYS_EXIT, 176)
 
         def act(self, obs):
             time.sleep(0.1)
@@ -170,3 +196,5 @@ def test_a_game_that_hides_its_memory_from_proc_is_ended_at_its_limit(tmp_path, 
                           limits=AgentLimits(memory=512 * MIB), game_timeout=60)
     assert record.failed and record.reason == "agent-died", (record.reason, record.error)
     assert "past its game's memory limit (512 MiB for all its processes" in record.error, record.error
+    for trick in ("mapped_and_closed", "private_table"):
+        assert f"{trick} refused {errno.ENOSYS}" in record.output, record.output

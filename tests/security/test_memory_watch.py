@@ -1,14 +1,16 @@
 """Without a memory group, the referee counts a game's memory and ends it past `--agent-memory`.
 
 Where the machine gives no memory control group, each process of a game is held to its address
-space, but the game is not: five children of 150 MiB each held 750 MiB under a 512 MiB limit,
-and memfd files are no address space at all. The referee now counts, while it waits for the
-game's answer, the resident pages of every process of the game and the memfd files they hold
-(sandbox/game_memory.py), through both ways a sandboxed game is launched and at `process` level.
+space, but the game is not: five children of 150 MiB each held 750 MiB under a 512 MiB limit
+(and memfd files, no address space at all, until the seccomp filter refused `memfd_create`). The
+referee now counts, while it waits for the game's answer, the resident pages of every process of
+the game and the memfd files they hold (sandbox/game_memory.py), through both ways a sandboxed
+game is launched and at `process` level.
 """
 
 from __future__ import annotations
 
+import errno
 import textwrap
 import uuid
 
@@ -36,19 +38,24 @@ SPREADER = textwrap.dedent('''\
 
 
     class Spreader:
-        """Five children of 150 MiB each (under each one's address space), and 96 MiB of memfd files."""
+        """Five children of 150 MiB each (under each one's address space); memfd files first, refused."""
 
         def __init__(self):
+            try:
+                os.close(os.memfd_create("hoard"))
+                print("memfd made", file=sys.stderr, flush=True)
+            except OSError as exc:
+                print(f"memfd refused {exc.errno}", file=sys.stderr, flush=True)
             for _ in range(5):
+                r, w = os.pipe()
                 if os.fork() == 0:
                     block = bytearray(150 * MIB)  # zeroed, so every page is touched: resident
+                    os.write(w, b"x")
                     time.sleep(120)
                     os._exit(0)
-            self.files = []
-            for _ in range(6):
-                fd = os.memfd_create("hoard")
-                os.write(fd, b"x" * (16 * MIB))
-                self.files.append(fd)
+                os.close(w)
+                os.read(r, 1)  # held: a loaded machine does not let the game end before its children fill
+                os.close(r)
             print("spread", file=sys.stderr, flush=True)
 
         def act(self, obs):
@@ -72,6 +79,7 @@ def test_a_game_spread_over_processes_is_ended_at_its_memory_limit(tmp_path, rou
                           max_turns=60, limits=LIMITS, game_timeout=60)
     assert record.failed and record.reason == "agent-died", (record.reason, record.error)
     assert "past its game's memory limit (512 MiB for all its processes" in record.error, record.error
+    assert f"memfd refused {errno.ENOSYS}" in record.output, record.output
     said = int(record.error.split("processes held ")[1].split(" MiB")[0])
     assert 512 <= said < 1024, record.error  # (MiB rounded down) counted every 20 ms: ended soon after the limit
 

@@ -14,7 +14,7 @@ import sys
 
 from treasure_cli.sandbox import cgroups
 from treasure_cli.sandbox.game_memory import COUNTS, WATCH_SECONDS
-from treasure_cli.sandbox.levels import AgentLimits, bwrap_works, launch, set_limits, worst_case_memory
+from treasure_cli.sandbox.levels import AgentLimits, bwrap_works, launch, pipe_max_size, set_limits, worst_case_memory
 
 
 def _size(n: int) -> str:
@@ -120,13 +120,14 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
                  f"{_size(limits.file_size)}, {limits.processes} processes, {limits.open_files} open files"))
     refused = _filter_works() if linux else "not Linux"
     rows.append(("system calls refused", "yes" if refused is None else "no",
-                 "System V shared memory, queues and semaphores, io_uring, bpf: memory no limit counts"
+                 "System V shared memory, queues and semaphores, memfd_create, io_uring, bpf: memory no limit counts"
                  if refused is None else f"{refused}: a game may hold memory past every limit here"))
     worst = worst_case_memory(limits, groups["memory"] is None)
     rows.append(("worst case of a game", "", f"{_size(worst)} of memory ({worst / memory:.3g} x --agent-memory)"
                  + ("" if groups["memory"] is None else
-                    f": {_size(limits.memory)} over all its processes (their resident pages and memfd files,"
-                    f" counted every {WATCH_SECONDS * 1000:g} ms) + {limits.open_files + 1} memfd files in flight"
+                    f": {_size(limits.memory)} over all its processes (their resident pages,"
+                    f" counted every {WATCH_SECONDS * 1000:g} ms) + {limits.open_files + 1} descriptors in flight"
+                    f" at {_size(max(limits.file_size, pipe_max_size()))} each (an upper bound)"
                     f" + its /tmp and /dev/shm + what {limits.processes} x {limits.open_files} sockets queue,"
                     " and what it takes between two counts" if COUNTS else
                     f": {limits.processes} processes x ({_size(limits.memory)} + {limits.open_files} memfd files"

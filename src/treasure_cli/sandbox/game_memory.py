@@ -2,12 +2,13 @@
 machine gives no memory control group (sandbox/cgroups.py).
 
 There, a game is held by the limits of each of its processes, and those do not add up to a
-limit of the game: 64 processes may each hold `--agent-memory` of address space, and each
-32 memfd files that no address space counts. The referee counts, while it waits for the
-game's answer, every `WATCH_SECONDS`, what the game's processes hold: their resident pages
-and the memfd files they hold open; past `--agent-memory` the game is ended, as a memory
-group would end it. What a game can take between two counts, and what no process holds
-(memfd files in flight on a socket, its /tmp and /dev/shm), is docs/security.md's bound.
+limit of the game: 64 processes may each hold `--agent-memory` of address space. The referee
+counts, while it waits for the game's answer, every `WATCH_SECONDS`, what the game's processes
+hold: their resident pages and the memfd files they hold open or map (memfd pages are no address
+space; a game's seccomp filter refuses `memfd_create`, but a kernel may refuse the filter, and the
+count does not rest on one layer); past `--agent-memory` the game is ended, as a memory group
+would end it. What a game can take between two counts, and what no process holds
+(descriptors in flight on a socket, its /tmp and /dev/shm), is docs/security.md's bound.
 """
 
 from __future__ import annotations

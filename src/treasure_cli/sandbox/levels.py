@@ -47,8 +47,8 @@ class AgentLimits:
     cpu_seconds: int = 600           # CPU time of one agent process over its games (RLIMIT_CPU), a backstop
     processes: int = 64              # processes and threads of the sandbox's user (RLIMIT_NPROC)
     file_size: int = 16 << 20        # bytes of any file it writes (RLIMIT_FSIZE), in its private /tmp
-    open_files: int = 32             # descriptors open at once (RLIMIT_NOFILE): with the file size, what a
-                                     # process can hold in memfd pages, which are not address space
+    open_files: int = 32             # descriptors open at once (RLIMIT_NOFILE); one more may be in flight
+                                     # on a socket (docs/security.md, "Without a memory group")
     action_timeout: float | None = None  # wall-clock seconds per action (None: only the game's limit)
     output: int = 64 << 10           # bytes of the agent's standard error kept per game
     steady_replies: bool = False     # hold each turn's question to a fixed delay (sandbox/pacing.py): secret-seeded games
@@ -314,7 +314,7 @@ def set_limits(limits: AgentLimits) -> None:
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the referee
         try:
-            seccomp.install()  # no System V IPC, no io_uring: memory no limit above counts
+            seccomp.install()  # no System V IPC, memfd, io_uring: memory no limit above counts
         except OSError:
             pass  # a kernel without seccomp: `treasure doctor` says so
 
@@ -332,19 +332,32 @@ def socket_buffer() -> int:
     return size + (64 << 10)
 
 
+def pipe_max_size() -> int:
+    """The most a user's pipe may buffer (`F_SETPIPE_SZ` without privilege)."""
+    try:
+        with open("/proc/sys/fs/pipe-max-size") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 1 << 20  # Linux's default
+
+
 def worst_case_memory(limits: AgentLimits, per_game_group: bool) -> int:
     """The most memory one game can hold: its control group's limit where it has one. Else, where
-    the referee counts it (Linux, sandbox/game_memory.py), the limit over the resident pages and
-    open memfd files of all its processes, plus what it does not count: memfd files in flight on
-    a Unix socket (the kernel lets a user have one more than its open-file limit there) and its
-    two tmpfs (/tmp and /dev/shm), and what its sockets queue (each thread may have a table of
-    32 descriptors of its own); plus what the game takes between two counts, which no figure
-    gives. Elsewhere each of its processes at its address-space limit, each with memfd files (not
-    address space) at the open-file and file-size limits, plus the same. (System V IPC and
-    io_uring, which no limit here counts, are refused: seccomp.py.)"""
+    the referee counts it (Linux, sandbox/game_memory.py), the limit over the resident pages of
+    all its processes, plus what it does not count: its two tmpfs (/tmp and /dev/shm), what its
+    sockets queue (each thread may have a table of 32 descriptors of its own), and what the
+    descriptors it has in flight on a Unix socket hold (the kernel lets a user have one more than
+    its open-file limit there), each taken at the file-size limit or a pipe's most, whichever is
+    larger: an upper bound (a tmpfs file in flight is in its tmpfs already, a pipe holds 1 MiB by
+    default; measured: 33 MiB), which kept the figure it had when memfd files were allowed (a
+    game can make none now: seccomp.py), and whose slack covers the pipes its processes hold open
+    past a socket's queue each (a user's pipes grow to `pipe-user-pages-soft`, 64 MiB by default,
+    then keep 2 pages each). Plus what the game takes between two counts, which no figure gives. Elsewhere (no /proc, no filter) each of its processes at its address-space
+    limit, each with files at the open-file and file-size limits, plus the same. (System V IPC,
+    memfd_create and io_uring, which no limit here counts, are refused: seccomp.py.)"""
     if per_game_group:
         return limits.memory
-    in_flight = (limits.open_files + 1) * limits.file_size
+    in_flight = (limits.open_files + 1) * max(limits.file_size, pipe_max_size())
     if COUNTS:
         return limits.memory + in_flight + 2 * TMP_BYTES + limits.processes * limits.open_files * socket_buffer()
     return limits.processes * (limits.memory + limits.open_files * limits.file_size) + in_flight + 2 * TMP_BYTES

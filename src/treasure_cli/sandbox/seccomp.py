@@ -53,6 +53,16 @@ which report cookies (EPROTONOSUPPORT). i386 programs reach both through `socket
 arguments a filter cannot read: there its getsockopt and socket are refused (the direct calls,
 i386's since Linux 4.3, are filtered by their arguments as elsewhere).
 
+And memfd files: their pages are no address space (a process held 32 files of 16 MiB under its
+limits, and 33 more in flight on a socket), and their inode numbers come from one counter the
+kernel keeps for its internal shmem mount (each CPU takes batches of 1024 from a machine-wide
+count that little else moves): a game moved it by making memfd files and the next game of the
+tournament read it from a new one's `fstat().st_ino`, 10 bits a game (9 of 11 hand-overs
+exact). `memfd_create` is refused (ENOSYS); Python, the JVM with its default collector, Node.js,
+C++ and Rust programs start without it. (A shared anonymous mapping takes its number from the
+same counter, and `/proc/self/maps` shows it: the warm host's jail gives a game an empty `/proc`,
+a sandbox per game the game's own, where that route stays open: docs/security.md.)
+
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
 jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
@@ -83,15 +93,18 @@ DENIED: dict[int, tuple[int, ...]] = {
     _X86_64: (29, 68, 64, _IO_URING_SETUP, 321,             # shmget, msgget, semget, .., bpf
               221, 327, _CACHESTAT,                          # fadvise64, preadv2, ..
               253, 294, 300,                                 # inotify_init, inotify_init1, fanotify_init
-              137, 138, 136),                                # statfs, fstatfs, ustat
+              137, 138, 136,                                 # statfs, fstatfs, ustat
+              319),                                          # memfd_create
     _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
             250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
             291, 332, 338,                                   # inotify_init, inotify_init1, fanotify_init
-            99, 100, 268, 269, 62),                          # statfs, fstatfs, statfs64, fstatfs64, ustat
+            99, 100, 268, 269, 62,                           # statfs, fstatfs, statfs64, fstatfs64, ustat
+            356),                                            # memfd_create
     _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
                26, 262,                                      # inotify_init1, fanotify_init
-               43, 44),                                      # statfs, fstatfs
+               43, 44,                                       # statfs, fstatfs
+               279),                                         # memfd_create
 }
 # add_key and request_key, refused; keyctl, allowed for KEYCTL_JOIN_SESSION_KEYRING (its first
 # argument) of no name (its second, NULL) only: the warm host's jail gives each game a keyring so.
