@@ -10,9 +10,11 @@ exactly (the two misses: the next game ran on the other CPU); 10 bits is a tile 
 
 The seccomp filter refuses `memfd_create` (sandbox/seccomp.py). This agent tries that exchange
 in every game, on both routes of the sandbox: each try must be refused with ENOSYS, and its
-games must be `logic`'s. (Not closed: a shared anonymous mapping takes its number from the same
-counter, and a sandbox per game, whose `/proc` is the game's, shows it in `/proc/self/maps`; the
-warm host's jail, the default, has an empty `/proc`. docs/security.md, sixth round.)
+games must be `logic`'s. A shared anonymous mapping takes its number from the same counter, and
+`/proc/self/maps` shows it: every game has an empty `/proc` (the warm host's jail made one; a
+sandbox per game had the game's own, where the same exchange passed 8 of 10 messages, until it got
+an empty one too), so the agent's look at its maps must fail as well. (At `process`, no wall, it
+does not: docs/security.md, sixth round.)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from helpers import cheat_beside_logic, hidden_maps, refuse_jail
 NAME = "memfd_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
 CHEAT = '''\
+import mmap
 import os
 import random
 import sys
@@ -52,6 +55,14 @@ class Agent:
             for _ in range((msg - 1 - v) % 1024):
                 os.close(os.memfd_create("y"))
             print(f"memfd: got {v % 1024} sent {msg}", file=sys.stderr, flush=True)
+        shared = mmap.mmap(-1, 4096)  # MAP_SHARED | MAP_ANONYMOUS: an inode of the same counter
+        try:
+            with open("/proc/self/maps") as f:
+                seen = [line for line in f if "/dev/zero" in line]
+            print(f"maps: read {len(seen)}", file=sys.stderr, flush=True)
+        except OSError as e:
+            print(f"maps: refused {e.errno}", file=sys.stderr, flush=True)
+        shared.close()
         self.fair = PlanningAgent()
 
     def act(self, obs):
@@ -71,4 +82,6 @@ def test_no_game_makes_a_memfd_file_to_read_the_last_ones_number(tmp_path, monke
     exchanged = [re.fullmatch(r"got (\d+) sent (\d+)", s[0]) for s in said if len(s) == 1]
     passed = sum(b.group(1) == a.group(2) for a, b in zip(exchanged, exchanged[1:]) if a and b)
     assert all(s == [f"refused {errno.ENOSYS}"] for s in said), (f"{passed} hand-overs passed", said)
+    maps = [re.findall(r"^maps: (.*)$", r.output, flags=re.M) for r in cheat]
+    assert all(m == [f"refused {errno.ENOENT}"] for m in maps), maps
     assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair

@@ -157,6 +157,11 @@ def unforked(launch: Launch) -> Launch:
     game: the plain Python host, or an exec: agent's program itself."""
     argv = list(launch.argv)
     _no_nested_user_namespaces(argv)
+    # An empty, read-only /proc, as the warm host's jail gives its games (the host needs its own to
+    # write its jails' user maps; a game alone does not): /proc/self/maps showed the inode number a
+    # shared mapping took from a counter kept for the whole machine, which a later game could read.
+    at = argv.index("--proc")
+    argv[at:at + 2] = ["--perms", "0555", "--dir", "/proc"]
     at = argv.index("treasure_cli.sandbox.warm_host")
     end = at + 2 if argv[at + 1] == "--jail" else at + 1
     if argv[end:end + 1] == ["--exec"]:

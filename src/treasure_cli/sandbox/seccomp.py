@@ -60,8 +60,8 @@ count that little else moves): a game moved it by making memfd files and the nex
 tournament read it from a new one's `fstat().st_ino`, 10 bits a game (9 of 11 hand-overs
 exact). `memfd_create` is refused (ENOSYS); Python, the JVM with its default collector, Node.js,
 C++ and Rust programs start without it. (A shared anonymous mapping takes its number from the
-same counter, and `/proc/self/maps` shows it: the warm host's jail gives a game an empty `/proc`,
-a sandbox per game the game's own, where that route stays open: docs/security.md.)
+same counter, and `/proc/self/maps` shows it: every sandbox gives a game an empty `/proc`, the
+warm host's jail and a sandbox per game (sandbox/levels.py); `process` is no wall.)
 
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
