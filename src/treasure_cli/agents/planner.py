@@ -259,7 +259,7 @@ class PlanningAgent(LogicAgent):
     def _jump_veto(self) -> float:
         """Turns over the best plan's at which the plans' price leaves the rules' jump."""
         h, w = self.know.candidates.shape
-        return JUMP_VETO * 3.0 ** min(0.0, math.log2((h + w) / (2 * JUMP_VETO_SIDE)))
+        return JUMP_VETO * math.pow(3.0, min(0.0, math.log2((h + w) / (2 * JUMP_VETO_SIDE))))
 
     # ------------------------------------------------------------ belief
     def _hear(self, truth_rate: float, box: tuple[slice, slice]) -> None:
