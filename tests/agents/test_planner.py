@@ -308,6 +308,23 @@ def test_the_rules_jump_that_strands_it_far_from_the_other_candidates_is_left():
     assert turns_left > listed[0] + planner.JUMP_VETO, left[0]
 
 
+def test_on_a_small_maze_a_jump_priced_a_turn_over_the_best_plan_is_left():
+    """Game 244 of the 32x32 maze bench (seed 61): at turn 4, the pirate in prison, 66 candidates
+    left, the rules jumped to the richest window at (23, 27); the treasure was at (24, 9), a long
+    walk back along the corridors, and the pirate reached it first (turn 20). The plans priced that
+    jump 2.7 turns over their best, under the 3 turns that leave it on large maps; on a 32x32 map
+    the margin is 1 turn: the jump is left, and the game is won at turn 7."""
+    from treasure_cli.play.bench import BenchOptions, make_tasks, task_island
+    from treasure_cli.play.games import play_game
+
+    options = BenchOptions(agents=("logic",), sizes=(32,), games=245, seed=61, style="maze")
+    task = next(t for t in make_tasks(options) if t.index == 244)
+    record, events = play_game(task_island(task, options), "logic", task.game_seed, map_name="maze", notes=True)
+    assert record.won and record.turns <= 8, (record.reason, record.turns)
+    left = [e.text for e in events if type(e).__name__ == "AgentNoted" and "the rules' jump to (23, 27) is left" in e.text]
+    assert left, "the jump to (23, 27) was not left"
+
+
 def test_racing_with_many_candidates_left_it_keeps_the_teleport():
     """Games 148, 237 and 267 of the 64x64 bench with the pirate free at turn 3 (seed 11): the
     planner spent the teleport for under a tenth of a turn with 67 to 304 candidates left, and the
