@@ -389,3 +389,19 @@ def cheat_beside_logic(students: Path, maps: Path, store: Path, name: str) -> tu
     assert len(cheat) == len(fair) == 6, [(r.label, r.outcome) for r in rows]
     assert {r.isolation for r in cheat} == {"sandbox"}, {r.isolation for r in cheat}
     return cheat, fair
+
+
+def seccomp_answer(program: list[tuple[int, int, int, int]], arch: int, number: int, *args: int) -> int:
+    """What a BPF program of seccomp's (loads of the architecture, the call's number and the low
+    words of its first three arguments, jumps and returns only) answers for one call."""
+    at, held, fields = 0, 0, {4: arch, 0: number, **{16 + 8 * i: a for i, a in enumerate(args)}}
+    while True:
+        code, true, false, k = program[at]
+        if code == 0x20:  # load a word of seccomp_data
+            held = fields[k]
+            at += 1
+        elif code in (0x15, 0x45):  # jump if equal, jump if any bit set
+            at += 1 + (true if (held == k if code == 0x15 else held & k) else false)
+        else:
+            assert code == 0x06, code
+            return k

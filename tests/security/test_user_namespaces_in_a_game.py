@@ -16,7 +16,7 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import ROOT, invoke, refuse_jail
+from helpers import ROOT, invoke, refuse_jail, seccomp_answer
 
 from treasure_cli.grading.store import Store
 from treasure_cli.sandbox import process as agent_process
@@ -66,33 +66,18 @@ class Agent:
 '''
 
 
-def _run(program: list[tuple[int, int, int, int]], arch: int, number: int, arg0: int) -> int:
-    """What a BPF program of seccomp's (loads, jumps and returns only) answers for one call."""
-    at, held = 0, 0
-    while True:
-        code, true, false, k = program[at]
-        if code == 0x20:  # load a word of seccomp_data
-            held = {4: arch, 0: number, 16: arg0}[k]
-            at += 1
-        elif code in (0x15, 0x45):  # jump if equal, jump if any bit set
-            at += 1 + (true if (held == k if code == 0x15 else held & k) else false)
-        else:
-            assert code == 0x06
-            return k
-
-
 @pytest.mark.parametrize("arch", sorted(seccomp.DENIED))
 def test_the_filter_refuses_new_user_namespaces_and_nothing_else(arch):
     program, allow = seccomp.namespaces_program(), 0x7FFF0000
     refused, gone = 0x50000 | errno.EPERM, 0x50000 | errno.ENOSYS
     unshare, clone = seccomp.UNSHARE[arch], seccomp.CLONE[arch]
-    assert _run(program, arch, unshare, seccomp.CLONE_NEWUSER | 0x00020000) == refused
-    assert _run(program, arch, clone, seccomp.CLONE_NEWUSER | 0x11) == refused
-    assert _run(program, arch, 435, 0) == gone  # clone3
-    assert _run(program, arch, unshare, 0x00020000) == allow  # a mount namespace alone
-    assert _run(program, arch, clone, 0x003D0F00) == allow  # a thread, as pthread_create asks
-    assert _run(program, arch, 0, seccomp.CLONE_NEWUSER) == allow  # another call with the same bit
-    assert _run(program, 0x1234, 272, seccomp.CLONE_NEWUSER) == allow  # an architecture it does not know
+    assert seccomp_answer(program, arch, unshare, seccomp.CLONE_NEWUSER | 0x00020000) == refused
+    assert seccomp_answer(program, arch, clone, seccomp.CLONE_NEWUSER | 0x11) == refused
+    assert seccomp_answer(program, arch, 435, 0) == gone  # clone3
+    assert seccomp_answer(program, arch, unshare, 0x00020000) == allow  # a mount namespace alone
+    assert seccomp_answer(program, arch, clone, 0x003D0F00) == allow  # a thread, as pthread_create asks
+    assert seccomp_answer(program, arch, 0, seccomp.CLONE_NEWUSER) == allow  # another call with the same bit
+    assert seccomp_answer(program, 0x1234, 272, seccomp.CLONE_NEWUSER) == allow  # an architecture it does not know
 
 
 # An exec: program: the starter agent in plain Python, run by the system's python3, the probe first.

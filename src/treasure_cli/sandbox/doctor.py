@@ -120,7 +120,9 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
                  f"{_size(limits.file_size)}, {limits.processes} processes, {limits.open_files} open files"))
     refused = _filter_works() if linux else "not Linux"
     rows.append(("system calls refused", "yes" if refused is None else "no",
-                 "System V shared memory, queues and semaphores, memfd_create, io_uring, bpf: memory no limit counts"
+                 "System V shared memory, queues and semaphores, memfd_create, io_uring, bpf: memory no limit counts;"
+                 " page cache hints, file watches, disks' free space, socket cookies, pidfds, new user namespaces:"
+                 " what a game could leave for the next"
                  if refused is None else f"{refused}: a game may hold memory past every limit here"))
     worst = worst_case_memory(limits, groups["memory"] is None)
     rows.append(("worst case of a game", "", f"{_size(worst)} of memory ({worst / memory:.3g} x --agent-memory)"

@@ -63,6 +63,16 @@ C++ and Rust programs start without it. (A shared anonymous mapping takes its nu
 same counter, and `/proc/self/maps` shows it: every sandbox gives a game an empty `/proc`, the
 warm host's jail and a sandbox per game (sandbox/levels.py); `process` is no wall.)
 
+And process numbers as the kernel counts them for the whole machine: since Linux 6.9 every process
+and thread made anywhere takes the next inode number of `pidfs`, and a pidfd shows its process's
+(`fstat().st_ino`). A game made k threads before it ended and the next game of its agent read its
+own number through `pidfd_open(getpid())`: through `treasure tournament` with one worker the next
+number came k + 2 or k + 3 on, in 5 of 5 hand-overs (about 440 threads in 20 ms: a dozen bits a
+game). What hands a program a pidfd is refused: `pidfd_open` and `clone3` (ENOSYS; the C library
+falls back to `clone`), `clone` with `CLONE_PIDFD` (EINVAL), and a socket's `SO_PEERPIDFD` and
+`SO_PASSPIDFD` (ENOPROTOOPT, as before Linux 6.5). A game still makes threads and children; it
+cannot read the count.
+
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
 jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
@@ -89,22 +99,26 @@ _X86_64, _I386, _AARCH64 = 0xC000003E, 0x40000003, 0xC00000B7
 _X32_BIT = 0x40000000  # x86_64's x32 ABI: the same calls with this bit set
 _IO_URING_SETUP = 425  # one number on every architecture (the calls numbered alike since 5.1)
 _CACHESTAT = 451       # the same (6.5)
+_PIDFD_OPEN, _CLONE3 = 434, 435  # the same (5.3)
 DENIED: dict[int, tuple[int, ...]] = {
     _X86_64: (29, 68, 64, _IO_URING_SETUP, 321,             # shmget, msgget, semget, .., bpf
               221, 327, _CACHESTAT,                          # fadvise64, preadv2, ..
               253, 294, 300,                                 # inotify_init, inotify_init1, fanotify_init
               137, 138, 136,                                 # statfs, fstatfs, ustat
-              319),                                          # memfd_create
+              319,                                           # memfd_create
+              _PIDFD_OPEN, _CLONE3),
     _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
             250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
             291, 332, 338,                                   # inotify_init, inotify_init1, fanotify_init
             99, 100, 268, 269, 62,                           # statfs, fstatfs, statfs64, fstatfs64, ustat
-            356),                                            # memfd_create
+            356,                                             # memfd_create
+            _PIDFD_OPEN, _CLONE3),
     _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
                26, 262,                                      # inotify_init1, fanotify_init
                43, 44,                                       # statfs, fstatfs
-               279),                                         # memfd_create
+               279,                                          # memfd_create
+               _PIDFD_OPEN, _CLONE3),
 }
 # add_key and request_key, refused; keyctl, allowed for KEYCTL_JOIN_SESSION_KEYRING (its first
 # argument) of no name (its second, NULL) only: the warm host's jail gives each game a keyring so.
@@ -135,6 +149,10 @@ SYS_SETSOCKOPT = 14
 # every getsockopt and every socket() is refused; socketpair and the direct calls are not.
 GETSOCKOPT: dict[int, tuple[int, ...]] = {_X86_64: (55,), _I386: (365,), _AARCH64: (209,)}
 COOKIE_OPTIONS = (57, 71)  # SO_COOKIE, SO_NETNS_COOKIE
+PIDFD_OPTIONS = (76, 77)   # SO_PASSPIDFD (setsockopt), SO_PEERPIDFD (getsockopt): a pidfd, refused
+# clone, refused with CLONE_PIDFD in its flags (its first argument on every architecture here)
+CLONE: dict[int, int] = {_X86_64: 56, _I386: 120, _AARCH64: 220}
+CLONE_PIDFD = 0x1000
 SOCKET: dict[int, tuple[int, ...]] = {_X86_64: (41,), _I386: (359,), _AARCH64: (198,)}
 AF_NETLINK, NETLINK_SOCK_DIAG = 16, 4
 SYS_SOCKET, SYS_GETSOCKOPT = 1, 15
@@ -149,9 +167,9 @@ _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 def program() -> list[tuple[int, int, int, int]]:
     """The filter's BPF instructions (code, jump if true, jump if false, k): for each known
     architecture, its denied numbers, keyctl but a nameless session keyring's join, fcntl with a
-    denied command, and setsockopt of a buffer's
-    size (which succeeds, doing nothing; on i386, any setsockopt through socketcall); anything
-    else is allowed."""
+    denied command, setsockopt of a buffer's size (which succeeds, doing nothing; on i386, any
+    setsockopt through socketcall), getsockopt and setsockopt of a machine counter or a pidfd,
+    sock_diag sockets and clone with CLONE_PIDFD; anything else is allowed."""
     allow, denied = (_RET_K, "", "", _RET_ALLOW), (_RET_K, "", "", _RET_ERRNO | errno.ENOSYS)
     out: list[tuple[int, int, int, int]] = []
     for arch, numbers in DENIED.items():
@@ -166,6 +184,7 @@ def program() -> list[tuple[int, int, int, int]]:
         block += [(_JEQ_K, "sockopt", "", n) for n in SETSOCKOPT[arch]]
         block += [(_JEQ_K, "getsockopt", "", n) for n in GETSOCKOPT[arch]]
         block += [(_JEQ_K, "socket", "", n) for n in SOCKET[arch]]
+        block.append((_JEQ_K, "clone", "", CLONE[arch]))
         if arch in SOCKETCALL:
             block.append((_JEQ_K, "socketcall", "", SOCKETCALL[arch]))
         block += [allow, "keyctl", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "denied", KEYCTL_JOIN_SESSION_KEYRING),
@@ -179,15 +198,18 @@ def program() -> list[tuple[int, int, int, int]]:
                       (_JEQ_K, "no option", "", SYS_GETSOCKOPT), (_JEQ_K, "no protocol", "allow", SYS_SOCKET)]
         block += ["getsockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
                   (_LD_W_ABS, "", "", _ARG2)]
-        block += [(_JEQ_K, "no option", "", o) for o in COOKIE_OPTIONS]
-        block += [allow, "socket", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "allow", AF_NETLINK),
+        block += [(_JEQ_K, "no option", "", o) for o in COOKIE_OPTIONS + PIDFD_OPTIONS]
+        block += [allow, "clone", (_LD_W_ABS, "", "", _ARG0), (_JSET_K, "invalid", "allow", CLONE_PIDFD)]
+        block += ["socket", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "allow", AF_NETLINK),
                   (_LD_W_ABS, "", "", _ARG2), (_JEQ_K, "no protocol", "allow", NETLINK_SOCK_DIAG)]
         block += ["sockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
                   (_LD_W_ABS, "", "", _ARG2)]
         block += [(_JEQ_K, "unchanged", "", o) for o in BUFFER_OPTIONS]
+        block += [(_JEQ_K, "no option", "", o) for o in PIDFD_OPTIONS]
         block += ["allow", allow, "unchanged", (_RET_K, "", "", _RET_ERRNO | 0), "denied", denied,
                   "no option", (_RET_K, "", "", _RET_ERRNO | errno.ENOPROTOOPT),
-                  "no protocol", (_RET_K, "", "", _RET_ERRNO | errno.EPROTONOSUPPORT), "end"]
+                  "no protocol", (_RET_K, "", "", _RET_ERRNO | errno.EPROTONOSUPPORT),
+                  "invalid", (_RET_K, "", "", _RET_ERRNO | errno.EINVAL), "end"]
         at: dict[str, int] = {}
         code: list[tuple[int, str, str, int]] = []
         for item in block:
@@ -206,8 +228,6 @@ def program() -> list[tuple[int, int, int, int]]:
 # library falls back to clone). In a namespace of its own a game had every capability again, and
 # mounted a tmpfs of any size, outside any count but a memory group's.
 UNSHARE: dict[int, int] = {_X86_64: 272, _I386: 310, _AARCH64: 97}
-CLONE: dict[int, int] = {_X86_64: 56, _I386: 120, _AARCH64: 220}
-_CLONE3 = 435  # one number on every architecture
 CLONE_NEWUSER = 0x10000000
 
 
