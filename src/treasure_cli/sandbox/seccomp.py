@@ -73,6 +73,15 @@ falls back to `clone`), `clone` with `CLONE_PIDFD` (EINVAL), and a socket's `SO_
 `SO_PASSPIDFD` (ENOPROTOOPT, as before Linux 6.5). A game still makes threads and children; it
 cannot read the count.
 
+And the machine's load averages, which `sysinfo` gives (with its memory and uptime): the kernel
+samples the runnable tasks of the whole machine every 5 seconds, and the averages keep a sample
+for minutes. A game that kept 40 children running until the next sample was taken left the
+1-minute average 3 higher, and the next game of its agent read it at its start: through
+`treasure tournament` with one worker, every game read exactly what the game before left, a bit
+a game for up to 5 seconds of waiting (more with more children). `sysinfo` is refused (ENOSYS);
+the C library's count of the machine's memory pages then says -1, which the runtimes tried
+take as unknown.
+
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
 jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
@@ -106,19 +115,22 @@ DENIED: dict[int, tuple[int, ...]] = {
               253, 294, 300,                                 # inotify_init, inotify_init1, fanotify_init
               137, 138, 136,                                 # statfs, fstatfs, ustat
               319,                                           # memfd_create
-              _PIDFD_OPEN, _CLONE3),
+              _PIDFD_OPEN, _CLONE3,
+              99),                                           # sysinfo
     _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
             250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
             291, 332, 338,                                   # inotify_init, inotify_init1, fanotify_init
             99, 100, 268, 269, 62,                           # statfs, fstatfs, statfs64, fstatfs64, ustat
             356,                                             # memfd_create
-            _PIDFD_OPEN, _CLONE3),
+            _PIDFD_OPEN, _CLONE3,
+            116),                                            # sysinfo
     _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
                26, 262,                                      # inotify_init1, fanotify_init
                43, 44,                                       # statfs, fstatfs
                279,                                          # memfd_create
-               _PIDFD_OPEN, _CLONE3),
+               _PIDFD_OPEN, _CLONE3,
+               179),                                         # sysinfo
 }
 # add_key and request_key, refused; keyctl, allowed for KEYCTL_JOIN_SESSION_KEYRING (its first
 # argument) of no name (its second, NULL) only: the warm host's jail gives each game a keyring so.

@@ -1,0 +1,75 @@
+"""A game cannot read the machine's load averages, which a game before it could raise.
+
+The kernel samples the runnable tasks of the whole machine every 5 seconds, and its load averages
+keep each sample for minutes. A game that kept 40 children running until the next sample left
+the 1-minute average about 3 higher, and the next game of its agent read it with `sysinfo` at its
+start: through `treasure tournament` with one worker, every one of 9 hand-overs read exactly what
+the game before had left, one bit a game for at most 5 seconds of waiting. The seccomp filter
+refuses `sysinfo` (ENOSYS), and the game's `/proc` is empty, so `/proc/loadavg` is not there
+either. This agent asks both ways in every game, then plays `logic`'s game.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+import uuid
+
+import pytest
+from helpers import cheat_beside_logic, hidden_maps, seccomp_answer
+
+from treasure_cli.sandbox import seccomp
+
+NAME = "loads_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
+SYSINFO = {0xC000003E: 99, 0x40000003: 116, 0xC00000B7: 179}  # x86_64, i386, aarch64
+
+CHEAT = '''\
+import ctypes
+import struct
+import sys
+
+from treasure_cli.agents.planner import PlanningAgent
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def averages():
+    info = ctypes.create_string_buffer(128)  # struct sysinfo: uptime, then the three loads
+    if libc.sysinfo(info) != 0:
+        return f"refused {ctypes.get_errno()}"
+    return " ".join(f"{x / 65536:.2f}" for x in struct.unpack_from("3Q", info, 8))
+
+
+def proc():
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().strip()
+    except OSError as e:
+        return f"refused {e.errno}"
+
+
+class Agent:
+    def __init__(self):
+        print(f"loads: {averages()}; {proc()}", file=sys.stderr, flush=True)
+        self.fair = PlanningAgent()
+
+    def act(self, obs):
+        return self.fair.act(obs)
+'''
+
+
+@pytest.mark.parametrize("arch", sorted(seccomp.DENIED))
+def test_the_filter_refuses_sysinfo(arch):
+    assert seccomp_answer(seccomp.program(), arch, SYSINFO[arch], 0, 0, 0) == 0x50000 | errno.ENOSYS
+
+
+def test_no_game_reads_the_load_averages(tmp_path):
+    maps, group = hidden_maps(tmp_path, 100), tmp_path / "students" / NAME
+    group.mkdir(parents=True)
+    (group / "agent.py").write_text(CHEAT)
+    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
+    for r in cheat:
+        said = re.search(r"^loads: (.*)$", r.output, flags=re.M)
+        assert said, r.output[:2000]
+        assert said[1] == f"refused {errno.ENOSYS}; refused {errno.ENOENT}", said[1]
+    assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
