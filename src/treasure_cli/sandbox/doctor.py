@@ -121,7 +121,7 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
     refused = _filter_works() if linux else "not Linux"
     rows.append(("system calls refused", "yes" if refused is None else "no",
                  "System V shared memory, queues and semaphores, memfd_create, io_uring, bpf: memory no limit counts;"
-                 " page cache hints, file watches, disks' free space, socket cookies, pidfds, load averages, new user namespaces:"
+                 " page cache hints, file watches, disks' free space, socket cookies, pidfds, load averages, the kernel's log, new user namespaces:"
                  " what a game could leave for the next"
                  if refused is None else f"{refused}: a game may hold memory past every limit here"))
     worst = worst_case_memory(limits, groups["memory"] is None)

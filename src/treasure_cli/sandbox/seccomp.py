@@ -82,6 +82,11 @@ a game for up to 5 seconds of waiting (more with more children). `sysinfo` is re
 the C library's count of the machine's memory pages then says -1, which the runtimes tried
 take as unknown.
 
+And the kernel's log, where a game can write (the kernel logs a process's crash, its memory
+group's out-of-memory kill with the sizes it held) and which any process reads with `syslog` on a
+machine whose `kernel.dmesg_restrict` is 0: `syslog` is refused (ENOSYS), whatever the machine's
+setting (`/dev/kmsg` is not in a game's `/dev`).
+
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
 jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
@@ -116,21 +121,21 @@ DENIED: dict[int, tuple[int, ...]] = {
               137, 138, 136,                                 # statfs, fstatfs, ustat
               319,                                           # memfd_create
               _PIDFD_OPEN, _CLONE3,
-              99),                                           # sysinfo
+              99, 103),                                      # sysinfo, syslog
     _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
             250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
             291, 332, 338,                                   # inotify_init, inotify_init1, fanotify_init
             99, 100, 268, 269, 62,                           # statfs, fstatfs, statfs64, fstatfs64, ustat
             356,                                             # memfd_create
             _PIDFD_OPEN, _CLONE3,
-            116),                                            # sysinfo
+            116, 103),                                       # sysinfo, syslog
     _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
                26, 262,                                      # inotify_init1, fanotify_init
                43, 44,                                       # statfs, fstatfs
                279,                                          # memfd_create
                _PIDFD_OPEN, _CLONE3,
-               179),                                         # sysinfo
+               179, 116),                                    # sysinfo, syslog
 }
 # add_key and request_key, refused; keyctl, allowed for KEYCTL_JOIN_SESSION_KEYRING (its first
 # argument) of no name (its second, NULL) only: the warm host's jail gives each game a keyring so.

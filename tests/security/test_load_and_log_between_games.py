@@ -1,4 +1,4 @@
-"""A game cannot read the machine's load averages, which a game before it could raise.
+"""A game cannot read the machine's load averages or the kernel's log, where a game before it wrote.
 
 The kernel samples the runnable tasks of the whole machine every 5 seconds, and its load averages
 keep each sample for minutes. A game that kept 40 children running until the next sample left
@@ -72,4 +72,47 @@ def test_no_game_reads_the_load_averages(tmp_path):
         said = re.search(r"^loads: (.*)$", r.output, flags=re.M)
         assert said, r.output[:2000]
         assert said[1] == f"refused {errno.ENOSYS}; refused {errno.ENOENT}", said[1]
+    assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
+
+
+SYSLOG = {0xC000003E: 103, 0x40000003: 103, 0xC00000B7: 116}
+
+KLOG = '''\
+import ctypes
+import sys
+
+from treasure_cli.agents.planner import PlanningAgent
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+class Agent:
+    def __init__(self):
+        size = libc.klogctl(10, None, 0)  # SYSLOG_ACTION_SIZE_BUFFER: allowed to anyone the log is
+        print(f"klog: {'refused %d' % ctypes.get_errno() if size < 0 else size}", file=sys.stderr, flush=True)
+        self.fair = PlanningAgent()
+
+    def act(self, obs):
+        return self.fair.act(obs)
+'''
+
+
+@pytest.mark.parametrize("arch", sorted(seccomp.DENIED))
+def test_the_filter_refuses_the_kernel_log(arch):
+    assert seccomp_answer(seccomp.program(), arch, SYSLOG[arch], 3, 0, 0) == 0x50000 | errno.ENOSYS
+
+
+def test_no_game_reads_the_kernel_log(tmp_path):
+    """The kernel logs what a game does (a crash, an out-of-memory kill with the sizes its process
+    held), and on a machine whose `kernel.dmesg_restrict` is 0 any process reads the log: a game
+    could leave bits there for the next. With it 0 here (set by hand, then back), a game read it;
+    the filter refuses `syslog` whatever the setting (here, without it: EPERM, not ENOSYS)."""
+    maps, group = hidden_maps(tmp_path, 110), tmp_path / "students" / ("klog_" + NAME)
+    group.mkdir(parents=True)
+    (group / "agent.py").write_text(KLOG)
+    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", "klog_" + NAME)
+    for r in cheat:
+        said = re.search(r"^klog: (.*)$", r.output, flags=re.M)
+        assert said, r.output[:2000]
+        assert said[1] == f"refused {errno.ENOSYS}", said[1]
     assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
