@@ -87,6 +87,12 @@ group's out-of-memory kill with the sizes it held) and which any process reads w
 machine whose `kernel.dmesg_restrict` is 0: `syslog` is refused (ENOSYS), whatever the machine's
 setting (`/dev/kmsg` is not in a game's `/dev`).
 
+And what else takes a number from the machine's one counter of pipes' and sockets' inodes
+(`get_next_ino`), for nothing an agent needs: `userfaultfd`, `memfd_secret`, `io_setup` (the
+kernel's own asynchronous I/O; the C library's `aio_*` use threads) and `mq_open` (ENOSYS), and
+`mmap` with `MAP_HUGETLB` (ENOMEM, as a machine without huge pages answers: such a mapping took
+a number even when it failed). Pipes and sockets themselves take numbers too: see docs/security.md.
+
 And keys: `add_key`, `request_key` and every `keyctl` but the one a warm host's jail makes for
 each game (`KEYCTL_JOIN_SESSION_KEYRING` of a new, nameless keyring) fail with ENOSYS. Where the
 jail cannot start (a sandbox per game) and the referee is root, a game runs in the machine's
@@ -114,6 +120,7 @@ _X32_BIT = 0x40000000  # x86_64's x32 ABI: the same calls with this bit set
 _IO_URING_SETUP = 425  # one number on every architecture (the calls numbered alike since 5.1)
 _CACHESTAT = 451       # the same (6.5)
 _PIDFD_OPEN, _CLONE3 = 434, 435  # the same (5.3)
+_MEMFD_SECRET = 447  # the same (5.14)
 DENIED: dict[int, tuple[int, ...]] = {
     _X86_64: (29, 68, 64, _IO_URING_SETUP, 321,             # shmget, msgget, semget, .., bpf
               221, 327, _CACHESTAT,                          # fadvise64, preadv2, ..
@@ -121,21 +128,25 @@ DENIED: dict[int, tuple[int, ...]] = {
               137, 138, 136,                                 # statfs, fstatfs, ustat
               319,                                           # memfd_create
               _PIDFD_OPEN, _CLONE3,
-              99, 103),                                      # sysinfo, syslog
+              99, 103,                                       # sysinfo, syslog
+              323, _MEMFD_SECRET, 206, 240),                 # userfaultfd, .., io_setup, mq_open
     _I386: (117, 395, 399, 393, _IO_URING_SETUP, 357,       # ipc, shmget, msgget, semget, .., bpf
             250, 272, 378, _CACHESTAT,                       # fadvise64, fadvise64_64, preadv2, ..
             291, 332, 338,                                   # inotify_init, inotify_init1, fanotify_init
             99, 100, 268, 269, 62,                           # statfs, fstatfs, statfs64, fstatfs64, ustat
             356,                                             # memfd_create
             _PIDFD_OPEN, _CLONE3,
-            116, 103),                                       # sysinfo, syslog
+            116, 103,                                        # sysinfo, syslog
+            374, _MEMFD_SECRET, 245, 277,                    # userfaultfd, .., io_setup, mq_open
+            90),                                             # mmap (the old one: its flags in memory)
     _AARCH64: (194, 186, 190, _IO_URING_SETUP, 280,         # shmget, msgget, semget, .., bpf
                223, 286, _CACHESTAT,                         # fadvise64, preadv2, ..
                26, 262,                                      # inotify_init1, fanotify_init
                43, 44,                                       # statfs, fstatfs
                279,                                          # memfd_create
                _PIDFD_OPEN, _CLONE3,
-               179, 116),                                    # sysinfo, syslog
+               179, 116,                                     # sysinfo, syslog
+               282, _MEMFD_SECRET, 0, 180),                  # userfaultfd, .., io_setup, mq_open
 }
 # add_key and request_key, refused; keyctl, allowed for KEYCTL_JOIN_SESSION_KEYRING (its first
 # argument) of no name (its second, NULL) only: the warm host's jail gives each game a keyring so.
@@ -174,10 +185,15 @@ SOCKET: dict[int, tuple[int, ...]] = {_X86_64: (41,), _I386: (359,), _AARCH64: (
 AF_NETLINK, NETLINK_SOCK_DIAG = 16, 4
 SYS_SOCKET, SYS_GETSOCKOPT = 1, 15
 
+# mmap with MAP_HUGETLB (its fourth argument), refused as a machine without huge pages answers
+# (ENOMEM): each such mapping takes an inode number from the machine's counter, failed or not.
+MMAP: dict[int, tuple[int, ...]] = {_X86_64: (9,), _I386: (192,), _AARCH64: (222,)}
+MAP_HUGETLB = 0x40000
+
 # linux/filter.h, linux/seccomp.h, linux/prctl.h
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
-_NR, _ARCH, _ARG0, _ARG1, _ARG2 = 0, 4, 16, 24, 32  # struct seccomp_data's offsets (an argument's low word: little-endian)
+_NR, _ARCH, _ARG0, _ARG1, _ARG2, _ARG3 = 0, 4, 16, 24, 32, 40  # struct seccomp_data's offsets (an argument's low word: little-endian)
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
@@ -202,6 +218,7 @@ def program() -> list[tuple[int, int, int, int]]:
         block += [(_JEQ_K, "getsockopt", "", n) for n in GETSOCKOPT[arch]]
         block += [(_JEQ_K, "socket", "", n) for n in SOCKET[arch]]
         block.append((_JEQ_K, "clone", "", CLONE[arch]))
+        block += [(_JEQ_K, "mmap", "", n) for n in MMAP[arch]]
         if arch in SOCKETCALL:
             block.append((_JEQ_K, "socketcall", "", SOCKETCALL[arch]))
         block += [allow, "keyctl", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "denied", KEYCTL_JOIN_SESSION_KEYRING),
@@ -217,6 +234,7 @@ def program() -> list[tuple[int, int, int, int]]:
                   (_LD_W_ABS, "", "", _ARG2)]
         block += [(_JEQ_K, "no option", "", o) for o in COOKIE_OPTIONS + PIDFD_OPTIONS]
         block += [allow, "clone", (_LD_W_ABS, "", "", _ARG0), (_JSET_K, "invalid", "allow", CLONE_PIDFD)]
+        block += ["mmap", (_LD_W_ABS, "", "", _ARG3), (_JSET_K, "no memory", "allow", MAP_HUGETLB)]
         block += ["socket", (_LD_W_ABS, "", "", _ARG0), (_JEQ_K, "", "allow", AF_NETLINK),
                   (_LD_W_ABS, "", "", _ARG2), (_JEQ_K, "no protocol", "allow", NETLINK_SOCK_DIAG)]
         block += ["sockopt", (_LD_W_ABS, "", "", _ARG1), (_JEQ_K, "", "allow", SOL_SOCKET),
@@ -226,7 +244,8 @@ def program() -> list[tuple[int, int, int, int]]:
         block += ["allow", allow, "unchanged", (_RET_K, "", "", _RET_ERRNO | 0), "denied", denied,
                   "no option", (_RET_K, "", "", _RET_ERRNO | errno.ENOPROTOOPT),
                   "no protocol", (_RET_K, "", "", _RET_ERRNO | errno.EPROTONOSUPPORT),
-                  "invalid", (_RET_K, "", "", _RET_ERRNO | errno.EINVAL), "end"]
+                  "invalid", (_RET_K, "", "", _RET_ERRNO | errno.EINVAL),
+                  "no memory", (_RET_K, "", "", _RET_ERRNO | errno.ENOMEM), "end"]
         at: dict[str, int] = {}
         code: list[tuple[int, str, str, int]] = []
         for item in block:
