@@ -115,9 +115,10 @@ class Estimate:
     """Games done of total, failures per agent, and the time left (`remaining`)."""
 
     def __init__(self, planned: Iterable[Planned], clock: Callable[[], float] = time.monotonic,
-                 noun: bool = True, workers: int | None = None, apart: bool = False):
+                 noun: bool = True, workers: int | None = None, apart: bool = False, cores: int | None = None):
         self.clock, self.noun = clock, noun
         self.workers = workers
+        self.cores = cores  # the machine's CPUs this command may use (None: not known, no contention priced)
         self.apart = apart  # `tournament --apart`: every game in passes of one game an island (FairShare)
         self.paces = Paces()  # as FairShare keeps them: with `apart`, the slow agents play last
         self.start = clock()
@@ -178,6 +179,13 @@ class Estimate:
         self._firsts: set[int] = set()             # games in flight that are their agent's first on their worker
         self._first_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, first games
         self._later_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, the others
+        # CPU contention (`_contention`): agent -> [games, their CPU, their busy time, the first's begin, the
+        # last's end], of its games that said their CPU; the agents some game of which did not
+        self._cpu: dict[str, list[float]] = {}
+        self._cpu_unknown: set[str] = set()
+        self._cpu_ends: list[float] = []  # each game ended that said its CPU: its end, in that order
+        self._cpu_sum: list[float] = [0.0]  # the CPU of those games, summed up to each (one more: 0 first)
+        self._referee: list[tuple[float, float]] = []  # (when, the referee's CPU so far), at each end told it
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
         """A game of `agent` on `tiles` tiles was handed over (`key`: the game's, as `finished` will
@@ -216,10 +224,12 @@ class Estimate:
         return max(self._handed[k], self._ends[before]) if before < len(self._ends) else None
 
     def finished(self, agent: str, tiles: int, seconds: float, failed: bool = False,
-                 busy: float | None = None, key: object = None, actions: int | None = None) -> None:
+                 busy: float | None = None, key: object = None, actions: int | None = None,
+                 cpu: float | None = None, referee: float | None = None) -> None:
         """One game ended (and was kept), having taken `seconds` of its own and `busy` of its worker's
         (None: as much as its own), and `actions` of the agent (None: not known); `key` as `started`
-        was given it."""
+        was given it. `cpu`: the CPU seconds of its busy time (the worker's and the agent's process's;
+        None: not known); `referee`: the CPU seconds the referee's own process has used so far."""
         now = self.clock()
         self.done += 1
         self._ends.append(now)
@@ -275,6 +285,19 @@ class Estimate:
             size[0] += 1
             size[1] += actions
         self._around[agent].append(busy - seconds)
+        if referee is not None:
+            self._referee.append((now, referee))
+        if cpu is None:
+            self._cpu_unknown.add(agent)
+        else:
+            timed = self._cpu.setdefault(agent, [0.0, 0.0, 0.0, began, now])
+            timed[0] += 1
+            timed[1] += cpu
+            timed[2] += busy
+            timed[3] = min(timed[3], began)
+            timed[4] = now
+            self._cpu_ends.append(now)
+            self._cpu_sum.append(self._cpu_sum[-1] + cpu)
         if first is not None:
             (self._first_around if first else self._later_around)[agent].append(busy - seconds)
 
@@ -742,6 +765,53 @@ class Estimate:
         `fair_share_time` prices itself (the games in flight then all play: none waits in a queue)."""
         return max(0.0, self._held_at(now) - self._held_at(since))
 
+    def _referee_at(self, when: float) -> float | None:
+        """The referee's CPU seconds so far at `when`, as last told at a game's end then or before
+        (the first told, for a time before it; None: never told)."""
+        if not self._referee:
+            return None
+        k = bisect.bisect_right(self._referee, (when, math.inf)) - 1
+        return self._referee[max(0, k)][1]
+
+    def _contention(self, agent: str) -> float:
+        """How much longer (> 1) or shorter (< 1) the agent's games will take once it plays alone on
+        the workers than they took so far, from the CPU they and the rest used (1: not known).
+
+        The machine's CPUs are shared alike among the threads that want one (processor sharing):
+        a game that wants a CPU all along gets `cores` / N of one, N the threads wanting one. Its
+        share so far is its games' CPU over their busy time, s. Over the same time the other games
+        and the referee used U CPU seconds a second, wanting U / s; the agent's own games at once,
+        n; so the machine's other work wants N - n - U / s, N = cores / s (at least n + U / s:
+        CPUs to spare). Alone, the agent has all the workers and the referee next to nothing to
+        do: N' = its workers + the referee's CPU a game at its pace + that other work, and its games
+        take s / min(1, cores / N') as long. (Measured: `logic` beside the quick built-ins' flood of
+        games, the referee recording hundreds a second, took 1.4x as long an action as alone; a
+        sandboxed agent that burns CPU, beside quick file agents, 0.6x as long as two of its games
+        side by side on two CPUs of a loaded machine.)"""
+        cell = self._cpu.get(agent)
+        if (self.cores is None or self.workers is None or cell is None or agent in self._cpu_unknown
+                or cell[0] < 1 or cell[2] <= 0):
+            return 1.0
+        games, cpu, busy, first, last = cell
+        span = last - first
+        if span <= 0:
+            return 1.0
+        share = min(1.0, max(0.05, cpu / busy))
+        mine = min(float(self.workers), busy / span)
+        low, high = (bisect.bisect_left(self._cpu_ends, first), bisect.bisect_right(self._cpu_ends, last))
+        others = max(0.0, self._cpu_sum[high] - self._cpu_sum[low] - cpu)
+        at_first, at_last = self._referee_at(first), self._referee_at(last)
+        referee = max(0.0, at_last - at_first) if at_first is not None and at_last is not None else 0.0
+        wanting = (others + referee) / span / share
+        machine = max(self.cores / share, mine + wanting)
+        other_work = machine - mine - wanting
+        left = sum(self.left[agent].values())
+        alone = float(max(1, min(self.workers, left)))
+        per_game = referee / max(1, high - low)  # the referee's CPU a game
+        then = alone + other_work + per_game * alone / (busy / games)
+        factor = share / min(1.0, self.cores / then)
+        return min(2.0, max(0.5, factor))
+
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
         if self.done == 0:
@@ -753,6 +823,7 @@ class Estimate:
         workers, wait = self._parallel(now)
         work: dict[str, list[float]] = {}  # agent -> [games left, cost of each, islands, its longest game]
         starts: dict[str, tuple[float, float]] = {}  # agent -> (its host's starts left, each start)
+        alone: dict[str, float] = {}  # agent -> its game's cost once the only agent left (CPU contention)
         for agent, sizes in self.left.items():
             games = sum(sizes.values())
             if games:
@@ -763,6 +834,9 @@ class Estimate:
                 starts[agent] = (left, self._start_of(agent) if left else 0.0)
                 work[agent] = [float(games), cost / games + wait + left * starts[agent][1] / games,
                                float(self.islands.get(agent, 0)), cost / games + wait]
+                contention = self._contention(agent)
+                if contention != 1.0:  # its games priced anew once it is left alone (`fair_share_time`)
+                    alone[agent] = work[agent][1] + (contention - 1) * cost / games
         # With `apart`, a pass lasts at least its longest game: one that starts its agent's host is longer
         # by the start. Of the passes left (the games left over the islands), at most one a start has one.
         passes = sum(w[0] for w in work.values()) / max(1.0, max((w[2] for w in work.values()), default=1.0))
@@ -771,7 +845,7 @@ class Estimate:
             work[agent][3] += start * min(1.0, n) * share
         time_left = fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart,
                                     last=self.paces.slow(after=0)  # as FairShare will put them last
-                                    if self.apart and self.workers != 1 else frozenset())
+                                    if self.apart and self.workers != 1 else frozenset(), alone=alone)
         if not self.apart:  # (with `apart`, the pass that holds a start lasts at least that game)
             pending = sum(n for n, _ in starts.values())
             longest = max((work[a][3] + start for a, (n, start) in starts.items() if n > 0), default=0.0)
@@ -814,7 +888,7 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
 
 
 def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True, apart: bool = False,
-                    last: frozenset[str] = frozenset()) -> float:
+                    last: frozenset[str] = frozenset(), alone: dict[str, float] | None = None) -> float:
     """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
     offers it: every agent's games at one pace in games a second, except that an agent holds at most
     `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
@@ -822,12 +896,18 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
     games are over, then is worked out again for the agents left. With `apart`, the passes are of
     every agent's games at once (`_pass_rates`) while more than one agent has games left. The agents
-    of `last` (grading/paces.py: the slow ones, with `apart`) play once the others' games are over."""
+    of `last` (grading/paces.py: the slow ones, with `apart`) play once the others' games are over.
+    An agent of `alone` costs that a game once it is the only agent left (the CPUs less contended)."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
+    alone = dict(alone or {})
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     longest = {a: max(w[1], w[3]) if len(w) > 3 else w[1] for a, w in work.items()}
     elapsed, drain = 0.0, 0.0
     while left:
+        if len(left) == 1 and alone:
+            only = next(iter(left))
+            if only in alone:
+                left[only][1] = alone.pop(only)
         playing = {a: w for a, w in left.items() if a not in last} or left
         rates = _pass_rates(playing, islands, workers, capped, longest) if apart and len(playing) > 1 else None
         passes = rates is not None  # (each pass's drain priced, the last one's too)
