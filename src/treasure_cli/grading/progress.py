@@ -180,11 +180,13 @@ class Estimate:
         self._first_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, first games
         self._later_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, the others
         # CPU contention (`_contention`): agent -> [games, their CPU, their busy time, the first's begin, the
-        # last's end], of its games that said their CPU; the agents some game of which did not
+        # last's end, their own time], of its games that said their CPU; the agents some game of which did not
         self._cpu: dict[str, list[float]] = {}
         self._cpu_unknown: set[str] = set()
         self._cpu_ends: list[float] = []  # each game ended that said its CPU: its end, in that order
         self._cpu_sum: list[float] = [0.0]  # the CPU of those games, summed up to each (one more: 0 first)
+        # agent -> (end, its games' CPU so far, their own time so far) at each of its games that said its CPU
+        self._cpu_of: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
         self._referee: list[tuple[float, float]] = []  # (when, the referee's CPU so far), at each end told it
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
@@ -290,14 +292,16 @@ class Estimate:
         if cpu is None:
             self._cpu_unknown.add(agent)
         else:
-            timed = self._cpu.setdefault(agent, [0.0, 0.0, 0.0, began, now])
+            timed = self._cpu.setdefault(agent, [0.0, 0.0, 0.0, began, now, 0.0])
             timed[0] += 1
             timed[1] += cpu
             timed[2] += busy
+            timed[5] += seconds
             timed[3] = min(timed[3], began)
             timed[4] = now
             self._cpu_ends.append(now)
             self._cpu_sum.append(self._cpu_sum[-1] + cpu)
+            self._cpu_of[agent].append((now, timed[1], timed[5]))
         if first is not None:
             (self._first_around if first else self._later_around)[agent].append(busy - seconds)
 
@@ -773,44 +777,75 @@ class Estimate:
         k = bisect.bisect_right(self._referee, (when, math.inf)) - 1
         return self._referee[max(0, k)][1]
 
+    RECENT = 3  # an agent's games in the recent window enough to read the machine's CPU share off them
+
     def _contention(self, agent: str) -> float:
         """How much longer (> 1) or shorter (< 1) the agent's games will take once it plays alone on
-        the workers than they took so far, from the CPU they and the rest used (1: not known).
+        the workers than they took so far, from the CPU the games and the referee used (1: not known).
 
-        The machine's CPUs are shared alike among the threads that want one (processor sharing):
-        a game that wants a CPU all along gets `cores` / N of one, N the threads wanting one. Its
-        share so far is its games' CPU over their busy time, s. Over the same time the other games
-        and the referee used U CPU seconds a second, wanting U / s; the agent's own games at once,
-        n; so the machine's other work wants N - n - U / s, N = cores / s (at least n + U / s:
-        CPUs to spare). Alone, the agent has all the workers and the referee next to nothing to
-        do: N' = its workers + the referee's CPU a game at its pace + that other work, and its games
-        take s / min(1, cores / N') as long. (Measured: `logic` beside the quick built-ins' flood of
-        games, the referee recording hundreds a second, took 1.4x as long an action as alone; a
-        sandboxed agent that burns CPU, beside quick file agents, 0.6x as long as two of its games
-        side by side on two CPUs of a loaded machine.)"""
+        The machine's CPUs are shared alike among the threads that want one (processor sharing): a
+        thread that wants a CPU all along gets min(1, cores / N) of one, N the threads wanting one.
+        The agent's games so far had s of a CPU (their CPU over their own time). The machine's share
+        s' is read off the later half of the games ended: the agent's own games there; with none
+        there, the most the other agents' games had there, if more than s (its first games, played
+        while the workers started, had little), else s over its own games' span. Over that window
+        the games and the referee used U CPUs a second, wanting U / s'; the machine's other work
+        wants the rest of N = cores / s' (none if U / s' is more). Alone, the agent has the workers
+        and the referee next to nothing to do: N'' = its games at once + the referee's CPU a game at
+        its pace + that other work, and its games take s / min(1, cores / N'') as long, kept within
+        0.5 and 2. (Measured, eta_accuracy.py: `logic`'s few games beside the quick built-ins had
+        0.22-0.47 of a CPU, its games alone 0.42-0.66; the slow file agent's, 0.35-0.43 and
+        0.55-0.64, for the same CPU an action.)"""
         cell = self._cpu.get(agent)
         if (self.cores is None or self.workers is None or cell is None or agent in self._cpu_unknown
-                or cell[0] < 1 or cell[2] <= 0):
+                or cell[2] <= 0 or len(self._cpu_ends) < 2 * self.RECENT):
             return 1.0
-        games, cpu, busy, first, last = cell
-        span = last - first
-        if span <= 0:
+        games, cpu, busy, own = cell[0], cell[1], cell[2], cell[5]
+        if own <= 0:
             return 1.0
-        share = min(1.0, max(0.05, cpu / busy))
-        mine = min(float(self.workers), busy / span)
-        low, high = (bisect.bisect_left(self._cpu_ends, first), bisect.bisect_right(self._cpu_ends, last))
-        others = max(0.0, self._cpu_sum[high] - self._cpu_sum[low] - cpu)
-        at_first, at_last = self._referee_at(first), self._referee_at(last)
-        referee = max(0.0, at_last - at_first) if at_first is not None and at_last is not None else 0.0
-        wanting = (others + referee) / span / share
-        machine = max(self.cores / share, mine + wanting)
-        other_work = machine - mine - wanting
+        share = min(1.0, max(0.05, cpu / own))
+        half = len(self._cpu_ends) // 2
+        since, last = self._cpu_ends[half - 1], self._cpu_ends[-1]
+        machine = self._window_share(agent, since, last)
+        if machine is None:
+            # None of its own games there. A game gets at most the share of a CPU that one wanting it
+            # all along would: the most the others' games had there, if more than its own had in its
+            # span (its first games, played while the workers started, had little); else its own.
+            others = [got for other in self._cpu_of if other != agent
+                      for got in [self._window_share(other, since, last)] if got is not None]
+            if max(others, default=0.0) <= share:
+                since, last = cell[3], cell[4]
+            machine = max([share] + others)
+        span = last - since
+        if span <= 0 or machine <= 0:
+            return 1.0
+        machine = min(1.0, machine)
+        low, high = bisect.bisect_right(self._cpu_ends, since), bisect.bisect_right(self._cpu_ends, last)
+        at_since, at_last = self._referee_at(since), self._referee_at(last)
+        referee = max(0.0, at_last - at_since) if at_since is not None and at_last is not None else 0.0
+        wanting = (self._cpu_sum[high] - self._cpu_sum[low] + referee) / span / machine
+        other_work = max(self.cores / machine, wanting) - wanting
         left = sum(self.left[agent].values())
         alone = float(max(1, min(self.workers, left)))
         per_game = referee / max(1, high - low)  # the referee's CPU a game
         then = alone + other_work + per_game * alone / (busy / games)
         factor = share / min(1.0, self.cores / then)
         return min(2.0, max(0.5, factor))
+
+    def _window_cpu(self, agent: str, since: float, until: float) -> tuple[float, float, int]:
+        """The CPU and own time of the agent's games ended after `since` and by `until`, and how many."""
+        ends = self._cpu_of.get(agent, [])
+        k = bisect.bisect_right(ends, (since, math.inf, math.inf))
+        j = bisect.bisect_right(ends, (until, math.inf, math.inf))
+        if j <= k:
+            return 0.0, 0.0, 0
+        before = ends[k - 1] if k else (since, 0.0, 0.0)
+        return ends[j - 1][1] - before[1], ends[j - 1][2] - before[2], j - k
+
+    def _window_share(self, agent: str, since: float, until: float) -> float | None:
+        """The part of a CPU the agent's games ended after `since` had (None: fewer than RECENT)."""
+        used, held, games = self._window_cpu(agent, since, until)
+        return used / held if games >= self.RECENT and held > 0 else None
 
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
