@@ -844,8 +844,10 @@ class Estimate:
 
     def _window_share(self, agent: str, since: float, until: float) -> float | None:
         """The part of a CPU the agent's games ended after `since` had (None: fewer than RECENT)."""
-        used, held, games = self._window_cpu(agent, since, until)
-        return used / held if games >= self.RECENT and held > 0 else None
+        if ("window", agent, since, until) not in self._memo:  # (asked for every agent of every other)
+            used, held, games = self._window_cpu(agent, since, until)
+            self._memo[("window", agent, since, until)] = used / held if games >= self.RECENT and held > 0 else None
+        return self._memo[("window", agent, since, until)]
 
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
