@@ -14,7 +14,9 @@ of a plain rate (the time since the command started per game done, times the gam
 
 --replay plays kept traces again through this checkout's estimate, or through another version's
 (--estimate FILE: `git show main:src/treasure_cli/grading/progress.py > old.py`): two models compared
-on the same real runs, whose machine's load (the truth's noise) is then the same.
+on the same real runs, whose machine's load (the truth's noise) is then the same. A trace says each
+game's CPU time and the referee's, and the plan the machine's CPUs; an older trace without them, or an
+older estimate that does not take them, replays without them.
 
 The shapes (each 10-40 s with --jobs 2 on a quiet 2-core machine; --scale 3 plays 3x the games):
   builtins  the built-in agents only (logic, logic-greedy, greedy, random), 1-20 ms a game

@@ -78,6 +78,11 @@ scheduler would (grading/tournament.py):
   at most all the workers but one while another has games waiting; once only
   one agent is left, it has them all. A slow agent's games thus go on alone
   at the end, which a rate of the whole run does not see.
+- alone, that agent's games share the machine's CPUs with other things than
+  before: with each game's CPU time and the referee's (`finished`) and the
+  cores, they are priced with the part of a CPU they will have then
+  (`_contention`: processor sharing, the machine's other work read off the
+  later half of the run so far).
 
 Without `workers` (a Dask cluster shares its threads out itself) the
 parallelism is the one measured so far, with no cap. `clock` is injectable
@@ -793,9 +798,9 @@ class Estimate:
         wants the rest of N = cores / s' (none if U / s' is more). Alone, the agent has the workers
         and the referee next to nothing to do: N'' = its games at once + the referee's CPU a game at
         its pace + that other work, and its games take s / min(1, cores / N'') as long, kept within
-        0.5 and 2. (Measured, eta_accuracy.py: `logic`'s few games beside the quick built-ins had
-        0.22-0.47 of a CPU, its games alone 0.42-0.66; the slow file agent's, 0.35-0.43 and
-        0.55-0.64, for the same CPU an action.)"""
+        0.5 and 2. (Measured, eta_accuracy.py, ten runs: `logic`'s 3-7 games beside the quick
+        built-ins, the first while the workers started, had 0.22-0.58 of a CPU, its games alone
+        0.23-0.85; its time an action alone over before, median 0.77.)"""
         cell = self._cpu.get(agent)
         if (self.cores is None or self.workers is None or cell is None or agent in self._cpu_unknown
                 or cell[2] <= 0 or len(self._cpu_ends) < 2 * self.RECENT):
