@@ -96,3 +96,45 @@ def test_the_eta_trace_logs_every_estimate_with_its_game(tmp_path, monkeypatch):
     assert all(e["eta"] >= 0 for e in ends) and ends[-1]["eta"] == 0
     times = [e["t"] for e in events]
     assert times == sorted(times)
+
+
+BURNER = """import time
+
+from treasure_cli.agents.greedy import GreedyAgent
+
+
+class Agent(GreedyAgent):
+    def act(self, obs):
+        end = time.process_time() + 0.005  # 5 ms of CPU an action
+        while time.process_time() < end:
+            pass
+        return super().act(obs)
+"""
+
+
+def test_the_eta_trace_says_each_games_cpu_time(tmp_path, monkeypatch):
+    """Each game ended says its CPU seconds (the ETA prices CPU contention from them): a built-in's,
+    its worker thread's; a file agent's in its own process, that process's too (read once its warm
+    host has reaped it), so a game of an agent that burns 5 ms of CPU an action says at least that.
+    The referee's own CPU so far, and the machine's CPUs, come with them."""
+    import json
+
+    (tmp_path / "maps").mkdir()
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "maps")
+    (tmp_path / "class" / "burner").mkdir(parents=True)
+    (tmp_path / "class" / "burner" / "agent.py").write_text(BURNER)
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("TREASURE_CLI_ETA_TRACE", str(trace))
+    got = CliRunner().invoke(cli, ["tournament", str(tmp_path / "class"), "--with", "greedy", "--maps",
+                                   str(tmp_path / "maps"), "--games", "2", "--seed", "1", "--db",
+                                   str(tmp_path / "r.sqlite"), "--jobs", "1"], catch_exceptions=False)
+    assert got.exit_code in (0, 1), got.output
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert events[0]["cores"] >= 1
+    ends = [e for e in events if "end" in e]
+    assert len(ends) == 4
+    for e in ends:
+        assert e["cpu"] is not None and 0 < e["cpu"] <= 1.5 * e["busy"], e
+        if e["end"] == "burner" and not e["failed"]:
+            assert e["cpu"] >= 0.004 * e["actions"], e
+    assert all(a["referee"] <= b["referee"] for a, b in zip(ends, ends[1:]))
