@@ -251,6 +251,7 @@ if __name__ == "__main__":  # a game's own process (a sandbox per game, or `proc
 
     try:
         seccomp.refuse_user_namespaces()
+        seccomp.seal()  # no pipe or socket: their numbers are the machine's one counter
     except OSError:
         pass  # a kernel without seccomp: `treasure doctor` says so
     sys.exit(main())
