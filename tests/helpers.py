@@ -405,3 +405,14 @@ def seccomp_answer(program: list[tuple[int, int, int, int]], arch: int, number: 
         else:
             assert code == 0x06, code
             return k
+
+
+def probe_program(path: Path, probe: str) -> Path:
+    """An `exec:` program at `path`, run by the system's python3: `probe` (plain Python) first,
+    then the starter agent of examples/plain_agent.py. Exec programs are not sealed (their
+    runtimes make pipes and sockets: sandbox/seccomp.py), so an attack through a pipe or a socket
+    is tried there."""
+    path.write_text("#!/usr/bin/env python3\n" + probe
+                    + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
+    path.chmod(0o755)
+    return path

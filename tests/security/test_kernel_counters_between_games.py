@@ -7,8 +7,8 @@ for the next game of its agent, which asks once and reads it back: through `trea
 with one worker the cookies of consecutive games on one CPU ran on (1, 2 then 3, 4), a channel of
 twelve bits a game that costs a game microseconds. A sock_diag netlink socket reports the cookies
 too. The seccomp filter refuses both getsockopt options (ENOPROTOOPT) and sock_diag sockets
-(EPROTONOSUPPORT), as a kernel without them would (sandbox/seccomp.py); this agent asks every game
-and plays `logic`'s game.
+(EPROTONOSUPPORT), as a kernel without them would (sandbox/seccomp.py). An `exec:` program asks every
+game; a Python agent's game makes no socket at all (the third filter) and plays `logic`'s game.
 """
 
 from __future__ import annotations
@@ -17,16 +17,15 @@ import errno
 import re
 import uuid
 
-from helpers import cheat_beside_logic, hidden_maps
+import pytest
+from helpers import cheat_beside_logic, hidden_maps, probe_program
 
 NAME = "cookies_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
-CHEAT = '''\
+PROBE = '''\
 import socket
 import struct
 import sys
-
-from treasure_cli.agents.planner import PlanningAgent
 
 
 def cookie(option):
@@ -48,15 +47,24 @@ def diag():
     return "made"
 
 
+try:
+    mine, theirs = socket.socketpair()  # other options and sockets still work
+    size = mine.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+    mine.close()
+    theirs.close()
+    socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 0).close()  # NETLINK_ROUTE
+    said = f"cookie {cookie(57)}; netns cookie {cookie(71)}; sock_diag {diag()}; buffer {size}"
+except OSError as e:  # a Python agent's game makes no socket (sandbox/seccomp.py)
+    said = f"no socket {e.errno}"
+print(f"counters: {said}", file=sys.stderr, flush=True)
+'''
+
+CHEAT = PROBE + '''
+from treasure_cli.agents.planner import PlanningAgent
+
+
 class Agent:
     def __init__(self):
-        mine, theirs = socket.socketpair()  # other options and sockets still work
-        size = mine.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
-        mine.close()
-        theirs.close()
-        socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 0).close()  # NETLINK_ROUTE
-        print(f"counters: cookie {cookie(57)}; netns cookie {cookie(71)}; sock_diag {diag()}; buffer {size}",
-              file=sys.stderr, flush=True)
         self.fair = PlanningAgent()
 
     def act(self, obs):
@@ -64,16 +72,26 @@ class Agent:
 '''
 
 
-def test_no_game_reads_a_socket_or_namespace_cookie(tmp_path):
-    maps, group = hidden_maps(tmp_path, 80), tmp_path / "students" / NAME
-    group.mkdir(parents=True)
-    (group / "agent.py").write_text(CHEAT)
-    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_no_game_reads_a_socket_or_namespace_cookie(tmp_path, kind):
+    maps, students = hidden_maps(tmp_path, 80), tmp_path / "students"
+    students.mkdir()
+    if kind == "python":
+        (students / NAME).mkdir()
+        (students / NAME / "agent.py").write_text(CHEAT)
+    else:  # an exec program makes sockets: their cookies are refused
+        probe_program(students / NAME, PROBE)
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
     for r in cheat:
+        assert r.outcome != "failed", r.error
+        if kind == "python":
+            assert re.search(rf"^counters: no socket {errno.EPERM}$", r.output, flags=re.M), r.output[:2000]
+            continue
         said = re.search(r"^counters: cookie (.*); netns cookie (.*); sock_diag (.*); buffer (\d+)$", r.output,
                          flags=re.M)
         assert said, r.output[:2000]
         assert said.groups()[:3] == (f"refused {errno.ENOPROTOOPT}", f"refused {errno.ENOPROTOOPT}",
                                      f"refused {errno.EPROTONOSUPPORT}"), said.groups()
         assert int(said.group(4)) > 0
-    assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
+    if kind == "python":
+        assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair

@@ -5,8 +5,9 @@ of `pidfs`, and a pidfd shows its process's (`fstat().st_ino`). A game that made
 it ended left k in that count, and the next game of its agent read it from its own pidfd: through
 `treasure tournament` with one worker, the next game's number came k + 2 or k + 3 after the last
 game's in 5 of 5 hand-overs (about 440 threads in 20 ms: a dozen bits a game). The seccomp filter
-refuses whatever hands a program a pidfd (sandbox/seccomp.py); this agent tries each way in every
-game, still makes threads and a child, and plays `logic`'s game.
+refuses whatever hands a program a pidfd (sandbox/seccomp.py); this probe tries each way in every
+game, still makes threads and a child, and plays on: as a Python agent (`logic`'s game), whose game
+makes no socket at all, and as an `exec:` program, whose sockets' pidfd options are refused.
 """
 
 from __future__ import annotations
@@ -16,20 +17,18 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, hidden_maps, seccomp_answer
+from helpers import cheat_beside_logic, hidden_maps, probe_program, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
 NAME = "pids_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
-CHEAT = '''\
+PROBE = '''\
 import ctypes
 import os
 import socket
 import sys
 import threading
-
-from treasure_cli.agents.planner import PlanningAgent
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -48,8 +47,11 @@ def own():
         return f"refused {e.errno}"
 
 
-def peer():
-    mine, theirs = socket.socketpair()
+def peer():  # (a Python agent's game makes no socket: refused there first)
+    try:
+        mine, theirs = socket.socketpair()
+    except OSError as e:
+        return f"refused {e.errno}"
     try:
         return number(int.from_bytes(mine.getsockopt(socket.SOL_SOCKET, 77, 4), "little"))  # SO_PEERPIDFD
     except OSError as e:
@@ -60,7 +62,10 @@ def peer():
 
 
 def passed():
-    mine, theirs = socket.socketpair()
+    try:
+        mine, theirs = socket.socketpair()
+    except OSError as e:
+        return f"refused {e.errno}"
     try:
         mine.setsockopt(socket.SOL_SOCKET, 76, 1)  # SO_PASSPIDFD: a pidfd with each message
         return "set"
@@ -82,19 +87,25 @@ def cloned():
     return number(fd.value)
 
 
+said = [own(), peer(), passed(), cloned()]
+threads = [threading.Thread(target=lambda: None) for _ in range(50)]  # the count still moves
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+child = os.fork()
+if child == 0:
+    os._exit(3)
+said.append(str(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
+print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
+'''
+
+CHEAT = PROBE + '''
+from treasure_cli.agents.planner import PlanningAgent
+
+
 class Agent:
     def __init__(self):
-        said = [own(), peer(), passed(), cloned()]
-        threads = [threading.Thread(target=lambda: None) for _ in range(50)]  # the count still moves
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        child = os.fork()
-        if child == 0:
-            os._exit(3)
-        said.append(str(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
-        print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
         self.fair = PlanningAgent()
 
     def act(self, obs):
@@ -120,15 +131,22 @@ def test_the_filter_refuses_every_way_to_a_pidfd_and_allows_threads_and_forks(ar
     assert seccomp_answer(program, arch, put, 3, 6, 76) == allow  # another level's option 76
 
 
-def test_no_game_reads_the_count_of_processes_made(tmp_path):
-    maps, group = hidden_maps(tmp_path, 90), tmp_path / "students" / NAME
-    group.mkdir(parents=True)
-    (group / "agent.py").write_text(CHEAT)
-    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
-    refused = f"refused {errno.ENOSYS}; refused {errno.ENOPROTOOPT}; refused {errno.ENOPROTOOPT}; " \
-              f"refused {errno.EINVAL}; 3"
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_no_game_reads_the_count_of_processes_made(tmp_path, kind):
+    maps, students = hidden_maps(tmp_path, 90), tmp_path / "students"
+    students.mkdir()
+    if kind == "python":
+        (students / NAME).mkdir()
+        (students / NAME / "agent.py").write_text(CHEAT)
+    else:  # where sockets are allowed, their pidfd options are refused
+        probe_program(students / NAME, PROBE)
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
+    socket_said = errno.EPERM if kind == "python" else errno.ENOPROTOOPT
+    refused = f"refused {errno.ENOSYS}; refused {socket_said}; refused {socket_said}; refused {errno.EINVAL}; 3"
     for r in cheat:
         said = re.search(r"^pids: (.*)$", r.output, flags=re.M)
         assert said, r.output[:2000]
         assert said[1] == refused, said[1]
-    assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
+        assert r.outcome != "failed", r.error
+    if kind == "python":
+        assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair

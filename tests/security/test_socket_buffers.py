@@ -11,6 +11,7 @@ the default size, and the same 14 pairs queue a few MiB.
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import subprocess
@@ -21,43 +22,37 @@ import numpy as np
 import pytest
 
 import treasure_cli
+from helpers import probe_program
 from treasure_cli.play.games import play_game
 from treasure_cli.sandbox import process as agent_process
 from treasure_cli.sandbox.levels import bwrap_works
 
+# Where sockets are made: an `exec:` program (a Python agent's game makes none: sandbox/seccomp.py).
 HOARDER = textwrap.dedent('''\
     import socket
     import sys
 
-    from treasure_cli import LargeScan
-
-
-    class Hoarder:
-        """Socket pairs with their buffers grown, filled until its open-file limit."""
-
-        def __init__(self):
-            sockets, queued, sizes = [], 0, []
-            try:
-                while True:
-                    pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-                    sockets += pair
-                    for s in pair:
-                        before = s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
-                        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
-                        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 30)
-                        sizes.append((before, s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)))
-                        s.setblocking(False)
-                        try:
-                            while True:
-                                queued += s.send(b"x" * 65536)
-                        except BlockingIOError:
-                            pass
-            except OSError:  # its open-file limit
-                pass
-            print(f"sockets {len(sockets)} queued {queued} sizes {sorted(set(sizes))}", file=sys.stderr, flush=True)
-
-        def act(self, obs):
-            return LargeScan()
+    sockets, queued, sizes = [], 0, []  # socket pairs with their buffers grown, filled until its open-file limit
+    try:
+        while True:
+            pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            sockets += pair
+            for s in pair:
+                before = s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 30)
+                sizes.append((before, s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)))
+                s.setblocking(False)
+                try:
+                    while True:
+                        queued += s.send(b"x" * 65536)
+                except BlockingIOError:
+                    pass
+    except OSError:  # its open-file limit
+        pass
+    print(f"sockets {len(sockets)} queued {queued} sizes {sorted(set(sizes))}", file=sys.stderr, flush=True)
+    for s in sockets:
+        s.close()
 ''')
 
 
@@ -75,9 +70,8 @@ def _sandboxed_game(spec: str):
 def test_a_game_cannot_grow_its_socket_buffers(tmp_path):
     if not bwrap_works():
         pytest.fail("bubblewrap is needed (make test installs it)")
-    file = tmp_path / f"hoarder_{uuid.uuid4().hex[:12]}.py"
-    file.write_text(HOARDER)
-    record = _sandboxed_game(f"{file}:Hoarder")
+    program = probe_program(tmp_path / f"hoarder_{uuid.uuid4().hex[:12]}", HOARDER)
+    record = _sandboxed_game(f"exec:{program}")
     said = re.search(r"sockets (\d+) queued (\d+) sizes (\[.*\])", record.output)
     assert said, (record.output, record.error)
     sockets, queued, sizes = int(said[1]), int(said[2]), eval(said[3])  # noqa: S307  (our agent's own line)
@@ -113,24 +107,19 @@ I386_PROGRAM = textwrap.dedent('''\
     }
 ''')
 
-I386_AGENT = textwrap.dedent('''\
-    import pathlib
+# Runs the i386 program (its bytes in the probe: an exec program is copied alone) from the game's
+# /tmp and says its exit status.
+I386_RUNNER = textwrap.dedent('''\
+    import base64
+    import os
     import subprocess
     import sys
 
-    from treasure_cli import LargeScan
-
-
-    class Runner:
-        """Runs the i386 program it brought and says its exit status."""
-
-        def __init__(self):
-            program = pathlib.Path(__file__).with_name("grow32")
-            status = subprocess.run([str(program)]).returncode
-            print(f"i386 status {status}", file=sys.stderr, flush=True)
-
-        def act(self, obs):
-            return LargeScan()
+    program = "/tmp/grow32"
+    with open(program, "wb") as f:
+        f.write(base64.b64decode(BYTES))
+    os.chmod(program, 0o755)
+    print(f"i386 status {subprocess.run([program]).returncode}", file=sys.stderr, flush=True)
 ''')
 
 
@@ -147,8 +136,8 @@ def test_an_i386_program_cannot_grow_its_socket_buffers_through_socketcall(tmp_p
     (group / "grow32.c").unlink()
     outside = subprocess.run([str(group / "grow32")]).returncode
     assert outside == 0, f"the program should grow its buffer outside the sandbox (status {outside})"
-    (group / "agent.py").write_text(I386_AGENT)
-    record = _sandboxed_game(f"{group / 'agent.py'}:Runner")
+    runner = f"BYTES = {base64.b64encode((group / 'grow32').read_bytes()).decode()!r}\n" + I386_RUNNER
+    record = _sandboxed_game(f"exec:{probe_program(group / 'runner', runner)}")
     said = re.search(r"i386 status (\d+)", record.output)
     assert said, (record.output, record.error)
     assert said[1] == "1", said[0]  # the socket pair was made, setsockopt succeeded, the size stayed
