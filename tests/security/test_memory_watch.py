@@ -28,6 +28,7 @@ MIB = 1 << 20
 LIMITS = AgentLimits(memory=512 * MIB)
 
 SPREADER = textwrap.dedent('''\
+    import mmap
     import os
     import sys
     import time
@@ -46,16 +47,15 @@ SPREADER = textwrap.dedent('''\
                 print("memfd made", file=sys.stderr, flush=True)
             except OSError as exc:
                 print(f"memfd refused {exc.errno}", file=sys.stderr, flush=True)
-            for _ in range(5):
-                r, w = os.pipe()
+            filled = mmap.mmap(-1, 5)  # shared with the children (a Python agent's game makes no pipe)
+            for i in range(5):
                 if os.fork() == 0:
                     block = bytearray(150 * MIB)  # zeroed, so every page is touched: resident
-                    os.write(w, b"x")
+                    filled[i] = 1
                     time.sleep(120)
                     os._exit(0)
-                os.close(w)
-                os.read(r, 1)  # held: a loaded machine does not let the game end before its children fill
-                os.close(r)
+                while not filled[i]:  # held: a loaded machine does not let the game end before its children fill
+                    time.sleep(0.005)
             print("spread", file=sys.stderr, flush=True)
 
         def act(self, obs):
