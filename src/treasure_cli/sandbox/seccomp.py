@@ -316,6 +316,7 @@ _SEAL_CODE = sealed_program()
 _SEAL_BUFFER = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *x) for x in _SEAL_CODE))
 _SEAL_PROGRAM = _Program(len(_SEAL_CODE), ctypes.cast(_SEAL_BUFFER, ctypes.c_void_p))
 _namespaces_refused = False  # in this process (and, through fork, its children)
+_sealed = False  # the same, for the third filter
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None  # (none on Windows)
 
 
@@ -340,7 +341,14 @@ def seal() -> None:
     """Set the third filter (no new pipe or socket) on this process and all it starts: in a
     Python agent's game, once its host holds the game's pipes, before the agent's code. OSError
     if the kernel refuses it."""
+    global _sealed
     _install(_SEAL_PROGRAM)
+    _sealed = True
+
+
+def sealed() -> bool:
+    """Whether this process's game is sealed (`seal`): its host then explains an agent's EPERM."""
+    return _sealed
 
 
 def _install(fprog: _Program) -> None:
