@@ -416,3 +416,29 @@ def probe_program(path: Path, probe: str) -> Path:
                     + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
     path.chmod(0o755)
     return path
+
+
+# `logic`'s play, after a probe: a Python agent whose module runs the probe in each game's process
+FAIR_AGENT = '''
+from treasure_cli.agents.planner import PlanningAgent  # the agent `logic` names
+
+
+class Agent:
+    def __init__(self):
+        self.fair = PlanningAgent()
+
+    def act(self, obs):
+        return self.fair.act(obs)
+'''
+
+
+def probe_group(students: Path, name: str, probe: str, kind: str = "python") -> Path:
+    """The group `name` of the class folder `students`, made: `probe` (plain Python, run as each
+    game's process starts), then play, as a Python agent playing `logic`'s game ("python") or as an
+    `exec:` program, the plain-Python starter agent (probe_program)."""
+    students.mkdir(parents=True, exist_ok=True)
+    if kind == "exec":
+        return probe_program(students / name, probe)
+    (students / name).mkdir()
+    (students / name / "agent.py").write_text(probe + FAIR_AGENT)
+    return students / name

@@ -18,7 +18,7 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, hidden_maps, probe_program
+from helpers import cheat_beside_logic, hidden_maps, probe_group
 
 NAME = "cookies_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
@@ -59,28 +59,12 @@ except OSError as e:  # a Python agent's game makes no socket (sandbox/seccomp.p
 print(f"counters: {said}", file=sys.stderr, flush=True)
 '''
 
-CHEAT = PROBE + '''
-from treasure_cli.agents.planner import PlanningAgent
-
-
-class Agent:
-    def __init__(self):
-        self.fair = PlanningAgent()
-
-    def act(self, obs):
-        return self.fair.act(obs)
-'''
 
 
 @pytest.mark.parametrize("kind", ["python", "exec"])
 def test_no_game_reads_a_socket_or_namespace_cookie(tmp_path, kind):
     maps, students = hidden_maps(tmp_path, 80), tmp_path / "students"
-    students.mkdir()
-    if kind == "python":
-        (students / NAME).mkdir()
-        (students / NAME / "agent.py").write_text(CHEAT)
-    else:  # an exec program makes sockets: their cookies are refused
-        probe_program(students / NAME, PROBE)
+    probe_group(students, NAME, PROBE, kind)  # an exec program makes sockets: their cookies are refused
     cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
     for r in cheat:
         assert r.outcome != "failed", r.error

@@ -17,7 +17,7 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, hidden_maps, probe_program, seccomp_answer
+from helpers import cheat_beside_logic, hidden_maps, probe_group, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
@@ -100,17 +100,6 @@ said.append(str(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
 print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
 '''
 
-CHEAT = PROBE + '''
-from treasure_cli.agents.planner import PlanningAgent
-
-
-class Agent:
-    def __init__(self):
-        self.fair = PlanningAgent()
-
-    def act(self, obs):
-        return self.fair.act(obs)
-'''
 
 
 @pytest.mark.parametrize("arch", sorted(seccomp.DENIED))
@@ -134,12 +123,7 @@ def test_the_filter_refuses_every_way_to_a_pidfd_and_allows_threads_and_forks(ar
 @pytest.mark.parametrize("kind", ["python", "exec"])
 def test_no_game_reads_the_count_of_processes_made(tmp_path, kind):
     maps, students = hidden_maps(tmp_path, 90), tmp_path / "students"
-    students.mkdir()
-    if kind == "python":
-        (students / NAME).mkdir()
-        (students / NAME / "agent.py").write_text(CHEAT)
-    else:  # where sockets are allowed, their pidfd options are refused
-        probe_program(students / NAME, PROBE)
+    probe_group(students, NAME, PROBE, kind)  # an exec program's sockets are allowed: their pidfd options refused
     cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
     socket_said = errno.EPERM if kind == "python" else errno.ENOPROTOOPT
     refused = f"refused {errno.ENOSYS}; refused {socket_said}; refused {socket_said}; refused {errno.EINVAL}; 3"

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import ROOT, invoke, probe_program, refuse_jail, seccomp_answer
+from helpers import ROOT, invoke, probe_group, refuse_jail, seccomp_answer
 
 from treasure_cli.grading.store import Store
 from treasure_cli.sandbox import process as agent_process
@@ -54,17 +54,6 @@ said.append(str(len(ran)))
 print("NAMESPACES", " ".join(said), file=sys.stderr, flush=True)
 '''
 
-AGENT = PROBE + '''
-from treasure_cli.agents.planner import PlanningAgent  # the agent `logic` names
-
-
-class Agent:
-    def __init__(self):
-        self.fair = PlanningAgent()
-
-    def act(self, obs):
-        return self.fair.act(obs)
-'''
 
 
 @pytest.mark.parametrize("arch", sorted(seccomp.DENIED))
@@ -86,12 +75,7 @@ def test_the_filter_refuses_new_user_namespaces_and_nothing_else(arch):
 def test_no_game_makes_a_user_namespace(tmp_path, monkeypatch, route, kind):
     if route == "a sandbox per game":
         refuse_jail(monkeypatch)
-    (tmp_path / "class").mkdir()
-    if kind == "python":
-        (tmp_path / "class" / "spaces").mkdir()
-        (tmp_path / "class" / "spaces" / "agent.py").write_text(AGENT)
-    else:
-        probe_program(tmp_path / "class" / "spaces", PROBE)
+    probe_group(tmp_path / "class", "spaces", PROBE, kind)
     (tmp_path / "maps").mkdir()
     shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "maps")
     db = tmp_path / "r.sqlite"
