@@ -28,8 +28,8 @@ MIB = 1 << 20
 LIMITS = AgentLimits(memory=512 * MIB)
 
 SPREADER = textwrap.dedent('''\
-    import mmap
     import os
+    import signal
     import sys
     import time
 
@@ -47,15 +47,15 @@ SPREADER = textwrap.dedent('''\
                 print("memfd made", file=sys.stderr, flush=True)
             except OSError as exc:
                 print(f"memfd refused {exc.errno}", file=sys.stderr, flush=True)
-            filled = mmap.mmap(-1, 5)  # shared with the children (a Python agent's game makes no pipe)
-            for i in range(5):
-                if os.fork() == 0:
+            for _ in range(5):
+                child = os.fork()
+                if child == 0:
                     block = bytearray(150 * MIB)  # zeroed, so every page is touched: resident
-                    filled[i] = 1
+                    os.kill(os.getpid(), signal.SIGSTOP)  # filled: its parent sees it stop (no pipe in a Python game)
                     time.sleep(120)
                     os._exit(0)
-                while not filled[i]:  # held: a loaded machine does not let the game end before its children fill
-                    time.sleep(0.005)
+                os.waitpid(child, os.WUNTRACED)  # held: a loaded machine does not let the game end before its children fill
+                os.kill(child, signal.SIGCONT)
             print("spread", file=sys.stderr, flush=True)
 
         def act(self, obs):

@@ -6,9 +6,10 @@ moves the number the next game's own pipes get, which `fstat` shows (docs/securi
 game shares with the next"). Besides pipes and sockets, these took a number each, none of them
 anything an agent needs: a `userfaultfd`, a `memfd_secret` file, a kernel AIO context
 (`io_setup`), a POSIX message queue (`mq_open`) and a `MAP_HUGETLB` mapping, even a failed one.
-The seccomp filter refuses them to every game; this `exec:` program tries each in every game,
-between two pipes of its own whose numbers say whether anything was taken, then plays. (A Python
-agent's game makes no pipe at all: tests/security/test_sealed_python_game.py.)
+The seccomp filter refuses them; this agent tries each in every game, between two pipes of its
+own whose numbers say whether anything was taken, and plays its fair twin's game. It is an exec
+program (the starter agent in plain Python, the probe first): a Python agent's game is sealed and
+makes no pipe at all (tests/security/test_sealed_python_game.py), so it could not measure.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, hidden_maps, probe_program, seccomp_answer
+from helpers import cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
@@ -27,7 +28,7 @@ X86_64, I386, AARCH64 = 0xC000003E, 0x40000003, 0xC00000B7
 TAKERS = {"userfaultfd": {X86_64: 323, I386: 374, AARCH64: 282}, "memfd_secret": {X86_64: 447, I386: 447, AARCH64: 447},
           "io_setup": {X86_64: 206, I386: 245, AARCH64: 0}, "mq_open": {X86_64: 240, I386: 277, AARCH64: 180}}
 
-PROBE = '''\
+CHEAT = '''\
 import ctypes
 import mmap
 import os
@@ -91,12 +92,12 @@ def test_the_filter_refuses_what_takes_a_number_but_pipes_and_sockets(arch):
 def test_no_game_takes_a_number_but_by_pipes_and_sockets(tmp_path):
     maps, students = hidden_maps(tmp_path, 120), tmp_path / "students"
     students.mkdir()
-    probe_program(students / NAME, PROBE)  # an exec program: its game may make pipes, to count with
-    cheat, _ = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
+    twin = exec_cheat(students, NAME, CHEAT)
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME, fair=twin)
     refused = {"userfaultfd": errno.ENOSYS, "memfd_secret": errno.ENOSYS, "io_setup": errno.ENOSYS,
                "mq_open": errno.ENOSYS, "hugetlb": errno.ENOMEM}
     for r in cheat:
         said = re.search(r"^numbers: (.*)$", r.output, flags=re.M)
         assert said, r.output[:2000]
         assert said[1] == "; ".join(f"{name} refused {e} took 0" for name, e in refused.items()), said[1]
-        assert r.outcome != "failed", r.error
+    assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair

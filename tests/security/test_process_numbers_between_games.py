@@ -5,9 +5,10 @@ of `pidfs`, and a pidfd shows its process's (`fstat().st_ino`). A game that made
 it ended left k in that count, and the next game of its agent read it from its own pidfd: through
 `treasure tournament` with one worker, the next game's number came k + 2 or k + 3 after the last
 game's in 5 of 5 hand-overs (about 440 threads in 20 ms: a dozen bits a game). The seccomp filter
-refuses whatever hands a program a pidfd (sandbox/seccomp.py); this probe tries each way in every
-game, still makes threads and a child, and plays on: as a Python agent (`logic`'s game), whose game
-makes no socket at all, and as an `exec:` program, whose sockets' pidfd options are refused.
+refuses whatever hands a program a pidfd (sandbox/seccomp.py); this agent tries each way in every
+game, still makes threads and a child, and plays `logic`'s game. A Python agent's game is sealed
+(no socket: tests/security/test_sealed_python_game.py), so the socket options are tried by an
+exec program too (the starter agent in plain Python, the probe first), beside its fair twin.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, hidden_maps, probe_group, seccomp_answer
+from helpers import cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
 NAME = "pids_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
-PROBE = '''\
+CHEAT = '''\
 import ctypes
 import os
 import socket
@@ -47,11 +48,11 @@ def own():
         return f"refused {e.errno}"
 
 
-def peer():  # (a Python agent's game makes no socket: refused there first)
+def peer():
     try:
         mine, theirs = socket.socketpair()
     except OSError as e:
-        return f"refused {e.errno}"
+        return f"no socket {e.errno}"  # a sealed game
     try:
         return number(int.from_bytes(mine.getsockopt(socket.SOL_SOCKET, 77, 4), "little"))  # SO_PEERPIDFD
     except OSError as e:
@@ -65,7 +66,7 @@ def passed():
     try:
         mine, theirs = socket.socketpair()
     except OSError as e:
-        return f"refused {e.errno}"
+        return f"no socket {e.errno}"  # a sealed game
     try:
         mine.setsockopt(socket.SOL_SOCKET, 76, 1)  # SO_PASSPIDFD: a pidfd with each message
         return "set"
@@ -87,19 +88,33 @@ def cloned():
     return number(fd.value)
 
 
-said = [own(), peer(), passed(), cloned()]
-threads = [threading.Thread(target=lambda: None) for _ in range(50)]  # the count still moves
-for t in threads:
-    t.start()
-for t in threads:
-    t.join()
-child = os.fork()
-if child == 0:
-    os._exit(3)
-said.append(str(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
-print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
+def probe():
+    said = [own(), peer(), passed(), cloned()]
+    threads = [threading.Thread(target=lambda: None) for _ in range(50)]  # the count still moves
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    child = os.fork()
+    if child == 0:
+        os._exit(3)
+    said.append(str(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
+    print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
 '''
 
+AGENT = CHEAT + '''
+
+from treasure_cli.agents.planner import PlanningAgent
+
+
+class Agent:
+    def __init__(self):
+        probe()
+        self.fair = PlanningAgent()
+
+    def act(self, obs):
+        return self.fair.act(obs)
+'''
 
 
 @pytest.mark.parametrize("arch", sorted(seccomp.DENIED))
@@ -123,14 +138,19 @@ def test_the_filter_refuses_every_way_to_a_pidfd_and_allows_threads_and_forks(ar
 @pytest.mark.parametrize("kind", ["python", "exec"])
 def test_no_game_reads_the_count_of_processes_made(tmp_path, kind):
     maps, students = hidden_maps(tmp_path, 90), tmp_path / "students"
-    probe_group(students, NAME, PROBE, kind)  # an exec program's sockets are allowed: their pidfd options refused
-    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME)
-    socket_said = errno.EPERM if kind == "python" else errno.ENOPROTOOPT
-    refused = f"refused {errno.ENOSYS}; refused {socket_said}; refused {socket_said}; refused {errno.EINVAL}; 3"
+    students.mkdir()
+    if kind == "python":
+        (students / NAME).mkdir()
+        (students / NAME / "agent.py").write_text(AGENT)
+        twin = "logic"
+        sockets = f"no socket {errno.EPERM}; no socket {errno.EPERM}"  # sealed: no socket pair made
+    else:
+        twin = exec_cheat(students, NAME, CHEAT + "\n\nprobe()\n")
+        sockets = f"refused {errno.ENOPROTOOPT}; refused {errno.ENOPROTOOPT}"
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME, fair=twin)
+    refused = f"refused {errno.ENOSYS}; {sockets}; refused {errno.EINVAL}; 3"
     for r in cheat:
         said = re.search(r"^pids: (.*)$", r.output, flags=re.M)
         assert said, r.output[:2000]
         assert said[1] == refused, said[1]
-        assert r.outcome != "failed", r.error
-    if kind == "python":
-        assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
+    assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
