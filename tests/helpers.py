@@ -364,10 +364,25 @@ def shipped_maps(folder: Path, *names: str) -> Path:
     return folder
 
 
-def cheat_beside_logic(students: Path, maps: Path, store: Path, name: str) -> tuple[list, dict]:
+def exec_cheat(students: Path, name: str, probe: str) -> str:
+    """An exec: program in the class `students` named `name`: `probe` (Python of the standard
+    library alone, run by the system's python3, saying what it finds on its standard error), then
+    the starter agent in plain Python (examples/plain_agent.py); and beside it its fair twin, the
+    starter agent alone, whose name this returns (for `cheat_beside_logic`'s `fair`). An exec
+    program's game is not sealed: it may make the pipes and sockets a Python agent's may not."""
+    fair = f"{name}_fair"
+    probe_program(students / name, probe)
+    (students / fair).write_text((ROOT / "examples" / "plain_agent.py").read_text())
+    (students / fair).chmod(0o755)
+    return fair
+
+
+def cheat_beside_logic(students: Path, maps: Path, store: Path, name: str, fair: str = "logic") -> tuple[list, dict]:
     """A tournament of the class `students` with `logic` beside it, 3 games a map at --seed 5, one
     worker, in a warm host of its own: (the rows of the group `name`, logic's (outcome, turns) by
-    (map digest, seed)), to check that an attack changed nothing of the games."""
+    (map digest, seed)), to check that an attack changed nothing of the games. `fair`, another
+    group of the class (an exec program's twin: `exec_cheat`), is played and returned instead of
+    logic."""
     from click.testing import CliRunner
 
     from treasure_cli.cli import cli
@@ -376,7 +391,8 @@ def cheat_beside_logic(students: Path, maps: Path, store: Path, name: str) -> tu
 
     agent_process.close_all()  # a warm host of its own, made by this tournament
     try:
-        played = CliRunner().invoke(cli, ["tournament", str(students), "--with", "logic", "--maps", str(maps),
+        beside = ["--with", "logic"] if fair == "logic" else []
+        played = CliRunner().invoke(cli, ["tournament", str(students), *beside, "--maps", str(maps),
                                           "--games", "3", "--seed", "5", "--db", str(store), "--jobs", "1",
                                           "--game-timeout", "20"])
     finally:
@@ -385,10 +401,10 @@ def cheat_beside_logic(students: Path, maps: Path, store: Path, name: str) -> tu
     with Store(store) as s:
         rows = s.rows()
     cheat = [r for r in rows if r.label == name]
-    fair = {(r.map_digest, r.seed): (r.outcome, r.turns) for r in rows if r.label == "logic"}
-    assert len(cheat) == len(fair) == 6, [(r.label, r.outcome) for r in rows]
+    games = {(r.map_digest, r.seed): (r.outcome, r.turns) for r in rows if r.label == fair}
+    assert len(cheat) == len(games) == 6, [(r.label, r.outcome) for r in rows]
     assert {r.isolation for r in cheat} == {"sandbox"}, {r.isolation for r in cheat}
-    return cheat, fair
+    return cheat, games
 
 
 def seccomp_answer(program: list[tuple[int, int, int, int]], arch: int, number: int, *args: int) -> int:
@@ -405,3 +421,40 @@ def seccomp_answer(program: list[tuple[int, int, int, int]], arch: int, number: 
         else:
             assert code == 0x06, code
             return k
+
+
+def probe_program(path: Path, probe: str) -> Path:
+    """An `exec:` program at `path`, run by the system's python3: `probe` (plain Python) first,
+    then the starter agent of examples/plain_agent.py. Exec programs are not sealed (their
+    runtimes make pipes and sockets: sandbox/seccomp.py), so an attack through a pipe or a socket
+    is tried there."""
+    path.write_text("#!/usr/bin/env python3\n" + probe + "\n\n"
+                    + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
+    path.chmod(0o755)
+    return path
+
+
+# `logic`'s play, after a probe: a Python agent whose module runs the probe in each game's process
+FAIR_AGENT = '''
+from treasure_cli.agents.planner import PlanningAgent  # the agent `logic` names
+
+
+class Agent:
+    def __init__(self):
+        self.fair = PlanningAgent()
+
+    def act(self, obs):
+        return self.fair.act(obs)
+'''
+
+
+def probe_group(students: Path, name: str, probe: str, kind: str = "python") -> Path:
+    """The group `name` of the class folder `students`, made: `probe` (plain Python, run as each
+    game's process starts), then play, as a Python agent playing `logic`'s game ("python") or as an
+    `exec:` program, the plain-Python starter agent (probe_program)."""
+    students.mkdir(parents=True, exist_ok=True)
+    if kind == "exec":
+        return probe_program(students / name, probe)
+    (students / name).mkdir()
+    (students / name / "agent.py").write_text(probe + FAIR_AGENT)
+    return students / name

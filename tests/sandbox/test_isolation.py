@@ -34,8 +34,8 @@ TOKEN = "isolation_" + uuid.uuid4().hex[:12]  # in the agents' file name: finds 
 pytestmark = pytest.mark.usefixtures("fresh_agent_pool")
 
 AGENTS = textwrap.dedent("""\
+    import os
     import signal
-    import subprocess
     import sys
     import time
 
@@ -44,6 +44,18 @@ AGENTS = textwrap.dedent("""\
     from treasure_cli import LargeScan, legal_actions
 
     GAMES = [0]
+
+
+    def start(code):
+        '''Python running `code` in a child, its command line carrying this file's name; started
+        with fork and exec, as subprocess cannot here: a Python agent's game makes no pipe.'''
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.execv(sys.executable, [sys.executable, "-c", code, __file__])
+            finally:
+                os._exit(127)
+        return pid
 
 
     class Random:
@@ -78,8 +90,7 @@ AGENTS = textwrap.dedent("""\
 
         def act(self, obs):
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            subprocess.Popen([sys.executable, "-c", "import signal, time; "
-                              "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)", __file__])
+            start("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)")
             while True:
                 pass
 
@@ -89,7 +100,7 @@ AGENTS = textwrap.dedent("""\
 
         def act(self, obs):
             if not hasattr(self, "child"):
-                self.child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", __file__])
+                self.child = start("import time; time.sleep(60)")
             return LargeScan()
 
 

@@ -22,7 +22,7 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import Listener, refuse_jail
+from helpers import ROOT, Listener, refuse_jail
 
 import treasure_cli
 from treasure_cli.play.games import play_game
@@ -71,6 +71,10 @@ def _play(island, spec):
 
 # ---------------------------------------------------------------- the network, every launch path
 def test_a_python_agent_reaches_no_network(tmp_path, island, route, listener):
+    """A Python agent's game is sealed (sandbox/seccomp.py): its socket() fails with EPERM before
+    any namespace is reached. The namespaces behind the seal are tried where sockets are allowed:
+    by an exec program on both routes (test_an_exec_program_reaches_no_network) and alone in
+    the sandbox (test_the_game_jail_alone_closes_the_network, test_bubblewrap_alone_closes_the_network)."""
     spec = _python_agent(tmp_path, f'''\
         try:
             socket.create_connection(("127.0.0.1", {listener.port}), timeout=2).close()
@@ -80,7 +84,7 @@ def test_a_python_agent_reaches_no_network(tmp_path, island, route, listener):
         ''')
     record = _play(island, spec)
     assert listener.connections == 0 and "network: connected" not in record.output, record.output
-    assert "network: " in record.output, record.output
+    assert "network: EPERM" in record.output, record.output
     hosts = [p for p in agent_process._POOL.values() if p.forks]
     assert len(hosts) == (1 if route == "warm host" else 0)  # the route taken is the one named
 
@@ -104,12 +108,14 @@ def test_an_exec_program_reaches_no_network(tmp_path, island, route, listener):
     assert "network: refused" in record.output and listener.connections == 0, record.output
 
 
-def _in_sandbox(code: str, without: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    """`code` run by this interpreter in the agents' bubblewrap sandbox, less the options `without`."""
+def _in_sandbox(code: str, without: tuple[str, ...] = (), filtered: bool = True) -> subprocess.CompletedProcess:
+    """`code` run by this interpreter in the agents' bubblewrap sandbox, less the options `without`;
+    with the agents' limits and seccomp filter, or (not `filtered`) with neither, to try a
+    namespace the filter would hide."""
     argv = [a for a in levels.launch([sys.executable, "-I", "-c", code], "sandbox", None, python=True).argv
             if a not in without]
     return subprocess.run(argv, capture_output=True, text=True, timeout=60,
-                          preexec_fn=lambda: levels.set_limits(AgentLimits()))
+                          preexec_fn=(lambda: levels.set_limits(AgentLimits())) if filtered else None)
 
 
 JAILED = textwrap.dedent('''\
@@ -196,9 +202,14 @@ def test_every_bound_path_refuses_writes_with_erofs(tmp_path, island, route):
 def test_each_namespace_and_limit_of_a_jailed_game(tmp_path, island):
     """Seen from inside a game of the warm host: its own PID, IPC, UTS, mount, network and user
     namespaces (each differs from the warm host's, which it cannot see), no capability, and the
-    limits the referee set."""
+    limits the referee set. A Python agent's game is sealed (no socket, sandbox/seccomp.py), so
+    the network namespace's interfaces are listed by an exec program's game, jailed alike."""
     spec = _python_agent(tmp_path, '''\
         import resource
+        try:
+            net = sorted(socket.if_nameindex())  # a socket: refused in a sealed game
+        except OSError as exc:
+            net = errno.errorcode[exc.errno]
         caps = [line.split()[1] for line in open("/proc/self/status").read().splitlines()
                 if line.startswith("CapEff")] if os.path.exists("/proc/self/status") else ["no /proc"]
         libc = __import__("ctypes").CDLL(None, use_errno=True)
@@ -207,10 +218,17 @@ def test_each_namespace_and_limit_of_a_jailed_game(tmp_path, island):
                 "uid": os.getuid(),
                 "limits": {n: resource.getrlimit(getattr(resource, n))[0]
                            for n in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_CORE")},
-                "net": sorted(socket.if_nameindex())}
+                "net": net}
         print("ns " + json.dumps(said), file=sys.stderr)
         ''')
     record = _play(island, spec)
+    program = tmp_path / f"{TOKEN}-net"
+    program.write_text("#!/usr/bin/env python3\nimport json, socket, sys\n"
+                       "print('net ' + json.dumps(sorted(socket.if_nameindex())), file=sys.stderr, flush=True)\n"
+                       + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
+    program.chmod(0o755)
+    listed = _play(island, f"exec:{program}")
+    assert len([p for p in agent_process._POOL.values() if p.forks]) == 2  # both games forked by warm hosts
     said = json.loads([x for x in record.output.splitlines() if x.startswith("ns ")][0][3:])
     limits = AgentLimits()
     assert said["pid"] == 1 and said["ppid"] == 0, said  # PID namespace of its own
@@ -224,7 +242,9 @@ def test_each_namespace_and_limit_of_a_jailed_game(tmp_path, island):
              for p in (sys.prefix, sys.executable, treasure_cli.__file__)
              if Path(p).resolve().is_relative_to("/tmp")}
     assert set(said["tmp"]) <= bound, (said, bound)
-    assert said["net"] == [[1, "lo"]], said  # network namespace: a loopback, nothing else
+    assert said["net"] == "EPERM", said  # sealed: no socket
+    net = [x for x in listed.output.splitlines() if x.startswith("net ")]
+    assert net and json.loads(net[0][4:]) == [[1, "lo"]], listed.output  # network namespace: a loopback, nothing else
     assert said["limits"] == {"RLIMIT_AS": limits.memory, "RLIMIT_CPU": limits.cpu_seconds,
                               "RLIMIT_FSIZE": limits.file_size, "RLIMIT_NPROC": limits.processes,
                               "RLIMIT_NOFILE": limits.open_files, "RLIMIT_CORE": 0}, said
@@ -252,11 +272,10 @@ def test_a_sandbox_made_without_root_leaves_its_root_and_dev_read_only(monkeypat
     assert done.stdout.split("\n")[:3] == ["/ EROFS", "/dev EROFS", "/dev/shm written"], done.stdout
 
 
-def test_no_system_v_object_of_the_machine_is_seen(tmp_path, island, route):
-    """Each route alone: bubblewrap's IPC namespace (a sandbox per game) or the jail's. A POSIX
-    message queue lives in the IPC namespace too, and is what a game can still make: System V
-    segments, queues and semaphores are refused to it (sandbox/seccomp.py), which would hide a
-    missing namespace."""
+@pytest.fixture
+def machine_ipc():
+    """A System V segment and a POSIX message queue of the machine's IPC namespace, open to all:
+    (the segment's key, the queue's name)."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -265,21 +284,68 @@ def test_no_system_v_object_of_the_machine_is_seen(tmp_path, island, route):
     queue_name = f"/{TOKEN}".encode()
     queue = libc.mq_open(queue_name, os.O_CREAT | os.O_RDWR, 0o666, None)
     assert segment >= 0 and queue >= 0
-    try:
-        spec = _python_agent(tmp_path, f'''\
-            import ctypes
-            libc = ctypes.CDLL(None, use_errno=True)
-            print("segment", libc.shmget({key}, 0, 0), file=sys.stderr)
-            found = libc.mq_open({queue_name!r}, os.O_RDONLY, 0, None)
-            print("queue", found if found < 0 else "found", errno.errorcode.get(ctypes.get_errno()), file=sys.stderr)
-            ''')
-        record = _play(island, spec)
-    finally:
-        libc.shmctl(segment, 0, None)  # IPC_RMID
-        libc.mq_close(queue)
-        libc.mq_unlink(queue_name)
+    yield key, queue_name
+    libc.shmctl(segment, 0, None)  # IPC_RMID
+    libc.mq_close(queue)
+    libc.mq_unlink(queue_name)
+
+
+def test_no_system_v_object_of_the_machine_is_seen(tmp_path, island, route, machine_ipc):
+    """Through each route, a game finds neither object: System V segments, queues and semaphores
+    and POSIX message queues are refused to it (sandbox/seccomp.py: ENOSYS for mq_open), which
+    hides the IPC namespaces behind them. Those are tried without the filter, each alone, in
+    test_each_ipc_namespace_alone_hides_the_machines_objects."""
+    key, queue_name = machine_ipc
+    spec = _python_agent(tmp_path, f'''\
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        print("segment", libc.shmget({key}, 0, 0), file=sys.stderr)
+        found = libc.mq_open({queue_name!r}, os.O_RDONLY, 0, None)
+        print("queue", found if found < 0 else "found", errno.errorcode.get(ctypes.get_errno()), file=sys.stderr)
+        ''')
+    record = _play(island, spec)
     assert "segment -1" in record.output, record.output
-    assert "queue -1 ENOENT" in record.output, record.output
+    assert "queue -1 ENOSYS" in record.output, record.output
+
+
+IPC_PROBE = textwrap.dedent('''\
+    import ctypes, errno, json, os, sys
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def seen():
+        said = {"segment": "found" if libc.shmget(KEY, 0, 0) >= 0 else errno.errorcode[ctypes.get_errno()]}
+        queue = libc.mq_open(QUEUE, os.O_RDONLY, 0, None)
+        said["queue"] = "found" if queue >= 0 else errno.errorcode[ctypes.get_errno()]
+        return said
+    before = seen()
+    if JAIL:
+        from treasure_cli.sandbox.warm_host import jail
+        jail()
+        child = os.fork()
+        if child == 0:
+            print(json.dumps({"before": before, "after": seen()}))
+            sys.stdout.flush()
+            os._exit(0)
+        os.waitpid(child, 0)
+    else:
+        print(json.dumps({"before": before}))
+    ''')
+
+
+def test_each_ipc_namespace_alone_hides_the_machines_objects(machine_ipc):
+    """Without the seccomp filter (which refuses the calls to a game, and so hides what stands
+    behind it), in the agents' sandbox: bubblewrap's IPC namespace alone, and the game jail's in
+    a sandbox that shares the machine's (where the objects are found before the jail)."""
+    key, queue_name = machine_ipc
+    probe = IPC_PROBE.replace("KEY", str(key)).replace("QUEUE", repr(queue_name))
+    gone = {"segment": "ENOENT", "queue": "ENOENT"}
+    done = _in_sandbox(probe.replace("JAIL", "False"), filtered=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"before": gone}, done.stdout  # bubblewrap's namespace
+    done = _in_sandbox(probe.replace("JAIL", "True"), without=("--unshare-ipc",), filtered=False)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    assert said == {"before": {"segment": "found", "queue": "found"}, "after": gone}, said  # the jail's
 
 
 # ---------------------------------------------------------------- the PID namespace, each route alone

@@ -11,7 +11,7 @@ Others simply misbehave (crash, hang, flood) and must fail their own games only.
 from __future__ import annotations
 
 TEMPLATE = '''
-import os, sys, signal, socket, subprocess, time, gc
+import os, sys, signal, socket, time, gc
 from treasure_cli import LargeScan, Teleport, Move, Direction
 from treasure_cli.agents.planner import PlanningAgent  # the agent `logic` names
 
@@ -136,7 +136,9 @@ for folder in CONFIG["folders"]:
     except Exception as exc:
         print("plant failed:", folder, exc, file=sys.stderr)
 """,
-    # Phone home.
+    # Phone home. A Python agent's game is sealed, so its socket() fails (EPERM) before any
+    # namespace is reached; the namespaces behind the seal are tried by an exec program on each
+    # route in tests/sandbox/test_wall_layers.py (test_an_exec_program_reaches_no_network).
     "network": """
 try:
     socket.create_connection(("127.0.0.1", CONFIG["port"]), timeout=2).sendall(b"the treasure")
@@ -144,9 +146,10 @@ try:
 except OSError as exc:
     print("network failed:", exc, file=sys.stderr)
 """,
-    # Leave a process running after its game.
+    # Leave a process running after its game: a sleep in a session of its own (posix_spawn: a
+    # Python agent's game makes no pipe, so subprocess fails there), and a fork that leaves too.
     "leave_child": """
-subprocess.Popen(["sleep", "300"], start_new_session=True)
+os.posix_spawnp("sleep", ["sleep", CONFIG["sleep"]], os.environ, setsid=True)
 if os.fork() == 0:
     os.setsid()
     time.sleep(300)

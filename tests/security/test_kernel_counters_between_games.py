@@ -8,7 +8,9 @@ with one worker the cookies of consecutive games on one CPU ran on (1, 2 then 3,
 twelve bits a game that costs a game microseconds. A sock_diag netlink socket reports the cookies
 too. The seccomp filter refuses both getsockopt options (ENOPROTOOPT) and sock_diag sockets
 (EPROTONOSUPPORT), as a kernel without them would (sandbox/seccomp.py); this agent asks every game
-and plays `logic`'s game.
+and plays its fair twin's game. It is an exec program (the starter agent in plain Python, the probe
+first): a Python agent's game is sealed and makes no socket at all
+(tests/security/test_sealed_python_game.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import errno
 import re
 import uuid
 
-from helpers import cheat_beside_logic, hidden_maps
+from helpers import cheat_beside_logic, exec_cheat, hidden_maps
 
 NAME = "cookies_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 
@@ -25,8 +27,6 @@ CHEAT = '''\
 import socket
 import struct
 import sys
-
-from treasure_cli.agents.planner import PlanningAgent
 
 
 def cookie(option):
@@ -48,27 +48,21 @@ def diag():
     return "made"
 
 
-class Agent:
-    def __init__(self):
-        mine, theirs = socket.socketpair()  # other options and sockets still work
-        size = mine.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
-        mine.close()
-        theirs.close()
-        socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 0).close()  # NETLINK_ROUTE
-        print(f"counters: cookie {cookie(57)}; netns cookie {cookie(71)}; sock_diag {diag()}; buffer {size}",
-              file=sys.stderr, flush=True)
-        self.fair = PlanningAgent()
-
-    def act(self, obs):
-        return self.fair.act(obs)
+mine, theirs = socket.socketpair()  # other options and sockets still work
+size = mine.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+mine.close()
+theirs.close()
+socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 0).close()  # NETLINK_ROUTE
+print(f"counters: cookie {cookie(57)}; netns cookie {cookie(71)}; sock_diag {diag()}; buffer {size}",
+      file=sys.stderr, flush=True)
 '''
 
 
 def test_no_game_reads_a_socket_or_namespace_cookie(tmp_path):
-    maps, group = hidden_maps(tmp_path, 80), tmp_path / "students" / NAME
-    group.mkdir(parents=True)
-    (group / "agent.py").write_text(CHEAT)
-    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
+    maps, students = hidden_maps(tmp_path, 80), tmp_path / "students"
+    students.mkdir()
+    twin = exec_cheat(students, NAME, CHEAT)
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME, fair=twin)
     for r in cheat:
         said = re.search(r"^counters: cookie (.*); netns cookie (.*); sock_diag (.*); buffer (\d+)$", r.output,
                          flags=re.M)

@@ -22,7 +22,7 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import without_control_groups
+from helpers import ROOT, without_control_groups
 
 import treasure_cli
 from treasure_cli.play.games import play_game
@@ -175,21 +175,32 @@ HOARDER = textwrap.dedent('''\
         return held, None
 
 
+    def hoard():
+        said = {}
+        for name, store in (("/tmp", lambda: tmpfs("/tmp")), ("/dev/shm", lambda: tmpfs("/dev/shm")),
+                            ("System V segments", system_v), ("queues, semaphores, BPF maps", queues_and_semaphores),
+                            ("in flight", in_flight), ("io_uring", io_uring), ("memfd", memfds)):
+            try:
+                said[name] = store()
+            except Exception as exc:
+                said[name] = (0, repr(exc))
+        print("hoard " + json.dumps(said), file=sys.stderr, flush=True)
+
+
     class Hoarder:
         def __init__(self):
-            said = {}
-            for name, store in (("/tmp", lambda: tmpfs("/tmp")), ("/dev/shm", lambda: tmpfs("/dev/shm")),
-                                ("System V segments", system_v), ("queues, semaphores, BPF maps", queues_and_semaphores),
-                                ("in flight", in_flight), ("io_uring", io_uring), ("memfd", memfds)):
-                try:
-                    said[name] = store()
-                except Exception as exc:
-                    said[name] = (0, repr(exc))
-            print("hoard " + json.dumps(said), file=sys.stderr, flush=True)
+            hoard()
 
         def act(self, obs):
             return LargeScan()
 ''').replace("GOAL_BYTES", str(GOAL))
+
+
+# The same stores tried by an exec: program (the starter agent in plain Python, run by the
+# system's python3, the hoard first), whose game is not sealed: it may make pipes and sockets.
+PROGRAM = ("#!/usr/bin/env python3\n"
+           + HOARDER.replace("from treasure_cli import LargeScan\n", "").split("\n\nclass Hoarder:")[0]
+           + "\n\nhoard()\n" + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
 
 
 @pytest.fixture(params=["warm host", "a sandbox per game"])
@@ -199,11 +210,21 @@ def route(request, monkeypatch):
     yield from without_control_groups(monkeypatch, request.param)
 
 
-def test_without_control_groups_memory_outside_the_address_space_is_bounded(tmp_path, route):
-    file = tmp_path / f"{TOKEN}.py"
-    file.write_text(HOARDER)
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_without_control_groups_memory_outside_the_address_space_is_bounded(tmp_path, route, kind):
+    """A Python agent's game is sealed (no pipe, no socket: sandbox/seccomp.py), so its pipes in
+    flight are refused; an exec program's game still holds some, and is held to the same bounds."""
+    if kind == "python":
+        file = tmp_path / f"{TOKEN}.py"
+        file.write_text(HOARDER)
+        spec = f"{file}:Hoarder"
+    else:
+        file = tmp_path / TOKEN
+        file.write_text(PROGRAM)
+        file.chmod(0o755)
+        spec = f"exec:{file}"
     island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(9))
-    record, _ = play_game(island, f"{file}:Hoarder", 1, map_name="m", isolation="sandbox", max_turns=2,
+    record, _ = play_game(island, spec, 1, map_name="m", isolation="sandbox", max_turns=2,
                           limits=LIMITS, game_timeout=60)
     assert not record.failed, record.error
     line = [x for x in record.output.splitlines() if x.startswith("hoard ")]
@@ -216,7 +237,10 @@ def test_without_control_groups_memory_outside_the_address_space_is_bounded(tmp_
     assert not over, (over, held)
     assert held["queues, semaphores, BPF maps"][1] == ["msgget ENOSYS", "semget ENOSYS", "bpf ENOSYS"], held
     assert held["memfd"] == (0, os.strerror(errno.ENOSYS)), held  # refused (the seccomp filter)
-    assert held["in flight"][0] > 0, held  # the store it may use, it did use
+    if kind == "python":
+        assert held["in flight"] == (0, "PermissionError(1, 'Operation not permitted')"), held  # sealed
+    else:
+        assert held["in flight"][0] > 0, held  # the store it may use, it did use
     # What the referee does not count (sandbox/game_memory.py) is bounded on its own: the pipes in
     # flight and the two tmpfs.
     uncounted = sum(v[0] for v in held.values())

@@ -50,6 +50,7 @@ pytestmark = pytest.mark.skipif(SYS_EXIT is None or not hasattr(os, "memfd_creat
 TRICKS = textwrap.dedent('''\
     import ctypes
     import os
+    import signal
     import threading
     import time
 
@@ -67,20 +68,19 @@ TRICKS = textwrap.dedent('''\
 
     def first_thread_gone(sys_exit, mib):
         """A child holding `mib` MiB and a memfd file whose first thread exits alone."""
-        r, w = os.pipe()
-        if os.fork() == 0:
+        child = os.fork()
+        if child == 0:
             block = bytearray(mib * MIB)  # zeroed: every page resident
             try:
                 held = memfd("gone")
             except OSError:
                 pass  # refused in a game (the seccomp filter): the block alone is hidden
             threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
-            os.write(w, b"x")
+            os.kill(os.getpid(), signal.SIGSTOP)  # held: its parent sees it stop (no pipe in a Python game)
             libc.syscall(sys_exit, 0)  # this thread only: the others keep the process, its memory
             os._exit(0)
-        os.close(w)
-        os.read(r, 1)  # its memory held: a loaded machine does not let a game end before it
-        os.close(r)
+        os.waitpid(child, os.WUNTRACED)  # its memory held: a loaded machine does not let a game end before it
+        os.kill(child, signal.SIGCONT)
 
 
     def mapped_and_closed(files):

@@ -29,6 +29,7 @@ LIMITS = AgentLimits(memory=512 * MIB)
 
 SPREADER = textwrap.dedent('''\
     import os
+    import signal
     import sys
     import time
 
@@ -47,15 +48,14 @@ SPREADER = textwrap.dedent('''\
             except OSError as exc:
                 print(f"memfd refused {exc.errno}", file=sys.stderr, flush=True)
             for _ in range(5):
-                r, w = os.pipe()
-                if os.fork() == 0:
+                child = os.fork()
+                if child == 0:
                     block = bytearray(150 * MIB)  # zeroed, so every page is touched: resident
-                    os.write(w, b"x")
+                    os.kill(os.getpid(), signal.SIGSTOP)  # filled: its parent sees it stop (no pipe in a Python game)
                     time.sleep(120)
                     os._exit(0)
-                os.close(w)
-                os.read(r, 1)  # held: a loaded machine does not let the game end before its children fill
-                os.close(r)
+                os.waitpid(child, os.WUNTRACED)  # held: a loaded machine does not let the game end before its children fill
+                os.kill(child, signal.SIGCONT)
             print("spread", file=sys.stderr, flush=True)
 
         def act(self, obs):

@@ -9,6 +9,7 @@ its second game must see exactly what its first saw before it wrote anything.
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import platform
 import textwrap
@@ -16,6 +17,7 @@ import uuid
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 import treasure_cli
 from treasure_cli.play.games import play_game
@@ -74,9 +76,13 @@ PROBER = textwrap.dedent('''\
         seen["cwd"] = os.getcwd()
         if SANDBOX:
             seen["files"] = [d for d in DIRS if os.path.lexists(os.path.join(d, MARK))]
-            s = socket.socket(socket.AF_UNIX)
-            seen["abstract socket"] = s.connect_ex("\\0" + MARK)
-            s.close()
+            try:
+                s = socket.socket(socket.AF_UNIX)
+            except OSError as exc:  # a Python agent's game is sealed: no socket
+                seen["abstract socket"] = f"no socket {exc.errno}"
+            else:
+                seen["abstract socket"] = s.connect_ex("\\0" + MARK)
+                s.close()
             seen["keys"] = [name for name, ring in KEYRINGS.items()
                             if libc.syscall(KEYCTL, 10, ring, b"user", MARK.encode(), 0) >= 0]  # KEYCTL_SEARCH
             seen["shared memory"] = libc.shmget(SHM_KEY, 0, 0) >= 0
@@ -119,9 +125,11 @@ PROBER = textwrap.dedent('''\
             for d in DIRS:
                 attempt("file in " + d, lambda: open(os.path.join(d, MARK), "w").close())
                 attempt("folder in " + d, lambda: os.mkdir(os.path.join(d, MARK)))
-            global KEEP
-            KEEP = socket.socket(socket.AF_UNIX)
-            attempt("abstract socket", lambda: KEEP.bind("\\0" + MARK))
+            def bind():
+                global KEEP
+                KEEP = socket.socket(socket.AF_UNIX)  # refused in a sealed game
+                KEEP.bind("\\0" + MARK)
+            attempt("abstract socket", bind)
             for name, ring in KEYRINGS.items():
                 attempt("key in " + name, lambda: libc.syscall(ADD_KEY, b"user", MARK.encode(), b"7", 1, ring) >= 0)
             attempt("shared memory", lambda: libc.shmget(SHM_KEY, 4096, 0o1666) >= 0)  # refused: seccomp.py
@@ -175,7 +183,11 @@ def test_a_second_game_sees_nothing_the_first_wrote(tmp_path, level):
     # The channels the attack of issue 41 used were written...
     assert {"fd 2 flags", "fd 2 signal", "fd 2 size", "environment", "umask", "nice"} <= set(wrote), wrote
     if level == "sandbox":
-        assert {"file in /tmp", "file in /dev/shm", "abstract socket", "message queue"} <= set(wrote), wrote
+        assert {"file in /tmp", "file in /dev/shm"} <= set(wrote), wrote
+        # A Python agent's game is sealed (no socket: the abstract socket is tried by an exec
+        # program below) and mq_open is refused (ENOSYS, sandbox/seccomp.py).
+        assert first["abstract socket"] == "no socket 1", first
+        assert "abstract socket" not in wrote and "message queue" not in wrote, wrote
         # keys cannot be added at all (sandbox/seccomp.py: tests/security/test_keys_between_games.py)
         assert not any(w.startswith("key in") for w in wrote), wrote
     # ... and the next games see what the first saw before it wrote.
@@ -190,3 +202,44 @@ def test_a_second_game_sees_nothing_the_first_wrote(tmp_path, level):
         assert not first["message queue"], first
         # its pipes (the host keeps the protocol's output on 3 and points 1 at standard error), nothing else
         assert first["open fds"] == [0, 1, 2, 3], first["open fds"]
+
+
+ABSTRACT = textwrap.dedent('''\
+    #!/usr/bin/env python3
+    import os, socket, sys, time
+    NAME = "\\0treasure-mark-MARKTOKEN"
+    s = socket.socket(socket.AF_UNIX)
+    seen = s.connect_ex(NAME)
+    s.close()
+    keep = socket.socket(socket.AF_UNIX)
+    try:
+        keep.bind(NAME)
+        keep.listen(1)  # a name left bound: the next game connects to it, and cannot bind it
+        bound = "bound"
+    except OSError as exc:
+        bound = f"not bound {exc.errno}"
+    if os.fork() == 0:  # holds the name past its game, unless it is killed with it
+        os.close(0)
+        os.close(1)
+        time.sleep(60)
+        os._exit(0)
+    print(f"abstract {seen} {bound}", file=sys.stderr, flush=True)
+    ''').replace("MARKTOKEN", TOKEN)
+
+
+@pytest.mark.skipif(not bwrap_works(), reason="no bubblewrap")
+def test_an_exec_programs_abstract_socket_is_not_seen_by_its_next_game(tmp_path):
+    """A Python agent's game makes no socket (sealed); an exec program's may, and binds an
+    abstract Unix socket's name, held by a child meant to outlive its game: the next game (its
+    own network namespace, the child killed with the last game) finds no such name and binds it."""
+    program = tmp_path / TOKEN
+    program.write_text(ABSTRACT + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
+    program.chmod(0o755)
+    island = treasure_cli.generate_island(12, 10, rng=np.random.default_rng(3))
+    said = []
+    for seed in (1, 2):
+        record, _ = play_game(island, f"exec:{program}", seed, map_name="m", isolation="sandbox", max_turns=2)
+        assert not record.failed, record.error
+        said += [line for line in record.output.splitlines() if line.startswith("abstract ")]
+    refused = errno.ECONNREFUSED  # connect_ex: no socket bound to the name
+    assert said == [f"abstract {refused} bound"] * 2, said

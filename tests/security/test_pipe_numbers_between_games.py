@@ -7,7 +7,9 @@ game shares with the next"). Besides pipes and sockets, these took a number each
 anything an agent needs: a `userfaultfd`, a `memfd_secret` file, a kernel AIO context
 (`io_setup`), a POSIX message queue (`mq_open`) and a `MAP_HUGETLB` mapping, even a failed one.
 The seccomp filter refuses them; this agent tries each in every game, between two pipes of its
-own whose numbers say whether anything was taken, and plays `logic`'s game.
+own whose numbers say whether anything was taken, and plays its fair twin's game. It is an exec
+program (the starter agent in plain Python, the probe first): a Python agent's game is sealed and
+makes no pipe at all (tests/security/test_sealed_python_game.py), so it could not measure.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, hidden_maps, seccomp_answer
+from helpers import cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
@@ -31,8 +33,6 @@ import ctypes
 import mmap
 import os
 import sys
-
-from treasure_cli.agents.planner import PlanningAgent
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -74,14 +74,8 @@ def tried(call):
     return f"{'refused %d' % err if result < 0 else 'made'} took {min(taken)}"
 
 
-class Agent:
-    def __init__(self):
-        said = [f"{name} {tried(call)}" for name, call in TRIES.items()]
-        print("numbers: " + "; ".join(said), file=sys.stderr, flush=True)
-        self.fair = PlanningAgent()
-
-    def act(self, obs):
-        return self.fair.act(obs)
+said = [f"{name} {tried(call)}" for name, call in TRIES.items()]
+print("numbers: " + "; ".join(said), file=sys.stderr, flush=True)
 '''
 
 
@@ -96,10 +90,10 @@ def test_the_filter_refuses_what_takes_a_number_but_pipes_and_sockets(arch):
 
 
 def test_no_game_takes_a_number_but_by_pipes_and_sockets(tmp_path):
-    maps, group = hidden_maps(tmp_path, 120), tmp_path / "students" / NAME
-    group.mkdir(parents=True)
-    (group / "agent.py").write_text(CHEAT)
-    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
+    maps, students = hidden_maps(tmp_path, 120), tmp_path / "students"
+    students.mkdir()
+    twin = exec_cheat(students, NAME, CHEAT)
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME, fair=twin)
     refused = {"userfaultfd": errno.ENOSYS, "memfd_secret": errno.ENOSYS, "io_setup": errno.ENOSYS,
                "mq_open": errno.ENOSYS, "hugetlb": errno.ENOMEM}
     for r in cheat:

@@ -6,7 +6,9 @@ it ended left k in that count, and the next game of its agent read it from its o
 `treasure tournament` with one worker, the next game's number came k + 2 or k + 3 after the last
 game's in 5 of 5 hand-overs (about 440 threads in 20 ms: a dozen bits a game). The seccomp filter
 refuses whatever hands a program a pidfd (sandbox/seccomp.py); this agent tries each way in every
-game, still makes threads and a child, and plays `logic`'s game.
+game, still makes threads and a child, and plays `logic`'s game. A Python agent's game is sealed
+(no socket: tests/security/test_sealed_python_game.py), so the socket options are tried by an
+exec program too (the starter agent in plain Python, the probe first), beside its fair twin.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, hidden_maps, seccomp_answer
+from helpers import cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
@@ -28,8 +30,6 @@ import os
 import socket
 import sys
 import threading
-
-from treasure_cli.agents.planner import PlanningAgent
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -49,7 +49,10 @@ def own():
 
 
 def peer():
-    mine, theirs = socket.socketpair()
+    try:
+        mine, theirs = socket.socketpair()
+    except OSError as e:
+        return f"no socket {e.errno}"  # a sealed game
     try:
         return number(int.from_bytes(mine.getsockopt(socket.SOL_SOCKET, 77, 4), "little"))  # SO_PEERPIDFD
     except OSError as e:
@@ -60,7 +63,10 @@ def peer():
 
 
 def passed():
-    mine, theirs = socket.socketpair()
+    try:
+        mine, theirs = socket.socketpair()
+    except OSError as e:
+        return f"no socket {e.errno}"  # a sealed game
     try:
         mine.setsockopt(socket.SOL_SOCKET, 76, 1)  # SO_PASSPIDFD: a pidfd with each message
         return "set"
@@ -82,19 +88,28 @@ def cloned():
     return number(fd.value)
 
 
+def probe():
+    said = [own(), peer(), passed(), cloned()]
+    threads = [threading.Thread(target=lambda: None) for _ in range(50)]  # the count still moves
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    child = os.fork()
+    if child == 0:
+        os._exit(3)
+    said.append(str(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
+    print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
+'''
+
+AGENT = CHEAT + '''
+
+from treasure_cli.agents.planner import PlanningAgent
+
+
 class Agent:
     def __init__(self):
-        said = [own(), peer(), passed(), cloned()]
-        threads = [threading.Thread(target=lambda: None) for _ in range(50)]  # the count still moves
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        child = os.fork()
-        if child == 0:
-            os._exit(3)
-        said.append(str(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])))
-        print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
+        probe()
         self.fair = PlanningAgent()
 
     def act(self, obs):
@@ -120,13 +135,20 @@ def test_the_filter_refuses_every_way_to_a_pidfd_and_allows_threads_and_forks(ar
     assert seccomp_answer(program, arch, put, 3, 6, 76) == allow  # another level's option 76
 
 
-def test_no_game_reads_the_count_of_processes_made(tmp_path):
-    maps, group = hidden_maps(tmp_path, 90), tmp_path / "students" / NAME
-    group.mkdir(parents=True)
-    (group / "agent.py").write_text(CHEAT)
-    cheat, fair = cheat_beside_logic(group.parent, maps, tmp_path / "results.sqlite", NAME)
-    refused = f"refused {errno.ENOSYS}; refused {errno.ENOPROTOOPT}; refused {errno.ENOPROTOOPT}; " \
-              f"refused {errno.EINVAL}; 3"
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_no_game_reads_the_count_of_processes_made(tmp_path, kind):
+    maps, students = hidden_maps(tmp_path, 90), tmp_path / "students"
+    students.mkdir()
+    if kind == "python":
+        (students / NAME).mkdir()
+        (students / NAME / "agent.py").write_text(AGENT)
+        twin = "logic"
+        sockets = f"no socket {errno.EPERM}; no socket {errno.EPERM}"  # sealed: no socket pair made
+    else:
+        twin = exec_cheat(students, NAME, CHEAT + "\n\nprobe()\n")
+        sockets = f"refused {errno.ENOPROTOOPT}; refused {errno.ENOPROTOOPT}"
+    cheat, fair = cheat_beside_logic(students, maps, tmp_path / "results.sqlite", NAME, fair=twin)
+    refused = f"refused {errno.ENOSYS}; {sockets}; refused {errno.EINVAL}; 3"
     for r in cheat:
         said = re.search(r"^pids: (.*)$", r.output, flags=re.M)
         assert said, r.output[:2000]

@@ -11,6 +11,7 @@ the default size, and the same 14 pairs queue a few MiB.
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ import uuid
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 import treasure_cli
 from treasure_cli.play.games import play_game
@@ -72,15 +74,35 @@ def _sandboxed_game(spec: str):
     return record
 
 
-def test_a_game_cannot_grow_its_socket_buffers(tmp_path):
+# The same hoard in an exec: program (the starter agent in plain Python, run by the system's
+# python3, the hoard first): its game is not sealed, so it makes its socket pairs.
+PROGRAM = ("#!/usr/bin/env python3\n"
+           + HOARDER.replace("from treasure_cli import LargeScan\n", "").replace("class Hoarder:", "class _Hoarder:")
+           + "\n\n_Hoarder()\n" + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
+
+
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_a_game_cannot_grow_its_socket_buffers(tmp_path, kind):
+    """A Python agent's game is sealed (sandbox/seccomp.py): it makes no socket pair at all. An
+    exec program's game makes them, and their buffers keep the default size."""
     if not bwrap_works():
         pytest.fail("bubblewrap is needed (make test installs it)")
-    file = tmp_path / f"hoarder_{uuid.uuid4().hex[:12]}.py"
-    file.write_text(HOARDER)
-    record = _sandboxed_game(f"{file}:Hoarder")
+    file = tmp_path / f"hoarder_{uuid.uuid4().hex[:12]}"
+    if kind == "python":
+        file = file.with_suffix(".py")
+        file.write_text(HOARDER)
+        spec = f"{file}:Hoarder"
+    else:
+        file.write_text(PROGRAM)
+        file.chmod(0o755)
+        spec = f"exec:{file}"
+    record = _sandboxed_game(spec)
     said = re.search(r"sockets (\d+) queued (\d+) sizes (\[.*\])", record.output)
     assert said, (record.output, record.error)
     sockets, queued, sizes = int(said[1]), int(said[2]), eval(said[3])  # noqa: S307  (our agent's own line)
+    if kind == "python":
+        assert (sockets, queued, sizes) == (0, 0, []), said[0]  # socketpair refused: EPERM
+        return
     assert sockets >= 20, said[0]
     assert all(before == after for before, after in sizes), said[0]  # set, and unchanged
     assert queued < 24 << 20, said[0]  # (219 MiB before, with 4 MiB of net.core.wmem_max)
@@ -114,27 +136,42 @@ I386_PROGRAM = textwrap.dedent('''\
 ''')
 
 I386_AGENT = textwrap.dedent('''\
+    import os
     import pathlib
-    import subprocess
     import sys
 
     from treasure_cli import LargeScan
 
 
     class Runner:
-        """Runs the i386 program it brought and says its exit status."""
+        """Runs the i386 program it brought (posix_spawn: a Python agent's game makes no pipe, so
+        no subprocess) and says its exit status."""
 
         def __init__(self):
-            program = pathlib.Path(__file__).with_name("grow32")
-            status = subprocess.run([str(program)]).returncode
+            program = str(pathlib.Path(__file__).with_name("grow32"))
+            pid = os.posix_spawn(program, [program], os.environ)
+            status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
             print(f"i386 status {status}", file=sys.stderr, flush=True)
 
         def act(self, obs):
             return LargeScan()
 ''')
+# The same, as an exec: program whose game is not sealed: the starter agent in plain Python
+# (run by the system's python3), the i386 program, which it carries (an exec program's sandbox
+# binds its file alone), written to its /tmp and run first.
+I386_PROGRAM_AGENT = ("#!/usr/bin/env python3\nimport base64, os, subprocess, sys\n"
+                      "with open('/tmp/grow32', 'wb') as f:\n    f.write(base64.b64decode(GROW32))\n"
+                      "os.chmod('/tmp/grow32', 0o700)\n"
+                      "status = subprocess.run(['/tmp/grow32']).returncode\n"
+                      "print(f'i386 status {status}', file=sys.stderr, flush=True)\n"
+                      + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
 
 
-def test_an_i386_program_cannot_grow_its_socket_buffers_through_socketcall(tmp_path):
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_an_i386_program_cannot_grow_its_socket_buffers_through_socketcall(tmp_path, kind):
+    """Run by an exec program's game, the program makes its socket pair and its size stays. Run by
+    a Python agent's game, which is sealed (no socket, socketcall's socket calls included), its
+    socketpair is refused (status 10)."""
     if not bwrap_works():
         pytest.fail("bubblewrap is needed (make test installs it)")
     if shutil.which("gcc") is None:
@@ -147,8 +184,17 @@ def test_an_i386_program_cannot_grow_its_socket_buffers_through_socketcall(tmp_p
     (group / "grow32.c").unlink()
     outside = subprocess.run([str(group / "grow32")]).returncode
     assert outside == 0, f"the program should grow its buffer outside the sandbox (status {outside})"
-    (group / "agent.py").write_text(I386_AGENT)
-    record = _sandboxed_game(f"{group / 'agent.py'}:Runner")
+    if kind == "python":
+        (group / "agent.py").write_text(I386_AGENT)
+        record = _sandboxed_game(f"{group / 'agent.py'}:Runner")
+    else:
+        grow32 = base64.b64encode((group / "grow32").read_bytes()).decode()
+        (group / "agent").write_text(I386_PROGRAM_AGENT.replace("GROW32", repr(grow32), 1))
+        (group / "agent").chmod(0o755)
+        record = _sandboxed_game(f"exec:{group / 'agent'}")
     said = re.search(r"i386 status (\d+)", record.output)
     assert said, (record.output, record.error)
-    assert said[1] == "1", said[0]  # the socket pair was made, setsockopt succeeded, the size stayed
+    if kind == "python":
+        assert said[1] == "10", said[0]  # SYS_SOCKETPAIR refused: sealed
+    else:
+        assert said[1] == "1", said[0]  # the socket pair was made, setsockopt succeeded, the size stayed

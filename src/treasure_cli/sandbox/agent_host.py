@@ -29,6 +29,18 @@ from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observer
 
 
+SEALED = ("a Python agent's game may make no pipe or socket: no subprocess, multiprocessing pool,"
+          " asyncio or socket (docs/writing-an-agent.md)")
+
+
+def _explained(message: str) -> str:
+    """An agent's failure, with the rule behind it when it is the sealed game's EPERM: a
+    student reading "Operation not permitted" under `multiprocessing.Pool` learns why."""
+    from treasure_cli.sandbox import seccomp
+
+    return f"{message} ({SEALED})" if seccomp.sealed() and "PermissionError: [Errno 1]" in message else message
+
+
 class _Host:
     def __init__(self, spec: str, out: BinaryIO):
         self.spec_text = spec
@@ -57,7 +69,7 @@ class _Host:
         else:
             where, text = agent_traceback(exc)
             message = f"{what} raised {type(exc).__name__}: {exc}" + (f" ({where})" if where else "")
-        self.send({"type": "error", "message": message, "traceback": text,
+        self.send({"type": "error", "message": _explained(message), "traceback": text,
                    **({"turn": turn} if turn is not None else {})})
         self.agent = None
 
@@ -82,7 +94,7 @@ class _Host:
         kind = message.get("type")
         if kind == "hello":
             if self.load_error is not None:
-                self.send({"type": "error", "message": self.load_error, "traceback": ""})
+                self.send({"type": "error", "message": _explained(self.load_error), "traceback": ""})
             else:
                 # It rebuilds each hint from its sentence: the referee need not send the tiles.
                 self.send({"type": "hello", "protocol": wire.PROTOCOL, "agent": self.spec_text, "tiles": False})
@@ -251,6 +263,7 @@ if __name__ == "__main__":  # a game's own process (a sandbox per game, or `proc
 
     try:
         seccomp.refuse_user_namespaces()
+        seccomp.seal()  # no pipe or socket: their numbers are the machine's one counter
     except OSError:
         pass  # a kernel without seccomp: `treasure doctor` says so
     sys.exit(main())

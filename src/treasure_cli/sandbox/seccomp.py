@@ -279,6 +279,29 @@ def namespaces_program() -> list[tuple[int, int, int, int]]:
     return out + [(_RET_K, 0, 0, _RET_ALLOW)]
 
 
+# A Python agent's game, sealed by a third filter once its host is ready to play: no new pipe or
+# socket, the last objects a game could make that take a number from the machine's one counter of
+# pipes' and sockets' inodes (the next game reads it with fstat of its own pipes). Its host talks
+# to the referee over the three pipes made for the game; Python makes none to start or to run an
+# agent's code, where Node.js and the JVM do (their programs are not sealed). EPERM, which Python
+# says as "Operation not permitted".
+SEALED: dict[int, tuple[int, ...]] = {
+    _X86_64: (22, 293, 41, 53),  # pipe, pipe2, socket, socketpair
+    _I386: (42, 331, 359, 360, SOCKETCALL[_I386]),  # the same, and socketcall's socket calls
+    _AARCH64: (59, 198, 199),  # pipe2, socket, socketpair
+}
+
+
+def sealed_program() -> list[tuple[int, int, int, int]]:
+    """The third filter's BPF instructions (code, jump if true, jump if false, k)."""
+    out: list[tuple[int, int, int, int]] = []
+    for arch, numbers in SEALED.items():
+        out += [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 0, len(numbers) + 3, arch), (_LD_W_ABS, 0, 0, _NR)]
+        out += [(_JEQ_K, len(numbers) - i, 0, n) for i, n in enumerate(numbers)]
+        out += [(_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_ERRNO | errno.EPERM)]
+    return out + [(_RET_K, 0, 0, _RET_ALLOW)]
+
+
 class _Program(ctypes.Structure):  # struct sock_fprog
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -289,7 +312,11 @@ _PROGRAM = _Program(len(_CODE), ctypes.cast(_BUFFER, ctypes.c_void_p))  # made o
 _NS_CODE = namespaces_program()
 _NS_BUFFER = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *x) for x in _NS_CODE))
 _NS_PROGRAM = _Program(len(_NS_CODE), ctypes.cast(_NS_BUFFER, ctypes.c_void_p))
+_SEAL_CODE = sealed_program()
+_SEAL_BUFFER = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *x) for x in _SEAL_CODE))
+_SEAL_PROGRAM = _Program(len(_SEAL_CODE), ctypes.cast(_SEAL_BUFFER, ctypes.c_void_p))
 _namespaces_refused = False  # in this process (and, through fork, its children)
+_sealed = False  # the same, for the third filter
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None  # (none on Windows)
 
 
@@ -308,6 +335,20 @@ def refuse_user_namespaces() -> None:
     if not _namespaces_refused:
         _install(_NS_PROGRAM)
         _namespaces_refused = True
+
+
+def seal() -> None:
+    """Set the third filter (no new pipe or socket) on this process and all it starts: in a
+    Python agent's game, once its host holds the game's pipes, before the agent's code. OSError
+    if the kernel refuses it."""
+    global _sealed
+    _install(_SEAL_PROGRAM)
+    _sealed = True
+
+
+def sealed() -> bool:
+    """Whether this process's game is sealed (`seal`): its host then explains an agent's EPERM."""
+    return _sealed
 
 
 def _install(fprog: _Program) -> None:

@@ -299,6 +299,8 @@ class Zygote:
             os.setsid()
             _sys("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             _no_user_namespaces()
+            if self.program is None:
+                _seal()
             os._exit(self._play())
         jail()
         _no_user_namespaces()  # its own made, no more for the game (sandbox/seccomp.py)
@@ -313,6 +315,7 @@ class Zygote:
             if self.program is not None:
                 os._exit(_init(self.program, told_w))
             os.close(told_w)  # a Python agent's host ends as its game does: nothing to tell
+            _seal()
             os._exit(self._play())
         os.close(told_w)
         os.write(3, str(child).encode())
@@ -410,6 +413,15 @@ def _wait_for_referee() -> None:
 def _no_user_namespaces() -> None:
     try:
         seccomp.refuse_user_namespaces()
+    except OSError:
+        pass  # a kernel without seccomp: `treasure doctor` says so
+
+
+def _seal() -> None:
+    """A Python agent's game makes no pipe or socket (sandbox/seccomp.py): each would take a
+    number from the machine's one counter, which the next game reads from its own pipes."""
+    try:
+        seccomp.seal()
     except OSError:
         pass  # a kernel without seccomp: `treasure doctor` says so
 
