@@ -14,9 +14,7 @@ of a plain rate (the time since the command started per game done, times the gam
 
 --replay plays kept traces again through this checkout's estimate, or through another version's
 (--estimate FILE: `git show main:src/treasure_cli/grading/progress.py > old.py`): two models compared
-on the same real runs, whose machine's load (the truth's noise) is then the same. A trace says each
-game's CPU time and the referee's, and the plan the machine's CPUs; an older trace without them, or an
-older estimate that does not take them, replays without them.
+on the same real runs, whose machine's load (the truth's noise) is then the same.
 
 The shapes (each 10-40 s with --jobs 2 on a quiet 2-core machine; --scale 3 plays 3x the games):
   builtins  the built-in agents only (logic, logic-greedy, greedy, random), 1-20 ms a game
@@ -164,18 +162,15 @@ def estimate_class(path: Path | None):
         return {k: v for k, v in kw.items() if k in names}
 
     class Other(base):  # type: ignore[misc,valid-type]
-        def __init__(self, planned, clock, workers=None, apart=False, cores=None):
-            super().__init__(planned, clock=clock, **takes(base.__init__, {"workers": workers, "apart": apart,
-                                                                           "cores": cores}))
+        def __init__(self, planned, clock, workers=None, apart=False):
+            super().__init__(planned, clock=clock, **takes(base.__init__, {"workers": workers, "apart": apart}))
 
         def started(self, agent, tiles, key=None):
             super().started(agent, tiles, **takes(base.started, {"key": key}))
 
-        def finished(self, agent, tiles, seconds, failed=False, busy=None, key=None, actions=None, cpu=None,
-                     referee=None):
+        def finished(self, agent, tiles, seconds, failed=False, busy=None, key=None, actions=None):
             super().finished(agent, tiles, seconds, failed,
-                             **takes(base.finished, {"busy": busy, "key": key, "actions": actions, "cpu": cpu,
-                                                     "referee": referee}))
+                             **takes(base.finished, {"busy": busy, "key": key, "actions": actions}))
     return Other
 
 
@@ -211,7 +206,7 @@ def replay(path: Path, workers: int | None = None, model: Path | None = None) ->
         now[0] = e["t"]
         if "plan" in e:
             estimate = Estimate(planned(e["plan"], lines), clock=lambda: now[0], workers=e.get("workers", workers),
-                                apart=e.get("apart", False), cores=e.get("cores"))
+                                apart=e.get("apart", False))
         elif estimate is not None and "flight" in e:  # the games in flight, as the workers' board said
             if hasattr(estimate, "playing"):  # (an older estimate does not take them)
                 estimate.playing([(tuple(key), seconds, actions) for key, seconds, actions in e["flight"]])
@@ -219,8 +214,7 @@ def replay(path: Path, workers: int | None = None, model: Path | None = None) ->
             estimate.started(e["start"], e["tiles"], tuple(e.get("key") or ()) or None)
         elif estimate is not None and "end" in e:
             estimate.finished(e["end"], e["tiles"], e["seconds"], e["failed"], busy=e.get("busy"),
-                              key=tuple(e.get("key") or ()) or None, actions=e.get("actions"), cpu=e.get("cpu"),
-                              referee=e.get("referee"))
+                              key=tuple(e.get("key") or ()) or None, actions=e.get("actions"))
             points.append({"t": e["t"], "done": estimate.done, "total": estimate.total, "eta": estimate.remaining()})
     return errors(path.stem, start, points)
 

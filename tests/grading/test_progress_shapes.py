@@ -57,8 +57,7 @@ SLOW_ACTS = (0.0, 0.025, 0.05, 0.8)
 def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, workers: int,
          seed: int = 1, worker_start: float = 2.0, handing: float = 0.003, spread: float = 0.3,
          at: float = 0.1, pulse: bool = False, units: bool = False,
-         apart: bool | None = None, contention: tuple[int, float, dict[str, float]] | None = None
-         ) -> tuple[float, float, float]:
+         apart: bool | None = None) -> tuple[float, float, float]:
     """A tournament run on a fake clock, the estimate told of each game as the command tells it:
     (its estimate after a fraction `at` of the games, the truth then, a plain rate's guess then).
     Each game's own time is its agent's mean on 32x32 times (tiles / 1024) ** 0.6, give or take
@@ -72,11 +71,7 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
     agent (a lognormal factor, sigma 0.6; each agent's game give or take 20 %), and the estimate is
     told each game's unit, as the tournament tells it. With `apart`, as `tournament --apart` plays and
     tells the estimate: every agent's games in passes of one game an island; else as `--no-apart`
-    (None: as the test's `scheduling` fixture says). With `contention` (cores, the CPUs the machine's
-    other work wants, agent -> the part of its game's time that wants a CPU), the CPUs are shared
-    alike among what wants one when a game begins (processor sharing): that part of the game takes
-    longer by (what wants a CPU) / cores, past the cores; the estimate is told each game's CPU and
-    the cores."""
+    (None: as the test's `scheduling` fixture says)."""
     apart = APART[0] if apart is None else apart
     rng = random.Random(seed)
     todo = [Entry(agent, "d", None, f"m{k}", f"m{k}", b"", side * side, i, i)
@@ -86,15 +81,13 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
     clock = Clock()
     start = clock.now
     estimate = Estimate([Planned(e.agent, e.tiles, e.key, (e.map_digest, e.seed) if units else None, e.map_digest)
-                         for e in todo], clock=clock, workers=workers, apart=apart,
-                        cores=contention[0] if contention else None)
+                         for e in todo], clock=clock, workers=workers, apart=apart)
     share = FairShare(todo, workers, on_start=lambda e: estimate.started(e.agent, e.tiles, e.key), apart=apart)
     feed = iter(share)
     queue: list[Entry] = []  # handed over, not begun: the pool's workers take them in that order
     free = [(start + worker_start, w) for w in range(workers)]  # (when a worker is free, which)
     # (end, worker, game, seconds, busy, actions, when its own time began)
     running: list[tuple[float, int, int, float, float, int | None, float]] = []
-    cpus: dict[int, float | None] = {}  # a game (its place in todo) -> its CPU seconds
     hosts: set[tuple[int, str]] = set()
     guess = truth_at = plain = None
     done = 0
@@ -120,12 +113,6 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
             else:
                 mean, around, host = agents[entry.agent]
                 seconds, actions = mean * (entry.tiles / 1024) ** 0.6 * rng.uniform(1 - spread, 1 + spread), None
-            cpus[place[id(entry)]] = None
-            if contention is not None:  # its CPU's part stretched by what wants a CPU beside it
-                cores, other, wants = contention
-                wanting = other + wants[entry.agent] + sum(wants[todo[g].agent] for _, _, g, *_ in running)
-                cpus[place[id(entry)]] = wants[entry.agent] * seconds
-                seconds += wants[entry.agent] * seconds * (max(1.0, wanting / cores) - 1)
             busy = seconds + around + (host if (w, entry.agent) not in hosts else 0.0)
             hosts.add((w, entry.agent))
             begin = max(free_at, clock.now)
@@ -134,13 +121,13 @@ def play(agents: dict[str, tuple[float, ...]], sizes: list[int], games: int, wor
         end, w, k, seconds, busy, actions, _ = heapq.heappop(running)
         clock.now = end
         if pulse:  # the games still in flight whose own time has begun: how far they are
-            estimate.playing([(todo[g].key, end - own, int(acts * (end - own) / took) if contention else
-                               int((end - own - agents[todo[g].agent][0]) // agents[todo[g].agent][1]))
-                              for _, _, g, took, _, acts, own in running
+            estimate.playing([(todo[g].key, end - own, int((end - own - agents[todo[g].agent][0])
+                                                           // agents[todo[g].agent][1]))
+                              for _, _, g, _, _, _, own in running
                               if own <= end and len(agents[todo[g].agent]) >= 4 and agents[todo[g].agent][1] > 0])
         entry = todo[k]
         share.ended(entry.agent, seconds)  # its own time, as the tournament tells it (a slow agent last, with apart)
-        estimate.finished(entry.agent, entry.tiles, seconds, busy=busy, key=entry.key, actions=actions, cpu=cpus[k])
+        estimate.finished(entry.agent, entry.tiles, seconds, busy=busy, key=entry.key, actions=actions)
         done += 1
         if done == int(len(todo) * at):
             guess, truth_at = estimate.remaining(), end
@@ -359,17 +346,3 @@ def test_agents_whose_games_take_unlike_numbers_of_actions(at):
     agents' games spread far less than the agents differ: each counts on its own (`_shrink`)."""
     mostly_within([(seed, *play(BUILTINS_ACTS, [64] * 6, 30, 2, seed, at=at, units=True, worker_start=0.3)[:2])
                    for seed in SLOW_SEEDS])
-
-
-def test_a_slow_agent_left_alone_on_busier_cpus():
-    """Two CPUs, and other work on the machine that wants one of them. The slow agent's games want a
-    CPU all along, the quick agents' a third of theirs (their processes start and wait): beside them,
-    what wants a CPU is about 2.3 and its games take 1.15x their CPU; left alone at the end, two of
-    its games want both CPUs and take 1.5x. Priced at its pace beside the others, at half the run the
-    ETA was up to 40 % short (within 30 % on 7 runs of 10, side by side and apart); priced with the
-    CPU share it will have alone, from its games' CPU and the others' (`Estimate._contention`), on 9
-    of 10 both ways (-10 % to +52 %)."""
-    agents = {"ann": FILE_LOADED, "bob": FILE_LOADED, "carl": FILE_LOADED, "slowpoke": SLOW_LOADED}
-    wants = {"ann": 0.3, "bob": 0.3, "carl": 0.3, "slowpoke": 1.0}
-    mostly_within([(seed, *play(agents, [32] * 6, 3, 2, seed, at=0.5, pulse=True, units=True,
-                                contention=(2, 1.0, wants))[:2]) for seed in SLOW_SEEDS])

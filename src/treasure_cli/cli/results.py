@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -104,11 +103,10 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         workers = None if scheduler is not None else max(1, min(jobs, len(todo)))
         # a unit: one map and seed, played by every agent (the same game's length for each, more or less)
         games = [Planned(label(e), e.tiles, e.key, (e.settings, e.map_digest, e.seed), e.map_digest) for e in todo]
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        line.append(ProgressLine("playing", Estimate(games, workers=workers, apart=apart, cores=cores)))
+        line.append(ProgressLine("playing", Estimate(games, workers=workers, apart=apart)))
         if trace is not None:  # what the estimate was given, to play it again (benchmarks/eta_accuracy.py)
             trace({"plan": [[g.agent, g.tiles, g.key, g.unit, g.island] for g in games], "workers": workers,
-                   "apart": apart, "cores": cores})
+                   "apart": apart})
 
     def label(entry) -> str:
         return (names or {}).get(entry.agent) or entry.agent
@@ -129,15 +127,12 @@ def play_tournament(options, db_path: str | None, jobs: int, scheduler: str | No
         from treasure_cli.grading.progress import tiles_of
 
         counts["played"] += len(rows)
-        times = os.times()
-        referee = times.user + times.system  # this process's CPU so far (recording, handing over)
         for r in rows:
             line[0].estimate.finished(r.label, tiles_of(r.size), r.seconds, r.outcome == "failed", busy=r.busy,
-                                     key=r.key, actions=r.actions, cpu=r.cpu, referee=referee)
+                                     key=r.key, actions=r.actions)
             if trace is not None:
                 trace({"end": r.label, "tiles": tiles_of(r.size), "seconds": r.seconds, "busy": r.busy,
-                       "failed": r.outcome == "failed", "key": r.key, "actions": r.actions, "cpu": r.cpu,
-                       "referee": referee}, line[0].estimate)
+                       "failed": r.outcome == "failed", "key": r.key, "actions": r.actions}, line[0].estimate)
         line[0].show()
 
     try:

@@ -78,11 +78,6 @@ scheduler would (grading/tournament.py):
   at most all the workers but one while another has games waiting; once only
   one agent is left, it has them all. A slow agent's games thus go on alone
   at the end, which a rate of the whole run does not see.
-- alone, that agent's games share the machine's CPUs with other things than
-  before: with each game's CPU time and the referee's (`finished`) and the
-  cores, they are priced with the part of a CPU they will have then
-  (`_contention`: processor sharing, the machine's other work read off the
-  later half of the run so far).
 
 Without `workers` (a Dask cluster shares its threads out itself) the
 parallelism is the one measured so far, with no cap. `clock` is injectable
@@ -120,10 +115,9 @@ class Estimate:
     """Games done of total, failures per agent, and the time left (`remaining`)."""
 
     def __init__(self, planned: Iterable[Planned], clock: Callable[[], float] = time.monotonic,
-                 noun: bool = True, workers: int | None = None, apart: bool = False, cores: int | None = None):
+                 noun: bool = True, workers: int | None = None, apart: bool = False):
         self.clock, self.noun = clock, noun
         self.workers = workers
-        self.cores = cores  # the machine's CPUs this command may use (None: not known, no contention priced)
         self.apart = apart  # `tournament --apart`: every game in passes of one game an island (FairShare)
         self.paces = Paces()  # as FairShare keeps them: with `apart`, the slow agents play last
         self.start = clock()
@@ -184,15 +178,6 @@ class Estimate:
         self._firsts: set[int] = set()             # games in flight that are their agent's first on their worker
         self._first_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, first games
         self._later_around: dict[str, list[float]] = defaultdict(list)  # agent -> busy - seconds, the others
-        # CPU contention (`_contention`): agent -> [games, their CPU, their busy time, the first's begin, the
-        # last's end, their own time], of its games that said their CPU; the agents some game of which did not
-        self._cpu: dict[str, list[float]] = {}
-        self._cpu_unknown: set[str] = set()
-        self._cpu_ends: list[float] = []  # each game ended that said its CPU: its end, in that order
-        self._cpu_sum: list[float] = [0.0]  # the CPU of those games, summed up to each (one more: 0 first)
-        # agent -> (end, its games' CPU so far, their own time so far) at each of its games that said its CPU
-        self._cpu_of: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
-        self._referee: list[tuple[float, float]] = []  # (when, the referee's CPU so far), at each end told it
 
     def started(self, agent: str, tiles: int, key: object = None) -> None:
         """A game of `agent` on `tiles` tiles was handed over (`key`: the game's, as `finished` will
@@ -231,12 +216,10 @@ class Estimate:
         return max(self._handed[k], self._ends[before]) if before < len(self._ends) else None
 
     def finished(self, agent: str, tiles: int, seconds: float, failed: bool = False,
-                 busy: float | None = None, key: object = None, actions: int | None = None,
-                 cpu: float | None = None, referee: float | None = None) -> None:
+                 busy: float | None = None, key: object = None, actions: int | None = None) -> None:
         """One game ended (and was kept), having taken `seconds` of its own and `busy` of its worker's
         (None: as much as its own), and `actions` of the agent (None: not known); `key` as `started`
-        was given it. `cpu`: the CPU seconds of its busy time (the worker's and the agent's process's;
-        None: not known); `referee`: the CPU seconds the referee's own process has used so far."""
+        was given it."""
         now = self.clock()
         self.done += 1
         self._ends.append(now)
@@ -292,21 +275,6 @@ class Estimate:
             size[0] += 1
             size[1] += actions
         self._around[agent].append(busy - seconds)
-        if referee is not None:
-            self._referee.append((now, referee))
-        if cpu is None:
-            self._cpu_unknown.add(agent)
-        else:
-            timed = self._cpu.setdefault(agent, [0.0, 0.0, 0.0, began, now, 0.0])
-            timed[0] += 1
-            timed[1] += cpu
-            timed[2] += busy
-            timed[5] += seconds
-            timed[3] = min(timed[3], began)
-            timed[4] = now
-            self._cpu_ends.append(now)
-            self._cpu_sum.append(self._cpu_sum[-1] + cpu)
-            self._cpu_of[agent].append((now, timed[1], timed[5]))
         if first is not None:
             (self._first_around if first else self._later_around)[agent].append(busy - seconds)
 
@@ -774,86 +742,6 @@ class Estimate:
         `fair_share_time` prices itself (the games in flight then all play: none waits in a queue)."""
         return max(0.0, self._held_at(now) - self._held_at(since))
 
-    def _referee_at(self, when: float) -> float | None:
-        """The referee's CPU seconds so far at `when`, as last told at a game's end then or before
-        (the first told, for a time before it; None: never told)."""
-        if not self._referee:
-            return None
-        k = bisect.bisect_right(self._referee, (when, math.inf)) - 1
-        return self._referee[max(0, k)][1]
-
-    RECENT = 3  # an agent's games in the recent window enough to read the machine's CPU share off them
-
-    def _contention(self, agent: str) -> float:
-        """How much longer (> 1) or shorter (< 1) the agent's games will take once it plays alone on
-        the workers than they took so far, from the CPU the games and the referee used (1: not known).
-
-        The machine's CPUs are shared alike among the threads that want one (processor sharing): a
-        thread that wants a CPU all along gets min(1, cores / N) of one, N the threads wanting one.
-        The agent's games so far had s of a CPU (their CPU over their own time). The machine's share
-        s' is read off the later half of the games ended: the agent's own games there; with none
-        there, the most the other agents' games had there, if more than s (its first games, played
-        while the workers started, had little), else s over its own games' span. Over that window
-        the games and the referee used U CPUs a second, wanting U / s'; the machine's other work
-        wants the rest of N = cores / s' (none if U / s' is more). Alone, the agent has the workers
-        and the referee next to nothing to do: N'' = its games at once + the referee's CPU a game at
-        its pace + that other work, and its games take s / min(1, cores / N'') as long, kept within
-        0.5 and 2. (Measured, eta_accuracy.py, ten runs: `logic`'s 3-7 games beside the quick
-        built-ins, the first while the workers started, had 0.22-0.58 of a CPU, its games alone
-        0.23-0.85; its time an action alone over before, median 0.77.)"""
-        cell = self._cpu.get(agent)
-        if (self.cores is None or self.workers is None or cell is None or agent in self._cpu_unknown
-                or cell[2] <= 0 or len(self._cpu_ends) < 2 * self.RECENT):
-            return 1.0
-        games, cpu, busy, own = cell[0], cell[1], cell[2], cell[5]
-        if own <= 0:
-            return 1.0
-        share = min(1.0, max(0.05, cpu / own))
-        half = len(self._cpu_ends) // 2
-        since, last = self._cpu_ends[half - 1], self._cpu_ends[-1]
-        machine = self._window_share(agent, since, last)
-        if machine is None:
-            # None of its own games there. A game gets at most the share of a CPU that one wanting it
-            # all along would: the most the others' games had there, if more than its own had in its
-            # span (its first games, played while the workers started, had little); else its own.
-            others = [got for other in self._cpu_of if other != agent
-                      for got in [self._window_share(other, since, last)] if got is not None]
-            if max(others, default=0.0) <= share:
-                since, last = cell[3], cell[4]
-            machine = max([share] + others)
-        span = last - since
-        if span <= 0 or machine <= 0:
-            return 1.0
-        machine = min(1.0, machine)
-        low, high = bisect.bisect_right(self._cpu_ends, since), bisect.bisect_right(self._cpu_ends, last)
-        at_since, at_last = self._referee_at(since), self._referee_at(last)
-        referee = max(0.0, at_last - at_since) if at_since is not None and at_last is not None else 0.0
-        wanting = (self._cpu_sum[high] - self._cpu_sum[low] + referee) / span / machine
-        other_work = max(self.cores / machine, wanting) - wanting
-        left = sum(self.left[agent].values())
-        alone = float(max(1, min(self.workers, left)))
-        per_game = referee / max(1, high - low)  # the referee's CPU a game
-        then = alone + other_work + per_game * alone / (busy / games)
-        factor = share / min(1.0, self.cores / then)
-        return min(2.0, max(0.5, factor))
-
-    def _window_cpu(self, agent: str, since: float, until: float) -> tuple[float, float, int]:
-        """The CPU and own time of the agent's games ended after `since` and by `until`, and how many."""
-        ends = self._cpu_of.get(agent, [])
-        k = bisect.bisect_right(ends, (since, math.inf, math.inf))
-        j = bisect.bisect_right(ends, (until, math.inf, math.inf))
-        if j <= k:
-            return 0.0, 0.0, 0
-        before = ends[k - 1] if k else (since, 0.0, 0.0)
-        return ends[j - 1][1] - before[1], ends[j - 1][2] - before[2], j - k
-
-    def _window_share(self, agent: str, since: float, until: float) -> float | None:
-        """The part of a CPU the agent's games ended after `since` had (None: fewer than RECENT)."""
-        if ("window", agent, since, until) not in self._memo:  # (asked for every agent of every other)
-            used, held, games = self._window_cpu(agent, since, until)
-            self._memo[("window", agent, since, until)] = used / held if games >= self.RECENT and held > 0 else None
-        return self._memo[("window", agent, since, until)]
-
     def remaining(self) -> float | None:
         """Seconds until the last game ends; None before a game has ended (nothing measured yet)."""
         if self.done == 0:
@@ -865,7 +753,6 @@ class Estimate:
         workers, wait = self._parallel(now)
         work: dict[str, list[float]] = {}  # agent -> [games left, cost of each, islands, its longest game]
         starts: dict[str, tuple[float, float]] = {}  # agent -> (its host's starts left, each start)
-        alone: dict[str, float] = {}  # agent -> its game's cost once the only agent left (CPU contention)
         for agent, sizes in self.left.items():
             games = sum(sizes.values())
             if games:
@@ -876,9 +763,6 @@ class Estimate:
                 starts[agent] = (left, self._start_of(agent) if left else 0.0)
                 work[agent] = [float(games), cost / games + wait + left * starts[agent][1] / games,
                                float(self.islands.get(agent, 0)), cost / games + wait]
-                contention = self._contention(agent)
-                if contention != 1.0:  # its games priced anew once it is left alone (`fair_share_time`)
-                    alone[agent] = work[agent][1] + (contention - 1) * cost / games
         # With `apart`, a pass lasts at least its longest game: one that starts its agent's host is longer
         # by the start. Of the passes left (the games left over the islands), at most one a start has one.
         passes = sum(w[0] for w in work.values()) / max(1.0, max((w[2] for w in work.values()), default=1.0))
@@ -887,7 +771,7 @@ class Estimate:
             work[agent][3] += start * min(1.0, n) * share
         time_left = fair_share_time(work, workers, capped=self.workers is not None, apart=self.apart,
                                     last=self.paces.slow(after=0)  # as FairShare will put them last
-                                    if self.apart and self.workers != 1 else frozenset(), alone=alone)
+                                    if self.apart and self.workers != 1 else frozenset())
         if not self.apart:  # (with `apart`, the pass that holds a start lasts at least that game)
             pending = sum(n for n, _ in starts.values())
             longest = max((work[a][3] + start for a, (n, start) in starts.items() if n > 0), default=0.0)
@@ -930,7 +814,7 @@ def _nearest(sizes: Iterable[int], tiles: int) -> int:
 
 
 def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool = True, apart: bool = False,
-                    last: frozenset[str] = frozenset(), alone: dict[str, float] | None = None) -> float:
+                    last: frozenset[str] = frozenset()) -> float:
     """The time `workers` take to play `work` (agent -> [games, seconds a game, islands]) as FairShare
     offers it: every agent's games at one pace in games a second, except that an agent holds at most
     `workers - 1` workers (`capped`) while another agent has games left. An agent on more than one
@@ -938,18 +822,12 @@ def fair_share_time(work: dict[str, list[float]], workers: float, capped: bool =
     lets its games in flight end (`_passes`). Played as a fluid: the pace holds until an agent's
     games are over, then is worked out again for the agents left. With `apart`, the passes are of
     every agent's games at once (`_pass_rates`) while more than one agent has games left. The agents
-    of `last` (grading/paces.py: the slow ones, with `apart`) play once the others' games are over.
-    An agent of `alone` costs that a game once it is the only agent left (the CPUs less contended)."""
+    of `last` (grading/paces.py: the slow ones, with `apart`) play once the others' games are over."""
     left = {a: [w[0], w[1]] for a, w in work.items() if w[0] > 0}
-    alone = dict(alone or {})
     islands = {a: w[2] if len(w) > 2 else 0.0 for a, w in work.items()}
     longest = {a: max(w[1], w[3]) if len(w) > 3 else w[1] for a, w in work.items()}
     elapsed, drain = 0.0, 0.0
     while left:
-        if len(left) == 1 and alone:
-            only = next(iter(left))
-            if only in alone:
-                left[only][1] = alone.pop(only)
         playing = {a: w for a, w in left.items() if a not in last} or left
         rates = _pass_rates(playing, islands, workers, capped, longest) if apart and len(playing) > 1 else None
         passes = rates is not None  # (each pass's drain priced, the last one's too)

@@ -154,9 +154,6 @@ class Row:
     # Not stored: the worker's wall seconds for the whole game, the agent's start-up and end included
     # (`seconds` is the game's own time); what a game costs the run, for the progress line's ETA.
     busy: float = dataclasses.field(default=0.0, compare=False)
-    # Not stored: the CPU seconds of that time (the worker's and the agent's process's; None: not
-    # counted), which the ETA compares with `busy` to see how far other work slowed the game.
-    cpu: float | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.game_id:

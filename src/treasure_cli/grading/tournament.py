@@ -44,7 +44,7 @@ from treasure_cli.play import pulse, shipping
 from treasure_cli.play.executor import WAIT, run_tasks, signals_held
 from treasure_cli.play.games import play_game
 from treasure_cli.play.records import WIN, GameRecord
-from treasure_cli.sandbox import process as sandbox_process, tree
+from treasure_cli.sandbox import tree
 from treasure_cli.sandbox.levels import AgentLimits
 from treasure_cli.grading.store import Row, Store, now
 from treasure_cli.grading.tokens import SimilarPair
@@ -112,7 +112,7 @@ def play_entry(entry: Entry) -> Row:
     """Play one game; its row for the store. Pure: the same entry gives the same row (but seconds)."""
     from treasure_cli.version import __version__
 
-    began, cpu, games_cpu = time.perf_counter(), time.thread_time(), sandbox_process.games_cpu()
+    began = time.perf_counter()
     island = _island(entry.map_data, entry.map_path)
     spec, here = entry.agent, ""
     if entry.bundle is not None:  # a worker: the agent's folder as it was sent (its entry too), not this disk's
@@ -131,18 +131,7 @@ def play_entry(entry: Entry) -> Row:
                entry.seed, record.size, record.outcome, record.reason, record.error, record.turns,
                record.seconds, __version__, now(), record.output, record.traceback, record.isolation, entry.name,
                play_digest=record.play_digest, actions=record.actions, map_style=_style(entry.map_data, entry.map_path),
-               busy=time.perf_counter() - began, cpu=_game_cpu(record.isolation, cpu, games_cpu))
-
-
-def _game_cpu(isolation: str, thread: float, games: float) -> float | None:
-    """The CPU seconds a game used since `thread` (this thread's CPU time then) and `games` (this
-    worker's sandboxed games' then): this thread's work, and the agent's own process's, reaped by its
-    warm host. None where the agent's process is not counted (a process of its own per game)."""
-    spent = time.thread_time() - thread
-    if isolation in ("", "in-process"):  # a built-in (""), or a file agent in the worker's own process
-        return spent
-    agent = sandbox_process.games_cpu() - games
-    return spent + agent if agent > 0 else None
+               busy=time.perf_counter() - began)
 
 
 def play_entries(entries: tuple[Entry, ...], ticket: int = -1) -> list[Row]:

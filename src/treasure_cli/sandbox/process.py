@@ -112,7 +112,6 @@ class AgentProcess:
         self._control: socket.socket | None = None  # the warm host's socket
         self._said = bytearray()    # bytes from it not yet a whole line
         self.in_game = False        # a warm host's game process is there, its pipes in _in and _out
-        self.games_cpu = 0.0        # its reaped games' CPU seconds when last read (`_count_games_cpu`)
         self._host_island = ""      # the id of the public island the warm host holds, if any
         self._takes_islands = False # the warm host reads islands ahead (a Python agent's host does)
         self.games = 0              # games a warm host has forked a process for
@@ -317,10 +316,7 @@ class AgentProcess:
             return False
         finally:
             self._close_group()
-        reaped = reply.get("type") == "reaped"
-        if reaped:
-            _count_games_cpu(self)
-        return reaped and not self.leftovers()
+        return reply.get("type") == "reaped" and not self.leftovers()
 
     def _watch(self, root: int | None) -> None:
         """Count the memory of `root`'s tree while waiting for the game, where no memory group
@@ -400,19 +396,6 @@ class AgentProcess:
     # ------------------------------------------------------------ the pipes
     def alive(self) -> bool:
         return self.proc.poll() is None
-
-    def children_cpu_seconds(self) -> float | None:
-        """The CPU time of the warm host's game processes reaped so far (its children's, as the
-        kernel sums them once waited for: each game's own work), or None if it cannot be read."""
-        pids = self.pids()
-        if not self.forks or not pids:
-            return None
-        try:
-            with open(f"/proc/{pids[0]}/stat", "rb") as f:
-                fields = f.read().rpartition(b")")[2].split()
-            return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime, cstime
-        except (OSError, ValueError, IndexError):
-            return None
 
     def host_cpu_seconds(self) -> float | None:
         """The CPU time a warm host has used itself (its forks, reaps and islands, not its games'),
@@ -813,24 +796,6 @@ class Cores:
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, self.saved)
             self.saved = None
-
-
-_GAMES_CPU = [0.0]  # the CPU seconds of the warm hosts' games reaped in this worker, summed (`games_cpu`)
-
-
-def _count_games_cpu(process: AgentProcess) -> None:
-    """Add what the warm host's games have used since it was last read (its game just reaped)."""
-    cpu = process.children_cpu_seconds()
-    if cpu is not None:
-        _GAMES_CPU[0] += max(0.0, cpu - process.games_cpu)
-        process.games_cpu = cpu
-
-
-def games_cpu() -> float:
-    """The CPU seconds of this worker's sandboxed games (their own processes, reaped), summed so
-    far: a game's CPU is the difference across it (the progress line's ETA, grading/progress.py,
-    prices how CPU contention stretches a game's time). One /proc read a game."""
-    return _GAMES_CPU[0]
 
 
 _WORKER_CPU: int | None = None  # the core a pool's worker took at its first game (`Cores`)
