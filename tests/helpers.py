@@ -458,3 +458,33 @@ def probe_group(students: Path, name: str, probe: str, kind: str = "python") -> 
     (students / name).mkdir()
     (students / name / "agent.py").write_text(probe + FAIR_AGENT)
     return students / name
+
+
+ROUTES = ["the warm host's jail", "a sandbox per game", "process"]  # each way a game's process is made
+
+
+def probe_on_route(tmp_path: Path, monkeypatch, route: str, kind: str, probe: str) -> list:
+    """The store's rows of a tournament of the one group `probe_group` makes (2 games on
+    input/MAP_01.txt, one worker, warm hosts of its own), its games launched by `route`."""
+    import shutil
+
+    from treasure_cli.grading.store import Store
+    from treasure_cli.sandbox import process as agent_process
+
+    if route == "a sandbox per game":
+        refuse_jail(monkeypatch)
+    probe_group(tmp_path / "class", "probe", probe, kind)
+    (tmp_path / "maps").mkdir()
+    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "maps")
+    more = ["--agent-isolation", "process"] if route == "process" else []
+    agent_process.close_all()
+    try:
+        played = invoke("tournament", str(tmp_path / "class"), "--maps", str(tmp_path / "maps"),
+                        "--db", str(tmp_path / "r.sqlite"), "--games", "2", "--jobs", "1", "--seed", "1", *more)
+    finally:
+        agent_process.close_all()
+    assert played.exit_code == 0, played.output
+    with Store(tmp_path / "r.sqlite") as store:
+        rows = store.rows()
+    assert len(rows) == 2, played.output
+    return rows

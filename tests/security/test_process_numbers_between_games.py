@@ -18,7 +18,7 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
+from helpers import cheat_beside_logic, exec_cheat, hidden_maps, probe_group, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
@@ -48,13 +48,13 @@ def own():
         return f"refused {e.errno}"
 
 
-def peer():
+def on_a_pair(use):
     try:
         mine, theirs = socket.socketpair()
     except OSError as e:
         return f"no socket {e.errno}"  # a sealed game
     try:
-        return number(int.from_bytes(mine.getsockopt(socket.SOL_SOCKET, 77, 4), "little"))  # SO_PEERPIDFD
+        return use(mine)
     except OSError as e:
         return f"refused {e.errno}"
     finally:
@@ -62,19 +62,12 @@ def peer():
         theirs.close()
 
 
-def passed():
-    try:
-        mine, theirs = socket.socketpair()
-    except OSError as e:
-        return f"no socket {e.errno}"  # a sealed game
-    try:
-        mine.setsockopt(socket.SOL_SOCKET, 76, 1)  # SO_PASSPIDFD: a pidfd with each message
-        return "set"
-    except OSError as e:
-        return f"refused {e.errno}"
-    finally:
-        mine.close()
-        theirs.close()
+def peer():  # SO_PEERPIDFD: the pidfd of the socket's peer
+    return on_a_pair(lambda s: number(int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 77, 4), "little")))
+
+
+def passed():  # SO_PASSPIDFD: a pidfd with each message
+    return on_a_pair(lambda s: s.setsockopt(socket.SOL_SOCKET, 76, 1) or "set")
 
 
 def cloned():
@@ -102,21 +95,6 @@ def probe():
     print("pids: " + "; ".join(said), file=sys.stderr, flush=True)
 '''
 
-AGENT = CHEAT + '''
-
-from treasure_cli.agents.planner import PlanningAgent
-
-
-class Agent:
-    def __init__(self):
-        probe()
-        self.fair = PlanningAgent()
-
-    def act(self, obs):
-        return self.fair.act(obs)
-'''
-
-
 @pytest.mark.parametrize("arch", sorted(seccomp.DENIED))
 def test_the_filter_refuses_every_way_to_a_pidfd_and_allows_threads_and_forks(arch):
     program, allow = seccomp.program(), 0x7FFF0000
@@ -140,8 +118,7 @@ def test_no_game_reads_the_count_of_processes_made(tmp_path, kind):
     maps, students = hidden_maps(tmp_path, 90), tmp_path / "students"
     students.mkdir()
     if kind == "python":
-        (students / NAME).mkdir()
-        (students / NAME / "agent.py").write_text(AGENT)
+        probe_group(students, NAME, CHEAT + "\n\nprobe()\n")
         twin = "logic"
         sockets = f"no socket {errno.EPERM}; no socket {errno.EPERM}"  # sealed: no socket pair made
     else:

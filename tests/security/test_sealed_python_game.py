@@ -11,13 +11,9 @@ socket and socketpair, and so from subprocess (its error pipe); fork, threads an
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
-from helpers import ROOT, invoke, refuse_jail
-
-from treasure_cli.grading.store import Store
-from treasure_cli.sandbox import process as agent_process
+from helpers import ROUTES, probe_on_route
 
 PROBE = '''\
 import errno
@@ -59,58 +55,16 @@ def probe():
     print("SEALED", " ".join(said), file=sys.stderr, flush=True)
 '''
 
-# In the agent's constructor: its game's own code, as an agent's would be.
-AGENT = PROBE + '''
-
-from treasure_cli.agents.planner import PlanningAgent  # the agent `logic` names
-
-
-class Agent:
-    def __init__(self):
-        probe()
-        self.fair = PlanningAgent()
-
-    def act(self, obs):
-        return self.fair.act(obs)
-'''
-
-# An exec: program: the starter agent in plain Python, run by the system's python3, the probe first.
-PROGRAM = ("#!/usr/bin/env python3\n" + PROBE + "\n\nprobe()\n"
-           + (ROOT / "examples" / "plain_agent.py").read_text().split("\n", 1)[1])
-
 SAID = {
     "python": "pipe:EPERM socketpair:EPERM socket:EPERM subprocess:EPERM fork:7 thread:1 posix_spawn:0",
     "exec": "pipe:ok socketpair:ok socket:ok subprocess:ok fork:7 thread:1 posix_spawn:0",
 }
 
 
-@pytest.mark.parametrize("route", ["the warm host's jail", "a sandbox per game", "process"])
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("kind", ["python", "exec"])
 def test_a_python_agents_game_makes_no_pipe_or_socket(tmp_path, monkeypatch, route, kind):
-    if route == "a sandbox per game":
-        refuse_jail(monkeypatch)
-    (tmp_path / "class").mkdir()
-    if kind == "python":
-        (tmp_path / "class" / "sealed").mkdir()
-        (tmp_path / "class" / "sealed" / "agent.py").write_text(AGENT)
-    else:
-        (tmp_path / "class" / "sealed").write_text(PROGRAM)
-        (tmp_path / "class" / "sealed").chmod(0o755)
-    (tmp_path / "maps").mkdir()
-    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "maps")
-    db = tmp_path / "r.sqlite"
-    more = ["--agent-isolation", "process"] if route == "process" else []
-    agent_process.close_all()  # warm hosts of this test's own
-    try:
-        played = invoke("tournament", str(tmp_path / "class"), "--maps", str(tmp_path / "maps"), "--db", str(db),
-                        "--games", "2", "--jobs", "1", "--seed", "1", *more)
-    finally:
-        agent_process.close_all()
-    assert played.exit_code == 0, played.output
-    with Store(db) as store:
-        rows = store.rows()
-    assert len(rows) == 2
-    for r in rows:
+    for r in probe_on_route(tmp_path, monkeypatch, route, kind, PROBE + "\n\nprobe()\n"):
         said = re.search(r"^SEALED (.*)$", r.output, flags=re.M)
         assert said, (r.output, r.error)
         assert said[1] == SAID[kind], said[1]

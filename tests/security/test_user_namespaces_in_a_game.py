@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import errno
 import re
-import shutil
 import subprocess
 
 import pytest
-from helpers import ROOT, invoke, probe_group, refuse_jail, seccomp_answer
+from helpers import ROUTES, probe_on_route, seccomp_answer
 
-from treasure_cli.grading.store import Store
-from treasure_cli.sandbox import process as agent_process
 from treasure_cli.sandbox import seccomp
 
 PROBE = '''\
@@ -70,27 +67,10 @@ def test_the_filter_refuses_new_user_namespaces_and_nothing_else(arch):
     assert seccomp_answer(program, 0x1234, 272, seccomp.CLONE_NEWUSER) == allow  # an architecture it does not know
 
 
-@pytest.mark.parametrize("route", ["the warm host's jail", "a sandbox per game", "process"])
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("kind", ["python", "exec"])
 def test_no_game_makes_a_user_namespace(tmp_path, monkeypatch, route, kind):
-    if route == "a sandbox per game":
-        refuse_jail(monkeypatch)
-    probe_group(tmp_path / "class", "spaces", PROBE, kind)
-    (tmp_path / "maps").mkdir()
-    shutil.copy(ROOT / "input" / "MAP_01.txt", tmp_path / "maps")
-    db = tmp_path / "r.sqlite"
-    more = ["--agent-isolation", "process"] if route == "process" else []
-    agent_process.close_all()  # warm hosts of this test's own
-    try:
-        played = invoke("tournament", str(tmp_path / "class"), "--maps", str(tmp_path / "maps"), "--db", str(db),
-                        "--games", "2", "--jobs", "1", "--seed", "1", *more)
-    finally:
-        agent_process.close_all()
-    assert played.exit_code == 0, played.output
-    with Store(db) as store:
-        rows = store.rows()
-    assert len(rows) == 2
-    for r in rows:
+    for r in probe_on_route(tmp_path, monkeypatch, route, kind, PROBE):
         said = re.search(r"^NAMESPACES (.*)$", r.output, flags=re.M)
         assert said, (r.output, r.error)
         # unshare refused, clone3 gone, a child's unshare refused (-1), a fork's child ran (7), a thread ran (1)
