@@ -259,10 +259,10 @@ def program() -> list[tuple[int, int, int, int]]:
 
 
 # New user namespaces, refused to a game's own code by a second filter, set once the game's jail
-# (a user namespace of its own) is made: unshare and clone with CLONE_NEWUSER (EPERM), clone3,
-# whose flags sit in memory a filter cannot read, as on a kernel without it (ENOSYS: the C
-# library falls back to clone). In a namespace of its own a game had every capability again, and
-# mounted a tmpfs of any size, outside any count but a memory group's.
+# (a user namespace of its own) is made: unshare and clone with CLONE_NEWUSER (EPERM). clone3,
+# whose flags sit in memory a filter cannot read, is the first filter's (DENIED, for pidfds too),
+# which every agent's process has before this one. In a namespace of its own a game had every
+# capability again, and mounted a tmpfs of any size, outside any count but a memory group's.
 UNSHARE: dict[int, int] = {_X86_64: 272, _I386: 310, _AARCH64: 97}
 CLONE_NEWUSER = 0x10000000
 
@@ -271,9 +271,8 @@ def namespaces_program() -> list[tuple[int, int, int, int]]:
     """The second filter's BPF instructions (code, jump if true, jump if false, k)."""
     out: list[tuple[int, int, int, int]] = []
     for arch in DENIED:
-        out += [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 0, 9, arch), (_LD_W_ABS, 0, 0, _NR),
-                (_JEQ_K, 3, 0, UNSHARE[arch]), (_JEQ_K, 2, 0, CLONE[arch]),
-                (_JEQ_K, 0, 4, _CLONE3), (_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS),
+        out += [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 0, 7, arch), (_LD_W_ABS, 0, 0, _NR),
+                (_JEQ_K, 1, 0, UNSHARE[arch]), (_JEQ_K, 0, 3, CLONE[arch]),
                 (_LD_W_ABS, 0, 0, _ARG0), (_JSET_K, 0, 1, CLONE_NEWUSER),
                 (_RET_K, 0, 0, _RET_ERRNO | errno.EPERM), (_RET_K, 0, 0, _RET_ALLOW)]
     return out + [(_RET_K, 0, 0, _RET_ALLOW)]
