@@ -29,7 +29,7 @@ from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Observer
 
 
-SEALED = ("a Python agent's game may make no pipe or socket: no subprocess, multiprocessing pool,"
+SEALED_RULE = ("a Python agent's game may make no pipe or socket: no subprocess, multiprocessing pool,"
           " asyncio or socket (docs/writing-an-agent.md)")
 
 
@@ -38,7 +38,7 @@ def _explained(message: str) -> str:
     student reading "Operation not permitted" under `multiprocessing.Pool` learns why."""
     from treasure_cli.sandbox import seccomp
 
-    return f"{message} ({SEALED})" if seccomp.sealed() and "PermissionError: [Errno 1]" in message else message
+    return f"{message} ({SEALED_RULE})" if seccomp.sealed() and "PermissionError: [Errno 1]" in message else message
 
 
 class _Host:
