@@ -164,3 +164,20 @@ def test_run_refuses_a_misspelt_class_once_before_any_map(tmp_path, monkeypatch)
     assert result.exit_code == 2
     assert result.output.count("did you mean agent.py:StudentAgent?") == 1, result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_file_agent_given_by_a_relative_path_finds_its_data_file_beside_it(tmp_path, monkeypatch):
+    """In this process (`--agent-isolation none`, a pool's worker) the agent's code runs in its own
+    folder; its `__file__` must still lead to the files beside it, as at home."""
+    from treasure_cli.agents.registry import load_source
+
+    group = tmp_path / "class" / "g1" / "TP"
+    group.mkdir(parents=True)
+    (group / "weights.json").write_text('{"w": 3}')
+    source = (b"import json, os\n"
+              b"W = json.load(open(os.path.join(os.path.dirname(__file__), 'weights.json')))['w']\n\n\n"
+              b"class Agent:\n    def act(self, obs):\n        return W\n")
+    (group / "agent.py").write_bytes(source)
+    monkeypatch.chdir(tmp_path)
+    spec = load_source("class/g1/TP/agent.py:Agent", source)
+    assert spec.factory().act(None) == 3

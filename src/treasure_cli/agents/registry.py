@@ -343,7 +343,9 @@ def load_source(spec: str, source: bytes) -> AgentSpec:
     module = sys.modules.get(name)
     if module is None:
         module = types.ModuleType(name)
-        module.__file__ = where  # what tracebacks and error messages show
+        # Absolute, as Python gives an imported module: its code runs in its own folder (at_home),
+        # where a path relative to the referee's no longer leads to a file beside it (weights.json).
+        module.__file__ = os.path.abspath(os.path.expanduser(where))
         _run_as_module(module, lambda: exec(compile(source, where, "exec"), module.__dict__), spec, where)
     return AgentSpec(spec, _callable(module, attr, spec))
 
