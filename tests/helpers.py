@@ -423,6 +423,18 @@ def seccomp_answer(program: list[tuple[int, int, int, int]], arch: int, number: 
             return k
 
 
+# A probe's function (plain Python) that says the inode number the machine's counter gives a new
+# pipe: pipes, sockets and a few other objects are numbered from one counter (`get_next_ino`).
+PIPE_NUMBER = """
+def pipe_number():
+    r, w = os.pipe()
+    number = os.fstat(r).st_ino
+    os.close(r)
+    os.close(w)
+    return number
+"""
+
+
 def probe_program(path: Path, probe: str) -> Path:
     """An `exec:` program at `path`, run by the system's python3: `probe` (plain Python) first,
     then the starter agent of examples/plain_agent.py. Exec programs are not sealed (their

@@ -19,7 +19,7 @@ import re
 import uuid
 
 import pytest
-from helpers import cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
+from helpers import PIPE_NUMBER, cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
 
 from treasure_cli.sandbox import seccomp
 
@@ -37,13 +37,7 @@ import sys
 libc = ctypes.CDLL(None, use_errno=True)
 
 
-def pipe_number():
-    r, w = os.pipe()
-    number = os.fstat(r).st_ino
-    os.close(r)
-    os.close(w)
-    return number
-
+''' + PIPE_NUMBER + '''
 
 def hugetlb():
     try:
@@ -63,18 +57,24 @@ TRIES = {
 }
 
 
-def tried(call):
-    taken = []
-    for _ in range(3):  # the fewest numbers taken: another process on this CPU may take some
+def tried(rounds=2):
+    """Each call between two pipes (the one after a call is the one before the next): the fewest
+    numbers it took over `rounds` (another process on this CPU may take some). 12 pipes in all,
+    within the game's budget of 16 (test_pipe_budget_between_games.py)."""
+    taken, said = {name: [] for name in TRIES}, {}
+    for _ in range(rounds):
         before = pipe_number()
-        ctypes.set_errno(0)
-        result = call()
-        err = ctypes.get_errno()
-        taken.append(pipe_number() - before - 1)
-    return f"{'refused %d' % err if result < 0 else 'made'} took {min(taken)}"
+        for name, call in TRIES.items():
+            ctypes.set_errno(0)
+            result = call()
+            said[name] = f"refused {ctypes.get_errno()}" if result < 0 else "made"
+            after = pipe_number()
+            taken[name].append(after - before - 1)
+            before = after
+    return [f"{name} {said[name]} took {min(taken[name])}" for name in TRIES]
 
 
-said = [f"{name} {tried(call)}" for name, call in TRIES.items()]
+said = tried()
 print("numbers: " + "; ".join(said), file=sys.stderr, flush=True)
 '''
 
