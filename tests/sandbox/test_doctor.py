@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from treasure_cli.cli import cli
-from treasure_cli.sandbox import cgroups
+from treasure_cli.sandbox import cgroups, doctor
 from treasure_cli.sandbox.doctor import _size
 from treasure_cli.sandbox.levels import bwrap_works, pipe_max_size, socket_buffer
 
@@ -48,3 +48,18 @@ def test_doctor_without_control_groups_gives_the_multiple(monkeypatch):
                                             "between two counts")
     assert rows["system calls refused"].split()[:3] == ["yes", "System", "V"]
     assert "memfd_create" in rows["system calls refused"]
+
+
+def test_doctor_says_an_exec_programs_pipes_are_counted():
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert _rows(result.output)["pipes counted"] == (
+        "yes  an exec: program's game takes at most 16 of the machine's pipe and socket numbers (in the jail "
+        "for each game), and a random count is taken before it")
+
+
+def test_doctor_says_why_pipes_are_not_counted(monkeypatch):
+    monkeypatch.setattr(doctor, "_budget_works", lambda: "no seccomp listener here")
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert _rows(result.output)["pipes counted"] == (
+        "no   no seccomp listener here: an exec: program's game may leave a count for the next")

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 
-from treasure_cli.sandbox import cgroups
+from treasure_cli.sandbox import cgroups, seccomp
 from treasure_cli.sandbox.game_memory import COUNTS, WATCH_SECONDS
 from treasure_cli.sandbox.levels import AgentLimits, bwrap_works, launch, pipe_max_size, set_limits, worst_case_memory
 
@@ -38,19 +38,40 @@ def _jail_in_sandbox() -> str | None:
     return None if said == "ok" else (said or done.stderr.strip()[-200:] or f"exit status {done.returncode}")
 
 
-def _filter_works() -> str | None:
-    """Why an agent's process can still make System V objects here (the seccomp filter,
-    sandbox/seccomp.py, not set), or None if it cannot: tried in a child started with the
-    agents' limits."""
-    code = ("import ctypes, errno; libc = ctypes.CDLL(None, use_errno=True); "
-            "print('refused' if libc.shmget(0, 4096, 0o1600) < 0 and ctypes.get_errno() == errno.ENOSYS else 'made')")
+def _in_a_child(code: str) -> tuple[str, str]:
+    """What `code` (Python) prints on its standard output and error, run in a child started with
+    the agents' limits (("", why) if it could not run)."""
     try:
         done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60,
                               preexec_fn=lambda: set_limits(AgentLimits()))
     except (OSError, subprocess.SubprocessError) as exc:
-        return str(exc)
-    said = done.stdout.strip()
-    return None if said == "refused" else "the kernel did not take the seccomp filter"
+        return "", str(exc)
+    return done.stdout.strip(), done.stderr.strip()
+
+
+def _filter_works() -> str | None:
+    """Why an agent's process can still make System V objects here (the seccomp filter,
+    sandbox/seccomp.py, not set), or None if it cannot: tried in a child."""
+    said, error = _in_a_child("import ctypes, errno; libc = ctypes.CDLL(None, use_errno=True); print('refused' if "
+                              "libc.shmget(0, 4096, 0o1600) < 0 and ctypes.get_errno() == errno.ENOSYS else 'made')")
+    return None if said == "refused" else ((error.splitlines() if not said else []) or ["the kernel did not take the seccomp filter"])[-1]
+
+
+def _budget_works() -> str | None:
+    """Why an exec: program's pipes and sockets cannot be counted here (sandbox/seccomp.py,
+    `Budget`), or None if they can: tried in a child, whose main thread's pipe, with a budget of
+    none, must be refused by the thread that listens."""
+    said, error = _in_a_child(
+        "import errno, os, select, threading; from treasure_cli.sandbox import seccomp\n"
+        "fd = []\n"
+        "def listen():\n"
+        "    while not fd: pass\n"
+        "    if select.select(fd, [], [], 10)[0]: seccomp.Budget(fd[0], allowed=0).answer()\n"
+        "threading.Thread(target=listen, daemon=True).start()\n"
+        "fd.append(seccomp.budgeted())\n"
+        "try:\n    os.pipe(); print('made')\n"
+        "except OSError as e:\n    print('refused' if e.errno == errno.EPERM else 'made')\n")
+    return None if said == "refused" else (error.splitlines() or ["the kernel did not count them"])[-1]
 
 
 def _group_works() -> dict[str, str | None]:
@@ -124,6 +145,11 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
                  " page cache hints, file watches, disks' free space, socket cookies, pidfds, load averages, the kernel's log, new user namespaces:"
                  " what a game could leave for the next"
                  if refused is None else f"{refused}: a game may hold memory past every limit here"))
+    counted = _budget_works() if linux else "not Linux"
+    rows.append(("pipes counted", "yes" if counted is None else "no",
+                 f"an exec: program's game takes at most {seccomp.BUDGET} of the machine's pipe and socket numbers"
+                 " (in the jail for each game), and a random count is taken before it"
+                 if counted is None else f"{counted}: an exec: program's game may leave a count for the next"))
     worst = worst_case_memory(limits, groups["memory"] is None)
     rows.append(("worst case of a game", "", f"{_size(worst)} of memory ({worst / memory:.3g} x --agent-memory)"
                  + ("" if groups["memory"] is None else
