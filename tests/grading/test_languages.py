@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, verdicts
+from helpers import ROOT, verdicts, refuse_jail
 
 from treasure_cli.cli import cli
 from treasure_cli.sandbox import levels
@@ -160,3 +160,18 @@ def test_a_java_group_that_does_not_build_or_has_two_mains_has_its_verdict(tmp_p
     assert said["g-two"] == ("2 classes with main (Other, bot.Main); name the class to start with agent.toml: "
                              "language = \"java\", entry = \"Main.java\", class = \"Main\"")
     assert said["g-chosen"] == "java bot.Main (in TP/src)"
+
+
+@pytest.mark.skipif(not (JAVA and NODE and SANDBOX), reason="java/javac, node or bubblewrap is not here")
+def test_node_and_java_groups_play_in_a_sandbox_per_game_with_their_pipes_counted(tmp_path, monkeypatch):
+    """Where the warm host cannot jail, each game is a sandbox of its own, the program run under
+    sandbox/counted.py: Node.js's pipes and the JVM's sockets are within their budget there too."""
+    refuse_jail(monkeypatch)
+    klass = tmp_path / "class"
+    node_group(klass / "g-node")
+    java_group(klass / "g-java")
+    games = play(klass, tmp_path, "sandbox")
+    assert {agent: len(played) for agent, played in games.items()} == {"g-node": 2, "g-java": 2}
+    for played in games.values():
+        assert all(g["error"] is None and g["outcome"] in ("WIN", "LOSE") and int(str(g["turns"])) > 0
+                   for g in played), played

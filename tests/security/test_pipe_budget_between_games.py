@@ -9,7 +9,7 @@ read where the count stood: its first pipe came a few numbers after the last gam
 
 Now the game's process 1 counts them (sandbox/seccomp.py, `Budget`): the first BUDGET numbers are
 taken, then every pipe or socket is refused (EPERM); and the warm host takes a random count of
-numbers, up to SCATTER, before each game (sandbox/warm_host.py, `_scatter`). This program makes
+numbers, up to SCATTER, before each game (sandbox/seccomp.py, `scatter`). This program makes
 pipes until it is refused, in every game, and says the first and last number it got. Through
 `treasure tournament` (one worker, the program beside its fair twin), its games took 2,001 numbers
 each without the budget, 16 with it; the next game's first pipe came 47 to 103 numbers after the
@@ -25,7 +25,7 @@ import re
 import uuid
 
 import pytest
-from helpers import PIPE_NUMBER, cheat_beside_logic, exec_cheat, hidden_maps, seccomp_answer
+from helpers import PIPE_NUMBER, ROUTES, cheat_beside_logic, exec_cheat, hidden_maps, probe_on_route, seccomp_answer
 
 from treasure_cli.sandbox import seccomp, warm_host
 
@@ -75,6 +75,14 @@ def test_a_game_takes_its_budget_of_numbers_and_the_next_cannot_tell_how_many(tm
     assert {(r.map_digest, r.seed): (r.outcome, r.turns) for r in cheat} == fair
 
 
+@pytest.mark.parametrize("route", ROUTES[:2])  # the sandbox's ways (`process` is no wall: docs/security.md)
+def test_an_exec_programs_game_takes_its_budget_on_each_sandboxed_route(tmp_path, monkeypatch, route):
+    for r in probe_on_route(tmp_path, monkeypatch, route, "exec", CHEAT):
+        said = re.search(r"^pipes: first \d+ last \d+ made (\d+) refused (\d+)$", r.output, flags=re.M)
+        assert said and (int(said[1]), int(said[2])) == (seccomp.BUDGET, errno.EPERM), r.output[:2000]
+        assert r.outcome == "WIN", (r.outcome, r.error)
+
+
 def test_the_warm_host_draws_a_count_of_numbers_before_an_exec_programs_game(monkeypatch):
     def pipe_number() -> int:
         r, w = os.pipe()
@@ -86,10 +94,10 @@ def test_the_warm_host_draws_a_count_of_numbers_before_an_exec_programs_game(mon
     cpus = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cpus)})  # one CPU: its share of the counter alone
     try:
-        for drawn in (300, warm_host.SCATTER - 1, 0):
-            monkeypatch.setattr(warm_host.os, "urandom", lambda n, drawn=drawn: drawn.to_bytes(2, "little") * (n // 2))
+        for drawn in (300, seccomp.SCATTER - 1, 0):
+            monkeypatch.setattr(seccomp.os, "urandom", lambda n, drawn=drawn: drawn.to_bytes(2, "little") * (n // 2))
             before = pipe_number()
-            warm_host._scatter()
+            seccomp.scatter()
             # (more if another process on this CPU took some; a new batch jumps further on)
             assert pipe_number() - before - 1 >= drawn, drawn
     finally:
@@ -103,7 +111,28 @@ def test_each_game_of_an_exec_program_in_a_jail_is_drawn_for_first(monkeypatch):
     def draw() -> None:
         raise Drawn
 
-    monkeypatch.setattr(warm_host, "_scatter", draw)
+    monkeypatch.setattr(seccomp, "scatter", draw)
     zygote = warm_host.Zygote("", True, None, program=["/bin/true"])  # type: ignore[arg-type]  # (no socket: no game is made)
     with pytest.raises(Drawn):
         zygote._fork()
+
+
+def test_a_sandbox_per_game_of_an_exec_program_is_drawn_for_before_its_pipes(monkeypatch, tmp_path):
+    from treasure_cli.sandbox import launch as agent_launch
+    from treasure_cli.sandbox import process as agent_process
+    from treasure_cli.sandbox.levels import COUNTED, AgentLimits, unforked
+
+    class Drawn(Exception):
+        pass
+
+    def draw() -> None:
+        raise Drawn
+
+    program = tmp_path / "agent"
+    program.write_text("#!/bin/sh\nexit 0\n")
+    program.chmod(0o755)
+    launch = unforked(agent_launch.agent_launch(f"exec:{program}", "sandbox"))
+    assert COUNTED in launch.argv and not launch.forks, launch.argv
+    monkeypatch.setattr(seccomp, "scatter", draw)
+    with pytest.raises(Drawn):
+        agent_process.AgentProcess(launch, AgentLimits(), "agent")

@@ -152,9 +152,12 @@ def zygote_exec_command(program: list[str], jail: bool) -> list[str]:
     return [sys.executable, "-I", "-m", "treasure_cli.sandbox.warm_host", *(["--jail"] if jail else []), "--exec", *program]
 
 
+COUNTED = "treasure_cli.sandbox.counted"  # the module an exec: program's process per game runs it under
+
+
 def unforked(launch: Launch) -> Launch:
     """`launch` with a process per game and no warm host, for where the warm host cannot jail a
-    game: the plain Python host, or an exec: agent's program itself."""
+    game: the plain Python host, or an exec: agent's program under sandbox/counted.py."""
     argv = list(launch.argv)
     _no_nested_user_namespaces(argv)
     # An empty, read-only /proc, as the warm host's jail gives its games (the host needs its own to
@@ -165,9 +168,10 @@ def unforked(launch: Launch) -> Launch:
     at = argv.index("treasure_cli.sandbox.warm_host")
     end = at + 2 if argv[at + 1] == "--jail" else at + 1
     if argv[end:end + 1] == ["--exec"]:
-        del argv[at - 3:end + 1]  # the interpreter, -I, -m, the module, its options: the program is left
-        # The program starts in its own folder, as the warm host would have started it.
-        home = os.path.dirname(argv[at - 3]) or "."
+        # The program runs as the child of a process that counts its pipes and sockets
+        # (sandbox/counted.py), in its own folder, as the warm host would have started it.
+        argv[at:end + 1] = [COUNTED]
+        home = os.path.dirname(argv[at + 1]) or "."
         if "--chdir" in argv[:at - 3]:
             argv[argv.index("--chdir") + 1] = home
             return dataclasses.replace(launch, argv=tuple(argv), forks=False)

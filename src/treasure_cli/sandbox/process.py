@@ -32,7 +32,7 @@ from treasure_cli.sandbox import seccomp
 from treasure_cli.sandbox.cgroups import GameGroup, remove_bases
 from treasure_cli.sandbox.game_memory import COUNTS, THOROUGH, WATCH_SECONDS, held
 from treasure_cli.sandbox.pacing import Pace, hold
-from treasure_cli.sandbox.levels import FORKS, AgentLimits, Launch, set_limits, unforked
+from treasure_cli.sandbox.levels import COUNTED, FORKS, AgentLimits, Launch, set_limits, unforked
 from treasure_cli.rules.events import EndReason, Event, GameEnded
 from treasure_cli.rules.island import Island
 from treasure_cli.rules.observation import Note, Observation
@@ -148,6 +148,8 @@ class AgentProcess:
             if group is not None:
                 group.enter()
 
+        if COUNTED in launch.argv:  # an exec: program's game: a count drawn before its pipes are made (seccomp.py)
+            seccomp.scatter()
         try:
             self.proc = subprocess.Popen(
                 launch.argv, stdin=theirs.fileno() if theirs else subprocess.PIPE,

@@ -51,7 +51,7 @@ from typing import Any
 
 from treasure_cli.formats import json_lines  # not wire: a host of exec: agents needs neither the rules nor numpy
 
-from treasure_cli.sandbox import seccomp  # the game's own filter, once its jail is made
+from treasure_cli.sandbox import counted, seccomp  # the game's own filters, once its jail is made
 from treasure_cli.sandbox.levels import TMP_BYTES  # a game's private /tmp and /dev/shm, at most
 
 # Linux's constants (linux/sched.h, linux/mount.h, linux/capability.h, linux/prctl.h)
@@ -259,7 +259,7 @@ class Zygote:
         # error. Nothing of this host's own descriptors reaches the game (this host's standard
         # error, shared by every game, kept its flags, signal and size from one game to the next).
         if self.program is not None and self.jailed:
-            _scatter()
+            seccomp.scatter()
         from_referee, to_game = os.pipe()
         from_game, to_referee = os.pipe()
         errors_from_game, errors_to_referee = os.pipe()
@@ -428,28 +428,6 @@ def _seal() -> None:
         pass  # a kernel without seccomp: `treasure doctor` says so
 
 
-SCATTER = 512  # at most this many numbers taken before each game, on each CPU (`_scatter`)
-
-
-def _scatter() -> None:
-    """Take a random count (below SCATTER) of the machine's pipe and socket numbers on each CPU
-    this host may run on, before an exec: program's game: those numbers are handed to each CPU
-    in batches, and the next game reads the count where its own pipes are made (these, or its
-    own). The last game moved it by at most its budget (sandbox/seccomp.py, BUDGET), so what it
-    left is lost in a count 32 times as wide. Measured: 4.6 µs a number, 1.2 ms a game on average."""
-    cpus = os.sched_getaffinity(0)
-    draws = os.urandom(2 * len(cpus))
-    for i, cpu in enumerate(sorted(cpus)):
-        if len(cpus) > 1:
-            os.sched_setaffinity(0, {cpu})
-        for _ in range(int.from_bytes(draws[2 * i:2 * i + 2], "little") % SCATTER):
-            r, w = os.pipe()
-            os.close(r)
-            os.close(w)
-    if len(cpus) > 1:
-        os.sched_setaffinity(0, cpus)
-
-
 def _init(program: list[str], told: int) -> int:
     """Process 1 of a jail whose game is an exec: program: the program runs as its child.
 
@@ -460,44 +438,10 @@ def _init(program: list[str], told: int) -> int:
     a crash. Here the program dies of its own signal; this process reaps whatever it leaves,
     writes how it ended to `told` for the jail's outer process (which ends the same way for
     the host to see: this one could not) and ends, and the namespace with it."""
-    # posix_spawn (vfork and exec): a fork of this Python process cost ~1.5 ms a game more.
-    # `told` is close-on-exec; the signals Python ignores are the program's defaults again.
-    defaults = [sig for sig in (getattr(signal, "SIGXFSZ", None), signal.SIGPIPE) if sig is not None]
-    try:
-        # In its own folder, beside its files (read-only: nothing written there by a relative
-        # path can reach the next game), as outside the sandbox; the jail left it in /tmp.
-        os.chdir(os.path.dirname(program[0]) or ".")
-        budget = _budget()  # (nothing here takes a pipe or socket after it: they would wait for this process)
-        program_pid = os.posix_spawn(program[0], program, os.environ, setsigdef=defaults)
-    except OSError as exc:
-        os.write(2, f"cannot start the agent ({program[0]}): {exc.strerror}\n".encode(errors="replace"))
-        os.write(told, b"127")
-        return 127
-    for fd in (0, 1, 2):  # the game's pipes are the program's alone: they close when it ends
-        os.close(fd)
-    waiting = select.poll()
-    if budget is not None:
-        waiting.register(budget.listener, select.POLLIN)
-    while True:
-        try:  # (with a budget, its calls are answered between looks at the children: at least every 50 ms)
-            pid, status = os.waitpid(-1, 0 if budget is None else os.WNOHANG)
-        except ChildProcessError:
-            return 0
-        if pid == program_pid:
-            code = os.waitstatus_to_exitcode(status)
-            os.write(told, str(code).encode())
-            return code & 0xFF
-        if budget is not None and not pid and waiting.poll(50):
-            budget.answer()
-
-
-def _budget() -> seccomp.Budget | None:
-    """An exec: program's pipes and sockets, counted by this process 1 (sandbox/seccomp.py, BUDGETED):
-    each takes a number from the machine's one counter, which the next game reads from its own pipes."""
-    try:
-        return seccomp.Budget(seccomp.budgeted())
-    except OSError:
-        return None  # a kernel without a seccomp listener: `treasure doctor` says so
+    code = counted.run(program)
+    if code is not None:
+        os.write(told, str(code).encode())
+    return 0 if code is None else code & 0xFF
 
 
 def _warm_up(games: int = 3) -> None:
