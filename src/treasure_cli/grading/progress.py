@@ -51,7 +51,15 @@ scheduler would (grading/tournament.py):
   FOLLOW more games. A game in flight costs what is left of its price past its age (its own time
   so far, from the workers' board, else since its worker took it), at least FLOOR of its price.
   (Measured on real runs with one agent 30x slower than three others: its last seven games were
-  long units, priced at its mean game the ETA was 37 % short at nine tenths of the run.)
+  long units, priced at its mean game the ETA was 37 % short at nine tenths of the run.) The others
+  do not tell a unit's length alike: each weighs by how well it told the agent's own games so far
+  (the inverse of its mean squared miss on the units both played, drawn towards the average miss
+  as if that were MISS more units), and so does the average unit. (Measured: the slow agent, a
+  copy of greedy with a slower `act`, took greedy's actions on all its 18 units, the other two
+  agents' owed little to them; with every agent's word alike its games left were priced 15-26 %
+  short mid-run on one size, and its last four on 48x48 at twice their actions: the ETA 32 %
+  short at half and three quarters of the run, 30 % over at nine tenths on two sizes; weighed,
+  23-27 % short and 12-13 % over. MISS from 0.5 to 2 priced those runs alike.)
 - the hosts still to start are priced apart. With `workers`, which worker
   plays each game follows from the order of hand-overs and ends (the workers
   take the games in the order handed over, each as its game before ends), so
@@ -163,8 +171,10 @@ class Estimate:
         self._key_at: dict[int, object] = {}      # a game in flight (its place in _handed) -> its key
         self._playing: dict[object, tuple[float, int]] = {}  # a game's key -> (seconds, actions) so far
         self._memo: dict[tuple, float | None] = {}  # what one `remaining` has worked out already
-        # (and each unit's `_difficulty`: the agents' ratios there and their sum; each agent's parts of a game)
-        self._ratios: dict[tuple[int, object], tuple[dict[str, float], float]] = {}
+        # (and each unit's agents' ratios, `_unit_ratios`; each agent's `_weights` and `_played_on`; its parts of a game)
+        self._ratios: dict[tuple[int, object], dict[str, float]] = {}
+        self._weighed: dict[str, dict[str | None, float]] = {}  # agent -> `_weights`
+        self._played_at: dict[tuple[str, int], list[tuple[int, float]]] = {}  # (agent, tiles) -> `_played_on`
         self._parts: dict[tuple, tuple[float, float, float] | None] = {}
         # Which worker plays each game, as far as the order tells (`workers` known): the workers take the
         # games in the order handed over, each as its game before ends, so a game ended frees its worker
@@ -417,9 +427,8 @@ class Estimate:
             for (agent, t), actions in self._actions.items():
                 if t != tiles or len(actions) < 2:
                     continue
-                places = list(itertools.islice((p for p in self._played.get(agent, ()) if p[0] == t), self.SPREAD))
-                logs.append([math.log(self._unit_actions[place][agent] / self._difficulty(agent, place))
-                             for place in places] if len(places) >= 2 else
+                played = self._played_on(agent, t)[:self.SPREAD]
+                logs.append([math.log(took / hard) for took, hard in played] if len(played) >= 2 else
                             [math.log(a) for a in actions[:self.SPREAD]])
             shrink = float(self.SHRINK)
             # (a spread of a few games is itself a guess; sums of squares in floats: statistics.variance's
@@ -440,12 +449,20 @@ class Estimate:
         short)."""
         if ("level", agent, tiles) not in self._memo:
             games, _, actions = self._sums[(agent, tiles)]
-            for place in self._played.get(agent, ()):
-                if place[0] == tiles:
-                    took = self._unit_actions[place][agent]
-                    actions += took / self._difficulty(agent, place) - took
+            for took, hard in self._played_on(agent, tiles):
+                actions += took / hard - took
             self._memo[("level", agent, tiles)] = actions
         return self._memo[("level", agent, tiles)] or 0.0
+
+    def _played_on(self, agent: str, tiles: int) -> list[tuple[int, float]]:
+        """(actions, its unit's `_difficulty`) of each of the agent's games ended on `tiles` tiles on a
+        known unit, in the order they ended."""
+        known = self._played_at.get((agent, tiles))
+        if known is None:  # (worked out once a `remaining`)
+            known = self._played_at[(agent, tiles)] = [
+                (self._unit_actions[place][agent], self._difficulty(agent, place))
+                for place in self._played.get(agent, ()) if place[0] == tiles]
+        return known
 
     WEIGH = 1.0   # the others' games on a unit weigh against this many agents' worth of an average unit
     FLOOR = 0.25  # a game in flight past its expected length still has this part of that length to play
@@ -454,20 +471,71 @@ class Estimate:
         """How long a game on this unit (tiles, map and seed) is against the average on its size, as
         the other agents' games there took: each one's actions there over its mean on that size,
         averaged, drawn towards 1 as if that were WEIGH more agents' worth of an average unit (1: no
-        other agent has ended its game there)."""
+        other agent has ended its game there). Each of them, and the average unit, weighs by how
+        well it told the agent's own games so far (`_weights`)."""
+        weights = self._weighed.get(agent)
+        if weights is None:  # (worked out once a `remaining`, for every agent)
+            weights = self._weighed[agent] = self._weights(agent)
+        ratios = self._ratios.get(place)
+        if ratios is None:
+            ratios = self._unit_ratios(place)
+        total = weight = self.WEIGH * weights.get(None, 1.0)
+        for other, ratio in ratios.items():
+            if other != agent:
+                w = weights.get(other, 1.0)
+                total += w * ratio
+                weight += w
+        return total / weight
+
+    def _unit_ratios(self, place: tuple[int, object]) -> dict[str, float]:
+        """Each agent's actions on this unit over its mean on that size (of the agents with more than
+        one game there that said their actions)."""
         known = self._ratios.get(place)
         if known is None:  # (worked out once a `remaining`, for every agent)
-            ratios = {}
+            known = self._ratios[place] = {}
             for other, actions in self._unit_actions.get(place, {}).items():
                 games, _, total = self._sums[(other, place[0])]
                 if games > 1 and total > 0:
-                    ratios[other] = actions * games / total
-            known = self._ratios[place] = (ratios, sum(ratios.values()))
-        ratios, total = known
-        mine = ratios.get(agent)
-        if mine is None:
-            return (total + self.WEIGH) / (len(ratios) + self.WEIGH)
-        return (total - mine + self.WEIGH) / (len(ratios) - 1 + self.WEIGH)
+                    known[other] = actions * games / total
+        return known
+
+    MISS = 1.0  # an agent's misses on the units it shares with another weigh against this many average misses
+
+    def _weights(self, agent: str) -> dict[str | None, float]:
+        """How much each other agent's games (None: an average unit, 1) say of this agent's on a unit:
+        the inverse of its mean squared miss (in logs of the ratios to the mean, `_unit_ratios`) on the
+        units both have played, drawn towards the average miss of all as if that were MISS more units,
+        over that average (1: an average teller; missing: none shared yet). The misses are taken
+        around their mean: an agent's mean of a few games is off alike on every unit, which its
+        level (`_level`) prices, not its difficulty. A student's agent may be another's copy with a
+        slower `act`, whose games go as that one's on every unit, while an agent unlike it (a random
+        one) says little of it: an even mean of all priced the copy's units by the others'."""
+        # other -> [units, sum, sum of squares] of log(its ratio / the agent's), on the units both played
+        gaps: dict[str | None, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+        shared = 0  # (SPREAD units shared with another tell enough: more, only a slower `remaining`)
+        for place in self._played.get(agent, ()):
+            ratios = self._ratios.get(place)
+            ratios = self._unit_ratios(place) if ratios is None else ratios
+            mine = ratios.get(agent)
+            if mine is None or len(ratios) < 2:
+                continue
+            shared += 1
+            if shared > self.SPREAD:
+                break
+            for other, ratio in itertools.chain(ratios.items(), [(None, 1.0)]):
+                if other != agent:
+                    gap, cell = math.log(ratio / mine), gaps[other]
+                    cell[0] += 1
+                    cell[1] += gap
+                    cell[2] += gap * gap
+        misses = {other: (max(0.0, ss - s * s / n), n - 1) for other, (n, s, ss) in gaps.items() if n > 1}
+        squares, count = sum(sq for sq, _ in misses.values()), sum(n for _, n in misses.values())
+        weights: dict[str | None, float] = {}
+        if count and squares > 0:
+            average = squares / count
+            weights = {other: average * (n + self.MISS) / (sq + self.MISS * average)
+                       for other, (sq, n) in misses.items()}
+        return weights
 
     def _unit_cost(self, agent: str, now: float) -> float | None:
         """What the agent's games left cost the workers, each priced on its own unit (`_unit_game`),
@@ -532,8 +600,7 @@ class Estimate:
         games. The difficulty is a mean of the others' agents, some of which play unlike it: the
         slope says how much of it is this agent's."""
         if ("follows", agent, tiles) not in self._memo:
-            pairs = [(self._difficulty(agent, place), self._unit_actions[place][agent])
-                     for place in self._played.get(agent, ()) if place[0] == tiles]
+            pairs = [(hard, took) for took, hard in self._played_on(agent, tiles)]
             slope, n = 1.0, 0
             if len(pairs) >= 2:
                 md = statistics.fmean(d for d, _ in pairs)
@@ -749,7 +816,7 @@ class Estimate:
         if self.done >= self.total:
             return 0.0
         now = self.clock()
-        self._memo, self._ratios, self._parts = {}, {}, {}
+        self._memo, self._ratios, self._parts, self._weighed, self._played_at = {}, {}, {}, {}, {}
         workers, wait = self._parallel(now)
         work: dict[str, list[float]] = {}  # agent -> [games left, cost of each, islands, its longest game]
         starts: dict[str, tuple[float, float]] = {}  # agent -> (its host's starts left, each start)
