@@ -54,8 +54,8 @@ def test_doctor_says_an_exec_programs_pipes_are_counted():
     result = CliRunner().invoke(cli, ["doctor"])
     assert result.exit_code == 0, result.output
     assert _rows(result.output)["pipes counted"] == (
-        "yes  an exec: program's game takes at most 16 of the machine's pipe and socket numbers (in the jail "
-        "for each game), and a random count is taken before it")
+        "yes  an exec: program's game takes at most 16 of the machine's pipe and socket numbers in the sandbox, "
+        "and a random count is taken before it")
 
 
 def test_doctor_says_why_pipes_are_not_counted(monkeypatch):

@@ -148,7 +148,7 @@ def diagnose(memory: int) -> list[tuple[str, str, str]]:
     counted = _budget_works() if linux else "not Linux"
     rows.append(("pipes counted", "yes" if counted is None else "no",
                  f"an exec: program's game takes at most {seccomp.BUDGET} of the machine's pipe and socket numbers"
-                 " (in the jail for each game), and a random count is taken before it"
+                 " in the sandbox, and a random count is taken before it"
                  if counted is None else f"{counted}: an exec: program's game may leave a count for the next"))
     worst = worst_case_memory(limits, groups["memory"] is None)
     rows.append(("worst case of a game", "", f"{_size(worst)} of memory ({worst / memory:.3g} x --agent-memory)"
