@@ -27,7 +27,7 @@ import uuid
 import pytest
 from helpers import PIPE_NUMBER, ROUTES, cheat_beside_logic, exec_cheat, hidden_maps, probe_on_route, seccomp_answer
 
-from treasure_cli.sandbox import seccomp, warm_host
+from treasure_cli.sandbox import counted, seccomp, warm_host
 
 NAME = "budget_" + uuid.uuid4().hex[:10]  # no other test's agent has this name
 NOTIFY, ALLOW = 0x7FC00000, 0x7FFF0000
@@ -80,6 +80,7 @@ def test_an_exec_programs_game_takes_its_budget_on_each_sandboxed_route(tmp_path
     for r in probe_on_route(tmp_path, monkeypatch, route, "exec", CHEAT):
         said = re.search(r"^pipes: first \d+ last \d+ made (\d+) refused (\d+)$", r.output, flags=re.M)
         assert said and (int(said[1]), int(said[2])) == (seccomp.BUDGET, errno.EPERM), r.output[:2000]
+        assert r.output.count(counted.REFUSED) == 1, r.output[:2000]  # said once, on the game's record
         assert r.outcome == "WIN", (r.outcome, r.error)
 
 

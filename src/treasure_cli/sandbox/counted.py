@@ -13,12 +13,16 @@ process in its sandbox (sandbox/levels.py, `unforked`), and ends as its program 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
 import sys
 
 from treasure_cli.sandbox import seccomp
+
+REFUSED = (f"treasure: a pipe or socket was refused: an exec: program's game may take {seccomp.BUDGET} of the "
+           "machine's pipe and socket numbers (docs/writing-an-agent.md)\n")
 
 
 def run(program: list[str]) -> int | None:
@@ -37,20 +41,28 @@ def run(program: list[str]) -> int | None:
     except OSError as exc:
         os.write(2, f"cannot start the agent ({program[0]}): {exc.strerror}\n".encode(errors="replace"))
         return 127
+    # Its standard error, kept to say once why a call was refused (on the game's record, as a
+    # Python agent's host explains its sealed game's refusals); closed as the program ends.
+    errors = os.dup(2) if budget is not None else -1
     for fd in (0, 1, 2):  # the game's pipes are the program's alone: they close when it ends
         os.close(fd)
     waiting = select.poll()
     if budget is not None:
         waiting.register(budget.listener, select.POLLIN)
-    while True:
-        try:  # (with a budget, its calls are answered between looks at the children: at least every 50 ms)
-            pid, status = os.waitpid(-1, 0 if budget is None else os.WNOHANG)
-        except ChildProcessError:
-            return None
-        if pid == program_pid:
-            return os.waitstatus_to_exitcode(status)
-        if budget is not None and not pid and waiting.poll(50):
-            budget.answer()
+    try:
+        while True:
+            try:  # (with a budget, its calls are answered between looks at the children: at least every 50 ms)
+                pid, status = os.waitpid(-1, 0 if budget is None else os.WNOHANG)
+            except ChildProcessError:
+                return None
+            if pid == program_pid:
+                return os.waitstatus_to_exitcode(status)
+            if budget is not None and not pid and waiting.poll(50) and budget.answer() and budget.refused == 1:
+                with contextlib.suppress(OSError):
+                    os.write(errors, REFUSED.encode())
+    finally:
+        if errors >= 0:
+            os.close(errors)
 
 
 def _budget() -> seccomp.Budget | None:

@@ -426,14 +426,15 @@ class Budget:
     `allowed` inode numbers are taken, every call after them is refused (EPERM)."""
 
     def __init__(self, listener: int, allowed: int = BUDGET):
-        self.listener, self.allowed, self.used = listener, allowed, 0
+        self.listener, self.allowed, self.used, self.refused = listener, allowed, 0, 0
 
-    def answer(self) -> None:
-        """Answer the call waiting on the listener (poll it first: this waits for one)."""
+    def answer(self) -> bool:
+        """Answer the call waiting on the listener (poll it first: this waits for one): whether it
+        was refused."""
         assert _LIBC is not None
         call = _Notif()
         if _LIBC.ioctl(self.listener, ctypes.c_ulong(_NOTIF_RECV), ctypes.byref(call)) != 0:
-            return  # (its caller was killed meanwhile)
+            return False  # (its caller was killed meanwhile)
         takes = BUDGETED.get(call.arch, {}).get(call.nr, 0)
         if call.arch in SOCKETCALL and call.nr == SOCKETCALL[call.arch]:
             takes = SOCKETCALL_TAKES.get(call.args[0], 0)
@@ -443,7 +444,9 @@ class Budget:
             answer.flags = _NOTIF_CONTINUE  # the kernel makes the call as asked
         else:
             answer.error = -errno.EPERM
+            self.refused += 1
         _LIBC.ioctl(self.listener, ctypes.c_ulong(_NOTIF_SEND), ctypes.byref(answer))  # (ENOENT: its caller is gone)
+        return answer.error != 0
 
 
 SCATTER = 512  # at most this many numbers taken before each such game, on each CPU (`scatter`)
