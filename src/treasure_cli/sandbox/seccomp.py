@@ -109,6 +109,7 @@ queued 217 MiB in 14 socket pairs under a 32-file limit, 5 MiB with the default 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
@@ -306,10 +307,10 @@ def sealed_program() -> list[tuple[int, int, int, int]]:
 
 # An exec: program's game cannot be sealed (Node.js makes pipes as it starts, the JVM sockets, a
 # launcher's shell pipes), so its pipes and sockets are counted instead: the filter hands each such
-# call to the game's process 1 (the warm host's jail, `Budget`), which lets the first BUDGET numbers
-# be taken and refuses the rest (EPERM). A game then moves the machine's counter by at most BUDGET,
-# where it had moved it by whole batches of 1,024 (a dozen bits a game); the warm host takes a
-# random count of numbers before each game (`scatter`), which hides those few.
+# call to the program's parent (sandbox/counted.py, with `Budget`), which lets the first BUDGET
+# numbers be taken and refuses the rest (EPERM). A game then moves the machine's counter by at most
+# BUDGET, where it had moved it by whole batches of 1,024 (a dozen bits a game); a random count of
+# numbers is taken before each game (`scatter`), which hides those few.
 # Measured: Node.js made 4 pipes in a game, the JVM 2 sockets, C++, Rust and Python programs none.
 # The number of inodes each call takes: a socket pair takes two; an accepted connection one.
 BUDGETED: dict[int, dict[int, int]] = {
@@ -460,15 +461,20 @@ def scatter() -> None:
     is lost in a count 32 times as wide. Measured: 4.6 µs a number, 1.2 ms a game on average."""
     cpus = os.sched_getaffinity(0)
     draws = os.urandom(2 * len(cpus))
-    for i, cpu in enumerate(sorted(cpus)):
+    try:
+        for i, cpu in enumerate(sorted(cpus)):
+            if len(cpus) > 1:
+                os.sched_setaffinity(0, {cpu})
+            for _ in range(int.from_bytes(draws[2 * i:2 * i + 2], "little") % SCATTER):
+                r, w = os.pipe()
+                os.close(r)
+                os.close(w)
+    except OSError:
+        pass  # (a CPU taken away meanwhile, or no descriptor left: the game is not held up for it)
+    finally:
         if len(cpus) > 1:
-            os.sched_setaffinity(0, {cpu})
-        for _ in range(int.from_bytes(draws[2 * i:2 * i + 2], "little") % SCATTER):
-            r, w = os.pipe()
-            os.close(r)
-            os.close(w)
-    if len(cpus) > 1:
-        os.sched_setaffinity(0, cpus)
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, cpus)
 
 
 def _install(fprog: _Program) -> None:
