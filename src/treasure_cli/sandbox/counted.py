@@ -21,6 +21,7 @@ import sys
 
 from treasure_cli.sandbox import seccomp
 
+PR_SET_DUMPABLE = 4
 REFUSED = (f"treasure: a pipe or socket was refused: an exec: program's game may take {seccomp.BUDGET} of the "
            "machine's pipe and socket numbers (docs/writing-an-agent.md)\n")
 
@@ -74,11 +75,22 @@ def _budget() -> seccomp.Budget | None:
         return None  # a kernel without a seccomp listener: `treasure doctor` says so
 
 
+def _undumpable() -> None:
+    """Neither traced nor read by the program it counts: both are the same user, and a program
+    attached to this process (`ptrace`, /proc/PID/mem) could rewrite its count. An exec resets the
+    flag, so the program itself is as dumpable as it is outside (its core files, its debugger)."""
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0)")
+
+
 def main(argv: list[str] | None = None) -> int:
     program = sys.argv[1:] if argv is None else argv
     if not program:
         print("usage: python -m treasure_cli.sandbox.counted PROGRAM [ARGS...]", file=sys.stderr)
         return 2
+    _undumpable()
     seccomp.scatter()  # on the game's CPUs (the referee drew on its own before it made the game's pipes)
     code = run(program)
     if code is not None and code < 0:  # end the same way, so that the referee can say how the program ended
