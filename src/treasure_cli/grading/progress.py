@@ -476,9 +476,7 @@ class Estimate:
         weights = self._weighed.get(agent)
         if weights is None:  # (worked out once a `remaining`, for every agent)
             weights = self._weighed[agent] = self._weights(agent)
-        ratios = self._ratios.get(place)
-        if ratios is None:
-            ratios = self._unit_ratios(place)
+        ratios = self._unit_ratios(place)
         total = weight = self.WEIGH * weights.get(None, 1.0)
         for other, ratio in ratios.items():
             if other != agent:
@@ -514,8 +512,7 @@ class Estimate:
         gaps: dict[str | None, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
         shared = 0  # (SPREAD units shared with another tell enough: more, only a slower `remaining`)
         for place in self._played.get(agent, ()):
-            ratios = self._ratios.get(place)
-            ratios = self._unit_ratios(place) if ratios is None else ratios
+            ratios = self._unit_ratios(place)
             mine = ratios.get(agent)
             if mine is None or len(ratios) < 2:
                 continue
