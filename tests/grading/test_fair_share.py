@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from treasure_cli.grading.paces import SAMPLED
 from treasure_cli.grading.tournament import FairShare
 from treasure_cli.play.executor import WAIT
 
@@ -132,22 +133,24 @@ def _play(share: FairShare, workers: int, seconds: dict[str, float], told: bool 
 
 def test_apart_a_slow_agent_plays_once_the_others_have_nothing_left_to_start():
     """With `apart` a pass lasts its slowest game: an agent whose games take more than SLOW_PACE
-    times the median agent's would hold every pass. Once more of its games have ended than there are
-    workers (its host's start in each left behind), its next ones wait while another agent has a
-    game to start; then they play side by side across islands."""
+    times the median agent's would hold every pass. Once more of its games have ended than SAMPLED
+    a worker (its host's start and its cold first game in each left behind), its next ones wait
+    while another agent has a game to start; then they play side by side across islands."""
     events: list[tuple[str, str]] = []
     entries = _entries(("a", "b", "s"), 6, 4)
     _play(FairShare(entries, 2, apart=True), 2, {"a": 0.1, "b": 0.1, "s": 3.0}, events=events)
     quick_left = sum(not e.name.startswith("s/") for e in entries)
-    ended, late = 0, []
+    ended, late, early = 0, [], 0
     for kind, name in events:
         if kind == "end" and name.startswith("s/"):
             ended += 1
         elif kind == "start":
             quick_left -= not name.startswith("s/")
-            if name.startswith("s/") and ended > 2:
+            if name.startswith("s/") and ended > SAMPLED * 2:
                 late.append((name, quick_left))
+            early += name.startswith("s/") and quick_left > 0
     assert late and all(left == 0 for _, left in late), late  # none while a quick game was still to start
+    assert early > 3 * 2  # but first more than 3 a worker (SAMPLED), beside the others (its price)
 
 
 @pytest.mark.parametrize(("apart", "pace"), [(True, 0.35), (False, 3.0)])

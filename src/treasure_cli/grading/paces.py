@@ -14,6 +14,12 @@ import statistics
 # Four times the median agent's game leaves alone the spread of a class's agents (built-ins and
 # students' files differ by less), and catches an agent that would hold every pass.
 SLOW_PACE = 4.0
+# An agent is put last only once it has ended more than this many games a worker: the ETA prices
+# the rest of its games from those alone. Its first game in a worker is cold (its code warmed in
+# that process: `logic`'s took 0.7-2.1 times its later games' time an action, 1.2 on the median of
+# 22 runs), so after a game a worker more than the workers, two of its three were cold, and the rest
+# of a run of the built-ins was priced up to 73 % over (benchmarks/eta_accuracy.py).
+SAMPLED = 3
 
 
 class Paces:
@@ -28,9 +34,10 @@ class Paces:
 
     def slow(self, after: int = 1) -> frozenset[str]:
         """The agents whose games took more than SLOW_PACE times the median agent's, on average,
-        among those with more than `after` games ended: the workers' count, so that an agent put
-        last has played a game beyond its first in each worker (the one that starts its host there,
-        whose time around the game the ETA cannot tell from the start's)."""
+        among those with more than `after` games ended: SAMPLED times the workers' count, so that an
+        agent put last has played games beyond its first in each worker (the one that starts its
+        host there, whose time around the game the ETA cannot tell from the start's, and whose own
+        time is cold)."""
         means = {agent: total / count for agent, (total, count) in self.seconds.items() if count > after}
         if len(means) < 2:
             return frozenset()

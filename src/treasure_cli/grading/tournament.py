@@ -34,7 +34,7 @@ from pathlib import Path
 
 from treasure_cli.errors import TreasureError
 from treasure_cli.grading.early_wins import EarlyWins
-from treasure_cli.grading.paces import Paces
+from treasure_cli.grading.paces import SAMPLED, Paces
 from treasure_cli.formats.hint_plugins import BUILTIN_KEY, describe_key, hint_set_of_key, hints_key
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
@@ -223,7 +223,7 @@ class FairShare:
             heads = [(queue[i][0], agent, i) for agent, queue in self.waiting.items()
                      for i in [self._head(agent)] if i is not None]
             if self.apart and self.workers > 1:  # the slow agents' games wait while another agent has one to start
-                slow = self.paces.slow(after=self.workers)
+                slow = self.paces.slow(after=SAMPLED * self.workers)
                 if slow and any(agent not in slow for agent in self.waiting):
                     heads = [h for h in heads if h[1] not in slow]
             fair = [h for h in heads if self.running[h[1]] < self.cap]
