@@ -391,3 +391,30 @@ def test_a_slow_copy_of_another_agent_priced_on_that_agent_s_units():
     kinds = {"ann": "greedy", "bob": "logic", "carl": "random", "slowpoke": "greedy"}
     mostly_within([(seed, *play(agents, [32] * 6, 3, 2, seed, at=0.9, pulse=True, units=True, kinds=kinds)[:2])
                    for seed in SLOW_SEEDS])
+
+
+def test_a_slow_copy_priced_on_its_original_s_units_from_its_first_few_games():
+    """The slow agent is `ann`'s copy (the same actions on every unit); `bob` and `carl` play unlike
+    it. Its first units (one of them 1 action, 0.06 of `ann`'s mean) are short, its games left long.
+    A copy weighed as an agent that told its few units well by chance, beside the others and the
+    average unit, priced them 15 % short (the unit of 1 action was 0.2-0.3 of the mean, not 0.06);
+    taken alone once it told three units with no miss (`Estimate.COPY`), within 5 %, from its fourth
+    game."""
+    copy = [1, 10, 14, 43, 8, 16, 20, 4, 16, 20, 10, 45, 33, 22, 16, 8, 12, 22]
+    acts = {"ann": copy, "bob": [3, 12, 9, 11, 10, 8, 14, 7, 12, 9, 11, 10, 12, 9, 8, 13, 10, 11],
+            "carl": [30, 28, 35, 31, 26, 33, 29, 34, 27, 32, 30, 36, 29, 31, 28, 33, 30, 27], "slowpoke": copy}
+    for played in (4, 6, 8):
+        clock = Clock()
+        units = [("m", k) for k in range(len(copy))]
+        estimate = Estimate([Planned(agent, 1024, (agent, unit), unit, "m") for unit in units for agent in acts],
+                            clock=clock, workers=1, apart=APART[0])
+        for k, unit in enumerate(units):  # the quick agents play every unit, the slow one its first few
+            for agent in ("ann", "bob", "carl", "slowpoke")[:4 if k < played else 3]:
+                seconds = 0.025 * acts[agent][k] if agent == "slowpoke" else 0.01 + 0.0003 * acts[agent][k]
+                estimate.started(agent, 1024, key=(agent, unit))
+                clock.now += seconds + 0.03
+                estimate.finished(agent, 1024, seconds, busy=seconds + 0.03, key=(agent, unit),
+                                  actions=acts[agent][k])
+        left = estimate.remaining()
+        truth = sum(0.025 * n + 0.03 for n in copy[played:])  # the slow agent's games left, on one worker
+        assert left is not None and abs(left - truth) <= 0.05 * truth, (played, left, truth)

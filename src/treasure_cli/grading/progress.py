@@ -54,7 +54,8 @@ scheduler would (grading/tournament.py):
   long units, priced at its mean game the ETA was 37 % short at nine tenths of the run.) The others
   do not tell a unit's length alike: each weighs by how well it told the agent's own games so far
   (the inverse of its mean squared miss on the units both played, drawn towards the average miss
-  as if that were MISS more units), and so does the average unit. (Measured: the slow agent, a
+  as if that were MISS more units), and so does the average unit; a copy (no miss on COPY units or
+  more) alone, where it has played the unit. (Measured: the slow agent, a
   copy of greedy with a slower `act`, took greedy's actions on all its 18 units, the other two
   agents' owed little to them; with every agent's word alike its games left were priced 15-26 %
   short mid-run on one size, and its last four on 48x48 at twice their actions: the ETA 32 %
@@ -472,11 +473,15 @@ class Estimate:
         the other agents' games there took: each one's actions there over its mean on that size,
         averaged, drawn towards 1 as if that were WEIGH more agents' worth of an average unit (1: no
         other agent has ended its game there). Each of them, and the average unit, weighs by how
-        well it told the agent's own games so far (`_weights`)."""
+        well it told the agent's own games so far (`_weights`); a copy of the agent (`COPY`), where it
+        has played the unit, alone."""
         weights = self._weighed.get(agent)
         if weights is None:  # (worked out once a `remaining`, for every agent)
             weights = self._weighed[agent] = self._weights(agent)
         ratios = self._unit_ratios(place)
+        copied = [ratio for other, ratio in ratios.items() if other != agent and weights.get(other) == math.inf]
+        if copied:
+            return statistics.fmean(copied)
         total = weight = self.WEIGH * weights.get(None, 1.0)
         for other, ratio in ratios.items():
             if other != agent:
@@ -498,6 +503,7 @@ class Estimate:
         return known
 
     MISS = 1.0  # an agent's misses on the units it shares with another weigh against this many average misses
+    COPY = 3    # units shared with no miss at all that make another agent a copy of this one (`_weights`)
 
     def _weights(self, agent: str) -> dict[str | None, float]:
         """How much each other agent's games (None: an average unit, 1) say of this agent's on a unit:
@@ -507,7 +513,18 @@ class Estimate:
         around their mean: an agent's mean of a few games is off alike on every unit, which its
         level (`_level`) prices, not its difficulty. A student's agent may be another's copy with a
         slower `act`, whose games go as that one's on every unit, while an agent unlike it (a random
-        one) says little of it: an even mean of all priced the copy's units by the others'."""
+        one) says little of it: an even mean of all priced the copy's units by the others'.
+
+        An agent that missed none of COPY or more units (its ratios the agent's own, to a factor)
+        is its copy: it weighs infinitely, and `_difficulty` takes its ratio alone. Drawn towards the
+        average miss, a copy weighs at most (units - 1 + MISS) / MISS, as much as an agent that
+        missed a little by chance on a few units, and the others and the average unit dilute it:
+        measured on real runs (a slow copy of greedy beside copies of greedy, logic and random,
+        benchmarks/eta_accuracy.py --shape slow), a unit of 1 action for greedy (0.06 of its mean)
+        was 0.19 for the copy and units of 8 actions 0.8 instead of 0.5, so its first games, on short
+        units, priced its games left 21-28 % short, and the ETA was 31-35 % short at half and three
+        quarters of the run. Two units prove nothing: two agents' pairs of lengths are alike by
+        chance (taken as copies from two units on, other runs' ETA missed more)."""
         # other -> [units, sum, sum of squares] of log(its ratio / the agent's), on the units both played
         gaps: dict[str | None, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
         shared = 0  # (SPREAD units shared with another tell enough: more, only a slower `remaining`)
@@ -532,6 +549,9 @@ class Estimate:
             average = squares / count
             weights = {other: average * (n + self.MISS) / (sq + self.MISS * average)
                        for other, (sq, n) in misses.items()}
+        for other, (sq, n) in misses.items():  # (n: the units shared less one; sq: float noise only)
+            if other is not None and n + 1 >= self.COPY and sq < 1e-9:
+                weights[other] = math.inf
         return weights
 
     def _unit_cost(self, agent: str, now: float) -> float | None:
