@@ -30,6 +30,7 @@ def run(program: list[str]) -> int | None:
     """Start `program` with its pipes and sockets counted (`_budget`), answer its calls until it
     ends, and reap whatever it leaves: how it ended (an exit code, minus a signal: 127 if it could
     not start), or None if it was not seen to end."""
+    _undumpable()
     # posix_spawn (vfork and exec): a fork of this Python process cost ~1.5 ms a game more.
     # The signals Python ignores are the program's defaults again.
     defaults = [sig for sig in (getattr(signal, "SIGXFSZ", None), signal.SIGPIPE) if sig is not None]
@@ -77,8 +78,9 @@ def _budget() -> seccomp.Budget | None:
 
 def _undumpable() -> None:
     """Neither traced nor read by the program it counts: both are the same user, and a program
-    attached to this process (`ptrace`, /proc/PID/mem) could rewrite its count. An exec resets the
-    flag, so the program itself is as dumpable as it is outside (its core files, its debugger)."""
+    attached to this process (`ptrace`, /proc/PID/mem) could rewrite its count (a jail's process 1
+    was made dumpable to write its maps: sandbox/warm_host.py, `jail`). An exec resets the flag, so
+    the program itself is as dumpable as it is outside (its core files, its debugger)."""
     import ctypes
 
     if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
@@ -90,7 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     if not program:
         print("usage: python -m treasure_cli.sandbox.counted PROGRAM [ARGS...]", file=sys.stderr)
         return 2
-    _undumpable()
     seccomp.scatter()  # on the game's CPUs (the referee drew on its own before it made the game's pipes)
     code = run(program)
     if code is not None and code < 0:  # end the same way, so that the referee can say how the program ended

@@ -315,8 +315,6 @@ class Zygote:
             os.setsid()  # a group of its own: kill(0) must not reach this host's group
             drop_capabilities()
             if self.program is not None:
-                # (it was dumpable to write its maps: jail) not traced by the program it counts
-                _sys("prctl", _PR_SET_DUMPABLE, 0, 0, 0, 0)
                 os._exit(_init(self.program, told_w))
             os.close(told_w)  # a Python agent's host ends as its game does: nothing to tell
             _seal()
