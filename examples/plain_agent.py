@@ -5,7 +5,7 @@ It imports only Python's standard library (no numpy, no treasure_cli), so it rea
 template for an agent in any language: read a JSON line, answer a JSON line, flush. Run it
 as a program:
 
-    treasure run input/MAP_01.txt out/ --agent 'exec:python3 examples/plain_agent.py'
+    treasure run input/MAP_01.txt out/ --agent 'exec:examples/plain_agent.py'
 
 What it does, each action: keep the set of tiles where the treasure can still be (the
 candidates), scan when a 5x5 scan would cover one, verify a hint that splits the candidates,
