@@ -13,11 +13,14 @@ the second at its start. Through `treasure tournament` with its defaults (the sa
 hosts, the store's secret seed) and one worker, every one of 9 hand-overs carried its bit.
 
 With four phases of 250 ms it carried two bits a game (20 of 20 hand-overs, the next game's agent
-starting 26 to 107 ms after the phase sent, load average 5 to 6). What that buys: a few bits per
-game end are not a tile, but a
-chain of games on one island could pass one bit each (the report's first-turn-wins flag,
-docs/tournament.md, is what shows such a cheat paying off). No small fix closes it: the end of
-a game is the agent's to choose (its last answer), and the clock is the machine's.
+starting 26 to 107 ms after the phase sent, load average 5 to 6). A patient agent carries more:
+holding its first answer too, to come near a phase of a longer cycle, it carried 4 bits a game
+(16 phases of 250 ms in 4 s) and 7 bits (128 phases of 125 ms in 16 s, about 10 s held a game),
+7 of 7 hand-overs each, and in a class of 12 groups with two workers 10 of 14 hand-overs carried
+4 bits (benchmarks/clock_channel.py). The bits grow with the time a game is willing to waste:
+about log2(the time held / the spread of the gap between games), up to the game's time limit.
+No small fix closes it: the end of a game is the agent's to choose (its last answer), and the
+clock is the machine's; docs/security.md says what a teacher can do.
 """
 
 from __future__ import annotations
