@@ -21,6 +21,7 @@ import select
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -318,6 +319,7 @@ class AgentProcess:
             return False
         finally:
             self._close_group()
+        collect_in_flight()
         return reply.get("type") == "reaped" and not self.leftovers()
 
     def _watch(self, root: int | None) -> None:
@@ -643,11 +645,89 @@ class AgentProcess:
             if self._control is not None:
                 self._control.close()
         self._close_group()
+        if self.launch.level == "sandbox":
+            collect_in_flight()
         self._err_done = True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+
+
+GC_SECONDS = 0.5  # at most this long waiting for the kernel to collect what a game left in flight
+_COLLECTING: list[int] = []  # the read ends of `collect_in_flight`'s pipes, not yet hung up
+
+
+def collect_in_flight() -> None:
+    """Have the kernel collect the Unix sockets that hold only one another in flight, once a game's
+    processes are gone; `collected` waits until it has, before this worker's next game.
+
+    A game's processes end with it, but two sockets it sent over themselves (`SCM_RIGHTS`), with other
+    files beside them, are garbage that no process holds, and the kernel collects such cycles only
+    when some Unix socket somewhere is released, which nothing between two games of a warm host did.
+    Until then what they hold outlived the game: its user's count of descriptors in flight (the next
+    game of its agent, the same user, read it by sending descriptors until refused: 33 less what the
+    game before left), the pipes' buffers charged to that user, and the game's mounts and tmpfs,
+    whose numbers the machine hands out lowest first (statx's mount id, st_dev of its /tmp). Here a
+    cycle of our own, holding the write end of a pipe, is left in flight and a socket released: the
+    collection runs (on a kernel worker, at once), and the pipe hangs up once it has taken our cycle,
+    made after the game's (its files are let go a tick later: about 8 ms from here, so not waited for
+    here but before the next game, by which time it is done)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import array
+
+    try:
+        mine, theirs = socket.socketpair()
+    except OSError:
+        return
+    try:
+        done, held = os.pipe()
+    except OSError:
+        mine.close()
+        theirs.close()
+        return
+    try:
+        theirs.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                 array.array("i", [mine.fileno(), theirs.fileno(), held]))])
+    except OSError:
+        os.close(done)
+        return
+    finally:
+        os.close(held)
+        mine.close()
+        theirs.close()  # both in flight: neither is released
+    _COLLECTING.append(done)
+    _release_a_socket()
+
+
+def _release_a_socket() -> None:
+    """Release a Unix socket: the kernel then schedules a collection, if one is needed and none runs."""
+    with contextlib.suppress(OSError):
+        a, b = socket.socketpair()
+        a.close()
+        b.close()
+
+
+def collected() -> bool:
+    """Wait until the collections `collect_in_flight` asked for are done (False after GC_SECONDS).
+    A collection that was running when ours was asked for may have missed our cycle: a socket is
+    released again every 2 ms until it is taken."""
+    deadline = time.monotonic() + GC_SECONDS
+    while _COLLECTING:
+        done = _COLLECTING[-1]
+        poller = select.poll()
+        poller.register(done, select.POLLIN)
+        if poller.poll(0) or time.monotonic() >= deadline:  # (its end: every earlier cycle is taken too)
+            if not poller.poll(0):
+                return False
+            for fd in _COLLECTING:
+                os.close(fd)
+            _COLLECTING.clear()
+            return True
+        _release_a_socket()
+        poller.poll(2)
+    return True
 
 
 class _NotAnAction:
@@ -855,6 +935,7 @@ def acquire(launch: Launch, limits: AgentLimits, label: str) -> AgentProcess:
     it forks. Any other agent process plays one game (where a warm host can run, Linux):
     nothing an agent keeps in its process may reach its next game."""
     global _NO_JAIL
+    collected()  # what the worker's last game left in flight, taken before any of this game's mounts
     if launch.forks and _NO_JAIL is not None:
         launch = unforked(launch)
     key = (launch, limits)
