@@ -655,12 +655,11 @@ class AgentProcess:
 
 
 GC_SECONDS = 0.5  # at most this long waiting for the kernel to collect what a game left in flight
-_COLLECTING: list[int] = []  # the read ends of `collect_in_flight`'s pipes, not yet hung up
 
 
-def collect_in_flight() -> None:
+def collect_in_flight() -> bool:
     """Have the kernel collect the Unix sockets that hold only one another in flight, once a game's
-    processes are gone; `collected` waits until it has, before this worker's next game.
+    processes are gone, and wait until it has: True, or False after GC_SECONDS.
 
     A game's processes end with it, but two sockets it sent over themselves (`SCM_RIGHTS`), with other
     files beside them, are garbage that no process holds, and the kernel collects such cycles only
@@ -668,66 +667,50 @@ def collect_in_flight() -> None:
     Until then what they hold outlived the game: its user's count of descriptors in flight (the next
     game of its agent, the same user, read it by sending descriptors until refused: 33 less what the
     game before left), the pipes' buffers charged to that user, and the game's mounts and tmpfs,
-    whose numbers the machine hands out lowest first (statx's mount id, st_dev of its /tmp). Here a
-    cycle of our own, holding the write end of a pipe, is left in flight and a socket released: the
-    collection runs (on a kernel worker, at once), and the pipe hangs up once it has taken our cycle,
-    made after the game's (its files are let go a tick later: about 8 ms from here, so not waited for
-    here but before the next game, by which time it is done)."""
+    whose numbers the machine hands out lowest first (statx's mount id, st_dev of its /tmp).
+
+    Here a socket of our own is left in flight on itself, sent by its peer, which we keep, and
+    another socket released: the kernel schedules a collection, which takes every such cycle, ours
+    (made after the game's) too, and frees our message, which the peer's count of bytes sent
+    (SIOCOUTQ) shows at once. A collection already running may have started before our cycle was
+    made: a socket is released again every 2 ms until ours is taken. The files a collection lets go
+    (the game's mounts among them) are released a tick later, by the kernel's own worker."""
     if not sys.platform.startswith("linux"):
-        return
+        return False
     import array
+    import fcntl
+    import struct
+    import termios
 
     try:
         mine, theirs = socket.socketpair()
     except OSError:
-        return
+        return False
     try:
-        done, held = os.pipe()
-    except OSError:
-        mine.close()
-        theirs.close()
-        return
-    try:
-        theirs.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                 array.array("i", [mine.fileno(), theirs.fileno(), held]))])
-    except OSError:
-        os.close(done)
-        return
-    finally:
-        os.close(held)
-        mine.close()
-        theirs.close()  # both in flight: neither is released
-    _COLLECTING.append(done)
-    _release_a_socket()
+        try:
+            theirs.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [mine.fileno()]))])
+        finally:
+            mine.close()  # in flight alone: garbage
 
+        def sent() -> int:
+            return int(struct.unpack("i", fcntl.ioctl(theirs.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0])
 
-def _release_a_socket() -> None:
-    """Release a Unix socket: the kernel then schedules a collection, if one is needed and none runs."""
-    with contextlib.suppress(OSError):
-        a, b = socket.socketpair()
-        a.close()
-        b.close()
-
-
-def collected() -> bool:
-    """Wait until the collections `collect_in_flight` asked for are done (False after GC_SECONDS).
-    A collection that was running when ours was asked for may have missed our cycle: a socket is
-    released again every 2 ms until it is taken."""
-    deadline = time.monotonic() + GC_SECONDS
-    while _COLLECTING:
-        done = _COLLECTING[-1]
-        poller = select.poll()
-        poller.register(done, select.POLLIN)
-        if poller.poll(0) or time.monotonic() >= deadline:  # (its end: every earlier cycle is taken too)
-            if not poller.poll(0):
+        deadline = time.monotonic() + GC_SECONDS
+        while True:
+            a, b = socket.socketpair()  # released: the kernel schedules a collection (if none runs)
+            a.close()
+            b.close()
+            again = time.monotonic() + 0.002
+            while sent() and time.monotonic() < again:
+                time.sleep(0.0001)
+            if not sent():
+                return True
+            if time.monotonic() >= deadline:
                 return False
-            for fd in _COLLECTING:
-                os.close(fd)
-            _COLLECTING.clear()
-            return True
-        _release_a_socket()
-        poller.poll(2)
-    return True
+    except OSError:
+        return False
+    finally:
+        theirs.close()
 
 
 class _NotAnAction:
@@ -935,7 +918,6 @@ def acquire(launch: Launch, limits: AgentLimits, label: str) -> AgentProcess:
     it forks. Any other agent process plays one game (where a warm host can run, Linux):
     nothing an agent keeps in its process may reach its next game."""
     global _NO_JAIL
-    collected()  # what the worker's last game left in flight, taken before any of this game's mounts
     if launch.forks and _NO_JAIL is not None:
         launch = unforked(launch)
     key = (launch, limits)
