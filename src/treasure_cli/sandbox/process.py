@@ -43,7 +43,7 @@ HELLO_SECONDS = 30.0      # to start and answer hello (an interpreter and numpy 
 READY_SECONDS = 1.0       # to answer `end`: an agent has nothing to do then, and one that stalls
                           # here (it is killed after, with no failure) would add this to every game
 REAP_SECONDS = 5.0        # for a warm host to end a game's processes (a SIGKILL and a wait)
-RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative)
+RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative; not a warm host)
 HOST_CHECK_GAMES = 64     # a warm host's own CPU time is read every this many games (`acquire`)
 SPIN_SECONDS = 0.0005     # how long a wait for an answer polls before it sleeps, the agent on a core of its own
 
@@ -417,7 +417,13 @@ class AgentProcess:
     def spent(self) -> bool:
         """Whether to replace this process before its next game: dead, or near a limit that
         covers its whole life (then its next game could fail for what its earlier ones used)."""
-        if not self.alive() or self.thought > RECYCLE_SECONDS:
+        if not self.alive():
+            return True
+        # The time it spent thinking, which the agent chooses, counts only where its games share a
+        # process: a warm host's games are processes of their own, each with its own CPU time, and
+        # a host replaced when its games had thought 120 s showed its next game a new sandbox (the
+        # machine's mount count moved by bubblewrap's mounts too, and the game ran on another CPU).
+        if not self.forks and self.thought > RECYCLE_SECONDS:
             return True
         if self.forks and self.games % HOST_CHECK_GAMES == 0 and self.games:
             cpu = self.host_cpu_seconds()
