@@ -319,7 +319,9 @@ class AgentProcess:
             return False
         finally:
             self._close_group()
-        collect_in_flight()
+        left = reply.get("in_flight")  # (an exec: program's game: what its user still has in flight)
+        if left != 0:  # (none said: a Python agent's game, sealed, or a host that cannot tell)
+            collect_in_flight(let_go=type(left) is int and left > 0)
         return reply.get("type") == "reaped" and not self.leftovers()
 
     def _watch(self, root: int | None) -> None:
@@ -661,11 +663,14 @@ class AgentProcess:
 
 
 GC_SECONDS = 0.5  # at most this long waiting for the kernel to collect what a game left in flight
+LET_GO_SECONDS = 0.01  # and then for the mounts its files held to be let go (two ticks; then two RCU grace periods)
 
 
-def collect_in_flight() -> bool:
+def collect_in_flight(let_go: bool = False) -> bool:
     """Have the kernel collect the Unix sockets that hold only one another in flight, once a game's
-    processes are gone, and wait until it has: True, or False after GC_SECONDS.
+    processes are gone, and wait until it has: True, or False after GC_SECONDS. With `let_go` (the
+    game's user had some in flight), wait too until the files they held are let go, their mounts
+    among them.
 
     A game's processes end with it, but two sockets it sent over themselves (`SCM_RIGHTS`), with other
     files beside them, are garbage that no process holds, and the kernel collects such cycles only
@@ -680,7 +685,9 @@ def collect_in_flight() -> bool:
     (made after the game's) too, and frees our message, which the peer's count of bytes sent
     (SIOCOUTQ) shows at once. A collection already running may have started before our cycle was
     made: a socket is released again every 2 ms until ours is taken. The files a collection lets go
-    (the game's mounts among them) are released a tick later, by the kernel's own worker."""
+    are closed by the kernel's worker a tick later, the write end of a pipe of ours with them (its
+    read end then hangs up), and their mounts a tick after that, their numbers once an RCU grace
+    period has passed: `let_go` waits for the pipe, then LET_GO_SECONDS."""
     if not sys.platform.startswith("linux"):
         return False
     import array
@@ -692,11 +699,17 @@ def collect_in_flight() -> bool:
         mine, theirs = socket.socketpair()
     except OSError:
         return False
+    done = held = -1
     try:
+        if let_go:
+            done, held = os.pipe()
         try:
-            theirs.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [mine.fileno()]))])
+            theirs.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                     array.array("i", [mine.fileno(), *([held] if held >= 0 else [])]))])
         finally:
             mine.close()  # in flight alone: garbage
+            if held >= 0:
+                os.close(held)
 
         def sent() -> int:
             return int(struct.unpack("i", fcntl.ioctl(theirs.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0])
@@ -710,13 +723,38 @@ def collect_in_flight() -> bool:
             while sent() and time.monotonic() < again:
                 time.sleep(0.0001)
             if not sent():
-                return True
+                break
             if time.monotonic() >= deadline:
                 return False
+        if done >= 0:
+            poller = select.poll()
+            poller.register(done, select.POLLIN)
+            if not poller.poll(max(1, int((deadline - time.monotonic()) * 1000))):
+                return False
+            time.sleep(LET_GO_SECONDS)  # the mounts' own tick
+            _grace_period()
+            _grace_period()  # (the mounts' numbers are handed back by callbacks run after one)
+        return True
     except OSError:
         return False
     finally:
         theirs.close()
+        if done >= 0:
+            os.close(done)
+
+
+_MEMBARRIER = {"x86_64": 324, "aarch64": 283, "i386": 375, "i686": 375}
+_MEMBARRIER_CMD_GLOBAL = 1  # returns once every CPU has passed an RCU grace period (synchronize_rcu)
+
+
+def _grace_period() -> None:
+    """Wait for an RCU grace period (membarrier's global command), or LET_GO_SECONDS where it cannot."""
+    import platform
+
+    number = _MEMBARRIER.get(platform.machine())
+    libc = seccomp._LIBC
+    if number is None or libc is None or libc.syscall(number, _MEMBARRIER_CMD_GLOBAL, 0, 0) != 0:
+        time.sleep(LET_GO_SECONDS)
 
 
 class _NotAnAction:
