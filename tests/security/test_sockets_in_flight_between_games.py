@@ -22,7 +22,9 @@ import pytest
 from helpers import probe_on_route
 
 PROBE = '''
-import array, errno, os, socket, sys
+import array, errno, fcntl, os, socket, sys
+
+SHARED = sorted(os.listdir("/agent"))[0]  # a file every game of the agent sees (read-only)
 
 
 def room():
@@ -43,12 +45,27 @@ def room():
     return sent
 
 
+def lock():
+    """Whether a lock is held on the shared file (by a game before: this one holds none yet)."""
+    fd = os.open("/agent/" + SHARED, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return "free"
+    except OSError:
+        return "held"
+    finally:
+        os.close(fd)
+
+
 def leave():
-    """Two sockets that hold each other in flight, with a file of each of the game's mounts, then
-    closed: no socket is released, so nothing asks the kernel to collect them."""
+    """Two sockets that hold each other in flight, with a file of each of the game's mounts and the
+    shared file, locked, then closed: no socket is released, so nothing asks the kernel to collect
+    them, and a lock (flock's) lasts as long as its open file."""
     mine, theirs = socket.socketpair()
     fds = [os.open(p, os.O_RDONLY) for p in ("/tmp", "/dev/shm", "/proc", "/agent", "/", "/usr", "/dev")
            if os.path.exists(p)]
+    fds.append(os.open("/agent/" + SHARED, os.O_RDONLY))
+    fcntl.flock(fds[-1], fcntl.LOCK_SH)
     try:
         theirs.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                  array.array("i", [mine.fileno(), theirs.fileno(), *fds]))])
@@ -62,14 +79,15 @@ def leave():
     return f"left {len(fds) + 2}"
 
 
-print(f"in flight: room {room()}; {leave()}", file=sys.stderr, flush=True)
+print(f"in flight: room {room()}; lock {lock()}; {leave()}", file=sys.stderr, flush=True)
 '''
 
 
 @pytest.mark.parametrize("route", ["the warm host's jail", "a sandbox per game"])
 def test_what_a_game_left_in_flight_is_gone_by_the_next_game(tmp_path, monkeypatch, route):
     rows = probe_on_route(tmp_path, monkeypatch, route, "exec", PROBE)
-    said = [re.search(r"^in flight: room (\d+); (left \d+|refused \d+)$", r.output, flags=re.M) for r in rows]
+    said = [re.search(r"^in flight: room (\d+); lock (free|held); (left \d+|refused \d+)$", r.output, flags=re.M)
+            for r in rows]
     assert all(said), [r.output[-2000:] for r in rows]
-    assert all(s.group(2).startswith("left ") for s in said), [s.group(0) for s in said]  # each game left some
-    assert [int(s.group(1)) for s in said] == [33, 33], [s.group(0) for s in said]  # and found none left
+    assert all(s.group(3).startswith("left ") for s in said), [s.group(0) for s in said]  # each game left some
+    assert [(int(s.group(1)), s.group(2)) for s in said] == [(33, "free")] * 2, [s.group(0) for s in said]  # none left
