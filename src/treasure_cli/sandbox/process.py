@@ -319,8 +319,8 @@ class AgentProcess:
             return False
         finally:
             self._close_group()
-        left = reply.get("in_flight")  # (an exec: program's game: what its user still has in flight)
-        if left != 0:  # (none said: a Python agent's game, sealed, or a host that cannot tell)
+        left = reply.get("in_flight")  # what the game's user still has in flight (-1: the host cannot tell)
+        if left != 0:
             collect_in_flight(let_go=type(left) is int and left > 0)
         return reply.get("type") == "reaped" and not self.leftovers()
 

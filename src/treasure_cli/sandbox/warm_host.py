@@ -221,10 +221,11 @@ class Zygote:
                 self._fork()
             elif kind == "reap":
                 self._reap()
-                # An exec: program's game may leave sockets in flight that no process holds (a
-                # Python agent's makes none): how many descriptors its user still has there, which
-                # the referee then waits to see collected and let go (process.py, collect_in_flight).
-                self._say({"type": "reaped", **({"in_flight": _in_flight()} if self.program is not None else {})})
+                # A game may leave sockets in flight that no process holds (an exec: program's; a
+                # Python agent's is sealed, where the kernel can): how many descriptors its user still
+                # has there, which the referee then waits to see collected and let go
+                # (process.py, collect_in_flight).
+                self._say({"type": "reaped", "in_flight": _in_flight()})
             elif kind == "status":
                 wait = message.get("wait")
                 self._say({"type": "status", "status": self._status(float(wait) if type(wait) is float else 0.0)})
