@@ -319,9 +319,8 @@ class AgentProcess:
             return False
         finally:
             self._close_group()
-        left = reply.get("in_flight")  # what the game's user still has in flight (-1: the host cannot tell)
-        if left != 0:
-            collect_in_flight(let_go=type(left) is int and left > 0)
+        if reply.get("in_flight") != 0:  # what the game's user still has in flight (-1: the host cannot tell)
+            collect_in_flight(let_go=True)
         return reply.get("type") == "reaped" and not self.leftovers()
 
     def _watch(self, root: int | None) -> None:
@@ -669,8 +668,8 @@ LET_GO_SECONDS = 0.01  # and then for the mounts its files held to be let go (tw
 def collect_in_flight(let_go: bool = False) -> bool:
     """Have the kernel collect the Unix sockets that hold only one another in flight, once a game's
     processes are gone, and wait until it has: True, or False after GC_SECONDS. With `let_go` (the
-    game's user had some in flight), wait too until the files they held are let go, their mounts
-    among them.
+    game's user had some in flight, or its host could not tell), wait too until the files they held
+    are let go, their mounts among them.
 
     A game's processes end with it, but two sockets it sent over themselves (`SCM_RIGHTS`), with other
     files beside them, are garbage that no process holds, and the kernel collects such cycles only
