@@ -21,6 +21,7 @@ import select
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -42,7 +43,7 @@ HELLO_SECONDS = 30.0      # to start and answer hello (an interpreter and numpy 
 READY_SECONDS = 1.0       # to answer `end`: an agent has nothing to do then, and one that stalls
                           # here (it is killed after, with no failure) would add this to every game
 REAP_SECONDS = 5.0        # for a warm host to end a game's processes (a SIGKILL and a wait)
-RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative)
+RECYCLE_SECONDS = 120.0   # a process that has thought this long is replaced (its CPU limit is cumulative; not a warm host)
 HOST_CHECK_GAMES = 64     # a warm host's own CPU time is read every this many games (`acquire`)
 SPIN_SECONDS = 0.0005     # how long a wait for an answer polls before it sleeps, the agent on a core of its own
 
@@ -318,6 +319,8 @@ class AgentProcess:
             return False
         finally:
             self._close_group()
+        if reply.get("in_flight") != 0:  # what the game's user still has in flight (-1: the host cannot tell)
+            collect_in_flight(let_go=True)
         return reply.get("type") == "reaped" and not self.leftovers()
 
     def _watch(self, root: int | None) -> None:
@@ -415,7 +418,13 @@ class AgentProcess:
     def spent(self) -> bool:
         """Whether to replace this process before its next game: dead, or near a limit that
         covers its whole life (then its next game could fail for what its earlier ones used)."""
-        if not self.alive() or self.thought > RECYCLE_SECONDS:
+        if not self.alive():
+            return True
+        # The time it spent thinking, which the agent chooses, counts only where its games share a
+        # process: a warm host's games are processes of their own, each with its own CPU time, and
+        # a host replaced when its games had thought 120 s showed its next game a new sandbox (the
+        # machine's mount count moved by bubblewrap's mounts too, and the game ran on another CPU).
+        if not self.forks and self.thought > RECYCLE_SECONDS:
             return True
         if self.forks and self.games % HOST_CHECK_GAMES == 0 and self.games:
             cpu = self.host_cpu_seconds()
@@ -643,11 +652,108 @@ class AgentProcess:
             if self._control is not None:
                 self._control.close()
         self._close_group()
+        if self.launch.level == "sandbox":
+            collect_in_flight()
         self._err_done = True
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+
+
+GC_SECONDS = 0.5  # at most this long waiting for the kernel to collect what a game left in flight
+LET_GO_SECONDS = 0.01  # and then for the mounts its files held to be let go (two ticks; then two RCU grace periods)
+
+
+def collect_in_flight(let_go: bool = False) -> bool:
+    """Have the kernel collect the Unix sockets that hold only one another in flight, once a game's
+    processes are gone, and wait until it has: True, or False after GC_SECONDS. With `let_go` (the
+    game's user had some in flight, or its host could not tell), wait too until the files they held
+    are let go, their mounts among them.
+
+    A game's processes end with it, but two sockets it sent over themselves (`SCM_RIGHTS`), with other
+    files beside them, are garbage that no process holds, and the kernel collects such cycles only
+    when some Unix socket somewhere is released, which nothing between two games of a warm host did.
+    Until then what they hold outlived the game: its user's count of descriptors in flight (the next
+    game of its agent, the same user, read it by sending descriptors until refused: 33 less what the
+    game before left), the pipes' buffers charged to that user, and the game's mounts and tmpfs,
+    whose numbers the machine hands out lowest first (statx's mount id, st_dev of its /tmp).
+
+    Here a socket of our own is left in flight on itself, sent by its peer, which we keep, and
+    another socket released: the kernel schedules a collection, which takes every such cycle, ours
+    (made after the game's) too, and frees our message, which the peer's count of bytes sent
+    (SIOCOUTQ) shows at once. A collection already running may have started before our cycle was
+    made: a socket is released again every 2 ms until ours is taken. The files a collection lets go
+    are closed by the kernel's worker a tick later, the write end of a pipe of ours with them (its
+    read end then hangs up), and their mounts a tick after that, their numbers once an RCU grace
+    period has passed: `let_go` waits for the pipe, then LET_GO_SECONDS."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import array
+    import fcntl
+    import struct
+    import termios
+
+    try:
+        mine, theirs = socket.socketpair()
+    except OSError:
+        return False
+    done = held = -1
+    try:
+        if let_go:
+            done, held = os.pipe()
+        try:
+            theirs.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                     array.array("i", [mine.fileno(), *([held] if held >= 0 else [])]))])
+        finally:
+            mine.close()  # in flight alone: garbage
+            if held >= 0:
+                os.close(held)
+
+        def sent() -> int:
+            return int(struct.unpack("i", fcntl.ioctl(theirs.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0])
+
+        deadline = time.monotonic() + GC_SECONDS
+        while True:
+            a, b = socket.socketpair()  # released: the kernel schedules a collection (if none runs)
+            a.close()
+            b.close()
+            again = time.monotonic() + 0.002
+            while sent() and time.monotonic() < again:
+                time.sleep(0.0001)
+            if not sent():
+                break
+            if time.monotonic() >= deadline:
+                return False
+        if done >= 0:
+            poller = select.poll()
+            poller.register(done, select.POLLIN)
+            if not poller.poll(max(1, int((deadline - time.monotonic()) * 1000))):
+                return False
+            time.sleep(LET_GO_SECONDS)  # the mounts' own tick
+            _grace_period()
+            _grace_period()  # (the mounts' numbers are handed back by callbacks run after one)
+        return True
+    except OSError:
+        return False
+    finally:
+        theirs.close()
+        if done >= 0:
+            os.close(done)
+
+
+_MEMBARRIER = {"x86_64": 324, "aarch64": 283, "i386": 375, "i686": 375}
+_MEMBARRIER_CMD_GLOBAL = 1  # returns once every CPU has passed an RCU grace period (synchronize_rcu)
+
+
+def _grace_period() -> None:
+    """Wait for an RCU grace period (membarrier's global command), or LET_GO_SECONDS where it cannot."""
+    import platform
+
+    number = _MEMBARRIER.get(platform.machine())
+    libc = seccomp._LIBC
+    if number is None or libc is None or libc.syscall(number, _MEMBARRIER_CMD_GLOBAL, 0, 0) != 0:
+        time.sleep(LET_GO_SECONDS)
 
 
 class _NotAnAction:

@@ -221,7 +221,11 @@ class Zygote:
                 self._fork()
             elif kind == "reap":
                 self._reap()
-                self._say({"type": "reaped"})
+                # A game may leave sockets in flight that no process holds (an exec: program's; a
+                # Python agent's is sealed, where the kernel can): how many descriptors its user still
+                # has there, which the referee then waits to see collected and let go
+                # (process.py, collect_in_flight).
+                self._say({"type": "reaped", "in_flight": _in_flight()})
             elif kind == "status":
                 wait = message.get("wait")
                 self._say({"type": "status", "status": self._status(float(wait) if type(wait) is float else 0.0)})
@@ -400,6 +404,37 @@ class Zygote:
         if not self.jailed:  # a process that left the game's group came to this subreaper: end it too
             _reap_orphans()
         self.game = self.inner = self.exited = None
+
+
+def _in_flight() -> int:
+    """How many descriptors this user has in flight on Unix sockets (those the kernel counts against
+    its open-file limit): sent here one at a time until refused, then let go. -1 if it cannot tell."""
+    import array
+    import errno
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if limit == resource.RLIM_INFINITY or limit > 4096:
+        return -1
+    try:
+        mine, theirs = socket.socketpair()
+    except OSError:
+        return -1
+    sent, null = 0, -1
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)  # (not a socket: nothing for the kernel's collector)
+        while sent <= limit:
+            mine.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [null]))])
+            sent += 1
+    except OSError as exc:
+        if exc.errno != errno.ETOOMANYREFS:
+            return -1
+    finally:
+        if null >= 0:
+            os.close(null)
+        theirs.close()  # its queue, and the descriptors in it, let go
+        mine.close()
+    return limit + 1 - sent
 
 
 def _wait_for_referee() -> None:
