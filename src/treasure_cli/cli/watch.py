@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from treasure_cli.formats.text import printable
+from treasure_cli.formats.text import one_line, printable
 from treasure_cli.cli.options import (
     Refusal,
 )
@@ -23,7 +23,7 @@ def watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, t
     if not map_path.is_file():
         raise click.UsageError("--step watches one game: INPUT must be a map file, not a folder")
     if output_dir is not None and no_clobber and existing_logs([map_path], Path(output_dir), naming):
-        raise Refusal(f"--no-clobber: {output_dir} already holds the log of {map_path}; nothing was played")
+        raise Refusal(one_line(f"--no-clobber: {output_dir} already holds the log of {map_path}; nothing was played"))
     warnings: list[str] = []
     game = live_game(map_path, options, warnings)
     for warning in warnings:

@@ -27,7 +27,7 @@ from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import format_map
 from treasure_cli.formats.wire import PROTOCOL
-from treasure_cli.formats.text import counted
+from treasure_cli.formats.text import counted, one_line
 from treasure_cli.sandbox.process import ActionTimeout
 from treasure_cli.play.beliefs import first_excess, miss_message, misses
 from treasure_cli.play.games import time_limit
@@ -195,9 +195,9 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     except TreasureError as exc:
         return [Check("loads", False, taken.users_paths(str(exc)) if taken is not None else str(exc))]
     if taken.process is None:
-        said = f"{agent} builds an agent with act(obs)"
+        said = f"{one_line(agent)} builds an agent with act(obs)"
     else:
-        said = (f"{agent} starts in {'a sandbox' if taken.where == 'sandbox' else 'a process of its own'} "
+        said = (f"{one_line(agent)} starts in {'a sandbox' if taken.where == 'sandbox' else 'a process of its own'} "
                 f"in {taken.process.start_seconds:.2f} s and speaks protocol {PROTOCOL}")
     checks = [Check("loads", True, said)]
     times: dict[str, list[float]] = {}   # size -> every action's seconds
