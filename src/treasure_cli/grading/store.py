@@ -19,6 +19,7 @@ file as a results store, so another SQLite file is refused, not altered.
 from __future__ import annotations
 
 import dataclasses
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -120,6 +121,7 @@ MIGRATIONS: dict[int, str] = {
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
            "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
            "traceback", "isolation", "name", "game_id", "play_digest", "actions", "map_style")
+_GAME_ID = re.compile(r"[0-9a-f]{12}")  # records.game_id: 12 hex digits
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -156,7 +158,9 @@ class Row:
     busy: float = dataclasses.field(default=0.0, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.game_id:
+        # A stored id that is not one (a store handed over, edited: `../x`, markup, escapes) is
+        # computed again, as an older row's "" is: pages are written to game-<id>.html and link to it.
+        if not _GAME_ID.fullmatch(self.game_id or ""):
             object.__setattr__(self, "game_id", game_id(self.agent, self.agent_digest, self.settings,
                                                         self.map_digest, self.game_index, self.seed))
 
