@@ -72,3 +72,30 @@ def test_replay_of_a_stored_game_names_it_without_escapes(tmp_path, store):
     assert result.exit_code == 0, result.output
     assert "\x1b]" not in result.output and "\x07" not in result.output
     assert f"warning: game {game} is stored as LOSE on turn 99" in result.output
+
+
+# SQLite keeps any value in any column: a store a student hands over may hold text where a number
+# is, settings that are no JSON, bytes for a name. Each stopped the report or the replay with a
+# traceback; now with one `Error:` line naming the store.
+@pytest.mark.parametrize("edit", [
+    "UPDATE games SET settings = 'not json'",
+    "UPDATE games SET settings = '{}'",
+    "UPDATE games SET seed = 'abc'",
+    "UPDATE games SET turns = 'x'",
+    "UPDATE games SET seconds = 'NaN'",
+    "UPDATE games SET size = '<b>x'",
+    "INSERT OR REPLACE INTO meta VALUES ('base_seed', 'abc')",
+    "UPDATE meta SET value = 'zzz' WHERE key = 'hint_kinds'",
+    "INSERT INTO verdicts VALUES (x'00ff', 7, 8, 9)",
+])
+def test_a_damaged_row_is_an_error_not_a_traceback(tmp_path, store, edit):
+    _, maps, game = store
+    db = _edited(tmp_path, store, edit)
+    for args in (["tournament", "--db", str(db), "--report", "--html", str(tmp_path / "pages"), "--maps", str(maps),
+                  "--agent-isolation", "process"],
+                 ["tournament", "--db", str(db), "--report", "--json"],
+                 ["replay", "--db", str(db), game, "--maps", str(maps), "--no-pause", "--no-color"]):
+        result = invoke(*args)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
+        if result.exit_code:
+            assert "\nError: " in "\n" + result.output and "damaged" in result.output, result.output
