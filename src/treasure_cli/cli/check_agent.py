@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.formats.text import printable
+from treasure_cli.formats.text import one_line, printable
 from treasure_cli.cli.options import (
     hint_options, intake_caps_options, isolation_options,
     isolation_settings, map_files, set_intake_caps, split_csv,
@@ -117,7 +117,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
         ensure_folder(keep)
     total = games + len(maps)
     with click.progressbar(length=total, label="checking", file=sys.stderr, hidden=not sys.stderr.isatty(),
-                           item_show_func=lambda where: where) as bar:
+                           item_show_func=lambda where: where and one_line(where)) as bar:  # a map's file name
         def progress(done: int, total: int, where: str) -> None:
             bar.update(done - bar.pos, where)
             if done == 0:
