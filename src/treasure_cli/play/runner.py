@@ -20,7 +20,8 @@ from pathlib import Path
 from treasure_cli.errors import OutputBusyError, TreasureError
 from treasure_cli.formats.atomic import TEMP_SUFFIX, ensure_folder, temp_prefix, write_text_atomic
 from treasure_cli.formats.game_record import format_log
-from treasure_cli.formats.map_file import read_map
+from treasure_cli.formats.map_file import looks_like_map, read_map
+from treasure_cli.formats.text import one_line
 from treasure_cli.play.executor import run_tasks, signals_held
 from treasure_cli.play.games import failed, play_game
 from treasure_cli.sandbox import tree
@@ -112,13 +113,36 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
 def write_log(out_dir: Path, map_path: Path, events: Sequence[Event], naming: str = "id") -> Path:
     """Write the log of a finished game on `map_path` into `out_dir`, atomically."""
     target = out_dir / log_name(map_path, naming)
+    no_map_in_the_way([map_path], out_dir, [target.name])
     write_text_atomic(target, format_log(list(events)))
     return target
 
 
 def existing_logs(maps: Sequence[Path], out_dir: Path, naming: str = "id") -> list[Path]:
-    """The logs a run would replace."""
-    return [out_dir / name for name in plan_logs(maps, naming) if (out_dir / name).exists()]
+    """The logs a run would replace; TreasureError if one of them is a map, not a log."""
+    names = plan_logs(maps, naming)
+    no_map_in_the_way(maps, out_dir, names)
+    return [out_dir / name for name in names if (out_dir / name).exists()]
+
+
+def no_map_in_the_way(maps: Sequence[Path], out_dir: Path, names: Sequence[str]) -> None:
+    """TreasureError if a log would be written over a map (one of `maps`, or any file that starts
+    as a map does): a map named LOG_02.txt beside MAP_02.txt, played with OUTPUT its own folder,
+    was replaced by MAP_02.txt's log, and said to be "a log of an earlier run"."""
+    for map_path, name in zip(maps, names):
+        target = out_dir / name
+        if not target.exists():
+            continue
+        if looks_like_map(target) or any(_same_file(target, other) for other in maps):
+            raise TreasureError(one_line(f"the log of {map_path} would be written over {target}, which is a map, "
+                                         "not a log: nothing was played (give another OUTPUT folder)"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1,
@@ -129,6 +153,7 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
     Refuses before playing anything if two maps would write the same log.
     """
     names = plan_logs(maps, naming)
+    no_map_in_the_way(maps, out_dir, names)
     tree.protect(out_dir, *maps)  # out of every agent's copy, even one whose folder holds them
     records: dict[int, GameRecord] = {}
     with output_lock(out_dir):
