@@ -66,3 +66,14 @@ def test_check_agent_names_an_agent_file_on_one_line(tmp_path):
         result.output
     assert any(line.startswith("ok    loads: ") and "\\nok    legal actions, forged.py" in line
                for line in result.output.splitlines()), result.output
+
+
+def test_check_agent_class_names_a_group_on_one_line(tmp_path):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    forged = "ok    zed: python zed.py: every check passed"
+    (klass / f"a\n{forged}.py").write_text("class Agent:\n    def act(self, obs):\n        raise ValueError('no')\n")
+    result = invoke("check-agent", "--class", str(klass), "--games", "1", "--agent-isolation", "process")
+    assert result.exit_code == 1, result.output
+    assert not any(line.startswith(forged) for line in result.output.splitlines()), result.output
+    assert any(line.startswith(f"FAIL  a\\n{forged}: ") for line in result.output.splitlines()), result.output

@@ -170,6 +170,7 @@ def _check_class(folder: str, *, agent_isolation: str, agent_memory: int, action
         rows.append((group.name, not failed, f"{failed[0].name}: {(failed[0].detail.splitlines() or [''])[0]}" if failed else
                      f"{group.language} {group.entry}: every check passed"))
     for name, ok, detail in sorted(rows, key=lambda r: r[0]):
-        click.echo(printable(f"{'ok  ' if ok else 'FAIL'}  {name}: {detail}"))
+        # a group's name is a student's file name: one line, whatever it holds
+        click.echo(printable(f"{'ok  ' if ok else 'FAIL'}  {one_line(name)}: {detail}"))
     if not all(ok for _, ok, _ in rows):
         sys.exit(1)
