@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import fcntl
 import os
 import re
@@ -197,7 +198,15 @@ def output_lock(out_dir: Path) -> Iterator[None]:
     ensure_folder(out_dir)
     path = out_dir / LOCK_NAME
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        # Never through a link: a folder a student handed in may hold `.treasure-run.lock` linked to
+        # any file the user can write, which the lock's truncate and pid line would overwrite.
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise TreasureError(f"{path} is a link, not this program's lock: nothing was played (remove it if "
+                                "it is not yours)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -206,7 +215,7 @@ def output_lock(out_dir: Path) -> Iterator[None]:
             raise OutputBusyError(f"{out_dir} is in use by another treasure run ({holder}); "
                                   "wait for it to finish or choose another folder") from None
         try:
-            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            same = os.lstat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
             same = False
         if same:
