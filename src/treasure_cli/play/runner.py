@@ -13,6 +13,7 @@ import errno
 import fcntl
 import os
 import re
+import stat
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
@@ -114,7 +115,8 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
 def write_log(out_dir: Path, map_path: Path, events: Sequence[Event], naming: str = "id") -> Path:
     """Write the log of a finished game on `map_path` into `out_dir`, atomically."""
     target = out_dir / log_name(map_path, naming)
-    no_map_in_the_way([map_path], out_dir, [target.name])
+    nothing_in_the_way([map_path], out_dir, [target.name])
+    _no_device_in_the_way(target)
     write_text_atomic(target, format_log(list(events)))
     return target
 
@@ -122,21 +124,38 @@ def write_log(out_dir: Path, map_path: Path, events: Sequence[Event], naming: st
 def existing_logs(maps: Sequence[Path], out_dir: Path, naming: str = "id") -> list[Path]:
     """The logs a run would replace; TreasureError if one of them is a map, not a log."""
     names = plan_logs(maps, naming)
-    no_map_in_the_way(maps, out_dir, names)
+    nothing_in_the_way(maps, out_dir, names)
     return [out_dir / name for name in names if (out_dir / name).exists()]
 
 
-def no_map_in_the_way(maps: Sequence[Path], out_dir: Path, names: Sequence[str]) -> None:
+def nothing_in_the_way(maps: Sequence[Path], out_dir: Path, names: Sequence[str]) -> None:
     """TreasureError if a log would be written over a map (one of `maps`, or any file that starts
     as a map does): a map named LOG_02.txt beside MAP_02.txt, played with OUTPUT its own folder,
-    was replaced by MAP_02.txt's log, and said to be "a log of an earlier run"."""
+    was replaced by MAP_02.txt's log, and said to be "a log of an earlier run". Or into a pipe or
+    a device (a FIFO left in OUTPUT blocked the run for ever, deaf to Ctrl-C)."""
     for map_path, name in zip(maps, names):
         target = out_dir / name
         if not target.exists():
             continue
+        try:
+            _no_device_in_the_way(target)
+        except OSError:
+            raise TreasureError(one_line(f"the log of {map_path} would be written into {target}, which is a "
+                                         "pipe or a device, not a log: nothing was played")) from None
         if looks_like_map(target) or any(_same_file(target, other) for other in maps):
             raise TreasureError(one_line(f"the log of {map_path} would be written over {target}, which is a map, "
                                          "not a log: nothing was played (give another OUTPUT folder)"))
+
+
+def _no_device_in_the_way(target: Path) -> None:
+    """OSError if a log's place holds what is not a file (write_text_atomic writes through a pipe or a
+    device, for /dev/stdout): in an OUTPUT folder that is a FIFO or a link to a device someone left."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a folder: write_text_atomic says so
+        raise OSError(errno.EINVAL, "is a pipe or a device, not a log file", str(target))
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -154,7 +173,7 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
     Refuses before playing anything if two maps would write the same log.
     """
     names = plan_logs(maps, naming)
-    no_map_in_the_way(maps, out_dir, names)
+    nothing_in_the_way(maps, out_dir, names)
     tree.protect(out_dir, *maps)  # out of every agent's copy, even one whose folder holds them
     records: dict[int, GameRecord] = {}
     with output_lock(out_dir):
@@ -175,6 +194,7 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
 def _keep(record: GameRecord, text: str, target: Path) -> GameRecord:
     """Write one log; a write that fails (full disk, a folder in the way) fails that game only."""
     try:
+        _no_device_in_the_way(target)
         write_text_atomic(target, text)
     except OSError as exc:
         cause = exc.strerror or str(exc)
