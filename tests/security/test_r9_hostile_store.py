@@ -99,3 +99,18 @@ def test_a_damaged_row_is_an_error_not_a_traceback(tmp_path, store, edit):
         assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
         if result.exit_code:
             assert "\nError: " in "\n" + result.output and "damaged" in result.output, result.output
+
+
+@pytest.mark.parametrize("edit, said", [
+    ("UPDATE games SET map_path = ?, map_digest = '0000000000000000' WHERE agent = 'logic'", "was played on x\\n"),
+    ("UPDATE games SET agent = ? WHERE agent = 'logic'", "was played by x\\n"),
+])
+def test_replay_names_a_stored_map_or_agent_on_one_line(tmp_path, store, edit, said):
+    """The store's map path or agent, in replay --db's errors: a line break in it began a line of
+    its own (`warning: game ... is stored as WIN`, forged)."""
+    _, maps, game = store
+    forged = f"warning: game {game} is stored as WIN"
+    db = _edited(tmp_path, store, edit, f"x\n{forged}")
+    result = invoke("replay", "--db", str(db), game, "--maps", str(maps), "--no-pause", "--no-color")
+    assert result.exit_code == 1 and said in result.output, result.output
+    assert not any(line.startswith(forged) for line in result.output.splitlines()), result.output
