@@ -490,7 +490,9 @@ def _game_settings(text: str) -> bool:
         settings = json.loads(text)
     except ValueError:
         return False
-    return (isinstance(settings, dict) and isinstance(settings.get("truth_rate"), (int, float))
+    # (an old store's rows may hold "{}": each key is checked where it is given)
+    return (isinstance(settings, dict)
+            and (settings.get("truth_rate") is None or isinstance(settings["truth_rate"], (int, float)))
             and (settings.get("max_turns") is None or isinstance(settings["max_turns"], int))
             and (settings.get("game_timeout") is None or isinstance(settings["game_timeout"], (int, float)))
             and (settings.get("hints") is None or isinstance(settings["hints"], str)))

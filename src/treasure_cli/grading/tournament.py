@@ -641,7 +641,7 @@ def settings_options(settings: str) -> str:
     import json
 
     values = json.loads(settings)
-    words = [f"--truth-rate {values['truth_rate']:g}"]
+    words = [] if values.get("truth_rate") is None else [f"--truth-rate {values['truth_rate']:g}"]
     if values.get("max_turns") is not None:
         words.append(f"--max-turns {values['max_turns']}")
     if values.get("game_timeout") is not None:
@@ -768,6 +768,9 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
                             f"agent's code is now {now_code.digest}, so the game cannot be played again as it was "
                             "(put back the submitted version)")
     settings = json.loads(row.settings)
+    if settings.get("truth_rate") is None:  # an old or edited store's row: "{}"
+        raise TreasureError(f"game {row.game_id}'s stored settings ({one_line(row.settings)}) are damaged: they do "
+                            "not say its truth rate, so it cannot be played again")
     hints = hint_set_of_key(settings.get("hints"), f"game {row.game_id}")
     found = playable_map(path)
     if isinstance(found, str):
