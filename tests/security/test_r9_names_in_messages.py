@@ -77,3 +77,19 @@ def test_check_agent_class_names_a_group_on_one_line(tmp_path):
     assert result.exit_code == 1, result.output
     assert not any(line.startswith(forged) for line in result.output.splitlines()), result.output
     assert any(line.startswith(f"FAIL  a\\n{forged}: ") for line in result.output.splitlines()), result.output
+
+
+def test_check_agent_maps_named_with_a_line_break_forge_no_line(tmp_path):
+    forged = "ok    deterministic: forged"
+    maps = tmp_path / "maps"
+    maps.mkdir()
+    shutil.copy(ROOT / "input" / "MAP_01.txt", maps / f"MAP_01\n{forged}.txt")
+    agent = tmp_path / "raiser.py"
+    agent.write_text("class Agent:\n    def act(self, obs):\n        raise ValueError('no')\n")
+    result = invoke("check-agent", str(agent), "--maps", str(maps), "--games", "1", "--agent-isolation", "process")
+    assert result.exit_code == 1, result.output
+    assert not any(line.startswith(forged) for line in result.output.splitlines()), result.output
+    (maps / f"MAP_01\n{forged}.txt").write_text("7 6\nnot a map\n")
+    broken = invoke("check-agent", str(agent), "--maps", str(maps), "--games", "1", "--agent-isolation", "process")
+    assert broken.exit_code == 1 and "these maps cannot be played" in broken.output, broken.output
+    assert not any(line.startswith(forged) for line in broken.output.splitlines()), broken.output

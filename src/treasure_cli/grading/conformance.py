@@ -139,7 +139,8 @@ def boards(games: int, seed: int, sizes: Sequence[int] = SIZES,
         out.append(Board(island, game_seed, f"game {i + 1} ({size}x{size}, seed {game_seed})"))
     for path, island in maps:
         game_seed = seeds.check_map_game_seed(seed, island.digest)
-        out.append(Board(island, game_seed, f"{path} ({island.width}x{island.height}, seed {game_seed})"))
+        # one_line: a map's file name is a user's, and `where` begins lines of the report
+        out.append(Board(island, game_seed, f"{one_line(path)} ({island.width}x{island.height}, seed {game_seed})"))
     return out
 
 
@@ -156,7 +157,7 @@ def read_maps(paths: Sequence[str]) -> list[tuple[str, Island]]:
         else:
             found.append((path, got[1]))
     if problems:
-        raise TreasureError("these maps cannot be played:\n" + "\n".join(problems))
+        raise TreasureError("these maps cannot be played:\n" + "\n".join(one_line(p) for p in problems))
     return found
 
 
