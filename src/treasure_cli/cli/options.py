@@ -91,6 +91,8 @@ def _globbed(pattern: str) -> list[Path]:
     exponential number of paths (`treasure check 'sent/**/*.txt'` ran for ever)."""
     base = _glob_base(pattern)
     rest = Path(pattern).parts[len(base.parts):]  # Path(".").parts is ()
+    if rest and rest[-1] == "**":  # glob.glob's `x/**` is every path under x; pathlib's, its folders only
+        rest = (*rest, "*")
     hidden = any(part.startswith(".") for part in rest)  # glob.glob's `*` leaves out dot files
     found = base.glob(str(Path(*rest))) if rest else iter([base])
     return sorted(q for q in found if q.is_file()
