@@ -12,7 +12,7 @@ import click
 
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.errors import TreasureError
-from treasure_cli.formats.text import counted
+from treasure_cli.formats.text import counted, printable
 from treasure_cli.cli.options import (
     GAME_TIMEOUT, MAPS_HELP, RECURSIVE, agent_spec, map_names, finite, hint_options, isolation_options,
     isolation_settings, map_files, split_csv,
@@ -179,15 +179,24 @@ def _bench_report_from(json_path: str, html_path: str | None) -> None:
     from treasure_cli.view.tables import bench_table
     from treasure_cli.view.report import write_report
 
+    # The file may be anyone's (a student's run, sent): whatever in it is not what --json writes
+    # (nesting past the parser's depth, a string for a number) is an Error naming it, not a traceback.
+    damaged = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)
     try:
         data = json.loads(Path(json_path).read_text(encoding="utf-8"))
         data["games"]  # noqa: B018 - the report needs it
         stats = [types.SimpleNamespace(**s) for s in data["stats"]]
         timed = all(hasattr(s, "median_ms_game") for s in stats)
         table = bench_table(stats, timed)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise click.ClickException(f"{json_path}: not a file written by `treasure bench --json` ({exc})") from None
+    except damaged as exc:
+        raise click.ClickException(printable(f"{json_path}: not a file written by `treasure bench --json` ({exc})")) \
+            from None
     if html_path is None:
         click.echo(table)
         return
-    click.echo(f"wrote {write_report(data, html_path)}")
+    try:
+        written = write_report(data, html_path)
+    except damaged as exc:
+        raise click.ClickException(printable(f"{json_path}: not a file written by `treasure bench --json` ({exc})")) \
+            from None
+    click.echo(f"wrote {written}")

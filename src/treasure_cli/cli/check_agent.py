@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from treasure_cli.errors import TreasureError
-from treasure_cli.formats.text import printable
+from treasure_cli.formats.text import one_line, printable
 from treasure_cli.cli.options import (
     hint_options, intake_caps_options, isolation_options,
     isolation_settings, map_files, set_intake_caps, split_csv,
@@ -117,7 +117,7 @@ def check_agent_command(spec: str, games: int, sizes: str | None, maps_path: str
         ensure_folder(keep)
     total = games + len(maps)
     with click.progressbar(length=total, label="checking", file=sys.stderr, hidden=not sys.stderr.isatty(),
-                           item_show_func=lambda where: where) as bar:
+                           item_show_func=lambda where: where and one_line(where)) as bar:  # a map's file name
         def progress(done: int, total: int, where: str) -> None:
             bar.update(done - bar.pos, where)
             if done == 0:
@@ -170,6 +170,7 @@ def _check_class(folder: str, *, agent_isolation: str, agent_memory: int, action
         rows.append((group.name, not failed, f"{failed[0].name}: {(failed[0].detail.splitlines() or [''])[0]}" if failed else
                      f"{group.language} {group.entry}: every check passed"))
     for name, ok, detail in sorted(rows, key=lambda r: r[0]):
-        click.echo(printable(f"{'ok  ' if ok else 'FAIL'}  {name}: {detail}"))
+        # a group's name is a student's file name: one line, whatever it holds
+        click.echo(printable(f"{'ok  ' if ok else 'FAIL'}  {one_line(name)}: {detail}"))
     if not all(ok for _, ok, _ in rows):
         sys.exit(1)

@@ -41,7 +41,7 @@ def map_files(inputs: tuple[str, ...] | list[str], recursive: bool = False, only
         elif p.exists():
             paths.append(p)
         elif glob.has_magic(item):
-            matched = sorted(Path(q) for q in glob.glob(item, recursive=True) if Path(q).is_file())
+            matched = _globbed(item)
             if not matched:
                 raise click.ClickException(f"{item}: no file matches")
             paths.extend(_maps_only(matched, _glob_base(item), only_maps))
@@ -82,6 +82,21 @@ RECURSIVE = click.option("--recursive", is_flag=True, help="With a folder for --
 # A tournament's maps (and a stored game's, for `replay --db`) are often one subfolder per size or style.
 MAPS_RECURSIVE = click.option("--recursive/--no-recursive", default=True, show_default=False,
                               help="With a folder for --maps: its subfolders' maps too.")
+
+
+def _globbed(pattern: str) -> list[Path]:
+    """The files a pattern matches, in name order, as glob.glob(recursive=True) finds them but
+    that `**` follows no link to a folder (as --recursive's walk does not): a folder handed in
+    with two links to its parents (`a/up -> ..`, `a/up2 -> ../..`) made glob.glob walk an
+    exponential number of paths (`treasure check 'sent/**/*.txt'` ran for ever)."""
+    base = _glob_base(pattern)
+    rest = Path(pattern).parts[len(base.parts):]  # Path(".").parts is ()
+    if rest and rest[-1] == "**":  # glob.glob's `x/**` is every path under x; pathlib's, its folders only
+        rest = (*rest, "*")
+    hidden = any(part.startswith(".") for part in rest)  # glob.glob's `*` leaves out dot files
+    found = base.glob(str(Path(*rest))) if rest else iter([base])
+    return sorted(q for q in found if q.is_file()
+                  and (hidden or not any(part.startswith(".") for part in q.relative_to(base).parts)))
 
 
 def _glob_base(pattern: str) -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from treasure_cli.formats.text import printable
+from treasure_cli.formats.text import one_line, printable
 from treasure_cli.cli.options import (
     MAPS_HELP, MAPS_RECURSIVE, isolation_options, maps_searched,
     isolation_settings, load_hint_files, map_files, view_options,
@@ -139,9 +139,10 @@ def _stored_game(game_id: str, db_path: str, maps_path: str | None, recursive: b
         raise click.ClickException(printable(f"game {row.game_id} failed again: {record.error}"))
     if not same_result(row, record):
         how = " by other actions" if (record.outcome, record.turns) == (row.outcome, row.turns) else ""
-        click.echo(f"warning: game {row.game_id} is stored as {row.outcome} on turn {row.turns}, and ended as "
-                   f"{record.outcome} on turn {record.turns}{how} when played again: the agent does not play the "
-                   "same game from the same seed", err=True)
+        # one_line: the store may be a student's file, its outcome any text
+        click.echo(one_line(f"warning: game {row.game_id} is stored as {row.outcome} on turn {row.turns}, and "
+                            f"ended as {record.outcome} on turn {record.turns}{how} when played again: the agent "
+                            "does not play the same game from the same seed"), err=True)
     if log_out is not None:
         write_text_atomic(Path(log_out), format_log(events))
         # The log names its map by file name, as the tournament's kept logs do: say where it is.

@@ -10,7 +10,7 @@ import click
 
 from treasure_cli.agents.registry import SPEC_HELP
 from treasure_cli.errors import OutputBusyError, TreasureError
-from treasure_cli.formats.text import printable
+from treasure_cli.formats.text import one_line, printable
 from treasure_cli.cli.group import Terminated
 from treasure_cli.cli.options import (
     GAME_TIMEOUT, Refusal, agent_spec, finite, hint_options, isolation_options,
@@ -107,11 +107,11 @@ def run(input_path: str, output_dir: str | None, agent: str, seed: int, game_see
     try:
         replaced = existing_logs(maps, Path(output_dir), naming)
     except TreasureError as exc:
-        raise Refusal(str(exc)) from None
+        raise Refusal(one_line(str(exc))) from None  # it names the maps: a student's file names
     if replaced and no_clobber:
         shown = ", ".join(p.name for p in replaced[:5]) + (", ..." if len(replaced) > 5 else "")
-        raise Refusal(f"--no-clobber: {len(replaced)} of the logs this run would write already exist in "
-                      f"{output_dir} ({shown}); nothing was played")
+        raise Refusal(one_line(f"--no-clobber: {len(replaced)} of the logs this run would write already exist in "
+                               f"{output_dir} ({shown}); nothing was played"))
     show_progress = sys.stderr.isatty() and len(maps) > 1
     written = 0
     with click.progressbar(length=len(maps), label="playing", file=sys.stderr,

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from treasure_cli.formats.text import printable
+from treasure_cli.errors import TreasureError
+from treasure_cli.formats.text import one_line, printable
 from treasure_cli.cli.options import (
     Refusal,
 )
@@ -22,8 +23,14 @@ def watch_map(map_path: Path, output_dir: str | None, options, no_pause: bool, t
 
     if not map_path.is_file():
         raise click.UsageError("--step watches one game: INPUT must be a map file, not a folder")
-    if output_dir is not None and no_clobber and existing_logs([map_path], Path(output_dir), naming):
-        raise Refusal(f"--no-clobber: {output_dir} already holds the log of {map_path}; nothing was played")
+    if output_dir is not None:
+        try:
+            replaced = existing_logs([map_path], Path(output_dir), naming)  # refused if its log would replace a map
+        except TreasureError as exc:
+            raise Refusal(str(exc)) from None
+        if replaced and no_clobber:
+            raise Refusal(one_line(f"--no-clobber: {output_dir} already holds the log of {map_path}; nothing was "
+                                   "played"))
     warnings: list[str] = []
     game = live_game(map_path, options, warnings)
     for warning in warnings:

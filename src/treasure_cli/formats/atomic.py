@@ -59,6 +59,19 @@ def _write_special(target: str, mode: int, text: str) -> None:
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", target)
     if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
         raise OSError(errno.EINVAL, "is a device or socket, not a file", target)
+    if stat.S_ISFIFO(mode):
+        # A pipe no program reads (a FIFO left in a folder) would block the open for ever, and a
+        # caller that holds signals while it writes (a run's log) could not even be stopped.
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            raise OSError(errno.ENXIO, "is a pipe that no program reads", target) from None
+        os.set_blocking(fd, True)
+        with open(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        return
     with open(target, "w", encoding="utf-8") as out:
         out.write(text)
 

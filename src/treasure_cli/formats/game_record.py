@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextvars
 import dataclasses
 import functools
 import json
@@ -128,14 +129,25 @@ def _stored(data: bytes) -> bytes:
     return b"\x78\x01\x01" + (n | (n ^ 0xFFFF) << 16).to_bytes(4, "little") + data + zlib.adler32(data).to_bytes(4, "big")
 
 
+# A note's tiles are one bit a tile of the log's map (parse_log sets it from the game's start line);
+# no more is inflated: 58 kB of base64 in one line of a log someone sent inflated to 45 MB, and 40
+# such lines (a 2.3 MB log) took replay to 1.8 GB.
+_TILE_BYTES: contextvars.ContextVar[int] = contextvars.ContextVar("tile_bytes", default=(4096 * 4096 + 7) // 8)
+
+
 def _read_tiles(text: str) -> ev.TileSet | None:
     if not text:
         return None
     word, packed = text.removeprefix(", ").split(" ")
+    limit = _TILE_BYTES.get()
     try:
-        bits = zlib.decompress(base64.b64decode(packed, validate=True))
+        inflate = zlib.decompressobj()
+        bits = inflate.decompress(base64.b64decode(packed, validate=True), limit + 1)
     except (ValueError, zlib.error):
         raise ValueError("the note's tiles are not readable") from None
+    if len(bits) > limit or not inflate.eof:
+        raise ValueError(f"the note's tiles are more than the map's {limit} bytes (one bit a tile)"
+                         if len(bits) > limit else "the note's tiles are not readable")
     return ev.TileSet(bits, word == "candidates")
 
 
@@ -288,14 +300,21 @@ def parse_log(text: str, path: str = "<log>") -> list[ev.Event]:
     if turns is None:
         raise LogFormatError(path, 3, f"expected the number of turns, found {_shown(lines[2])}")
     events: list[ev.Event] = []
-    for number, line in enumerate(lines[HEADER_LINES:], start=event_line(0)):
-        try:
-            event = parse_event(line)
-        except ValueError as exc:
-            raise LogFormatError(path, number, str(exc)) from None
-        if events and isinstance(events[-1], (ev.GameEnded, ev.GameFailed)):
-            raise LogFormatError(path, number - 1, "the game ends here, but the log goes on")
-        events.append(event)
+    token = None
+    try:
+        for number, line in enumerate(lines[HEADER_LINES:], start=event_line(0)):
+            try:
+                event = parse_event(line)
+            except ValueError as exc:
+                raise LogFormatError(path, number, str(exc)) from None
+            if events and isinstance(events[-1], (ev.GameEnded, ev.GameFailed)):
+                raise LogFormatError(path, number - 1, "the game ends here, but the log goes on")
+            if not events and isinstance(event, ev.GameStarted):  # a note's tiles are this map's
+                token = _TILE_BYTES.set((event.width * event.height + 7) // 8)
+            events.append(event)
+    finally:
+        if token is not None:
+            _TILE_BYTES.reset(token)
     end = events[-1] if events else None
     if not isinstance(end, (ev.GameEnded, ev.GameFailed)):
         raise LogFormatError(path, len(lines), "the last line must be the end of the game")

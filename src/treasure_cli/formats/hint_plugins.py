@@ -335,7 +335,11 @@ def parse_key(key: str | None) -> list[tuple[str, float, str]]:
     for part in key.split(","):
         name, _, rest = part.partition("=")
         weight, _, digest = rest.partition("@")
-        out.append((name, float(weight), digest or "builtin"))
+        try:
+            out.append((name, float(weight), digest or "builtin"))
+        except ValueError:  # a store handed over or edited
+            raise TreasureError(f"the record of hint kinds {key!r:.60} (of a store or a log) is damaged "
+                                f"(weight {weight!r:.20})") from None
     return out
 
 

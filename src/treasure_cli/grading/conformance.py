@@ -27,7 +27,7 @@ from treasure_cli.formats.atomic import write_text_atomic
 from treasure_cli.formats.game_record import format_log
 from treasure_cli.formats.map_file import format_map
 from treasure_cli.formats.wire import PROTOCOL
-from treasure_cli.formats.text import counted
+from treasure_cli.formats.text import counted, one_line
 from treasure_cli.sandbox.process import ActionTimeout
 from treasure_cli.play.beliefs import first_excess, miss_message, misses
 from treasure_cli.play.games import time_limit
@@ -139,7 +139,8 @@ def boards(games: int, seed: int, sizes: Sequence[int] = SIZES,
         out.append(Board(island, game_seed, f"game {i + 1} ({size}x{size}, seed {game_seed})"))
     for path, island in maps:
         game_seed = seeds.check_map_game_seed(seed, island.digest)
-        out.append(Board(island, game_seed, f"{path} ({island.width}x{island.height}, seed {game_seed})"))
+        # one_line: a map's file name is a user's, and `where` begins lines of the report
+        out.append(Board(island, game_seed, f"{one_line(path)} ({island.width}x{island.height}, seed {game_seed})"))
     return out
 
 
@@ -156,7 +157,7 @@ def read_maps(paths: Sequence[str]) -> list[tuple[str, Island]]:
         else:
             found.append((path, got[1]))
     if problems:
-        raise TreasureError("these maps cannot be played:\n" + "\n".join(problems))
+        raise TreasureError("these maps cannot be played:\n" + "\n".join(one_line(p) for p in problems))
     return found
 
 
@@ -195,9 +196,9 @@ def check_agent(agent: str, games: int = 6, seed: int = 0, game_timeout: float =
     except TreasureError as exc:
         return [Check("loads", False, taken.users_paths(str(exc)) if taken is not None else str(exc))]
     if taken.process is None:
-        said = f"{agent} builds an agent with act(obs)"
+        said = f"{one_line(agent)} builds an agent with act(obs)"
     else:
-        said = (f"{agent} starts in {'a sandbox' if taken.where == 'sandbox' else 'a process of its own'} "
+        said = (f"{one_line(agent)} starts in {'a sandbox' if taken.where == 'sandbox' else 'a process of its own'} "
                 f"in {taken.process.start_seconds:.2f} s and speaks protocol {PROTOCOL}")
     checks = [Check("loads", True, said)]
     times: dict[str, list[float]] = {}   # size -> every action's seconds

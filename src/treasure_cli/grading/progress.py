@@ -106,6 +106,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
+from treasure_cli.formats.text import one_line
 from treasure_cli.grading.paces import Paces
 
 
@@ -869,7 +870,9 @@ class Estimate:
         parts.append("ETA " + ("--:--" if left is None else clock_text(left)))
         if self.failed:
             worst = sorted(self.failed.items(), key=lambda kv: (-kv[1], kv[0]))
-            parts.append("failed: " + ", ".join(f"{name} {n}" for name, n in worst))
+            # one_line before the cut: a group's name is a student's file name, and a line break or an
+            # escape in it must neither break the line redrawn in place nor widen it past `width`
+            parts.append("failed: " + ", ".join(f"{one_line(name)} {n}" for name, n in worst))
         text = " · ".join(parts)
         return text if len(text) <= width else text[:max(0, width - 1)] + "…"
 

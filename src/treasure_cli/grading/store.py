@@ -19,6 +19,7 @@ file as a results store, so another SQLite file is refused, not altered.
 from __future__ import annotations
 
 import dataclasses
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -120,6 +121,7 @@ MIGRATIONS: dict[int, str] = {
 COLUMNS = ("agent", "agent_digest", "settings", "map_path", "map_digest", "game_index", "seed", "size",
            "outcome", "reason", "error", "turns", "seconds", "program_version", "finished_at", "output",
            "traceback", "isolation", "name", "game_id", "play_digest", "actions", "map_style")
+_GAME_ID = re.compile(r"[0-9a-f]{12}")  # records.game_id: 12 hex digits
 KEY = ("agent", "agent_digest", "settings", "map_digest", "seed")
 
 
@@ -156,7 +158,9 @@ class Row:
     busy: float = dataclasses.field(default=0.0, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.game_id:
+        # A stored id that is not one (a store handed over, edited: `../x`, markup, escapes) is
+        # computed again, as an older row's "" is: pages are written to game-<id>.html and link to it.
+        if not _GAME_ID.fullmatch(self.game_id or ""):
             object.__setattr__(self, "game_id", game_id(self.agent, self.agent_digest, self.settings,
                                                         self.map_digest, self.game_index, self.seed))
 
@@ -248,7 +252,7 @@ class Store:
     def secret_seed(self) -> int | None:
         """The store's secret base seed, if it has one yet (for the report; makes none)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()
-        return int(row[0]) if row is not None else None
+        return self._seed(row[0]) if row is not None else None
 
     def base_seed(self) -> tuple[int, bool]:
         """The base seed of this store's games, and whether it is the store's own secret.
@@ -261,7 +265,7 @@ class Store:
         """
         row = self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()
         if row is not None:
-            return int(row[0]), True
+            return self._seed(row[0]), True
         if len(self) and self.db.execute("SELECT count(*) FROM games WHERE program_version LIKE '0.2.%'").fetchone()[0]:
             return 1, False
         import secrets
@@ -275,13 +279,29 @@ class Store:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
-        return int(self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()[0]), True
+        return self._seed(self.db.execute("SELECT value FROM meta WHERE key = 'base_seed'").fetchone()[0]), True
+
+    def _seed(self, value: object) -> int:
+        """The stored base seed, checked: a store may be a file handed over or edited."""
+        if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20):
+            raise TreasureError(f"{self.path}: its base seed {value!r:.40} is damaged: this store was edited or "
+                                "not written by treasure")
+        return int(value)
+
+    def _texts(self, table: str, rows: Iterable[tuple]) -> list[tuple]:
+        """`rows` of `table`, each value text (SQLite keeps any value in any column)."""
+        rows = list(rows)
+        for row in rows:
+            if not all(isinstance(value, str) for value in row):
+                raise TreasureError(f"{self.path}: a row of its {table} is damaged ({row!r:.60}): this store was "
+                                    "edited or not written by treasure")
+        return rows
 
     # -- the hint kinds -------------------------------------------------------
     def hint_kinds(self) -> str | None:
         """The record of the hint kinds the store's games are played with (None: no game yet)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'hint_kinds'").fetchone()
-        return None if row is None else row[0]
+        return None if row is None else self._texts("hint kinds", [row])[0][0]
 
     def claim_hint_kinds(self, record: str) -> str:
         """The store's hint kinds' record: `record` when it had none yet (kept from now on), else its own."""
@@ -323,11 +343,11 @@ class Store:
 
     def student_ids(self) -> dict[str, str]:
         """group name -> the roster's student id, for the groups a roster named."""
-        return dict(self.db.execute("SELECT name, student_id FROM student_ids"))
+        return dict(self._texts("student ids", self.db.execute("SELECT name, student_id FROM student_ids")))
 
     def verdicts(self) -> list[tuple[str, str, str]]:
         """(name, status, reason) of every group recorded as not played, by name."""
-        return list(self.db.execute("SELECT name, status, reason FROM verdicts ORDER BY name"))
+        return self._texts("verdicts", self.db.execute("SELECT name, status, reason FROM verdicts ORDER BY name"))
 
     def publish_maps(self, maps: Iterable[tuple[str, str]]) -> None:
         """Remember that the games of these maps (digest, path) were published (the first time is kept)."""
@@ -342,8 +362,8 @@ class Store:
 
     def published_maps(self) -> dict[str, tuple[str, str]]:
         """map digest -> (path, when) of every map whose games were published."""
-        return {d: (p, t) for d, p, t in self.db.execute(
-            "SELECT map_digest, map_path, published_at FROM published_maps")}
+        return {d: (p, t) for d, p, t in self._texts("published maps", self.db.execute(
+            "SELECT map_digest, map_path, published_at FROM published_maps"))}
 
     # -- writing -------------------------------------------------------------
     def add(self, *rows: Row) -> None:
@@ -388,7 +408,16 @@ class Store:
     def rows(self, settings: str | None = None) -> list[Row]:
         """Every row (with these settings), in the order they were recorded."""
         sql = f"SELECT {', '.join(COLUMNS)}, id FROM games" + (" WHERE settings = ?" if settings is not None else "")
-        return [Row(*r) for r in self.db.execute(sql + " ORDER BY id", () if settings is None else (settings,))]
+        return [self._row(r) for r in self.db.execute(sql + " ORDER BY id", () if settings is None else (settings,))]
+
+    def _row(self, values: tuple) -> Row:
+        """A stored row, its values checked: a store may be a file handed over or edited, and
+        SQLite keeps any value in any column (text for a seed, a settings that is no JSON)."""
+        problem = _damage(dict(zip((*COLUMNS, "id"), values)))
+        if problem:
+            raise TreasureError(f"{self.path}: game row {values[-1]} is damaged ({problem}): this store was "
+                                "edited or not written by treasure")
+        return Row(*values)
 
     def find(self, game: str) -> Row:
         """The game whose id is `game` (or starts with it); TreasureError when none or several."""
@@ -396,7 +425,7 @@ class Store:
         if not game or any(c not in "0123456789abcdef" for c in game):
             raise TreasureError(f"{game!r} is not a game id (hex digits, as the report and bench print them)")
         sql = f"SELECT {', '.join(COLUMNS)}, id FROM games"
-        stored = [Row(*r) for r in self.db.execute(sql + " WHERE game_id LIKE ? ORDER BY id", (game + "%",))]
+        stored = [self._row(r) for r in self.db.execute(sql + " WHERE game_id LIKE ? ORDER BY id", (game + "%",))]
         if not stored:  # rows of an older store have no id written: computed from what they hold
             stored = [r for r in self.rows() if r.game_id.startswith(game)]
         if not stored:
@@ -407,10 +436,66 @@ class Store:
         return stored[0]
 
     def settings_seen(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT settings FROM games ORDER BY settings")]
+        seen = [r[0] for r in self.db.execute("SELECT DISTINCT settings FROM games ORDER BY settings")]
+        for settings in seen:
+            if not isinstance(settings, str) or not _game_settings(settings):
+                raise TreasureError(f"{self.path}: a game row is damaged (settings {settings!r:.40} are not a game's "
+                                    "settings): this store was edited or not written by treasure")
+        return seen
 
     def __len__(self) -> int:
         return self.db.execute("SELECT count(*) FROM games").fetchone()[0]
+
+
+_TEXT = ("agent", "agent_digest", "settings", "map_path", "map_digest", "size", "outcome", "reason",
+         "program_version", "finished_at", "output", "isolation", "name", "game_id", "map_style")
+_SIZE = re.compile(r"[0-9]{1,6}x[0-9]{1,6}")
+
+
+def _damage(row: dict) -> str:
+    """What in a stored row no version of treasure writes (wrong types, settings that are no
+    JSON object, a size not WxH, an unknown outcome); "" when nothing."""
+    import math
+
+    def shown(value: object) -> str:
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    for column in _TEXT:
+        if not isinstance(row[column], str):
+            return f"{column} {shown(row[column])} is not text"
+    for column in ("error", "traceback", "play_digest"):
+        if row[column] is not None and not isinstance(row[column], str):
+            return f"{column} {shown(row[column])} is not text"
+    for column in ("game_index", "seed", "turns", "actions"):
+        value = row[column]
+        if not (isinstance(value, int) or (value is None and column == "actions")):
+            return f"{column} {shown(value)} is not a whole number"
+    if not isinstance(row["seconds"], (int, float)) or not math.isfinite(row["seconds"]):
+        return f"seconds {shown(row['seconds'])} is not a number"
+    if row["outcome"] not in ("WIN", "LOSE", "failed"):
+        return f"outcome {shown(row['outcome'])} is not WIN, LOSE or failed"
+    if not _SIZE.fullmatch(row["size"]) and not (row["outcome"] == "failed" and row["size"] in ("", "-")):
+        return f"size {shown(row['size'])} is not WxH"
+    if not _game_settings(row["settings"]):
+        return f"settings {shown(row['settings'])} are not a game's settings"
+    return ""
+
+
+def _game_settings(text: str) -> bool:
+    """Whether `text` is a game's settings as records.settings_key writes them."""
+    import json
+
+    try:
+        settings = json.loads(text)
+    except ValueError:
+        return False
+    # (an old store's rows may hold "{}": each key is checked where it is given)
+    return (isinstance(settings, dict)
+            and (settings.get("truth_rate") is None or isinstance(settings["truth_rate"], (int, float)))
+            and (settings.get("max_turns") is None or isinstance(settings["max_turns"], int))
+            and (settings.get("game_timeout") is None or isinstance(settings["game_timeout"], (int, float)))
+            and (settings.get("hints") is None or isinstance(settings["hints"], str)))
 
 
 def _statements(script: str) -> Iterable[str]:

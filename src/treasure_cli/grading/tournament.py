@@ -36,6 +36,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.grading.early_wins import EarlyWins
 from treasure_cli.grading.paces import SAMPLED, Paces
 from treasure_cli.formats.hint_plugins import BUILTIN_KEY, describe_key, hint_set_of_key, hints_key
+from treasure_cli.formats.text import one_line
 from treasure_cli.formats.map_file import parse_map
 from treasure_cli.play.bench import (
     BenchOptions, MapInfo, game_stats, playable_map, read_playable, summarize,
@@ -640,7 +641,7 @@ def settings_options(settings: str) -> str:
     import json
 
     values = json.loads(settings)
-    words = [f"--truth-rate {values['truth_rate']:g}"]
+    words = [] if values.get("truth_rate") is None else [f"--truth-rate {values['truth_rate']:g}"]
     if values.get("max_turns") is not None:
         words.append(f"--max-turns {values['max_turns']}")
     if values.get("game_timeout") is not None:
@@ -755,7 +756,7 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
     path = maps.get(row.map_digest)
     if path is None:
         where = f"the maps found in {searched}" if searched else f"the {len(set(maps.values()))} maps given"
-        raise TreasureError(f"game {row.game_id} was played on {row.map_path} (content digest {row.map_digest}); "
+        raise TreasureError(f"game {row.game_id} was played on {one_line(row.map_path)} (content digest {row.map_digest}); "
                             f"no map with that content is among {where}: give the folder of the "
                             "tournament's maps with --maps")
     try:
@@ -763,10 +764,13 @@ def rebuild_game(row: Row, maps: dict[str, str], isolation: str = "auto", limits
     except OSError as exc:  # its code is gone: say how to bring it back, not only that a file is missing
         raise TreasureError(code_gone(row, exc)) from exc
     if now_code.digest != row.agent_digest:
-        raise TreasureError(f"game {row.game_id} was played by {row.agent} with code {row.agent_digest}; that "
+        raise TreasureError(f"game {row.game_id} was played by {one_line(row.agent)} with code {row.agent_digest}; that "
                             f"agent's code is now {now_code.digest}, so the game cannot be played again as it was "
                             "(put back the submitted version)")
     settings = json.loads(row.settings)
+    if settings.get("truth_rate") is None:  # an old or edited store's row: "{}"
+        raise TreasureError(f"game {row.game_id}'s stored settings ({one_line(row.settings)}) are damaged: they do "
+                            "not say its truth rate, so it cannot be played again")
     hints = hint_set_of_key(settings.get("hints"), f"game {row.game_id}")
     found = playable_map(path)
     if isinstance(found, str):
@@ -786,7 +790,9 @@ def code_gone(row: Row, exc: OSError) -> str:
     from, and what brings it back. A group handed in as an archive, or built from source, plays from
     a temporary folder (grading/archives.py, sandbox/languages.py), which a restart may empty."""
     where = exc.filename or row.agent
-    said = f"game {row.game_id} was played by {row.label} from {where}, which is not there now ({exc.strerror or exc})"
+    # one_line: a store may be a file handed over, its names any text
+    said = (f"game {row.game_id} was played by {one_line(row.label)} from {one_line(str(where))}, which is not there "
+            f"now ({exc.strerror or exc})")
     from treasure_cli.grading.archives import UNPACKED
     from treasure_cli.sandbox.languages import BUILDS
 

@@ -221,4 +221,6 @@ def failed(agent: str, map_name: str, seed: int, kind: str, cause: str, size: st
            **record: Any) -> GameRecord:
     """The record of a game that could not be played to its end; the message says who, where and why."""
     message = f"{map_name}: agent {agent} failed: {cause}" if kind != "bad-map" else cause
-    return GameRecord(agent, map_name, size, seed, FAILED, kind, error=message, **record)
+    # One line, as _failure's cause is: a map's or an agent's name is a user's, and a line break
+    # in it must not begin a line that looks like the program's ("Error: ...", a result line).
+    return GameRecord(agent, map_name, size, seed, FAILED, kind, error=one_line(message), **record)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import fcntl
 import os
 import re
+import stat
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
@@ -20,7 +22,8 @@ from pathlib import Path
 from treasure_cli.errors import OutputBusyError, TreasureError
 from treasure_cli.formats.atomic import TEMP_SUFFIX, ensure_folder, temp_prefix, write_text_atomic
 from treasure_cli.formats.game_record import format_log
-from treasure_cli.formats.map_file import read_map
+from treasure_cli.formats.map_file import looks_like_map, read_map
+from treasure_cli.formats.text import one_line
 from treasure_cli.play.executor import run_tasks, signals_held
 from treasure_cli.play.games import failed, play_game
 from treasure_cli.sandbox import tree
@@ -112,13 +115,54 @@ def play_map(map_path: Path, options: RunOptions) -> tuple[GameRecord, str | Non
 def write_log(out_dir: Path, map_path: Path, events: Sequence[Event], naming: str = "id") -> Path:
     """Write the log of a finished game on `map_path` into `out_dir`, atomically."""
     target = out_dir / log_name(map_path, naming)
+    nothing_in_the_way([map_path], out_dir, [target.name])
+    _no_device_in_the_way(target)
     write_text_atomic(target, format_log(list(events)))
     return target
 
 
 def existing_logs(maps: Sequence[Path], out_dir: Path, naming: str = "id") -> list[Path]:
-    """The logs a run would replace."""
-    return [out_dir / name for name in plan_logs(maps, naming) if (out_dir / name).exists()]
+    """The logs a run would replace; TreasureError if one of them is a map, not a log."""
+    names = plan_logs(maps, naming)
+    nothing_in_the_way(maps, out_dir, names)
+    return [out_dir / name for name in names if (out_dir / name).exists()]
+
+
+def nothing_in_the_way(maps: Sequence[Path], out_dir: Path, names: Sequence[str]) -> None:
+    """TreasureError if a log would be written over a map (one of `maps`, or any file that starts
+    as a map does): a map named LOG_02.txt beside MAP_02.txt, played with OUTPUT its own folder,
+    was replaced by MAP_02.txt's log, and said to be "a log of an earlier run". Or into a pipe or
+    a device (a FIFO left in OUTPUT blocked the run for ever, deaf to Ctrl-C)."""
+    for map_path, name in zip(maps, names):
+        target = out_dir / name
+        if not target.exists():
+            continue
+        try:
+            _no_device_in_the_way(target)
+        except OSError:
+            raise TreasureError(one_line(f"the log of {map_path} would be written into {target}, which is a "
+                                         "pipe or a device, not a log: nothing was played")) from None
+        if looks_like_map(target) or any(_same_file(target, other) for other in maps):
+            raise TreasureError(one_line(f"the log of {map_path} would be written over {target}, which is a map, "
+                                         "not a log: nothing was played (give another OUTPUT folder)"))
+
+
+def _no_device_in_the_way(target: Path) -> None:
+    """OSError if a log's place holds what is not a file (write_text_atomic writes through a pipe or a
+    device, for /dev/stdout): in an OUTPUT folder that is a FIFO or a link to a device someone left."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a folder: write_text_atomic says so
+        raise OSError(errno.EINVAL, "is a pipe or a device, not a log file", str(target))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1,
@@ -129,6 +173,7 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
     Refuses before playing anything if two maps would write the same log.
     """
     names = plan_logs(maps, naming)
+    nothing_in_the_way(maps, out_dir, names)
     tree.protect(out_dir, *maps)  # out of every agent's copy, even one whose folder holds them
     records: dict[int, GameRecord] = {}
     with output_lock(out_dir):
@@ -149,6 +194,7 @@ def run_maps(maps: list[Path], out_dir: Path, options: RunOptions, jobs: int = 1
 def _keep(record: GameRecord, text: str, target: Path) -> GameRecord:
     """Write one log; a write that fails (full disk, a folder in the way) fails that game only."""
     try:
+        _no_device_in_the_way(target)
         write_text_atomic(target, text)
     except OSError as exc:
         cause = exc.strerror or str(exc)
@@ -172,7 +218,15 @@ def output_lock(out_dir: Path) -> Iterator[None]:
     ensure_folder(out_dir)
     path = out_dir / LOCK_NAME
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        # Never through a link: a folder a student handed in may hold `.treasure-run.lock` linked to
+        # any file the user can write, which the lock's truncate and pid line would overwrite.
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise TreasureError(f"{path} is a link, not this program's lock: nothing was played (remove it if "
+                                "it is not yours)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -181,7 +235,7 @@ def output_lock(out_dir: Path) -> Iterator[None]:
             raise OutputBusyError(f"{out_dir} is in use by another treasure run ({holder}); "
                                   "wait for it to finish or choose another folder") from None
         try:
-            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            same = os.lstat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
             same = False
         if same:

@@ -54,7 +54,10 @@ class PluginHint(Hint):
 
     @classmethod
     def read_params(cls, text: str) -> PluginHint:
-        values = json.loads(text)
+        try:
+            values = json.loads(text)
+        except RecursionError:  # a log someone sent: `[[[...]]]` within a line's length
+            raise ValueError("the parameters are nested too deep to be a hint's") from None
         if not isinstance(values, list):
             raise ValueError(f"the parameters {text!r} are not a JSON list")
         return cls(*values)

@@ -10,7 +10,7 @@ from treasure_cli.errors import TreasureError
 from treasure_cli.formats.game_record import LogFormatError, event_line, read_log
 from treasure_cli.formats.map_file import read_map
 from treasure_cli.rules import events as ev
-from treasure_cli.rules.actions import LARGE_SCAN_SIZE, SMALL_SCAN_SIZE
+from treasure_cli.rules.actions import LARGE_SCAN_SIZE, SMALL_SCAN_SIZE, in_scan
 from treasure_cli.rules.island import Island
 from treasure_cli.view.steps import Replay
 
@@ -57,10 +57,13 @@ def check_events(events: list[ev.Event], island: Island, path: str) -> None:
 def _check_story(events: list[ev.Event], island: Island, fail) -> None:
     """What a log claims, checked against the map and the rules a watcher can check:
     positions on the map, turns in order, moves that go where they say, scans of a
-    real size, hints given and verified in order, one teleport, the game over once."""
+    real size that find the treasure exactly when they cover it, a WIN only right after
+    such a scan, hints given and verified in order, one teleport, the game over once."""
     verified: set[int] = set()
     hints, turn, teleports = 0, 0, 0
     agent: tuple[int, int] | None = None
+    treasure = island.treasure
+    found: int | None = None  # the event index of the scan that found the treasure
     for i, e in enumerate(events):
         for field in dataclasses.fields(e):
             value = getattr(e, field.name)
@@ -70,6 +73,15 @@ def _check_story(events: list[ev.Event], island: Island, fail) -> None:
             raise fail(i, "a second start of the game")
         if isinstance(e, ev.TreasureHidden) and island.treasure is not None and e.treasure != island.treasure:
             raise fail(i, f"the log's treasure {e.treasure} is not the map's {island.treasure}: is it the right map?")
+        if isinstance(e, ev.TreasureHidden):
+            treasure = e.treasure
+        if found is not None and not isinstance(e, (ev.AgentNoted, ev.AgentPrinted, ev.GameEnded, ev.GameFailed)):
+            raise fail(i, f"the game goes on after the scan of line {event_line(found)} found the treasure")
+        if isinstance(e, ev.GameEnded) and (found is not None) != (
+                e.outcome is ev.Outcome.WIN and e.reason is ev.EndReason.FOUND):
+            raise fail(i, f"a {e.outcome.value} ({e.reason.value}), but no scan found the treasure" if found is None
+                       else f"a {e.outcome.value} ({e.reason.value}) after the scan of line {event_line(found)} "
+                            "found the treasure")
         if isinstance(e, ev.AgentPlaced):
             agent = e.pos
         if isinstance(e, ev.TurnStarted):
@@ -92,6 +104,12 @@ def _check_story(events: list[ev.Event], island: Island, fail) -> None:
         if isinstance(e, ev.AreaScanned) and e.size not in (SMALL_SCAN_SIZE, LARGE_SCAN_SIZE):
             raise fail(i, f"a scan of side {e.size}; scans are {SMALL_SCAN_SIZE}x{SMALL_SCAN_SIZE} or "
                           f"{LARGE_SCAN_SIZE}x{LARGE_SCAN_SIZE}")
+        if isinstance(e, ev.AreaScanned) and treasure is not None:
+            if e.found != in_scan(e.centre, e.size, treasure):
+                raise fail(i, f"the scan around {e.centre} says the treasure was {'' if e.found else 'not '}found, "
+                              f"but the treasure at {treasure} is {'not ' if e.found else ''}in its square")
+            if e.found:
+                found = i
         if isinstance(e, ev.AgentMoved):
             dst = (e.src[0] + e.direction.dr * e.steps, e.src[1] + e.direction.dc * e.steps)
             if not 1 <= e.steps <= 4 or dst != e.dst or e.src != agent:
