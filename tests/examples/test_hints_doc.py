@@ -1,5 +1,6 @@
 """docs/hints.md shows real output: its kind file is loaded with --hints, played by `run` and
-`bench`, replayed in the terminal and as a page, and refused by `replay` without it; and the
+`bench`, replayed in the terminal and as a page, and refused by `replay` without it (the file
+beside the log named, not run); and the
 kinds of examples/hints/ play as their docstring says."""
 
 from __future__ import annotations
@@ -47,10 +48,16 @@ def test_the_doc_shows_its_kind_and_what_its_commands_print(user_dir, monkeypatc
     shown = invoke(replay_cmd + " --no-color --hints edge.py")
     assert shown.exit_code == 0, shown.output
     assert "kind near-edge@edge.py#" in shown.output and "game over, WIN" in shown.output
+    # The very file beside the log is named, with the option that loads it, and not run.
     monkeypatch.setattr(plugin_kinds, "_INSTALLED", {})
-    (user_dir / "out" / "edge.py").write_bytes((user_dir / "edge.py").read_bytes())  # "With cp edge.py out/"
-    beside = invoke(replay_cmd + " --no-color")
-    assert beside.exit_code == 0 and "game over, WIN" in beside.output, beside.output
+    (user_dir / "out" / "edge.py").write_bytes((user_dir / "edge.py").read_bytes())
+    copied_cmd, copied_out = re.search(r"```\n\$ cp edge.py out/\n\$ (treasure [^\n]+)\n(.*?)```", DOC, flags=re.S).groups()
+    assert copied_cmd == replay_cmd
+    beside = invoke(replay_cmd)
+    assert beside.exit_code == 1 and beside.output == copied_out, beside.output
+    assert "near-edge" not in plugin_kinds._INSTALLED
+    given = invoke(replay_cmd + " --no-color --hints out/edge.py")  # the command it names
+    assert given.exit_code == 0 and "game over, WIN" in given.output, given.output
     page = invoke("treasure replay out/LOG_02.txt --hints edge.py --html page.html")
     assert page.exit_code == 0, page.output
     assert "the map&#x27;s outer band" in (user_dir / "page.html").read_text() or \

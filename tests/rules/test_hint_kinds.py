@@ -268,9 +268,10 @@ def test_an_entry_point_kind_is_found_by_its_name(tmp_path, monkeypatch):
     assert hint_set([], "builtin=0,region-number=1").names == ("region-number",)
 
 
-def test_a_replay_loads_the_kind_beside_its_log_only_if_it_is_the_same_file(tmp_path, monkeypatch):
-    """The log names the kind's file and its digest: the file beside the log is loaded if it is the
-    one that played; another file of that name is not run."""
+def test_a_replay_names_the_kind_s_file_beside_its_log_and_runs_none(tmp_path, monkeypatch):
+    """The log names the kind's file and its digest: the file beside the log is never run (anyone
+    who sends a log can send a file that matches it); the very file is named with the option that
+    loads it, another file of that name is not named."""
     from click.testing import CliRunner
 
     from treasure_cli.cli import cli
@@ -288,6 +289,10 @@ def test_a_replay_loads_the_kind_beside_its_log_only_if_it_is_the_same_file(tmp_
     refused = CliRunner().invoke(cli, ["replay", "out/LOG_01.txt", "--no-pause", "--no-color"])
     assert refused.exit_code == 1 and "it came from a file kinds.py (SHA-256 " in refused.output, refused.output
     assert not (tmp_path / "ran.txt").exists()
+    assert "add --hints" not in refused.output, refused.output
     changed.write_bytes(kinds.read_bytes())
-    shown = CliRunner().invoke(cli, ["replay", "out/LOG_01.txt", "--no-pause", "--no-color"])
+    named = CliRunner().invoke(cli, ["replay", "out/LOG_01.txt", "--no-pause", "--no-color"])
+    assert named.exit_code == 1 and "add --hints out/kinds.py if you trust it" in named.output, named.output
+    assert not plugin_kinds._INSTALLED
+    shown = CliRunner().invoke(cli, ["replay", "out/LOG_01.txt", "--no-pause", "--no-color", "--hints", "out/kinds.py"])
     assert shown.exit_code == 0 and "game over" in shown.output, shown.output

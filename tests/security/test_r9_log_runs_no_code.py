@@ -1,16 +1,11 @@
-"""A log handed over with a Python file beside it runs that file in the teacher's process (ninth
-round): FOUND, NOT FIXED in this round.
+"""A log handed over with a Python file beside it runs no code in the teacher's process (ninth round).
 
-A log of a game played with a `--hints FILE` kind names its origin, `kind near-edge@edge.py#DIGEST`,
-and `treasure replay LOG` (and `--html`, and two logs compared) loads `edge.py` from the log's
-folder when the file's SHA-256 starts with DIGEST (formats/hint_plugins.py `beside`, docs/hints.md:
-"With `cp edge.py out/`, the same command shows the game"). The digest proves only that the file
-is the one the log names, and a student who sends the log writes both: the file's module code runs
-in `treasure replay`'s own process, outside every sandbox, as the teacher.
-
-Not fixed here: the fix (load a kind's file only when it is given with `--hints`, or sandbox it)
-removes a documented feature that tests/examples/test_hints_doc.py asserts, which this round may
-not change. This test fails (xfail, strict) until it is fixed: then remove the mark."""
+A log of a game played with a `--hints FILE` kind names its origin, `kind near-edge@edge.py#DIGEST`.
+`treasure replay LOG` (and `--html`, and two logs compared) loaded `edge.py` from the log's folder
+when the file's SHA-256 started with DIGEST. The digest proves only that the file is the one the log
+names, and a student who sends the log writes both: the file's module code ran in `treasure
+replay`'s own process, outside every sandbox, as the teacher (the marker below was written). Now a
+kind's file is loaded only from `--hints`; the replay names the file beside the log and the option."""
 
 from __future__ import annotations
 
@@ -18,15 +13,12 @@ import hashlib
 import re
 import shutil
 
-import pytest
 from helpers import ROOT, invoke
 
 DOC = (ROOT / "docs" / "hints.md").read_text()
 EDGE = dict(re.findall(r"```python\n# file: (\S+)\n(.*?)```", DOC, flags=re.S))["edge.py"]
 
 
-@pytest.mark.xfail(strict=True, reason="a hint kind's file beside a log is run by replay (docs/hints.md); "
-                                       "see the module docstring")
 def test_replaying_a_log_runs_no_code_sent_with_it(tmp_path, monkeypatch):
     from treasure_cli.rules import plugin_kinds
 
@@ -47,5 +39,6 @@ def test_replaying_a_log_runs_no_code_sent_with_it(tmp_path, monkeypatch):
     (played / "out" / "LOG_01.txt").write_text(re.sub(r"@edge\.py#[0-9a-f]{16}", f"@edge.py#{digest}", log))
     (played / "out" / "edge.py").write_text(sent)
     monkeypatch.chdir(tmp_path)
-    invoke("replay", str(played / "out" / "LOG_01.txt"), "--no-pause", "--no-color")
+    refused = invoke("replay", str(played / "out" / "LOG_01.txt"), "--no-pause", "--no-color")
     assert not marker.exists(), "the code sent beside the log ran in treasure replay's process"
+    assert refused.exit_code == 1 and "add --hints" in refused.output and "edge.py" in refused.output, refused.output

@@ -17,6 +17,7 @@ import hashlib
 import inspect
 import math
 import os
+import shlex
 import sys
 import types
 from collections.abc import Iterable, Iterator, Sequence
@@ -124,15 +125,18 @@ def _install(cls: type[PluginHint], where: str) -> type[PluginHint]:
         raise HintKindError(f"{exc} ({where})") from None
 
 
-# The folders of the logs being read (`beside`): a kind a log says came from a file is looked
-# for there, and loaded only if the file there is the very one (its SHA-256).
+# The folders of the logs being read (`beside`): a kind a log says came from a file is looked for
+# there, to name it in the error. It is never loaded from there: a log and a file beside it may
+# come from anyone (a student who sends both writes the digest too), and a kind's module code would
+# run in the reader's own process, outside every sandbox. Only `--hints FILE` loads a file.
 _LOG_FOLDERS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("log_folders", default=())
 
 
 @contextlib.contextmanager
 def beside(folder: str | os.PathLike[str]) -> Iterator[None]:
-    """While reading a log in `folder`, a hint kind the log says came from FILE#DIGEST is loaded
-    from `folder`/FILE when that file's SHA-256 starts with DIGEST (the code that played the game)."""
+    """While reading a log in `folder`, a hint kind the log says came from FILE#DIGEST that no
+    `--hints` gave is refused with the command that loads `folder`/FILE, when that file's SHA-256
+    starts with DIGEST (the code that played the game)."""
     token = _LOG_FOLDERS.set(_LOG_FOLDERS.get() + (os.fspath(folder),))
     try:
         yield
@@ -141,21 +145,24 @@ def beside(folder: str | os.PathLike[str]) -> Iterator[None]:
 
 
 def _find_at(name: str, where: str) -> None:
-    """The log reader's fallback for a kind it does not know, from the origin the log gives:
-    the file beside the log (its digest checked), or the module of an installed package."""
+    """The log reader's fallback for a kind it does not know, from the origin the log gives: the
+    module of an installed package. A kind from a file is not loaded (`beside`): if the very file
+    is beside the log, ValueError says how to load it."""
     file, hashed, digest = where.partition("#")
-    try:
-        if hashed:
-            if not file.endswith(".py") or file.startswith(".") or os.path.basename(file) != file:
-                return
+    if hashed:
+        if file.endswith(".py") and not file.startswith(".") and os.path.basename(file) == file:
             for folder in _LOG_FOLDERS.get():
                 candidate = os.path.join(folder, file)
-                if os.path.isfile(candidate):
-                    source = _read(candidate)
-                    if hashlib.sha256(source).hexdigest()[:16] == digest:
-                        load_source(source, candidate)
-                        return
-            return
+                try:
+                    same = os.path.isfile(candidate) and hashlib.sha256(_read(candidate)).hexdigest()[:16] == digest
+                except (HintKindError, OSError):
+                    same = False
+                if same:
+                    raise ValueError(f"hint kind {name!r} is not installed: it came from {candidate}, the file beside "
+                                     f"the log; a kind's file is code that runs as you, so replay loads it only when "
+                                     f"you give it: add --hints {shlex.quote(candidate)} if you trust it")
+        return
+    try:
         import importlib.metadata
 
         # Only a module an installed package offers kinds from: a log's word imports nothing else.

@@ -199,7 +199,7 @@ def installed_kind(name: str, where: str | None = None) -> type[PluginHint]:
         if where is not None and "#" in where:
             file, _, digest = where.partition("#")
             raise ValueError(f"hint kind {name!r} is not installed: it came from a file {file} (SHA-256 {digest}...); "
-                             f"put that file beside the log, or give it with --hints FILE")
+                             f"give it with --hints FILE")
         came = f" (from the module {where})" if where is not None else ""
         raise ValueError(f"hint kind {name!r}{came} is not installed: give its file with --hints FILE, "
                          "or install the package that provides it")
