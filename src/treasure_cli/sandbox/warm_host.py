@@ -408,7 +408,11 @@ class Zygote:
 
 def _in_flight() -> int:
     """How many descriptors this user has in flight on Unix sockets (those the kernel counts against
-    its open-file limit): sent here one at a time until refused, then let go. -1 if it cannot tell."""
+    its open-file limit): sent here one at a time until refused, then let go. -1 if it cannot tell.
+
+    A socket's send buffer holds a few hundred such messages: past that a blocking send would wait
+    for ever (a host with 1,024 open files stalled its reap until the referee's 5 s ran out), so the
+    sockets do not block, and a full one is followed by a new pair."""
     import array
     import errno
     import resource
@@ -416,15 +420,23 @@ def _in_flight() -> int:
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     if limit == resource.RLIM_INFINITY or limit > 4096:
         return -1
-    try:
-        mine, theirs = socket.socketpair()
-    except OSError:
-        return -1
+    pairs: list[tuple[socket.socket, socket.socket]] = []
+    sending: socket.socket | None = None
     sent, null = 0, -1
     try:
         null = os.open(os.devnull, os.O_RDONLY)  # (not a socket: nothing for the kernel's collector)
         while sent <= limit:
-            mine.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [null]))])
+            if sending is None:
+                if len(pairs) == 64:
+                    return -1
+                pairs.append(socket.socketpair())
+                sending = pairs[-1][0]
+                sending.setblocking(False)
+            try:
+                sending.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [null]))])
+            except BlockingIOError:
+                sending = None  # its buffer is full: the next send goes to a new pair
+                continue
             sent += 1
     except OSError as exc:
         if exc.errno != errno.ETOOMANYREFS:
@@ -432,8 +444,9 @@ def _in_flight() -> int:
     finally:
         if null >= 0:
             os.close(null)
-        theirs.close()  # its queue, and the descriptors in it, let go
-        mine.close()
+        for mine, theirs in pairs:
+            theirs.close()  # its queue, and the descriptors in it, let go
+            mine.close()
     return limit + 1 - sent
 
 
